@@ -1,0 +1,59 @@
+#ifndef SHARDPLAN_PLANNER_COST_MODEL_H_
+#define SHARDPLAN_PLANNER_COST_MODEL_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "planner/task.h"
+
+namespace shardplan {
+
+// One shard as a cost model sees it: the table's statistics with the shard's geometry.
+struct ShardView {
+  const Table* table = nullptr;
+  int64_t rows = 0;     // the shard's row count
+  int32_t columns = 0;  // the shard's column count: the "dim" a cost model sees
+};
+
+// What a cost query needs to know of the task besides the shards.
+struct CostContext {
+  const Topology* topology = nullptr;
+  int64_t batch_size = kDefaultBatchSize;  // global batch
+
+  static CostContext For(const Task& task) { return {&task.topology, task.batch_size}; }
+};
+
+// The costs planners query (DESIGN.md section 3.1): neural models and the analytic estimator
+// implement it. Implementations are immutable after construction and safe to call from many
+// threads at once.
+class CostModel {
+ public:
+  virtual ~CostModel() = default;
+
+  // "name@version", recorded in every plan this model costs.
+  virtual std::string id() const = 0;
+
+  // OK when the model can cost this task (e.g. neural comm models exist per device count).
+  virtual absl::Status CheckSupports(const Task& task) const = 0;
+
+  // Forward + backward kernel time (ms) of one device holding `shards`.
+  virtual double ComputeCost(const CostContext& context,
+                             std::span<const ShardView> shards) const = 0;
+
+  // Per-device backward all-to-all time (ms) from every device's dim sum.
+  virtual std::vector<double> BackwardCommCosts(const CostContext& context,
+                                                std::span<const int64_t> dim_sums) const = 0;
+
+  // Per-device forward all-to-all time (ms) from every device's dim sum and the time each
+  // device reaches the all-to-all after the earliest one (its wait, ms).
+  virtual std::vector<double> ForwardCommCosts(const CostContext& context,
+                                               std::span<const int64_t> dim_sums,
+                                               std::span<const double> waits) const = 0;
+};
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_PLANNER_COST_MODEL_H_
