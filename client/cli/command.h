@@ -1,0 +1,46 @@
+#ifndef SHARDPLAN_CLIENT_CLI_COMMAND_H_
+#define SHARDPLAN_CLIENT_CLI_COMMAND_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "client/cli/flags.h"
+
+namespace shardplan::cli {
+
+// Options every command accepts, before or after the command name.
+struct GlobalOptions {
+  std::string server;                     // --server, $SHARDPLAN_SERVER, or 127.0.0.1:50051
+  std::optional<absl::Duration> timeout;  // --timeout: every call's deadline, watch included
+  bool json = false;                      // --json
+  int max_attempts = 4;                   // --max-attempts: tries on UNAVAILABLE
+};
+
+// One parsed command line, as a command's Run sees it.
+struct Invocation {
+  GlobalOptions global;
+  ParsedFlags flags;  // the command's options and its positional arguments
+
+  const std::vector<std::string>& args() const { return flags.positionals(); }
+};
+
+// A subcommand of the tool: `shardplan NAME [options] ARGS`.
+struct Command {
+  std::string name;
+  std::string arguments;    // "TASK", shown in the usage line
+  std::string summary;      // one line, for the tool's --help
+  std::string description;  // the command's --help body
+  std::vector<FlagSpec> flags;
+  size_t min_args = 0;
+  size_t max_args = 0;
+  // Prints the result and returns OK, or the error that sets the exit code (exit_codes.h).
+  std::function<absl::Status(const Invocation&)> run;
+};
+
+}  // namespace shardplan::cli
+
+#endif  // SHARDPLAN_CLIENT_CLI_COMMAND_H_

@@ -1,0 +1,51 @@
+#ifndef SHARDPLAN_CLIENT_CLI_COMMAND_SUPPORT_H_
+#define SHARDPLAN_CLIENT_CLI_COMMAND_SUPPORT_H_
+
+// What several commands share: connecting, the plan-request and plan-output options.
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "client/cli/command.h"
+#include "client/shardplan_client.h"
+#include "google/protobuf/message.h"
+#include "shardplan/v1/planner.pb.h"
+
+namespace shardplan::cli {
+
+// --server, --timeout, --json, --max-attempts, --help.
+std::vector<FlagSpec> GlobalFlags();
+// Fills `global` from parsed flags and the environment; usage errors for bad values.
+absl::Status ReadGlobalOptions(const ParsedFlags& flags, GlobalOptions& global);
+
+// A client for --server with --timeout and --max-attempts; retries are reported on stderr.
+absl::StatusOr<std::unique_ptr<client::PlannerClient>> ConnectClient(const GlobalOptions& global);
+
+// --algorithm, --param, --seed, --model, --no-cache.
+std::vector<FlagSpec> PlanRequestFlags();
+// The request for `task` under those options; usage errors for malformed values.
+absl::StatusOr<shardplan::v1::PlanRequest> BuildPlanRequest(const Invocation& invocation,
+                                                            shardplan::v1::Task task);
+
+// --format, -o, --torchrec-module, --local-world-size.
+std::vector<FlagSpec> PlanOutputFlags();
+
+enum class OutputFormat { kText, kJson, kTorchRec };
+// --format (text, json, torchrec) and --json; a usage error when they disagree.
+absl::StatusOr<OutputFormat> ResolveOutputFormat(const Invocation& invocation);
+
+// Writes a plan result to stdout or -o: text (FormatPlanText), `json_message` as proto JSON, or
+// the TorchRec shape. `local_world_size` is the default for --local-world-size (0: unknown).
+absl::Status EmitPlan(const Invocation& invocation, const shardplan::v1::Plan& plan,
+                      std::optional<bool> cache_hit, const google::protobuf::Message& json_message,
+                      int local_world_size);
+
+// Devices per host of a task's topology (its device count when 0).
+int LocalWorldSize(const shardplan::v1::Task& task);
+
+}  // namespace shardplan::cli
+
+#endif  // SHARDPLAN_CLIENT_CLI_COMMAND_SUPPORT_H_

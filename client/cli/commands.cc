@@ -1,0 +1,13 @@
+#include "client/cli/commands.h"
+
+namespace shardplan::cli {
+
+const std::vector<Command>& AllCommands() {
+  static const std::vector<Command>* const commands = new std::vector<Command>{
+      PlanCommand(),     SubmitCommand(),     GetCommand(),    WatchCommand(),  CancelCommand(),
+      EvaluateCommand(), AlgorithmsCommand(), ModelsCommand(), HealthCommand(),
+  };
+  return *commands;
+}
+
+}  // namespace shardplan::cli

@@ -1,0 +1,57 @@
+// `shardplan evaluate TASK PLAN`: the server recomputes the cost of a plan the caller brings.
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "client/cli/command_support.h"
+#include "client/cli/commands.h"
+#include "client/cli/exit_codes.h"
+#include "client/cli/input_files.h"
+
+namespace shardplan::cli {
+namespace {
+
+absl::Status RunEvaluate(const Invocation& invocation) {
+  if (invocation.args()[0] == "-" && invocation.args()[1] == "-") {
+    return UsageError("TASK and PLAN cannot both be standard input");
+  }
+  absl::StatusOr<shardplan::v1::Task> task = ReadTask(invocation.args()[0]);
+  if (!task.ok()) return task.status();
+  absl::StatusOr<shardplan::v1::Plan> plan = ReadPlan(invocation.args()[1]);
+  if (!plan.ok()) return plan.status();
+  if (absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation); !format.ok()) {
+    return format.status();
+  }
+  const int local_world_size = LocalWorldSize(*task);
+  shardplan::v1::EvaluatePlanRequest request;
+  *request.mutable_task() = *std::move(task);
+  *request.mutable_plan() = *std::move(plan);
+  request.set_model(invocation.flags.Get("model"));
+  absl::StatusOr<std::unique_ptr<client::PlannerClient>> client = ConnectClient(invocation.global);
+  if (!client.ok()) return client.status();
+  absl::StatusOr<shardplan::v1::EvaluatePlanResponse> response = (*client)->EvaluatePlan(request);
+  if (!response.ok()) return response.status();
+  return EmitPlan(invocation, response->plan(), std::nullopt, *response, local_world_size);
+}
+
+}  // namespace
+
+Command EvaluateCommand() {
+  Command command;
+  command.name = "evaluate";
+  command.arguments = "TASK PLAN";
+  command.summary = "recompute the cost of a plan under a cost model";
+  command.description =
+      "Sends TASK and the shards of PLAN to the server, which checks the plan against the\n"
+      "task and recomputes every figure (memory, per-device costs, bottleneck) under --model.\n"
+      "PLAN is a Plan, or any JSON this tool prints with --json: a PlanResponse ('plan'),\n"
+      "an EvaluatePlanResponse ('evaluate') or a finished JobStatus ('get', 'watch -o').\n"
+      "Either file may be '-' for standard input.\n";
+  command.flags = {
+      FlagSpec::Value("model", "NAME[@VERSION]", "cost model (default: the server's)")};
+  for (FlagSpec& flag : PlanOutputFlags()) command.flags.push_back(std::move(flag));
+  command.min_args = command.max_args = 2;
+  command.run = RunEvaluate;
+  return command;
+}
+
+}  // namespace shardplan::cli

@@ -1,0 +1,83 @@
+#include "client/cli/input_files.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/util/json_util.h"
+
+namespace shardplan::cli {
+namespace {
+
+std::string SourceName(absl::string_view path) {
+  return path == "-" ? "<stdin>" : std::string(path);
+}
+
+// Strict parsing: an unknown field is an error rather than a silently ignored typo.
+absl::Status ParseJson(absl::string_view json, google::protobuf::Message& message) {
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;
+  const auto status = google::protobuf::util::JsonStringToMessage(
+      google::protobuf::StringPiece(json.data(), json.size()), &message, options);
+  if (status.ok()) return absl::OkStatus();
+  return absl::InvalidArgumentError(std::string(status.message()));
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ReadInput(absl::string_view path) {
+  std::ostringstream contents;
+  if (path == "-") {
+    contents << std::cin.rdbuf();
+    if (std::cin.bad()) return absl::InvalidArgumentError("<stdin>: cannot read");
+    return contents.str();
+  }
+  std::ifstream file{std::string(path), std::ios::binary};
+  if (!file) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
+  }
+  contents << file.rdbuf();
+  if (file.bad()) return absl::InvalidArgumentError(absl::StrCat(path, ": cannot read"));
+  return contents.str();
+}
+
+absl::StatusOr<shardplan::v1::Task> ParseTask(absl::string_view json, absl::string_view source) {
+  shardplan::v1::Task task;
+  if (absl::Status status = ParseJson(json, task); !status.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": not a shardplan.v1.Task: ", status.message()));
+  }
+  return task;
+}
+
+absl::StatusOr<shardplan::v1::Plan> ParsePlan(absl::string_view json, absl::string_view source) {
+  shardplan::v1::Plan plan;
+  const absl::Status as_plan = ParseJson(json, plan);
+  if (as_plan.ok()) return plan;
+  // PlanResponse and EvaluatePlanResponse share the {"plan": ...} shape.
+  shardplan::v1::PlanResponse response;
+  if (ParseJson(json, response).ok() && response.has_plan()) return response.plan();
+  shardplan::v1::JobStatus job;
+  if (ParseJson(json, job).ok() && job.has_result() && job.result().has_plan()) {
+    return job.result().plan();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      source, ": not a Plan, PlanResponse or finished JobStatus; as a Plan: ", as_plan.message()));
+}
+
+absl::StatusOr<shardplan::v1::Task> ReadTask(absl::string_view path) {
+  absl::StatusOr<std::string> text = ReadInput(path);
+  if (!text.ok()) return text.status();
+  return ParseTask(*text, SourceName(path));
+}
+
+absl::StatusOr<shardplan::v1::Plan> ReadPlan(absl::string_view path) {
+  absl::StatusOr<std::string> text = ReadInput(path);
+  if (!text.ok()) return text.status();
+  return ParsePlan(*text, SourceName(path));
+}
+
+}  // namespace shardplan::cli

@@ -1,0 +1,87 @@
+// `shardplan plan` (synchronous) and `shardplan submit` (queue a job).
+#include <iostream>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "client/cli/command_support.h"
+#include "client/cli/commands.h"
+#include "client/cli/input_files.h"
+#include "client/cli/output.h"
+
+namespace shardplan::cli {
+namespace {
+
+constexpr char kTaskHelp[] =
+    "TASK is a shardplan.v1.Task as JSON (examples/README.md describes the fields), or '-' for\n"
+    "standard input.\n";
+
+absl::Status RunPlan(const Invocation& invocation) {
+  absl::StatusOr<shardplan::v1::Task> task = ReadTask(invocation.args()[0]);
+  if (!task.ok()) return task.status();
+  const int local_world_size = LocalWorldSize(*task);
+  absl::StatusOr<shardplan::v1::PlanRequest> request =
+      BuildPlanRequest(invocation, *std::move(task));
+  if (!request.ok()) return request.status();
+  // Check the output options before spending the server's time.
+  if (absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation); !format.ok()) {
+    return format.status();
+  }
+  absl::StatusOr<std::unique_ptr<client::PlannerClient>> client = ConnectClient(invocation.global);
+  if (!client.ok()) return client.status();
+  absl::StatusOr<shardplan::v1::PlanResponse> response = (*client)->Plan(*request);
+  if (!response.ok()) return response.status();
+  return EmitPlan(invocation, response->plan(), response->cache_hit(), *response, local_world_size);
+}
+
+absl::Status RunSubmit(const Invocation& invocation) {
+  absl::StatusOr<shardplan::v1::Task> task = ReadTask(invocation.args()[0]);
+  if (!task.ok()) return task.status();
+  absl::StatusOr<shardplan::v1::PlanRequest> request =
+      BuildPlanRequest(invocation, *std::move(task));
+  if (!request.ok()) return request.status();
+  absl::StatusOr<std::unique_ptr<client::PlannerClient>> client = ConnectClient(invocation.global);
+  if (!client.ok()) return client.status();
+  absl::StatusOr<shardplan::v1::SubmitPlanResponse> response = (*client)->SubmitPlan(*request);
+  if (!response.ok()) return response.status();
+  // Text output is the bare job id, so that `id=$(shardplan submit task.json)` works.
+  return WriteOutput(invocation.global.json ? ToJson(*response) : response->job_id() + "\n",
+                     invocation.flags.Get("output"));
+}
+
+}  // namespace
+
+Command PlanCommand() {
+  Command command;
+  command.name = "plan";
+  command.arguments = "TASK";
+  command.summary = "plan a task and print the plan";
+  command.description = absl::StrCat(
+      "Plans TASK on the server and waits for the plan (see --timeout). Prints the plan\n"
+      "summary, the per-device costs and the table -> device assignment; --json prints the\n"
+      "PlanResponse, --format torchrec TorchRec's ShardingPlan JSON.\n\n",
+      kTaskHelp);
+  command.flags = PlanRequestFlags();
+  for (FlagSpec& flag : PlanOutputFlags()) command.flags.push_back(std::move(flag));
+  command.min_args = command.max_args = 1;
+  command.run = RunPlan;
+  return command;
+}
+
+Command SubmitCommand() {
+  Command command;
+  command.name = "submit";
+  command.arguments = "TASK";
+  command.summary = "queue a planning job and print its id";
+  command.description = absl::StrCat(
+      "Queues TASK on the server's job queue and prints the job id at once (--json: the\n"
+      "SubmitPlanResponse). Follow it with 'shardplan watch ID', poll it with 'shardplan get\n"
+      "ID', stop it with 'shardplan cancel ID'.\n\n",
+      kTaskHelp);
+  command.flags = PlanRequestFlags();
+  command.flags.push_back(FlagSpec::Value("output", "FILE", "write to FILE", 'o'));
+  command.min_args = command.max_args = 1;
+  command.run = RunSubmit;
+  return command;
+}
+
+}  // namespace shardplan::cli

@@ -1,0 +1,154 @@
+#include "client/cli/plan_format.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "client/cli/text_table.h"
+
+namespace shardplan::cli {
+namespace {
+
+using ::shardplan::v1::Plan;
+
+constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string Ms(double ms) { return absl::StrFormat("%.3f", ms); }
+
+std::string Gib(int64_t bytes) { return absl::StrFormat("%.2f", bytes / kBytesPerGiB); }
+
+std::string FormatUnixMs(int64_t unix_ms) {
+  if (unix_ms <= 0) return "-";
+  return absl::FormatTime("%Y-%m-%d %H:%M:%E3S UTC", absl::FromUnixMillis(unix_ms),
+                          absl::UTCTimeZone());
+}
+
+std::string Summary(const Plan& plan, std::optional<bool> cache_hit) {
+  std::vector<std::string> params;
+  for (const auto& [key, value] : plan.parameters())
+    params.push_back(absl::StrCat(key, "=", value));
+  std::sort(params.begin(), params.end());  // proto maps have no order
+
+  std::string text;
+  absl::StrAppend(&text, "algorithm:   ", plan.algorithm(), " (seed ", plan.seed(), ")\n");
+  if (!params.empty()) absl::StrAppend(&text, "parameters:  ", absl::StrJoin(params, " "), "\n");
+  absl::StrAppend(&text, "cost model:  ", plan.cost_model(),
+                  plan.cost_kind().empty() ? "" : absl::StrCat(" (", plan.cost_kind(), ")"), "\n");
+  absl::StrAppend(&text, "cost:        ", Ms(plan.cost_ms()), " ms\n");
+  if (cache_hit.has_value())
+    absl::StrAppend(&text, "cache hit:   ", *cache_hit ? "yes" : "no", "\n");
+  absl::StrAppend(&text, "bottleneck:  device ", plan.bottleneck_device(), "\n");
+  if (plan.has_stats()) {
+    const auto& stats = plan.stats();
+    absl::StrAppend(&text, "search:      ", Ms(stats.planning_time_ms()), " ms, ",
+                    stats.candidates_evaluated(), " candidates, ", stats.cost_model_calls(),
+                    " cost-model calls", stats.anytime_result() ? " (cut short by deadline)" : "",
+                    "\n");
+  }
+  if (!plan.column_splits().empty()) {
+    absl::StrAppend(&text, "splits:      ", absl::StrJoin(plan.column_splits(), " "), "\n");
+  }
+  if (!plan.request_hash().empty())
+    absl::StrAppend(&text, "request:     ", plan.request_hash(), "\n");
+  return text;
+}
+
+std::string DeviceTable(const Plan& plan) {
+  TextTable table({"device", "memory GiB", "dim sum", "shards", "compute ms", "fw comm ms",
+                   "bw comm ms", "total ms"},
+                  {false, true, true, true, true, true, true, true});
+  for (const auto& device : plan.devices()) {
+    const bool bottleneck = device.device() == plan.bottleneck_device();
+    table.AddRow(
+        {absl::StrCat(device.device(), bottleneck ? " *" : ""),
+         absl::StrCat(Gib(device.memory_bytes()), " / ", Gib(device.memory_capacity_bytes())),
+         absl::StrCat(device.dim_sum()), absl::StrCat(device.num_shards()), Ms(device.compute_ms()),
+         Ms(device.forward_comm_ms()), Ms(device.backward_comm_ms()), Ms(device.total_ms())});
+  }
+  return table.Render() + "(* bottleneck device)\n";
+}
+
+// "2" for a whole table; "1[c0:64) 3[c64:128)" for column ranges, "1[r0:500)" for row ranges.
+std::string Placement(const shardplan::v1::TableSharding& sharding) {
+  if (sharding.shards_size() == 1 && sharding.sharding_type() != shardplan::v1::ROW_WISE &&
+      sharding.sharding_type() != shardplan::v1::COLUMN_WISE) {
+    return absl::StrCat(sharding.shards(0).device());
+  }
+  std::vector<std::string> parts;
+  for (const auto& shard : sharding.shards()) {
+    if (sharding.sharding_type() == shardplan::v1::ROW_WISE) {
+      parts.push_back(absl::StrCat(shard.device(), "[r", shard.row_offset(), ":",
+                                   shard.row_offset() + shard.row_count(), ")"));
+    } else {
+      parts.push_back(absl::StrCat(shard.device(), "[c", shard.column_offset(), ":",
+                                   shard.column_offset() + shard.column_count(), ")"));
+    }
+  }
+  return absl::StrJoin(parts, " ");
+}
+
+std::string AssignmentTable(const Plan& plan) {
+  TextTable table({"table", "sharding", "rows", "dim", "device(s)"}, {false, false, true, true});
+  for (const auto& sharding : plan.tables()) {
+    int64_t rows = 0;
+    int64_t dim = 0;
+    for (const auto& shard : sharding.shards()) {
+      rows = std::max(rows, shard.row_offset() + shard.row_count());
+      dim = std::max<int64_t>(dim, shard.column_offset() + shard.column_count());
+    }
+    table.AddRow({sharding.table(), ShardingTypeName(sharding.sharding_type()), absl::StrCat(rows),
+                  absl::StrCat(dim), Placement(sharding)});
+  }
+  return table.Render();
+}
+
+}  // namespace
+
+std::string ShardingTypeName(shardplan::v1::ShardingType type) {
+  return absl::AsciiStrToLower(shardplan::v1::ShardingType_Name(type));
+}
+
+std::string FormatPlanText(const Plan& plan, std::optional<bool> cache_hit) {
+  return absl::StrCat(Summary(plan, cache_hit), "\n", DeviceTable(plan), "\n",
+                      AssignmentTable(plan));
+}
+
+std::string FormatProgressLine(const shardplan::v1::JobStatus& status) {
+  std::string line = absl::StrFormat("job %s  %-9s %3.0f%%", status.job_id(),
+                                     shardplan::v1::JobState_Name(status.state()),
+                                     100.0 * std::clamp(status.progress_fraction(), 0.0, 1.0));
+  if (!status.progress().empty()) absl::StrAppend(&line, "  ", status.progress());
+  if (!status.error_message().empty()) absl::StrAppend(&line, "  ", status.error_message());
+  return line + "\n";
+}
+
+std::string FormatJobStatusText(const shardplan::v1::JobStatus& status) {
+  std::string text;
+  absl::StrAppend(&text, "job:         ", status.job_id(), "\n");
+  absl::StrAppend(&text, "state:       ", shardplan::v1::JobState_Name(status.state()), "\n");
+  if (!status.progress().empty() || status.progress_fraction() > 0) {
+    absl::StrAppend(&text,
+                    "progress:    ", absl::StrFormat("%.0f%%", 100.0 * status.progress_fraction()),
+                    status.progress().empty() ? "" : absl::StrCat("  ", status.progress()), "\n");
+  }
+  absl::StrAppend(&text, "submitted:   ", FormatUnixMs(status.submitted_unix_ms()), "\n");
+  absl::StrAppend(&text, "started:     ", FormatUnixMs(status.started_unix_ms()), "\n");
+  absl::StrAppend(&text, "finished:    ", FormatUnixMs(status.finished_unix_ms()), "\n");
+  if (status.error_code() != 0 || !status.error_message().empty()) {
+    absl::StrAppend(&text, "error:       ",
+                    absl::StatusCodeToString(static_cast<absl::StatusCode>(status.error_code())),
+                    ": ", status.error_message(), "\n");
+  }
+  if (status.has_result() && status.result().has_plan()) {
+    absl::StrAppend(&text, "\n",
+                    FormatPlanText(status.result().plan(), status.result().cache_hit()));
+  }
+  return text;
+}
+
+}  // namespace shardplan::cli

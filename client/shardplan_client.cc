@@ -1,0 +1,269 @@
+#include "client/shardplan_client.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "client/backoff.h"
+#include "client/grpc_status.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "grpcpp/client_context.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "grpcpp/support/channel_arguments.h"
+
+namespace shardplan::client {
+namespace {
+
+using ::shardplan::v1::JobState;
+using ::shardplan::v1::JobStatus;
+
+absl::Time DeadlineFor(const CallOptions& call, absl::Duration default_timeout) {
+  const absl::Duration timeout = call.timeout.value_or(default_timeout);
+  if (timeout == absl::InfiniteDuration()) return absl::InfiniteFuture();
+  return absl::Now() + timeout;
+}
+
+void SetDeadline(grpc::ClientContext& context, absl::Time deadline) {
+  if (deadline != absl::InfiniteFuture()) context.set_deadline(absl::ToChronoTime(deadline));
+}
+
+// Whether to try again after `status` failed attempt `attempt`; sleeps first if so. A retry is
+// not worth making when its backoff alone would outlast the call's deadline.
+bool SleepBeforeRetry(const ClientOptions& options, absl::string_view method, int attempt,
+                      const absl::Status& status, absl::Time deadline, Backoff& backoff) {
+  if (!absl::IsUnavailable(status) || attempt >= options.max_attempts) return false;
+  const absl::Duration sleep = backoff.Next();
+  if (absl::Now() + sleep >= deadline) return false;
+  if (options.on_retry) options.on_retry({std::string(method), attempt, status, sleep});
+  absl::SleepFor(sleep);
+  return true;
+}
+
+// Runs one unary RPC under the call's deadline, retrying as ClientOptions says. `rpc` is
+// (ClientContext*, Response*) -> grpc::Status.
+template <typename Response, typename Rpc>
+absl::StatusOr<Response> CallUnary(const ClientOptions& options, absl::string_view method,
+                                   absl::Time deadline, Rpc rpc) {
+  Backoff backoff(options);
+  for (int attempt = 1;; ++attempt) {
+    grpc::ClientContext context;
+    SetDeadline(context, deadline);
+    Response response;
+    absl::Status status = ToAbslStatus(rpc(&context, &response));
+    if (status.ok()) return response;
+    if (!SleepBeforeRetry(options, method, attempt, status, deadline, backoff)) return status;
+  }
+}
+
+shardplan::v1::JobRequest JobRequestFor(absl::string_view job_id) {
+  shardplan::v1::JobRequest request;
+  request.set_job_id(std::string(job_id));
+  return request;
+}
+
+std::shared_ptr<grpc::Channel> MakeChannel(absl::string_view target, const ClientOptions& options) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
+  // gRPC's own reconnect backoff starts at 1 s; align it with ours so that a retry after a
+  // refused connection actually dials again instead of failing fast on a channel still backing
+  // off.
+  const int initial_ms =
+      static_cast<int>(std::max<int64_t>(absl::ToInt64Milliseconds(options.initial_backoff), 100));
+  const int max_ms = static_cast<int>(
+      std::max<int64_t>(absl::ToInt64Milliseconds(options.max_backoff), initial_ms));
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, initial_ms);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, initial_ms);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, max_ms);
+  std::shared_ptr<grpc::ChannelCredentials> credentials =
+      options.credentials ? options.credentials : grpc::InsecureChannelCredentials();
+  return grpc::CreateCustomChannel(std::string(target), credentials, args);
+}
+
+}  // namespace
+
+struct PlannerClient::HealthStub {
+  explicit HealthStub(const std::shared_ptr<grpc::Channel>& channel)
+      : stub(grpc::health::v1::Health::NewStub(channel)) {}
+  std::unique_ptr<grpc::health::v1::Health::Stub> stub;
+};
+
+absl::string_view HealthStatusName(HealthStatus status) {
+  switch (status) {
+    case HealthStatus::kServing:
+      return "SERVING";
+    case HealthStatus::kNotServing:
+      return "NOT_SERVING";
+    case HealthStatus::kServiceUnknown:
+      return "SERVICE_UNKNOWN";
+    case HealthStatus::kUnknown:
+      break;
+  }
+  return "UNKNOWN";
+}
+
+bool IsTerminal(JobState state) {
+  return state == shardplan::v1::SUCCEEDED || state == shardplan::v1::FAILED ||
+         state == shardplan::v1::CANCELLED;
+}
+
+absl::Status JobStatusToStatus(const JobStatus& status) {
+  if (status.state() != shardplan::v1::FAILED && status.state() != shardplan::v1::CANCELLED) {
+    return absl::OkStatus();
+  }
+  absl::StatusCode code = static_cast<absl::StatusCode>(status.error_code());
+  if (code == absl::StatusCode::kOk) {
+    code = status.state() == shardplan::v1::CANCELLED ? absl::StatusCode::kCancelled
+                                                      : absl::StatusCode::kUnknown;
+  }
+  std::string message = status.error_message();
+  if (message.empty()) {
+    message = absl::StrCat("job ", status.job_id(), " ", JobState_Name(status.state()));
+  }
+  return absl::Status(code, message);
+}
+
+absl::StatusOr<std::unique_ptr<PlannerClient>> PlannerClient::Connect(absl::string_view target,
+                                                                      ClientOptions options) {
+  if (target.empty()) return absl::InvalidArgumentError("server target is empty");
+  std::shared_ptr<grpc::Channel> channel = MakeChannel(target, options);
+  return std::make_unique<PlannerClient>(std::move(channel), std::move(options));
+}
+
+PlannerClient::PlannerClient(std::shared_ptr<grpc::Channel> channel, ClientOptions options)
+    : options_(std::move(options)),
+      channel_(std::move(channel)),
+      stub_(shardplan::v1::PlannerService::NewStub(channel_)),
+      health_(std::make_unique<HealthStub>(channel_)) {}
+
+PlannerClient::~PlannerClient() = default;
+
+absl::StatusOr<shardplan::v1::PlanResponse> PlannerClient::Plan(
+    const shardplan::v1::PlanRequest& request, const CallOptions& call) {
+  return CallUnary<shardplan::v1::PlanResponse>(
+      options_, "Plan", DeadlineFor(call, options_.default_timeout),
+      [&](grpc::ClientContext* context, shardplan::v1::PlanResponse* response) {
+        return stub_->Plan(context, request, response);
+      });
+}
+
+absl::StatusOr<shardplan::v1::SubmitPlanResponse> PlannerClient::SubmitPlan(
+    const shardplan::v1::PlanRequest& request, const CallOptions& call) {
+  return CallUnary<shardplan::v1::SubmitPlanResponse>(
+      options_, "SubmitPlan", DeadlineFor(call, options_.default_timeout),
+      [&](grpc::ClientContext* context, shardplan::v1::SubmitPlanResponse* response) {
+        return stub_->SubmitPlan(context, request, response);
+      });
+}
+
+absl::StatusOr<JobStatus> PlannerClient::GetPlan(absl::string_view job_id,
+                                                 const CallOptions& call) {
+  const shardplan::v1::JobRequest request = JobRequestFor(job_id);
+  return CallUnary<JobStatus>(options_, "GetPlan", DeadlineFor(call, options_.default_timeout),
+                              [&](grpc::ClientContext* context, JobStatus* response) {
+                                return stub_->GetPlan(context, request, response);
+                              });
+}
+
+absl::StatusOr<JobStatus> PlannerClient::CancelPlan(absl::string_view job_id,
+                                                    const CallOptions& call) {
+  const shardplan::v1::JobRequest request = JobRequestFor(job_id);
+  return CallUnary<JobStatus>(options_, "CancelPlan", DeadlineFor(call, options_.default_timeout),
+                              [&](grpc::ClientContext* context, JobStatus* response) {
+                                return stub_->CancelPlan(context, request, response);
+                              });
+}
+
+absl::StatusOr<JobStatus> PlannerClient::WatchPlan(absl::string_view job_id,
+                                                   const WatchCallback& on_status,
+                                                   const CallOptions& call) {
+  const shardplan::v1::JobRequest request = JobRequestFor(job_id);
+  const absl::Time deadline = DeadlineFor(call, options_.watch_timeout);
+  Backoff backoff(options_);
+  std::optional<JobStatus> last;
+  int attempt = 1;
+  while (true) {
+    grpc::ClientContext context;
+    SetDeadline(context, deadline);
+    std::unique_ptr<grpc::ClientReader<JobStatus>> reader = stub_->WatchPlan(&context, request);
+    JobStatus status;
+    bool progressed = false;
+    while (reader->Read(&status)) {
+      progressed = true;
+      if (on_status) on_status(status);
+      last = status;
+    }
+    absl::Status finished = ToAbslStatus(reader->Finish());
+    if (finished.ok()) {
+      if (last.has_value() && IsTerminal(last->state())) return *std::move(last);
+      // A server that shuts down gracefully ends streams early; treat it like a broken stream.
+      finished = absl::UnavailableError(
+          absl::StrCat("WatchPlan stream for job ", job_id, " ended before the job did"));
+    }
+    // Attempts count consecutive failures: a stream that delivered something starts afresh.
+    if (progressed) {
+      attempt = 1;
+      backoff.Reset();
+    }
+    if (!SleepBeforeRetry(options_, "WatchPlan", attempt, finished, deadline, backoff)) {
+      return finished;
+    }
+    ++attempt;
+  }
+}
+
+absl::StatusOr<shardplan::v1::EvaluatePlanResponse> PlannerClient::EvaluatePlan(
+    const shardplan::v1::EvaluatePlanRequest& request, const CallOptions& call) {
+  return CallUnary<shardplan::v1::EvaluatePlanResponse>(
+      options_, "EvaluatePlan", DeadlineFor(call, options_.default_timeout),
+      [&](grpc::ClientContext* context, shardplan::v1::EvaluatePlanResponse* response) {
+        return stub_->EvaluatePlan(context, request, response);
+      });
+}
+
+absl::StatusOr<shardplan::v1::ListAlgorithmsResponse> PlannerClient::ListAlgorithms(
+    const CallOptions& call) {
+  const shardplan::v1::ListAlgorithmsRequest request;
+  return CallUnary<shardplan::v1::ListAlgorithmsResponse>(
+      options_, "ListAlgorithms", DeadlineFor(call, options_.default_timeout),
+      [&](grpc::ClientContext* context, shardplan::v1::ListAlgorithmsResponse* response) {
+        return stub_->ListAlgorithms(context, request, response);
+      });
+}
+
+absl::StatusOr<shardplan::v1::ListModelsResponse> PlannerClient::ListModels(
+    const CallOptions& call) {
+  const shardplan::v1::ListModelsRequest request;
+  return CallUnary<shardplan::v1::ListModelsResponse>(
+      options_, "ListModels", DeadlineFor(call, options_.default_timeout),
+      [&](grpc::ClientContext* context, shardplan::v1::ListModelsResponse* response) {
+        return stub_->ListModels(context, request, response);
+      });
+}
+
+absl::StatusOr<HealthStatus> PlannerClient::Health(absl::string_view service,
+                                                   const CallOptions& call) {
+  grpc::health::v1::HealthCheckRequest request;
+  request.set_service(std::string(service));
+  absl::StatusOr<grpc::health::v1::HealthCheckResponse> response =
+      CallUnary<grpc::health::v1::HealthCheckResponse>(
+          options_, "Health", DeadlineFor(call, options_.default_timeout),
+          [&](grpc::ClientContext* context, grpc::health::v1::HealthCheckResponse* out) {
+            return health_->stub->Check(context, request, out);
+          });
+  if (!response.ok()) return response.status();
+  switch (response->status()) {
+    case grpc::health::v1::HealthCheckResponse::SERVING:
+      return HealthStatus::kServing;
+    case grpc::health::v1::HealthCheckResponse::NOT_SERVING:
+      return HealthStatus::kNotServing;
+    case grpc::health::v1::HealthCheckResponse::SERVICE_UNKNOWN:
+      return HealthStatus::kServiceUnknown;
+    default:
+      return HealthStatus::kUnknown;
+  }
+}
+
+}  // namespace shardplan::client
