@@ -59,6 +59,7 @@ int ExitCodeFor(const absl::Status& status) {
 }
 
 int ReportError(const absl::Status& status, absl::string_view command) {
+  if (status.ok()) return kExitOk;
   if (IsUsageError(status)) {
     const std::string help =
         command.empty() ? "shardplan --help" : absl::StrCat("shardplan ", command, " --help");
@@ -77,7 +78,7 @@ std::string ExitCodeHelp() {
          "   2  usage error (bad command line)\n"
          "   3  invalid argument (malformed or unreadable task/plan, rejected by the server)\n"
          "   4  infeasible task (FAILED_PRECONDITION: a table fits on no device)\n"
-         "   5  not found (unknown model, algorithm or job)\n"
+         "   5  not found (unknown model, model version or job)\n"
          "   6  server unavailable (unreachable, or health NOT_SERVING)\n"
          "   7  deadline exceeded (--timeout)\n"
          "   8  resource exhausted (a server limit)\n"

@@ -15,7 +15,7 @@ enum ExitCode : int {
   kExitUsage = 2,              // bad command line
   kExitInvalidArgument = 3,    // INVALID_ARGUMENT: bad task or plan (file or server check)
   kExitInfeasible = 4,         // FAILED_PRECONDITION: the task fits on no assignment
-  kExitNotFound = 5,           // NOT_FOUND: unknown model, algorithm or job
+  kExitNotFound = 5,           // NOT_FOUND: unknown model, model version or job
   kExitUnavailable = 6,        // UNAVAILABLE: server down or unreachable, or NOT_SERVING
   kExitDeadlineExceeded = 7,   // DEADLINE_EXCEEDED: --timeout passed
   kExitResourceExhausted = 8,  // RESOURCE_EXHAUSTED: a server limit
@@ -34,8 +34,8 @@ bool IsJobFailed(const absl::Status& status);
 // The exit code for a command's result.
 int ExitCodeFor(const absl::Status& status);
 
-// Prints "shardplan: <CODE>: <message>" (or "shardplan: usage: ...") to stderr and returns the
-// exit code. `command` ("plan", or "" for the tool) names the --help to point at.
+// For an error, prints "shardplan: <CODE>: <message>" (or "shardplan: usage: ...") to stderr and
+// returns the exit code. `command` ("plan", or "" for the tool) names the --help to point at.
 int ReportError(const absl::Status& status, absl::string_view command);
 
 // The exit-code table of --help.

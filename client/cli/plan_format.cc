@@ -35,15 +35,19 @@ std::string Summary(const Plan& plan, std::optional<bool> cache_hit) {
   std::sort(params.begin(), params.end());  // proto maps have no order
 
   std::string text;
-  absl::StrAppend(&text, "algorithm:   ", plan.algorithm(), " (seed ", plan.seed(), ")\n");
+  // An evaluated plan has no algorithm or search of its own.
+  if (!plan.algorithm().empty()) {
+    absl::StrAppend(&text, "algorithm:   ", plan.algorithm(), " (seed ", plan.seed(), ")\n");
+  }
   if (!params.empty()) absl::StrAppend(&text, "parameters:  ", absl::StrJoin(params, " "), "\n");
   absl::StrAppend(&text, "cost model:  ", plan.cost_model(),
                   plan.cost_kind().empty() ? "" : absl::StrCat(" (", plan.cost_kind(), ")"), "\n");
   absl::StrAppend(&text, "cost:        ", Ms(plan.cost_ms()), " ms\n");
-  if (cache_hit.has_value())
+  if (cache_hit.has_value()) {
     absl::StrAppend(&text, "cache hit:   ", *cache_hit ? "yes" : "no", "\n");
+  }
   absl::StrAppend(&text, "bottleneck:  device ", plan.bottleneck_device(), "\n");
-  if (plan.has_stats()) {
+  if (!plan.algorithm().empty() && plan.has_stats()) {
     const auto& stats = plan.stats();
     absl::StrAppend(&text, "search:      ", Ms(stats.planning_time_ms()), " ms, ",
                     stats.candidates_evaluated(), " candidates, ", stats.cost_model_calls(),

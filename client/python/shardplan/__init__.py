@@ -1,0 +1,28 @@
+"""Python client of the shardplan embedding-sharding planner service.
+
+    import json, shardplan
+
+    client = shardplan.PlannerClient("planner.internal:50051")
+    plan = client.plan(json.load(open("task.json")))          # a shardplan.v1.Plan
+    print(plan.cost_ms, [t.shards[0].device for t in plan.tables])
+    sharding_plan = shardplan.to_torchrec(plan)               # TorchRec's ShardingPlan shape
+
+The generated API messages are in shardplan.v1.planner_pb2 (re-exported as shardplan.pb).
+"""
+
+from shardplan.client import DEFAULT_TARGET, TERMINAL_STATES, PlannerClient, raise_for_job
+from shardplan.convert import (message_to_dict, plan_from_dict, plan_to_dict, task_from_dict,
+                               task_to_dict)
+from shardplan.errors import (CancelledError, DeadlineExceededError, InfeasibleTaskError,
+                              InvalidTaskError, NotFoundError, ResourceExhaustedError,
+                              ShardplanError, UnavailableError, error_for_code)
+from shardplan.torchrec import to_torchrec
+from shardplan.v1 import planner_pb2 as pb
+
+__all__ = [
+    "DEFAULT_TARGET", "TERMINAL_STATES", "PlannerClient", "raise_for_job",
+    "message_to_dict", "plan_from_dict", "plan_to_dict", "task_from_dict", "task_to_dict",
+    "CancelledError", "DeadlineExceededError", "InfeasibleTaskError", "InvalidTaskError",
+    "NotFoundError", "ResourceExhaustedError", "ShardplanError", "UnavailableError",
+    "error_for_code", "to_torchrec", "pb",
+]

@@ -1,0 +1,233 @@
+"""PlannerClient: the calls a training job makes to the shardplan service at launch.
+
+    import shardplan
+
+    with shardplan.PlannerClient("planner.internal:50051", timeout=60) as client:
+        plan = client.plan(json.load(open("task.json")), algorithm="size_lookup_greedy")
+        sharding_plan = shardplan.to_torchrec(plan)
+
+Calls take a task as the dict of its JSON file or as a shardplan.v1.Task, return the API's
+messages (shardplan.v1.Plan, JobStatus, ...; see plan_to_dict for dicts), and raise
+ShardplanError subclasses carrying the gRPC code and the server's message. A call that fails
+with UNAVAILABLE is retried with capped exponential backoff (and jitter) within its timeout.
+"""
+
+import os
+import random
+import time
+
+import grpc
+
+from shardplan import _health
+from shardplan.convert import plan_from_dict, task_from_dict
+from shardplan.errors import UnavailableError, error_for_code, from_rpc_error
+from shardplan.v1 import planner_pb2, planner_pb2_grpc
+
+DEFAULT_TARGET = "127.0.0.1:50051"
+TERMINAL_STATES = frozenset((planner_pb2.SUCCEEDED, planner_pb2.FAILED, planner_pb2.CANCELLED))
+
+
+def _param_value(value):
+    # The server parses parameters from strings; Python's True must read as "true".
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+class PlannerClient:
+    """A connection to the planner service; thread-safe, cheap to keep for a process's life.
+
+    target: "host:port"; None reads $SHARDPLAN_SERVER, else 127.0.0.1:50051.
+    timeout: default deadline in seconds of every call (retries and backoff included); None
+        means no deadline. watch() has no deadline unless given one.
+    retries: how many times a call failing with UNAVAILABLE is tried again (0: never).
+    initial_backoff, max_backoff, backoff_multiplier: the sleeps between attempts, in seconds;
+        each is scaled by a random factor in [0.8, 1.2].
+    credentials: grpc.ChannelCredentials for a TLS channel; None: insecure (plaintext).
+    """
+
+    def __init__(self, target=None, timeout=30.0, retries=3, *, initial_backoff=0.2,
+                 max_backoff=5.0, backoff_multiplier=2.0, credentials=None):
+        self.target = target or os.environ.get("SHARDPLAN_SERVER") or DEFAULT_TARGET
+        self.timeout = timeout
+        self.retries = max(0, int(retries))
+        self.initial_backoff = max(0.0, initial_backoff)
+        self.max_backoff = max(self.initial_backoff, max_backoff)
+        self.backoff_multiplier = max(1.0, backoff_multiplier)
+        # gRPC's own reconnect backoff starts at 1 s; align it with ours so that a retry after a
+        # refused connection dials again instead of failing fast on a channel still backing off.
+        reconnect_ms = max(100, int(self.initial_backoff * 1000))
+        options = [
+            ("grpc.max_receive_message_length", 256 * 1024 * 1024),
+            ("grpc.initial_reconnect_backoff_ms", reconnect_ms),
+            ("grpc.min_reconnect_backoff_ms", reconnect_ms),
+            ("grpc.max_reconnect_backoff_ms", max(reconnect_ms, int(self.max_backoff * 1000))),
+        ]
+        if credentials is None:
+            self._channel = grpc.insecure_channel(self.target, options=options)
+        else:
+            self._channel = grpc.secure_channel(self.target, credentials, options=options)
+        self._stub = planner_pb2_grpc.PlannerServiceStub(self._channel)
+        self._health_check = self._channel.unary_unary(
+            _health.CHECK_METHOD, request_serializer=_health.encode_request,
+            response_deserializer=_health.decode_response)
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def close(self):
+        self._channel.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- planning ---------------------------------------------------------------------------
+
+    def plan(self, task, algorithm=None, params=None, seed=0, model=None, timeout=None,
+             bypass_cache=False):
+        """Plans `task` and returns the shardplan.v1.Plan (see plan_response for cache_hit).
+
+        task: the task's JSON dict or a shardplan.v1.Task. algorithm: None for the server's
+        default. params: {name: value} (see list_algorithms). model: "name" or "name@version".
+        Raises InvalidTaskError, InfeasibleTaskError, NotFoundError, DeadlineExceededError, ...
+        """
+        return self.plan_response(task, algorithm, params, seed, model, timeout,
+                                  bypass_cache).plan
+
+    def plan_response(self, task, algorithm=None, params=None, seed=0, model=None, timeout=None,
+                      bypass_cache=False):
+        """Like plan(), but returns the PlanResponse: .plan and .cache_hit."""
+        request = self._plan_request(task, algorithm, params, seed, model, bypass_cache)
+        return self._call(self._stub.Plan, request, timeout)
+
+    def submit(self, task, algorithm=None, params=None, seed=0, model=None, timeout=None,
+               bypass_cache=False):
+        """Queues `task` on the server and returns the job id at once."""
+        request = self._plan_request(task, algorithm, params, seed, model, bypass_cache)
+        return self._call(self._stub.SubmitPlan, request, timeout).job_id
+
+    def get(self, job_id, timeout=None):
+        """The job's shardplan.v1.JobStatus (with .result once SUCCEEDED)."""
+        return self._call(self._stub.GetPlan, planner_pb2.JobRequest(job_id=job_id), timeout)
+
+    def watch(self, job_id, timeout=None):
+        """Yields the job's JobStatus on every change until it ends; the last one is terminal
+        (SUCCEEDED, FAILED or CANCELLED). A broken stream is reopened (UNAVAILABLE retries);
+        the server replays the current status, so a status may repeat. No deadline unless
+        `timeout` is given."""
+        request = planner_pb2.JobRequest(job_id=job_id)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        failures = 0
+        backoff = self.initial_backoff
+        while True:
+            call = self._stub.WatchPlan(request, timeout=self._remaining(deadline))
+            received = False
+            try:
+                for status in call:
+                    received = True
+                    yield status
+                    if status.state in TERMINAL_STATES:
+                        return
+                error = UnavailableError(f"WatchPlan stream for job {job_id} ended before the "
+                                         "job did")
+            except grpc.RpcError as e:
+                error = from_rpc_error(e)
+            finally:
+                call.cancel()  # no-op once finished; stops the stream if the caller stopped
+            if received:  # consecutive failures only: progress starts afresh
+                failures, backoff = 0, self.initial_backoff
+            failures += 1
+            backoff = self._sleep_before_retry(error, failures, backoff, deadline)
+
+    def wait(self, job_id, timeout=None):
+        """Watches the job to its end and returns its Plan; raises the job's error (the same
+        ShardplanError subclass a failed plan() call raises, with .job_id set) otherwise."""
+        final = None
+        for final in self.watch(job_id, timeout):
+            pass
+        return raise_for_job(final).result.plan
+
+    def cancel(self, job_id, timeout=None):
+        """Asks the server to stop the job; returns its JobStatus afterwards."""
+        return self._call(self._stub.CancelPlan, planner_pb2.JobRequest(job_id=job_id), timeout)
+
+    def evaluate(self, task, plan, model=None, timeout=None):
+        """Recomputes every figure of `plan` (a Plan, a PlanResponse or their dicts; only its
+        shards are read) for `task` under `model`; returns the evaluated Plan."""
+        request = planner_pb2.EvaluatePlanRequest(task=task_from_dict(task),
+                                                  plan=plan_from_dict(plan), model=model or "")
+        return self._call(self._stub.EvaluatePlan, request, timeout).plan
+
+    # -- catalogue and health ---------------------------------------------------------------
+
+    def list_algorithms(self, timeout=None):
+        """The server's algorithms: a list of shardplan.v1.AlgorithmInfo."""
+        return list(self._call(self._stub.ListAlgorithms, planner_pb2.ListAlgorithmsRequest(),
+                               timeout).algorithms)
+
+    def list_models(self, timeout=None):
+        """The server's cost models, every version: a list of shardplan.v1.ModelInfo."""
+        return list(self._call(self._stub.ListModels, planner_pb2.ListModelsRequest(),
+                               timeout).models)
+
+    def health(self, service="", timeout=None):
+        """grpc.health.v1 Check: "SERVING", "NOT_SERVING", "UNKNOWN" or "SERVICE_UNKNOWN"."""
+        return self._call(self._health_check, service, timeout)
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    def _plan_request(self, task, algorithm, params, seed, model, bypass_cache):
+        return planner_pb2.PlanRequest(
+            task=task_from_dict(task), algorithm=algorithm or "",
+            parameters={str(k): _param_value(v) for k, v in (params or {}).items()},
+            seed=int(seed), model=model or "", bypass_cache=bool(bypass_cache))
+
+    def _deadline(self, timeout):
+        timeout = self.timeout if timeout is None else timeout
+        return None if timeout is None else time.monotonic() + timeout
+
+    @staticmethod
+    def _remaining(deadline):
+        return None if deadline is None else max(0.0, deadline - time.monotonic())
+
+    def _sleep_before_retry(self, error, attempt, backoff, deadline):
+        """Sleeps before retry number `attempt` and returns the next backoff; raises `error`
+        when it is not UNAVAILABLE, the retries are spent, or the sleep would pass the
+        deadline."""
+        if not isinstance(error, UnavailableError) or attempt > self.retries:
+            raise error
+        sleep = backoff * random.uniform(0.8, 1.2)
+        if deadline is not None and time.monotonic() + sleep >= deadline:
+            raise error
+        time.sleep(sleep)
+        return min(backoff * self.backoff_multiplier, self.max_backoff)
+
+    def _call(self, method, request, timeout):
+        deadline = self._deadline(timeout)
+        backoff = self.initial_backoff
+        attempt = 0
+        while True:
+            try:
+                return method(request, timeout=self._remaining(deadline))
+            except grpc.RpcError as e:
+                error = from_rpc_error(e)
+            attempt += 1
+            backoff = self._sleep_before_retry(error, attempt, backoff, deadline)
+
+
+def raise_for_job(status):
+    """Returns a JobStatus that is not FAILED or CANCELLED; raises the job's error otherwise
+    (error_code mapped like a call's, CancelledError for a cancelled job without a code)."""
+    if status is None:
+        raise UnavailableError("WatchPlan returned no status")
+    if status.state == planner_pb2.FAILED or status.state == planner_pb2.CANCELLED:
+        code = status.error_code
+        if code == 0:
+            code = grpc.StatusCode.CANCELLED if status.state == planner_pb2.CANCELLED \
+                else grpc.StatusCode.UNKNOWN
+        state = planner_pb2.JobState.Name(status.state)
+        raise error_for_code(code, status.error_message or f"job {state}",
+                             job_id=status.job_id)
+    return status

@@ -1,0 +1,85 @@
+"""Conversions between the API's messages and the plain dicts of its JSON files.
+
+Tasks and plans are written as the proto3 JSON mapping with the original snake_case field names
+(examples/README.md), so a dict loaded from a task file is accepted wherever a Task is.
+"""
+
+from google.protobuf import json_format
+from google.protobuf.descriptor import FieldDescriptor
+
+from shardplan.errors import InvalidTaskError
+from shardplan.v1 import planner_pb2
+
+
+def _parse(value, message_type, what):
+    if isinstance(value, message_type):
+        return value
+    if not isinstance(value, dict):
+        raise TypeError(f"{what} must be a dict or a shardplan.v1.{message_type.__name__}, "
+                        f"got {type(value).__name__}")
+    try:
+        return json_format.ParseDict(value, message_type())
+    except json_format.ParseError as e:
+        raise InvalidTaskError(f"{what}: {e}") from None
+
+
+def task_from_dict(task):
+    """A shardplan.v1.Task from its JSON dict (unknown fields are errors); a Task is returned
+    as is. Raises InvalidTaskError for a malformed dict."""
+    return _parse(task, planner_pb2.Task, "task")
+
+
+def plan_from_dict(plan):
+    """A shardplan.v1.Plan from a Plan dict, or from a PlanResponse / JobStatus dict as the CLI
+    prints them with --json; Plan and PlanResponse messages are accepted too."""
+    if isinstance(plan, planner_pb2.PlanResponse):
+        return plan.plan
+    if isinstance(plan, dict):
+        if "result" in plan and isinstance(plan["result"], dict):
+            plan = plan["result"]
+        if "plan" in plan and isinstance(plan["plan"], dict):
+            plan = plan["plan"]
+    return _parse(plan, planner_pb2.Plan, "plan")
+
+
+def message_to_dict(message):
+    """Any API message as a JSON dict: snake_case names, defaults included, int64 as int."""
+    result = json_format.MessageToDict(message, preserving_proto_field_name=True,
+                                       including_default_value_fields=True)
+    return _int64_to_int(message.DESCRIPTOR, result)
+
+
+def plan_to_dict(plan):
+    """A Plan (or the plan of a PlanResponse) as a JSON dict."""
+    if isinstance(plan, planner_pb2.PlanResponse):
+        plan = plan.plan
+    return message_to_dict(plan)
+
+
+def task_to_dict(task):
+    """A Task as a JSON dict, the shape of the example task files."""
+    return message_to_dict(task_from_dict(task))
+
+
+_INT64_TYPES = frozenset((FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_UINT64,
+                          FieldDescriptor.TYPE_SINT64, FieldDescriptor.TYPE_FIXED64,
+                          FieldDescriptor.TYPE_SFIXED64))
+
+
+def _int64_to_int(descriptor, value):
+    """The JSON mapping prints 64-bit integers as strings; Python callers want ints."""
+    for field in descriptor.fields:
+        if field.name not in value:
+            continue
+        item = value[field.name]
+        repeated = field.label == FieldDescriptor.LABEL_REPEATED
+        if field.type == FieldDescriptor.TYPE_MESSAGE:
+            if field.message_type.GetOptions().map_entry:
+                continue  # the API's maps hold strings and doubles only
+            if repeated:
+                value[field.name] = [_int64_to_int(field.message_type, v) for v in item]
+            else:
+                value[field.name] = _int64_to_int(field.message_type, item)
+        elif field.type in _INT64_TYPES:
+            value[field.name] = [int(v) for v in item] if repeated else int(item)
+    return value
