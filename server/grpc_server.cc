@@ -1,0 +1,118 @@
+#include "server/grpc_server.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "server/logging.h"
+#include "server/status_conversion.h"
+
+namespace shardplan {
+namespace {
+
+constexpr char kServiceName[] = "shardplan.v1.PlannerService";
+// After the drain timeout, cancelled jobs and calls still need a moment to notice.
+constexpr auto kCancelGrace = std::chrono::seconds(5);
+
+}  // namespace
+
+ShardplanServer::ShardplanServer(const ServerConfig& config)
+    : config_(config), algorithms_(BuiltinAlgorithms()), cache_(config.cache_bytes) {}
+
+absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
+    const ServerConfig& config) {
+  if (absl::Status valid = ValidateServerConfig(config); !valid.ok()) return valid;
+  std::unique_ptr<ShardplanServer> s(new ShardplanServer(config));
+
+  if (absl::Status added = RegisterBuiltinModels(s->models_); !added.ok()) return added;
+  if (absl::Status chosen = s->models_.SetDefault(config.default_model); !chosen.ok()) {
+    return WithPrefix(chosen, "default_model: ");
+  }
+  s->metrics_.SetModelsLoaded(static_cast<int64_t>(s->models_.size()));
+  s->metrics_.SetCacheSize(0, 0);
+  s->metrics_.SetJobLoad(0, 0);
+
+  PlanningEngineOptions engine_options;
+  engine_options.default_algorithm = config.default_algorithm;
+  engine_options.limits = config.task_limits();
+  s->engine_ = std::make_unique<PlanningEngine>(&s->algorithms_, &s->models_, &s->cache_,
+                                                &s->metrics_, engine_options);
+  if (absl::StatusOr<const Planner*> found = s->engine_->FindAlgorithm(config.default_algorithm);
+      !found.ok()) {
+    return WithPrefix(found.status(), "default_");  // "default_algorithm: unknown ..."
+  }
+
+  JobManagerOptions job_options;
+  job_options.workers = static_cast<int>(config.workers);
+  job_options.queue_capacity = static_cast<int>(config.queue_capacity);
+  job_options.max_retained_jobs = static_cast<int>(config.max_retained_jobs);
+  s->jobs_ = std::make_unique<JobManager>(job_options, &s->metrics_);
+  s->service_ = std::make_unique<PlannerServiceImpl>(s->engine_.get(), s->jobs_.get(),
+                                                     &s->algorithms_, &s->models_, &s->metrics_);
+
+  if (!config.metrics_address.empty()) {
+    absl::StatusOr<std::unique_ptr<MetricsEndpoint>> endpoint =
+        MetricsEndpoint::Start(config.metrics_address, s->metrics_.registry());
+    if (!endpoint.ok()) return endpoint.status();
+    s->metrics_endpoint_ = *std::move(endpoint);
+  }
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  // Without this, gRPC sets SO_REUSEPORT and a second server on a fixed port would silently
+  // share it instead of failing.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  builder.AddListeningPort(config.address, grpc::InsecureServerCredentials(), &s->grpc_port_);
+  builder.SetMaxReceiveMessageSize(static_cast<int>(config.max_message_bytes));
+  builder.SetMaxSendMessageSize(static_cast<int>(config.max_message_bytes));
+  builder.RegisterService(s->service_.get());
+  s->server_ = builder.BuildAndStart();
+  if (s->server_ == nullptr || s->grpc_port_ == 0) {
+    s->server_.reset();
+    return absl::UnavailableError(
+        absl::StrCat("address: cannot listen on \"", config.address, "\" (in use, or malformed)"));
+  }
+  grpc::HealthCheckServiceInterface* health = s->server_->GetHealthCheckService();
+  health->SetServingStatus(true);
+  health->SetServingStatus(kServiceName, true);
+  return s;
+}
+
+ShardplanServer::~ShardplanServer() { Drain(std::chrono::seconds(0)); }
+
+void ShardplanServer::Drain(std::chrono::steady_clock::duration timeout) {
+  std::lock_guard<std::mutex> lock(drain_mu_);
+  if (drained_) return;
+  drained_ = true;
+  if (server_ == nullptr) {  // start-up failed half way
+    if (jobs_ != nullptr) jobs_->Shutdown();
+    return;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  // Load balancers see NOT_SERVING and route elsewhere; job queries keep working meanwhile.
+  server_->GetHealthCheckService()->Shutdown();
+  service_->StartDraining();
+  jobs_->StopAccepting();
+  LogLine(absl::StrCat(
+      "draining: ", jobs_->queued(), " queued and ", jobs_->running(), " running jobs, up to ",
+      std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count(), " ms"));
+  if (!jobs_->WaitUntilIdle(deadline)) {
+    LogLine(absl::StrCat("drain timeout: cancelling ", jobs_->queued(), " queued and ",
+                         jobs_->running(), " running jobs"));
+    jobs_->CancelAll();
+    jobs_->WaitUntilIdle(std::chrono::steady_clock::now() + kCancelGrace);
+  }
+  // Waits for in-flight calls (WatchPlan streams end with their jobs) until the deadline, then
+  // cancels the rest: their StopSignals fire and the handlers return.
+  const auto rpc_deadline = std::max(deadline, std::chrono::steady_clock::now());
+  server_->Shutdown(std::chrono::system_clock::now() +
+                    std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                        rpc_deadline - std::chrono::steady_clock::now()));
+  jobs_->Shutdown();
+  LogLine("drained");
+}
+
+}  // namespace shardplan

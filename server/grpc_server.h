@@ -1,0 +1,60 @@
+#ifndef SHARDPLAN_SERVER_GRPC_SERVER_H_
+#define SHARDPLAN_SERVER_GRPC_SERVER_H_
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+
+#include "absl/status/statusor.h"
+#include "costmodels/model_registry.h"
+#include "grpcpp/grpcpp.h"
+#include "planner/algorithm_registry.h"
+#include "server/job_manager.h"
+#include "server/metrics.h"
+#include "server/plan_cache.h"
+#include "server/planner_service.h"
+#include "server/planning_engine.h"
+#include "server/server_config.h"
+
+namespace shardplan {
+
+// The whole shardplan-server: registries, plan cache, planning engine, job queue, the gRPC
+// server (PlannerService, grpc.health.v1, reflection) and the metrics endpoint.
+class ShardplanServer {
+ public:
+  // Builds everything and starts listening. UNAVAILABLE when an address cannot be bound,
+  // INVALID_ARGUMENT when the default algorithm or model does not exist.
+  static absl::StatusOr<std::unique_ptr<ShardplanServer>> Start(const ServerConfig& config);
+
+  ~ShardplanServer();  // Drain(0) if Drain was not called
+
+  int grpc_port() const { return grpc_port_; }
+  int metrics_port() const { return metrics_endpoint_ ? metrics_endpoint_->port() : 0; }
+
+  // Graceful shutdown: health turns NOT_SERVING, Plan and SubmitPlan answer UNAVAILABLE, queued
+  // and running jobs and in-flight calls get `timeout` to finish; then what remains is
+  // cancelled. Returns once everything stopped. Later calls return at once.
+  void Drain(std::chrono::steady_clock::duration timeout);
+
+ private:
+  explicit ShardplanServer(const ServerConfig& config);
+
+  const ServerConfig config_;
+  // Declared in dependency order: members are destroyed bottom-up, users before what they use.
+  ServerMetrics metrics_;
+  AlgorithmRegistry algorithms_;
+  ModelRegistry models_;
+  PlanCache cache_;
+  std::unique_ptr<PlanningEngine> engine_;
+  std::unique_ptr<JobManager> jobs_;
+  std::unique_ptr<PlannerServiceImpl> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<MetricsEndpoint> metrics_endpoint_;
+  int grpc_port_ = 0;
+  std::mutex drain_mu_;
+  bool drained_ = false;
+};
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_SERVER_GRPC_SERVER_H_

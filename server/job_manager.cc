@@ -1,0 +1,317 @@
+#include "server/job_manager.h"
+
+#include <openssl/rand.h>
+
+#include <algorithm>
+#include <exception>
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "server/metrics.h"
+
+namespace shardplan {
+namespace {
+
+int64_t UnixMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string RandomHexId() {
+  unsigned char bytes[16];
+  if (RAND_bytes(bytes, sizeof(bytes)) != 1) {
+    // OpenSSL's generator failed (no entropy source): ids need only be unique and unguessable
+    // enough for a trusted network, which std::random_device still gives.
+    std::random_device device;
+    for (unsigned char& b : bytes) b = static_cast<unsigned char>(device());
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id;
+  for (unsigned char b : bytes) {
+    id.push_back(kHex[b >> 4]);
+    id.push_back(kHex[b & 0xf]);
+  }
+  return id;
+}
+
+// At least one worker, and the job that just finished is always retained (callers still
+// reference it).
+JobManagerOptions Sanitized(JobManagerOptions options) {
+  options.workers = std::max(options.workers, 1);
+  options.queue_capacity = std::max(options.queue_capacity, 0);
+  options.max_retained_jobs = std::max(options.max_retained_jobs, 1);
+  return options;
+}
+
+}  // namespace
+
+struct JobManager::Job {
+  std::string id;
+  Work work;  // cleared once started
+  JobState state = JobState::kQueued;
+  std::shared_ptr<const PlanningResult> result;
+  absl::Status error;
+  std::string progress = "queued";
+  double progress_fraction = 0.0;
+  int64_t submitted_unix_ms = 0;
+  int64_t started_unix_ms = 0;
+  int64_t finished_unix_ms = 0;
+  uint64_t version = 0;
+  std::chrono::steady_clock::time_point last_progress_notice;
+  StopSignal stop;
+};
+
+const char* JobStateName(JobState state) {
+  switch (state) {
+    case JobState::kQueued:
+      return "QUEUED";
+    case JobState::kRunning:
+      return "RUNNING";
+    case JobState::kSucceeded:
+      return "SUCCEEDED";
+    case JobState::kFailed:
+      return "FAILED";
+    case JobState::kCancelled:
+      return "CANCELLED";
+  }
+  return "UNKNOWN";
+}
+
+JobManager::JobManager(JobManagerOptions options, ServerMetrics* metrics)
+    : options_(Sanitized(options)), metrics_(metrics) {
+  workers_.reserve(options_.workers);
+  for (int i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+}
+
+JobManager::~JobManager() { Shutdown(); }
+
+absl::StatusOr<JobSnapshot> JobManager::Submit(Work work) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!accepting_) {
+    return absl::UnavailableError("the server is shutting down and accepts no new jobs");
+  }
+  if (static_cast<int64_t>(queue_.size()) >= options_.queue_capacity) {
+    return absl::ResourceExhaustedError(absl::StrCat("the job queue is full (", queue_.size(),
+                                                     " jobs waiting for a worker); retry later"));
+  }
+  auto job = std::make_shared<Job>();
+  job->id = NewIdLocked();
+  job->work = std::move(work);
+  job->submitted_unix_ms = UnixMillis();
+  job->version = 1;
+  jobs_.emplace(job->id, job);
+  queue_.push_back(job);
+  UpdateLoadLocked();
+  work_cv_.notify_one();
+  return SnapshotLocked(*job);
+}
+
+absl::StatusOr<JobSnapshot> JobManager::Get(const std::string& id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto found = jobs_.find(id);
+  if (found == jobs_.end()) return NotFound(id);
+  return SnapshotLocked(*found->second);
+}
+
+absl::StatusOr<JobSnapshot> JobManager::Cancel(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto found = jobs_.find(id);
+  if (found == jobs_.end()) return NotFound(id);
+  const std::shared_ptr<Job> held = found->second;  // retention may drop it from jobs_
+  Job& job = *held;
+  if (job.state == JobState::kQueued) {
+    CancelQueuedLocked(job, "cancelled before it started");
+  } else if (job.state == JobState::kRunning) {
+    job.stop.RequestCancel();
+    job.progress = "cancelling";
+    ChangedLocked(job);
+  }
+  return SnapshotLocked(job);
+}
+
+absl::StatusOr<JobSnapshot> JobManager::WaitForChange(
+    const std::string& id, uint64_t seen_version,
+    std::chrono::steady_clock::time_point deadline) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  std::shared_ptr<Job> job;
+  change_cv_.wait_until(lock, deadline, [&] {
+    auto found = jobs_.find(id);
+    job = found == jobs_.end() ? nullptr : found->second;
+    return job == nullptr || job->version != seen_version;
+  });
+  if (job == nullptr) return NotFound(id);
+  return SnapshotLocked(*job);
+}
+
+void JobManager::StopAccepting() {
+  std::lock_guard<std::mutex> lock(mu_);
+  accepting_ = false;
+}
+
+bool JobManager::WaitUntilIdle(std::chrono::steady_clock::time_point deadline) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  return change_cv_.wait_until(lock, deadline, [&] { return queue_.empty() && running_ == 0; });
+}
+
+void JobManager::CancelAll() {
+  std::lock_guard<std::mutex> lock(mu_);
+  while (!queue_.empty()) {
+    const std::shared_ptr<Job> job = queue_.front();
+    CancelQueuedLocked(*job, "cancelled before it started: the server is shutting down");
+  }
+  for (auto& [id, job] : jobs_) {
+    if (job->state == JobState::kRunning) job->stop.RequestCancel();
+  }
+}
+
+void JobManager::Shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (shutting_down_) return;
+    accepting_ = false;
+  }
+  CancelAll();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    shutting_down_ = true;
+  }
+  work_cv_.notify_all();
+  for (std::thread& worker : workers_) worker.join();
+  workers_.clear();
+}
+
+int64_t JobManager::queued() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int64_t>(queue_.size());
+}
+
+int64_t JobManager::running() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return running_;
+}
+
+void JobManager::WorkerLoop() {
+  while (true) {
+    std::shared_ptr<Job> job;
+    Work work;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      work_cv_.wait(lock, [&] { return !queue_.empty() || shutting_down_; });
+      if (queue_.empty()) return;  // shutting down
+      job = queue_.front();
+      queue_.pop_front();
+      job->state = JobState::kRunning;
+      job->started_unix_ms = UnixMillis();
+      job->progress = "running";
+      work = std::move(job->work);
+      job->work = nullptr;
+      ++running_;
+      UpdateLoadLocked();
+      ChangedLocked(*job);
+    }
+    absl::StatusOr<PlanningResult> outcome;
+    try {
+      outcome =
+          work(job->stop, [this, &job](const PlanningProgress& p) { ReportProgress(*job, p); });
+    } catch (const std::exception& e) {
+      // Nothing of ours throws; this keeps a library bug from taking the server down.
+      outcome = absl::InternalError(absl::StrCat("planning failed: ", e.what()));
+    } catch (...) {
+      outcome = absl::InternalError("planning failed with an unknown exception");
+    }
+    work = nullptr;  // release what the work captured (the request) outside the lock
+    std::lock_guard<std::mutex> lock(mu_);
+    --running_;
+    FinishLocked(*job, std::move(outcome));
+    UpdateLoadLocked();
+  }
+}
+
+void JobManager::ReportProgress(Job& job, const PlanningProgress& progress) {
+  const auto now = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (job.state != JobState::kRunning) return;
+  job.progress = progress.message;
+  job.progress_fraction = std::clamp(progress.fraction, 0.0, 1.0);
+  if (now - job.last_progress_notice >= options_.progress_interval) {
+    job.last_progress_notice = now;
+    ChangedLocked(job);
+  }
+}
+
+JobSnapshot JobManager::SnapshotLocked(const Job& job) const {
+  JobSnapshot snapshot;
+  snapshot.id = job.id;
+  snapshot.state = job.state;
+  snapshot.result = job.result;
+  snapshot.error = job.error;
+  snapshot.progress = job.progress;
+  snapshot.progress_fraction = job.progress_fraction;
+  snapshot.submitted_unix_ms = job.submitted_unix_ms;
+  snapshot.started_unix_ms = job.started_unix_ms;
+  snapshot.finished_unix_ms = job.finished_unix_ms;
+  snapshot.version = job.version;
+  return snapshot;
+}
+
+void JobManager::FinishLocked(Job& job, absl::StatusOr<PlanningResult> outcome) {
+  if (outcome.ok()) {
+    job.state = JobState::kSucceeded;
+    job.result = std::make_shared<const PlanningResult>(*std::move(outcome));
+    job.progress = "done";
+    job.progress_fraction = 1.0;
+  } else {
+    job.state = outcome.status().code() == absl::StatusCode::kCancelled ? JobState::kCancelled
+                                                                        : JobState::kFailed;
+    job.error = outcome.status();
+    job.progress = job.state == JobState::kCancelled ? "cancelled" : "failed";
+  }
+  job.finished_unix_ms = UnixMillis();
+  if (metrics_ != nullptr) metrics_->RecordJobFinished(JobStateName(job.state));
+  ChangedLocked(job);
+  finished_.push_back(job.id);
+  while (static_cast<int64_t>(finished_.size()) > options_.max_retained_jobs) {
+    jobs_.erase(finished_.front());
+    finished_.pop_front();
+  }
+}
+
+void JobManager::CancelQueuedLocked(Job& job, const std::string& reason) {
+  queue_.erase(
+      std::remove_if(queue_.begin(), queue_.end(),
+                     [&](const std::shared_ptr<Job>& queued) { return queued.get() == &job; }),
+      queue_.end());
+  job.work = nullptr;
+  FinishLocked(job, absl::CancelledError(absl::StrCat("job ", reason)));
+  UpdateLoadLocked();
+}
+
+void JobManager::ChangedLocked(Job& job) {
+  ++job.version;
+  change_cv_.notify_all();
+}
+
+void JobManager::UpdateLoadLocked() {
+  if (metrics_ != nullptr) metrics_->SetJobLoad(static_cast<int64_t>(queue_.size()), running_);
+  change_cv_.notify_all();  // WaitUntilIdle watches the load
+}
+
+std::string JobManager::NewIdLocked() const {
+  std::string id;
+  do {
+    id = RandomHexId();
+  } while (jobs_.contains(id));
+  return id;
+}
+
+absl::Status JobManager::NotFound(const std::string& id) const {
+  constexpr size_t kMaxShownId = 64;
+  const std::string shown = id.size() > kMaxShownId ? id.substr(0, kMaxShownId) + "..." : id;
+  return absl::NotFoundError(
+      absl::StrCat("job_id: no job \"", shown,
+                   "\" (unknown, or finished and no longer retained: the server keeps ",
+                   options_.max_retained_jobs, " finished jobs)"));
+}
+
+}  // namespace shardplan

@@ -1,0 +1,120 @@
+#include "server/metrics.h"
+
+#include <exception>
+
+#include "absl/strings/str_cat.h"
+
+namespace shardplan {
+namespace {
+
+// 1 ms .. ~65 s in factors of 2: RPCs range from list calls to long exhaustive searches.
+prometheus::Histogram::BucketBoundaries LatencyBuckets() {
+  prometheus::Histogram::BucketBoundaries buckets;
+  for (double b = 0.001; b < 70.0; b *= 2) buckets.push_back(b);
+  return buckets;
+}
+
+prometheus::Family<prometheus::Counter>& CounterFamily(prometheus::Registry& registry,
+                                                       const std::string& name,
+                                                       const std::string& help) {
+  return prometheus::BuildCounter().Name(name).Help(help).Register(registry);
+}
+
+prometheus::Gauge& SingleGauge(prometheus::Registry& registry, const std::string& name,
+                               const std::string& help) {
+  return prometheus::BuildGauge().Name(name).Help(help).Register(registry).Add({});
+}
+
+}  // namespace
+
+ServerMetrics::ServerMetrics()
+    : registry_(std::make_shared<prometheus::Registry>()),
+      rpc_requests_(CounterFamily(*registry_, "shardplan_rpc_requests_total",
+                                  "RPCs handled, by method and gRPC status code")),
+      rpc_duration_(prometheus::BuildHistogram()
+                        .Name("shardplan_rpc_duration_seconds")
+                        .Help("RPC latency in seconds, by method")
+                        .Register(*registry_)),
+      plans_(CounterFamily(*registry_, "shardplan_plans_total",
+                           "Plans computed (cache hits excluded), by algorithm")),
+      planning_duration_(prometheus::BuildHistogram()
+                             .Name("shardplan_planning_duration_seconds")
+                             .Help("Time spent planning in seconds, by algorithm")
+                             .Register(*registry_)),
+      cache_hits_(CounterFamily(*registry_, "shardplan_plan_cache_hits_total",
+                                "Plan cache lookups that found a plan")
+                      .Add({})),
+      cache_misses_(CounterFamily(*registry_, "shardplan_plan_cache_misses_total",
+                                  "Plan cache lookups that found none")
+                        .Add({})),
+      cache_evictions_(CounterFamily(*registry_, "shardplan_plan_cache_evictions_total",
+                                     "Plans evicted from the cache to stay within its budget")
+                           .Add({})),
+      cache_bytes_(SingleGauge(*registry_, "shardplan_plan_cache_bytes",
+                               "Approximate bytes held by the plan cache")),
+      cache_entries_(
+          SingleGauge(*registry_, "shardplan_plan_cache_entries", "Plans in the plan cache")),
+      queue_depth_(
+          SingleGauge(*registry_, "shardplan_job_queue_depth", "Jobs waiting for a worker")),
+      jobs_in_flight_(SingleGauge(*registry_, "shardplan_jobs_in_flight", "Jobs running")),
+      jobs_finished_(CounterFamily(*registry_, "shardplan_jobs_finished_total",
+                                   "Jobs that reached a final state, by state")),
+      models_loaded_(SingleGauge(*registry_, "shardplan_models_loaded",
+                                 "Cost-model versions the server can serve")) {}
+
+void ServerMetrics::RecordRpc(absl::string_view method, absl::string_view code, double seconds) {
+  rpc_requests_.Add({{"method", std::string(method)}, {"code", std::string(code)}}).Increment();
+  static const prometheus::Histogram::BucketBoundaries buckets = LatencyBuckets();
+  rpc_duration_.Add({{"method", std::string(method)}}, buckets).Observe(seconds);
+}
+
+void ServerMetrics::RecordPlan(const std::string& algorithm, double seconds) {
+  plans_.Add({{"algorithm", algorithm}}).Increment();
+  static const prometheus::Histogram::BucketBoundaries buckets = LatencyBuckets();
+  planning_duration_.Add({{"algorithm", algorithm}}, buckets).Observe(seconds);
+}
+
+void ServerMetrics::RecordCacheLookup(bool hit) { (hit ? cache_hits_ : cache_misses_).Increment(); }
+
+void ServerMetrics::RecordCacheEvictions(int64_t count) {
+  if (count > 0) cache_evictions_.Increment(static_cast<double>(count));
+}
+
+void ServerMetrics::SetCacheSize(int64_t bytes, int64_t entries) {
+  cache_bytes_.Set(static_cast<double>(bytes));
+  cache_entries_.Set(static_cast<double>(entries));
+}
+
+void ServerMetrics::SetJobLoad(int64_t queued, int64_t running) {
+  queue_depth_.Set(static_cast<double>(queued));
+  jobs_in_flight_.Set(static_cast<double>(running));
+}
+
+void ServerMetrics::RecordJobFinished(absl::string_view state) {
+  jobs_finished_.Add({{"state", std::string(state)}}).Increment();
+}
+
+void ServerMetrics::SetModelsLoaded(int64_t count) {
+  models_loaded_.Set(static_cast<double>(count));
+}
+
+absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(
+    const std::string& address, std::shared_ptr<prometheus::Registry> registry) {
+  std::unique_ptr<prometheus::Exposer> exposer;
+  try {
+    // CivetWeb throws when it cannot bind; nothing else of ours throws.
+    exposer = std::make_unique<prometheus::Exposer>(address, /*num_threads=*/2);
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(
+        absl::StrCat("metrics_address: cannot serve on \"", address, "\": ", e.what()));
+  }
+  exposer->RegisterCollectable(registry);
+  std::vector<int> ports = exposer->GetListeningPorts();
+  if (ports.empty()) {
+    return absl::UnavailableError(
+        absl::StrCat("metrics_address: \"", address, "\" is bound to no port"));
+  }
+  return std::unique_ptr<MetricsEndpoint>(new MetricsEndpoint(std::move(exposer), ports[0]));
+}
+
+}  // namespace shardplan

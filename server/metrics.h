@@ -1,0 +1,83 @@
+#ifndef SHARDPLAN_SERVER_METRICS_H_
+#define SHARDPLAN_SERVER_METRICS_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "prometheus/counter.h"
+#include "prometheus/exposer.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+
+namespace shardplan {
+
+// The server's Prometheus metrics, all named shardplan_*. Every recorder is thread-safe.
+//   shardplan_rpc_requests_total{method,code}        counter, one per finished RPC
+//   shardplan_rpc_duration_seconds{method}           histogram of RPC latency
+//   shardplan_plans_total{algorithm}                 counter of plans computed (not cache hits)
+//   shardplan_planning_duration_seconds{algorithm}   histogram of planning time
+//   shardplan_plan_cache_hits_total / _misses_total  counters of cache lookups
+//   shardplan_plan_cache_evictions_total             counter of entries evicted for space
+//   shardplan_plan_cache_bytes / _entries            gauges of the cache's content
+//   shardplan_job_queue_depth                        gauge of queued jobs
+//   shardplan_jobs_in_flight                         gauge of running jobs
+//   shardplan_jobs_finished_total{state}             counter by final state
+//   shardplan_models_loaded                          gauge of servable model versions
+class ServerMetrics {
+ public:
+  ServerMetrics();
+
+  const std::shared_ptr<prometheus::Registry>& registry() const { return registry_; }
+
+  // `code` is the gRPC code's name, e.g. "OK", "INVALID_ARGUMENT".
+  void RecordRpc(absl::string_view method, absl::string_view code, double seconds);
+  void RecordPlan(const std::string& algorithm, double seconds);
+  void RecordCacheLookup(bool hit);
+  void RecordCacheEvictions(int64_t count);
+  void SetCacheSize(int64_t bytes, int64_t entries);
+  void SetJobLoad(int64_t queued, int64_t running);
+  void RecordJobFinished(absl::string_view state);  // "SUCCEEDED", "FAILED", "CANCELLED"
+  void SetModelsLoaded(int64_t count);
+
+ private:
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Family<prometheus::Counter>& rpc_requests_;
+  prometheus::Family<prometheus::Histogram>& rpc_duration_;
+  prometheus::Family<prometheus::Counter>& plans_;
+  prometheus::Family<prometheus::Histogram>& planning_duration_;
+  prometheus::Counter& cache_hits_;
+  prometheus::Counter& cache_misses_;
+  prometheus::Counter& cache_evictions_;
+  prometheus::Gauge& cache_bytes_;
+  prometheus::Gauge& cache_entries_;
+  prometheus::Gauge& queue_depth_;
+  prometheus::Gauge& jobs_in_flight_;
+  prometheus::Family<prometheus::Counter>& jobs_finished_;
+  prometheus::Gauge& models_loaded_;
+};
+
+// The HTTP endpoint serving `registry` at /metrics on `address` ("host:port", port 0 picks a
+// free one). UNAVAILABLE when the address cannot be bound.
+class MetricsEndpoint {
+ public:
+  static absl::StatusOr<std::unique_ptr<MetricsEndpoint>> Start(
+      const std::string& address, std::shared_ptr<prometheus::Registry> registry);
+
+  int port() const { return port_; }
+
+ private:
+  MetricsEndpoint(std::unique_ptr<prometheus::Exposer> exposer, int port)
+      : exposer_(std::move(exposer)), port_(port) {}
+
+  std::unique_ptr<prometheus::Exposer> exposer_;
+  int port_ = 0;
+};
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_SERVER_METRICS_H_

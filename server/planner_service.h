@@ -1,0 +1,69 @@
+#ifndef SHARDPLAN_SERVER_PLANNER_SERVICE_H_
+#define SHARDPLAN_SERVER_PLANNER_SERVICE_H_
+
+#include <atomic>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "costmodels/model_registry.h"
+#include "grpcpp/grpcpp.h"
+#include "planner/algorithm_registry.h"
+#include "server/job_manager.h"
+#include "server/metrics.h"
+#include "server/planning_engine.h"
+#include "shardplan/v1/planner.grpc.pb.h"
+
+namespace shardplan {
+
+// shardplan.v1.PlannerService over the planning engine and the job manager. Handlers convert
+// protos to the domain and back and map errors to gRPC codes; all planning logic lives in the
+// engine. Every handler runs through one wrapper that records the request metrics and turns a
+// stray exception into INTERNAL.
+class PlannerServiceImpl final : public v1::PlannerService::Service {
+ public:
+  // Every pointer must outlive the service.
+  PlannerServiceImpl(const PlanningEngine* engine, JobManager* jobs,
+                     const AlgorithmRegistry* algorithms, const ModelRegistry* models,
+                     ServerMetrics* metrics);
+
+  // From now on Plan and SubmitPlan answer UNAVAILABLE; job queries, EvaluatePlan and the lists
+  // are still served while the server drains.
+  void StartDraining() { draining_.store(true); }
+
+  grpc::Status Plan(grpc::ServerContext* context, const v1::PlanRequest* request,
+                    v1::PlanResponse* response) override;
+  grpc::Status SubmitPlan(grpc::ServerContext* context, const v1::PlanRequest* request,
+                          v1::SubmitPlanResponse* response) override;
+  grpc::Status GetPlan(grpc::ServerContext* context, const v1::JobRequest* request,
+                       v1::JobStatus* response) override;
+  grpc::Status WatchPlan(grpc::ServerContext* context, const v1::JobRequest* request,
+                         grpc::ServerWriter<v1::JobStatus>* writer) override;
+  grpc::Status CancelPlan(grpc::ServerContext* context, const v1::JobRequest* request,
+                          v1::JobStatus* response) override;
+  grpc::Status EvaluatePlan(grpc::ServerContext* context, const v1::EvaluatePlanRequest* request,
+                            v1::EvaluatePlanResponse* response) override;
+  grpc::Status ListAlgorithms(grpc::ServerContext* context,
+                              const v1::ListAlgorithmsRequest* request,
+                              v1::ListAlgorithmsResponse* response) override;
+  grpc::Status ListModels(grpc::ServerContext* context, const v1::ListModelsRequest* request,
+                          v1::ListModelsResponse* response) override;
+
+ private:
+  // Runs `handler` (returning absl::Status), records shardplan_rpc_* for `method`.
+  template <typename Handler>
+  grpc::Status Handle(absl::string_view method, Handler&& handler);
+
+  absl::StatusOr<PreparedRequest> Prepare(const v1::PlanRequest& request) const;
+  absl::Status RefuseWhileDraining() const;
+
+  const PlanningEngine* const engine_;
+  JobManager* const jobs_;
+  const AlgorithmRegistry* const algorithms_;
+  const ModelRegistry* const models_;
+  ServerMetrics* const metrics_;
+  std::atomic<bool> draining_{false};
+};
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_SERVER_PLANNER_SERVICE_H_

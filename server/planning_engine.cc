@@ -1,0 +1,149 @@
+#include "server/planning_engine.h"
+
+#include <chrono>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "planner/evaluation.h"
+#include "planner/plan_task.h"
+#include "server/cache_key.h"
+#include "server/metrics.h"
+#include "server/status_conversion.h"
+
+namespace shardplan {
+namespace {
+
+// Names from requests are echoed in errors; a hostile megabyte-long name is not.
+std::string Quoted(const std::string& name) {
+  constexpr size_t kMaxShown = 128;
+  return absl::StrCat("\"", name.size() > kMaxShown ? name.substr(0, kMaxShown) + "..." : name,
+                      "\"");
+}
+
+// ValidatePlan names plan fields ("tables[0].table: ...") for malformed plans and devices
+// ("device 1: needs ...") for infeasible ones.
+absl::Status PlanError(const absl::Status& status) {
+  return WithPrefix(status,
+                    status.code() == absl::StatusCode::kInvalidArgument ? "plan." : "plan: ");
+}
+
+}  // namespace
+
+PlanningEngine::PlanningEngine(const AlgorithmRegistry* algorithms, const ModelRegistry* models,
+                               PlanCache* cache, ServerMetrics* metrics,
+                               PlanningEngineOptions options)
+    : algorithms_(algorithms),
+      models_(models),
+      cache_(cache),
+      metrics_(metrics),
+      options_(std::move(options)) {}
+
+absl::StatusOr<const Planner*> PlanningEngine::FindAlgorithm(const std::string& name) const {
+  std::vector<std::string> known;
+  for (const Planner* planner : algorithms_->List()) {
+    if (planner->info().name == name) return planner;
+    known.push_back(planner->info().name);
+  }
+  return absl::InvalidArgumentError(absl::StrCat("algorithm: unknown algorithm ", Quoted(name),
+                                                 "; known: ", absl::StrJoin(known, ", ")));
+}
+
+absl::StatusOr<ResolvedModel> PlanningEngine::ResolveModel(const std::string& spec) const {
+  absl::StatusOr<ResolvedModel> model = models_->Resolve(spec);
+  if (!model.ok()) return WithPrefix(model.status(), "model: ");
+  return model;
+}
+
+absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request) const {
+  absl::Status valid = ValidateTask(request.task, options_.limits);
+  if (!valid.ok()) return WithPrefix(valid, "task.");
+
+  PreparedRequest prepared;
+  prepared.task = CanonicalTask(std::move(request.task));
+  absl::StatusOr<const Planner*> planner =
+      FindAlgorithm(request.algorithm.empty() ? options_.default_algorithm : request.algorithm);
+  if (!planner.ok()) return planner.status();
+  prepared.planner = *planner;
+  absl::StatusOr<ParamValues> params =
+      ResolveParams(prepared.planner->info().params, request.params);
+  if (!params.ok()) return params.status();  // already "parameters.<name>: ..."
+  prepared.params = *std::move(params);
+  absl::StatusOr<ResolvedModel> model = ResolveModel(request.model);
+  if (!model.ok()) return model.status();
+  prepared.model = *std::move(model);
+  absl::Status supported = prepared.model.model->CheckSupports(prepared.task);
+  if (!supported.ok()) {
+    return WithPrefix(supported, absl::StrCat("model ", prepared.model.model->id(), ": "));
+  }
+  prepared.given_params = std::move(request.params);
+  prepared.seed = request.seed;
+  prepared.bypass_cache = request.bypass_cache;
+  prepared.cache_key = PlanCacheKey({.task = &prepared.task,
+                                     .algorithm = prepared.planner->info().name,
+                                     .resolved_params = prepared.params.values(),
+                                     .seed = prepared.seed,
+                                     .model_id = prepared.model.model->id()});
+  return prepared;
+}
+
+absl::StatusOr<PlanningResult> PlanningEngine::Run(
+    const PreparedRequest& request, const StopSignal& stop,
+    const JobManager::ProgressFn& on_progress) const {
+  const bool cacheable =
+      cache_ != nullptr && cache_->capacity_bytes() > 0 && !request.cache_key.empty();
+  if (cacheable && !request.bypass_cache) {
+    std::shared_ptr<const Plan> cached = cache_->Lookup(request.cache_key);
+    if (metrics_ != nullptr) metrics_->RecordCacheLookup(cached != nullptr);
+    if (cached != nullptr) return PlanningResult{*cached, /*cache_hit=*/true};
+  }
+
+  PlanTaskOptions options;
+  options.params = request.given_params;
+  options.seed = request.seed;
+  options.stop = &stop;
+  options.on_progress = on_progress;
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<Plan> plan =
+      PlanTask(*request.planner, request.task, *request.model.model, options);
+  if (!plan.ok()) return plan.status();
+  plan->request_hash = request.cache_key;
+  if (metrics_ != nullptr) {
+    metrics_->RecordPlan(
+        plan->algorithm,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  // A search a deadline cut short is not the answer to the request: a later caller with more
+  // time would get a worse plan from the cache.
+  if (cacheable && !plan->stats.anytime_result) {
+    const int64_t evicted = cache_->Insert(request.cache_key, std::make_shared<const Plan>(*plan));
+    if (metrics_ != nullptr) {
+      metrics_->RecordCacheEvictions(evicted);
+      metrics_->SetCacheSize(cache_->bytes(), cache_->entries());
+    }
+  }
+  return PlanningResult{*std::move(plan), /*cache_hit=*/false};
+}
+
+absl::StatusOr<Plan> PlanningEngine::Evaluate(const Task& task, Plan plan,
+                                              const std::string& model_spec) const {
+  absl::Status valid = ValidateTask(task, options_.limits);
+  if (!valid.ok()) return WithPrefix(valid, "task.");
+  absl::StatusOr<ResolvedModel> model = ResolveModel(model_spec);
+  if (!model.ok()) return model.status();
+  absl::Status supported = model->model->CheckSupports(task);
+  if (!supported.ok()) {
+    return WithPrefix(supported, absl::StrCat("model ", model->model->id(), ": "));
+  }
+  if (absl::Status checked = ValidatePlan(task, plan); !checked.ok()) return PlanError(checked);
+  if (absl::Status evaluated = EvaluatePlan(task, *model->model, plan); !evaluated.ok()) {
+    return PlanError(evaluated);
+  }
+  plan.cost_model = model->model->id();
+  plan.cost_kind = "simulated";
+  return plan;
+}
+
+}  // namespace shardplan

@@ -1,0 +1,94 @@
+#ifndef SHARDPLAN_SERVER_PLANNING_ENGINE_H_
+#define SHARDPLAN_SERVER_PLANNING_ENGINE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "costmodels/model_registry.h"
+#include "planner/algorithm_registry.h"
+#include "planner/parameters.h"
+#include "planner/plan.h"
+#include "planner/planner.h"
+#include "planner/stop_signal.h"
+#include "planner/task.h"
+#include "planner/validation.h"
+#include "server/job_manager.h"
+#include "server/plan_cache.h"
+#include "server/planning_result.h"
+
+namespace shardplan {
+
+class ServerMetrics;
+
+// A planning request in domain terms (PlanRequest after proto conversion).
+struct PlanningRequest {
+  Task task;
+  std::string algorithm;  // "": the server's default
+  std::map<std::string, std::string> params;
+  uint64_t seed = 0;
+  std::string model;  // "", "name" or "name@version"
+  bool bypass_cache = false;
+};
+
+// A request that passed every check, with everything resolved: ready to run now or on a job
+// worker later (it holds its model version alive).
+struct PreparedRequest {
+  Task task;  // canonical: tables sorted by name
+  const Planner* planner = nullptr;
+  ResolvedModel model;
+  std::map<std::string, std::string> given_params;
+  ParamValues params;  // resolved: defaults filled, canonical spelling
+  uint64_t seed = 0;
+  bool bypass_cache = false;
+  std::string cache_key;  // PlanCacheKey; "" means "do not cache"
+};
+
+struct PlanningEngineOptions {
+  std::string default_algorithm = "size_lookup_greedy";
+  TaskLimits limits;
+};
+
+// Transport-independent planning: validation, canonicalisation, algorithm and model
+// resolution, the plan cache and PlanTask. Thread-safe; Plan and job workers share one engine.
+// Error messages name the request field (task.*, algorithm, parameters.*, model, plan.*).
+class PlanningEngine {
+ public:
+  // Every pointer must outlive the engine; `cache` and `metrics` may be null.
+  PlanningEngine(const AlgorithmRegistry* algorithms, const ModelRegistry* models, PlanCache* cache,
+                 ServerMetrics* metrics, PlanningEngineOptions options);
+
+  // Checks and resolves a request without planning: INVALID_ARGUMENT / RESOURCE_EXHAUSTED for a
+  // bad task, INVALID_ARGUMENT for an unknown algorithm or bad parameters, NOT_FOUND for an
+  // unknown model, the model's own error when it cannot cost the task.
+  absl::StatusOr<PreparedRequest> Prepare(PlanningRequest request) const;
+
+  // The cached plan unless request.bypass_cache, else PlanTask (then cached, unless the search
+  // was cut short). The plan records request_hash. FAILED_PRECONDITION for infeasible tasks,
+  // CANCELLED / DEADLINE_EXCEEDED when `stop` fires.
+  absl::StatusOr<PlanningResult> Run(const PreparedRequest& request, const StopSignal& stop,
+                                     const JobManager::ProgressFn& on_progress) const;
+
+  // Recomputes the figures of `plan` (its tables[].shards) for `task` under `model`, after
+  // ValidateTask and ValidatePlan. Records the model id.
+  absl::StatusOr<Plan> Evaluate(const Task& task, Plan plan, const std::string& model) const;
+
+  // The planner called `name`; INVALID_ARGUMENT "algorithm: unknown algorithm ..." otherwise.
+  absl::StatusOr<const Planner*> FindAlgorithm(const std::string& name) const;
+
+  const PlanningEngineOptions& options() const { return options_; }
+
+ private:
+  absl::StatusOr<ResolvedModel> ResolveModel(const std::string& spec) const;
+
+  const AlgorithmRegistry* const algorithms_;
+  const ModelRegistry* const models_;
+  PlanCache* const cache_;
+  ServerMetrics* const metrics_;
+  const PlanningEngineOptions options_;
+};
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_SERVER_PLANNING_ENGINE_H_

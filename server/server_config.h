@@ -1,0 +1,71 @@
+#ifndef SHARDPLAN_SERVER_SERVER_CONFIG_H_
+#define SHARDPLAN_SERVER_SERVER_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "planner/validation.h"
+
+namespace shardplan {
+
+// Every setting of shardplan-server with its default. Each field is also a command-line flag
+// (--name=value or --name value) and a key of the JSON config file (--config), with the same
+// name; flags override the file, the file overrides these defaults.
+struct ServerConfig {
+  // gRPC listen address. Port 0 picks a free port (see port_file).
+  std::string address = "127.0.0.1:50051";
+  // Prometheus metrics HTTP address ("/metrics"). "" disables the endpoint; port 0 picks one.
+  std::string metrics_address = "127.0.0.1:9464";
+  // After binding, the server writes {"grpc_port": N, "metrics_port": M} here atomically
+  // (metrics_port 0 when disabled). "": no file.
+  std::string port_file;
+  // Job worker threads (SubmitPlan). Synchronous Plan calls run on gRPC's own threads.
+  int64_t workers = 2;
+  // Jobs waiting for a worker; SubmitPlan answers RESOURCE_EXHAUSTED beyond this.
+  int64_t queue_capacity = 64;
+  // Plan cache budget in bytes (approximate in-memory size of the cached plans); 0 disables.
+  int64_t cache_bytes = int64_t{64} << 20;
+  // Largest gRPC message received or sent.
+  int64_t max_message_bytes = int64_t{16} << 20;
+  // Task limits (RESOURCE_EXHAUSTED beyond them).
+  int64_t max_tables = TaskLimits{}.max_tables;
+  int64_t max_devices = TaskLimits{}.max_devices;
+  // Finished jobs kept for GetPlan/WatchPlan; the oldest finished job is forgotten first.
+  int64_t max_retained_jobs = 1000;
+  // Algorithm and cost model used when a request names none.
+  std::string default_algorithm = "size_lookup_greedy";
+  std::string default_model = "analytic";
+  // On SIGTERM/SIGINT: how long queued and running jobs and in-flight calls may take to finish
+  // before they are cancelled.
+  double drain_timeout_s = 30.0;
+
+  TaskLimits task_limits() const;
+};
+
+// INVALID_ARGUMENT naming the setting when a value is out of range.
+absl::Status ValidateServerConfig(const ServerConfig& config);
+
+// Applies the keys of a JSON object to `config`. Unknown keys and wrong types are errors naming
+// the key.
+absl::Status ApplyConfigJson(const nlohmann::json& json, ServerConfig& config);
+
+// What the command line asked for.
+struct CommandLine {
+  ServerConfig config;
+  bool help = false;  // --help: print HelpText() and exit 0
+};
+
+// Parses argv: --config <file> is read first, then every other flag overrides it. Both
+// "--name=value" and "--name value" work. The result is validated.
+absl::StatusOr<CommandLine> ParseCommandLine(const std::vector<std::string>& args);
+
+// Usage text listing every flag with its default.
+std::string HelpText(const std::string& program);
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_SERVER_SERVER_CONFIG_H_

@@ -1,0 +1,29 @@
+#ifndef SHARDPLAN_SERVER_STATUS_CONVERSION_H_
+#define SHARDPLAN_SERVER_STATUS_CONVERSION_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "grpcpp/support/status.h"
+
+namespace shardplan {
+
+// Longest error message sent to a client; longer ones are cut (they travel in HTTP/2 trailers).
+inline constexpr size_t kMaxErrorMessageBytes = 4096;
+
+// absl and gRPC share the canonical code numbers (google.rpc.Code), so codes map one to one;
+// the message is kept (cut to kMaxErrorMessageBytes).
+grpc::Status ToGrpcStatus(const absl::Status& status);
+absl::Status FromGrpcStatus(const grpc::Status& status);
+
+// "OK", "INVALID_ARGUMENT", ... (the label of shardplan_rpc_requests_total).
+std::string GrpcCodeName(grpc::StatusCode code);
+
+// The same code with "<prefix><message>", e.g. prefix "task." turns
+// "tables[2].dim: must be ..." into "task.tables[2].dim: must be ...". OK stays OK.
+absl::Status WithPrefix(const absl::Status& status, absl::string_view prefix);
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_SERVER_STATUS_CONVERSION_H_
