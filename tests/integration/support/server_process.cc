@@ -44,7 +44,7 @@ std::string ErrnoText(const char* what) { return absl::StrCat(what, ": ", std::s
 std::string EncodeHealthRequest(const std::string& service) {
   if (service.empty()) return "";
   std::string out = "\x0a";
-  for (size_t n = service.size(); ; n >>= 7) {
+  for (size_t n = service.size();; n >>= 7) {
     if (n < 0x80) {
       out.push_back(static_cast<char>(n));
       break;
@@ -100,13 +100,14 @@ absl::StatusOr<int> CheckHealth(const std::shared_ptr<grpc::Channel>& channel,
   while (cq.Next(&tag, &ok)) {
   }
   if (!status.ok()) {
-    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                        status.error_message());
+    return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
   }
   std::vector<grpc::Slice> slices;
   if (!response.Dump(&slices).ok()) return absl::InternalError("unreadable health response");
   std::string bytes;
-  for (const grpc::Slice& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  for (const grpc::Slice& s : slices) {
+    bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  }
   return DecodeHealthResponse(bytes);
 }
 
@@ -133,8 +134,8 @@ absl::Status ServerProcess::Start(const std::vector<std::string>& extra_args,
   if (running()) return absl::FailedPreconditionError("the server is already running");
   if (temp_dir_.empty()) {
     const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp",
-                                       "/shardplan-server-XXXXXX");
+    std::string pattern =
+        absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/shardplan-server-XXXXXX");
     if (mkdtemp(pattern.data()) == nullptr) return absl::InternalError(ErrnoText("mkdtemp"));
     temp_dir_ = pattern;
     port_file_ = temp_dir_ + "/ports.json";
@@ -145,9 +146,8 @@ absl::Status ServerProcess::Start(const std::vector<std::string>& extra_args,
   grpc_port_ = metrics_port_ = 0;
 
   const std::string binary = ServerBinaryPath();
-  std::vector<std::string> args = {binary,        "--address",   "127.0.0.1:0",
-                                    "--metrics_address", "127.0.0.1:0", "--port_file",
-                                    port_file_};
+  std::vector<std::string> args = {binary,        "--address",   "127.0.0.1:0", "--metrics_address",
+                                   "127.0.0.1:0", "--port_file", port_file_};
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
@@ -206,10 +206,10 @@ absl::Status ServerProcess::WaitUntilServing(Clock::time_point deadline) {
     int wait_status = 0;
     if (waitpid(pid_, &wait_status, WNOHANG) == pid_) {
       pid_ = -1;
-      return absl::InternalError(absl::StrCat(
-          "the server exited during start-up with ",
-          WIFEXITED(wait_status) ? absl::StrCat("code ", WEXITSTATUS(wait_status))
-                                 : absl::StrCat("signal ", WTERMSIG(wait_status))));
+      return absl::InternalError(
+          absl::StrCat("the server exited during start-up with ",
+                       WIFEXITED(wait_status) ? absl::StrCat("code ", WEXITSTATUS(wait_status))
+                                              : absl::StrCat("signal ", WTERMSIG(wait_status))));
     }
     if (grpc_port_ == 0 && std::filesystem::exists(port_file_)) {
       // The server renames a complete file into place, so a file that exists parses.
@@ -228,13 +228,13 @@ absl::Status ServerProcess::WaitUntilServing(Clock::time_point deadline) {
       if (health.ok() && *health == 1) return absl::OkStatus();
       last = health.ok() ? absl::DeadlineExceededError(
                                absl::StrCat("health status stayed ", *health, ", not SERVING"))
-                         : absl::DeadlineExceededError(absl::StrCat(
-                               "health check failed: ", health.status().ToString()));
+                         : absl::DeadlineExceededError(
+                               absl::StrCat("health check failed: ", health.status().ToString()));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  return absl::DeadlineExceededError(absl::StrCat("timed out starting the server: ",
-                                                  last.message()));
+  return absl::DeadlineExceededError(
+      absl::StrCat("timed out starting the server: ", last.message()));
 }
 
 absl::Status ServerProcess::Signal(int signal) {

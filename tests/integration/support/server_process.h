@@ -52,7 +52,7 @@ class ServerProcess {
 
   int grpc_port() const { return grpc_port_; }
   int metrics_port() const { return metrics_port_; }  // 0 when the endpoint is disabled
-  std::string target() const;                          // "127.0.0.1:<grpc_port>"
+  std::string target() const;                         // "127.0.0.1:<grpc_port>"
   pid_t pid() const { return pid_; }
   bool running() const { return pid_ > 0; }
 
