@@ -1,0 +1,127 @@
+#include "server/cache_key.h"
+
+#include <algorithm>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "planner/json_io.h"
+#include "tests/unit/server/server_test_util.h"
+
+namespace shardplan {
+namespace {
+
+using server_test::SmallTask;
+
+CacheKeyInputs Inputs(const Task& task) {
+  CacheKeyInputs inputs;
+  inputs.task = &task;
+  inputs.algorithm = "exhaustive";
+  inputs.resolved_params = {{"max_placements", "1000000"}};
+  inputs.seed = 7;
+  inputs.model_id = "analytic@1";
+  return inputs;
+}
+
+TEST(Sha256HexTest, KnownDigest) {
+  EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(PlanCacheKeyTest, IsHexSha256AndDeterministic) {
+  const Task task = SmallTask();
+  const std::string key = PlanCacheKey(Inputs(task));
+  EXPECT_EQ(key.size(), 64u);
+  EXPECT_EQ(key.find_first_not_of("0123456789abcdef"), std::string::npos);
+  EXPECT_EQ(PlanCacheKey(Inputs(task)), key);
+}
+
+TEST(PlanCacheKeyTest, TableOrderDoesNotMatter) {
+  const Task task = SmallTask();
+  Task reversed = task;
+  std::reverse(reversed.tables.begin(), reversed.tables.end());
+  EXPECT_EQ(PlanCacheKey(Inputs(reversed)), PlanCacheKey(Inputs(task)));
+}
+
+TEST(PlanCacheKeyTest, ColocationGroupOrderDoesNotMatter) {
+  Task a = SmallTask();
+  a.colocate = {{"t1", "t0"}, {"t3", "t2"}};
+  Task b = SmallTask();
+  b.colocate = {{"t2", "t3"}, {"t0", "t1"}};
+  EXPECT_EQ(PlanCacheKey(Inputs(a)), PlanCacheKey(Inputs(b)));
+}
+
+TEST(PlanCacheKeyTest, JsonSpellingDoesNotMatter) {
+  // Same task: key order, whitespace, int64 as string, 2 vs 2.0, table order.
+  absl::StatusOr<Task> a = ParseTaskJson(R"({
+    "tables": [{"name": "a", "rows": 100, "dim": 8, "pooling_factor": 2},
+               {"name": "b", "rows": 200, "dim": 16, "pooling_factor": 1.5}],
+    "topology": {"num_devices": 2, "device_memory_gib": 1}})");
+  absl::StatusOr<Task> b =
+      ParseTaskJson(R"({"topology":{"device_memory_gib":1.0,"num_devices":2},"tables":[)"
+                    R"({"pooling_factor":1.5,"dim":16,"rows":"200","name":"b"},)"
+                    R"({"dim":8,"name":"a","pooling_factor":2.0,"rows":"100"}]})");
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(PlanCacheKey(Inputs(*a)), PlanCacheKey(Inputs(*b)));
+}
+
+TEST(PlanCacheKeyTest, EveryPlanInputChangesIt) {
+  const Task task = SmallTask();
+  const std::string base = PlanCacheKey(Inputs(task));
+
+  CacheKeyInputs algorithm = Inputs(task);
+  algorithm.algorithm = "size_greedy";
+  EXPECT_NE(PlanCacheKey(algorithm), base);
+
+  CacheKeyInputs parameter = Inputs(task);
+  parameter.resolved_params["max_placements"] = "1000001";
+  EXPECT_NE(PlanCacheKey(parameter), base);
+
+  CacheKeyInputs extra_parameter = Inputs(task);
+  extra_parameter.resolved_params["beam_width"] = "4";
+  EXPECT_NE(PlanCacheKey(extra_parameter), base);
+
+  CacheKeyInputs seed = Inputs(task);
+  seed.seed = 8;
+  EXPECT_NE(PlanCacheKey(seed), base);
+
+  CacheKeyInputs big_seed = Inputs(task);
+  big_seed.seed = ~uint64_t{0};
+  EXPECT_NE(PlanCacheKey(big_seed), base);
+
+  CacheKeyInputs model = Inputs(task);
+  model.model_id = "analytic@2";
+  EXPECT_NE(PlanCacheKey(model), base);
+}
+
+TEST(PlanCacheKeyTest, TaskContentChangesIt) {
+  const Task task = SmallTask();
+  const std::string base = PlanCacheKey(Inputs(task));
+  Task rows = task;
+  rows.tables[2].rows += 1;
+  EXPECT_NE(PlanCacheKey(Inputs(rows)), base);
+  Task capacity = task;
+  capacity.topology.memory_bytes[1] -= 1024;
+  EXPECT_NE(PlanCacheKey(Inputs(capacity)), base);
+  Task batch = task;
+  batch.batch_size = 1024;
+  EXPECT_NE(PlanCacheKey(Inputs(batch)), base);
+  Task renamed = task;
+  renamed.tables[0].name = std::string("x");
+  EXPECT_NE(PlanCacheKey(Inputs(renamed)), base);
+}
+
+TEST(PlanCacheKeyTest, FieldBoundariesAreUnambiguous) {
+  // Moving characters between adjacent fields must not collide.
+  const Task task = SmallTask();
+  // (std::string temporaries: GCC 12 warns falsely on assigning short literals, PR105329.)
+  CacheKeyInputs a = Inputs(task);
+  a.algorithm = std::string("ab");
+  a.model_id = std::string("c");
+  CacheKeyInputs b = Inputs(task);
+  b.algorithm = std::string("a");
+  b.model_id = std::string("bc");
+  EXPECT_NE(PlanCacheKey(a), PlanCacheKey(b));
+}
+
+}  // namespace
+}  // namespace shardplan

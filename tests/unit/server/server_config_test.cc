@@ -1,0 +1,126 @@
+#include "server/server_config.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace shardplan {
+namespace {
+
+using ::testing::HasSubstr;
+
+absl::StatusOr<CommandLine> Parse(std::vector<std::string> flags) {
+  flags.insert(flags.begin(), "shardplan-server");
+  return ParseCommandLine(flags);
+}
+
+class TempFile {
+ public:
+  explicit TempFile(const std::string& text) {
+    char pattern[] = "/tmp/server_config_test_XXXXXX";
+    const int fd = mkstemp(pattern);
+    path_ = pattern;
+    close(fd);
+    std::ofstream(path_) << text;
+  }
+  ~TempFile() { std::remove(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+TEST(ServerConfigTest, DefaultsAreTheDocumentedOnes) {
+  absl::StatusOr<CommandLine> parsed = Parse({});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  const ServerConfig& config = parsed->config;
+  EXPECT_EQ(config.address, "127.0.0.1:50051");
+  EXPECT_EQ(config.metrics_address, "127.0.0.1:9464");
+  EXPECT_EQ(config.workers, 2);
+  EXPECT_EQ(config.queue_capacity, 64);
+  EXPECT_EQ(config.cache_bytes, 64 << 20);
+  EXPECT_EQ(config.max_message_bytes, 16 << 20);
+  EXPECT_EQ(config.default_algorithm, "size_lookup_greedy");
+  EXPECT_EQ(config.default_model, "analytic");
+  EXPECT_EQ(config.drain_timeout_s, 30.0);
+  EXPECT_FALSE(parsed->help);
+}
+
+TEST(ServerConfigTest, BothFlagSpellings) {
+  absl::StatusOr<CommandLine> parsed =
+      Parse({"--workers=4", "--address", "0.0.0.0:0", "--metrics_address=", "--drain_timeout_s",
+             "2.5", "--max_tables=10"});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->config.workers, 4);
+  EXPECT_EQ(parsed->config.address, "0.0.0.0:0");
+  EXPECT_EQ(parsed->config.metrics_address, "");
+  EXPECT_EQ(parsed->config.drain_timeout_s, 2.5);
+  EXPECT_EQ(parsed->config.task_limits().max_tables, 10);
+}
+
+TEST(ServerConfigTest, FlagsOverrideTheConfigFile) {
+  TempFile file(R"({"workers": 3, "queue_capacity": 5, "default_algorithm": "size_greedy"})");
+  absl::StatusOr<CommandLine> parsed = Parse({"--workers=7", "--config", file.path()});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->config.workers, 7);         // flag wins, even before --config
+  EXPECT_EQ(parsed->config.queue_capacity, 5);  // from the file
+  EXPECT_EQ(parsed->config.default_algorithm, "size_greedy");
+}
+
+TEST(ServerConfigTest, HelpIsRecognised) {
+  absl::StatusOr<CommandLine> parsed = Parse({"--workers=1", "--help"});
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_TRUE(parsed->help);
+  const std::string help = HelpText("shardplan-server");
+  for (const char* flag :
+       {"--address", "--metrics_address", "--port_file", "--workers", "--queue_capacity",
+        "--cache_bytes", "--max_message_bytes", "--max_tables", "--max_devices",
+        "--max_retained_jobs", "--default_algorithm", "--default_model", "--drain_timeout_s",
+        "--config"}) {
+    EXPECT_THAT(help, HasSubstr(flag));
+  }
+  EXPECT_THAT(help, HasSubstr("default: \"size_lookup_greedy\""));
+}
+
+TEST(ServerConfigTest, BadFlagsAreNamed) {
+  EXPECT_THAT(std::string(Parse({"--nope=1"}).status().message()), HasSubstr("--nope"));
+  EXPECT_THAT(std::string(Parse({"--workers=many"}).status().message()), HasSubstr("--workers"));
+  EXPECT_THAT(std::string(Parse({"--workers"}).status().message()), HasSubstr("missing value"));
+  EXPECT_THAT(std::string(Parse({"stray"}).status().message()), HasSubstr("stray"));
+  EXPECT_THAT(std::string(Parse({"--workers=0"}).status().message()), HasSubstr("workers"));
+  EXPECT_THAT(std::string(Parse({"--drain_timeout_s=-1"}).status().message()),
+              HasSubstr("drain_timeout_s"));
+  EXPECT_THAT(std::string(Parse({"--queue_capacity=0"}).status().message()),
+              HasSubstr("queue_capacity"));
+}
+
+TEST(ServerConfigTest, BadConfigFilesAreNamed) {
+  EXPECT_EQ(Parse({"--config=/nonexistent/x.json"}).status().code(), absl::StatusCode::kNotFound);
+  TempFile not_json("{workers: 3");
+  EXPECT_THAT(std::string(Parse({"--config", not_json.path()}).status().message()),
+              HasSubstr("not valid JSON"));
+  TempFile unknown(R"({"wrokers": 3})");
+  EXPECT_THAT(std::string(Parse({"--config", unknown.path()}).status().message()),
+              HasSubstr("wrokers"));
+  TempFile wrong_type(R"({"workers": "3"})");
+  EXPECT_THAT(std::string(Parse({"--config", wrong_type.path()}).status().message()),
+              HasSubstr("workers: expected an integer"));
+  TempFile fractional(R"({"workers": 2.5})");
+  EXPECT_FALSE(Parse({"--config", fractional.path()}).ok());
+}
+
+TEST(ServerConfigTest, ApplyConfigJsonAcceptsNumbersForDoubles) {
+  ServerConfig config;
+  ASSERT_TRUE(ApplyConfigJson(nlohmann::json{{"drain_timeout_s", 5}}, config).ok());
+  EXPECT_EQ(config.drain_timeout_s, 5.0);
+  EXPECT_FALSE(ApplyConfigJson(nlohmann::json::array(), config).ok());
+}
+
+}  // namespace
+}  // namespace shardplan
