@@ -1,0 +1,53 @@
+"""Tasks shared by the Python and CLI integration tests."""
+
+import copy
+import json
+import os
+
+BASELINES = ("random", "size_greedy", "dim_greedy", "lookup_greedy", "size_lookup_greedy")
+
+
+def examples_dir():
+    return os.environ.get("SHARDPLAN_EXAMPLES_DIR") or os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "examples")
+
+
+def example_task(name):
+    with open(os.path.join(examples_dir(), name)) as f:
+        return json.load(f)
+
+
+def small_task(num_tables, num_devices):
+    """Small tables on 16 GiB devices: trivially feasible."""
+    return {
+        "tables": [{"name": f"t{i}", "rows": 1000 * (i + 1), "dim": 16,
+                    "pooling_factor": 2.0 + i} for i in range(num_tables)],
+        "topology": {"num_devices": num_devices, "device_memory_gib": 16},
+    }
+
+
+def infeasible_task():
+    """Table t1 needs 2 TiB; the devices hold 16 GiB."""
+    task = small_task(2, 2)
+    task["tables"][1].update(rows=1 << 32, dim=128)
+    return task
+
+
+def invalid_task():
+    """tables[1].dim is not a multiple of 4."""
+    task = small_task(3, 2)
+    task["tables"][1]["dim"] = 6
+    return task
+
+
+# Exhaustive search over 4^14 = 2.7e8 placements: runs for many seconds, for cancel and
+# deadline tests.
+SLOW_TASK = small_task(14, 4)
+SLOW_ALGORITHM = "exhaustive"
+SLOW_PARAMS = {"max_placements": 1000000000}
+
+
+def reordered(task):
+    task = copy.deepcopy(task)
+    task["tables"].reverse()
+    return task

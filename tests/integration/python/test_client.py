@@ -1,0 +1,244 @@
+"""The Python client (client/python/shardplan) against the real shardplan-server.
+
+Run by ctest with PYTHONPATH=<build>/python:<this dir> and SHARDPLAN_SERVER_BINARY set:
+    /usr/bin/python3 -m unittest -v test_client
+"""
+
+import json
+import socket
+import unittest
+from unittest import mock
+
+import grpc
+
+import shardplan
+from server_fixture import ServerProcess
+from tasks import (BASELINES, SLOW_ALGORITHM, SLOW_PARAMS, SLOW_TASK, example_task,
+                   infeasible_task, invalid_task, reordered, small_task)
+
+
+def check_plan_covers(test, plan, task):
+    """Every table of the task once, whole; devices within capacity; cost = bottleneck."""
+    rows_dims = {t["name"]: (t["rows"], t["dim"]) for t in task["tables"]}
+    test.assertEqual(sorted(t.table for t in plan.tables), sorted(rows_dims))
+    num_devices = task["topology"]["num_devices"]
+    for sharding in plan.tables:
+        rows, dim = rows_dims[sharding.table]
+        test.assertEqual(sum(s.row_count * s.column_count for s in sharding.shards), rows * dim)
+        for shard in sharding.shards:
+            test.assertIn(shard.device, range(num_devices))
+    test.assertEqual(len(plan.devices), num_devices)
+    for device in plan.devices:
+        test.assertLessEqual(device.memory_bytes, device.memory_capacity_bytes)
+    test.assertGreater(plan.cost_ms, 0)
+    test.assertEqual(plan.cost_ms, max(d.total_ms for d in plan.devices))
+
+
+class ServerTestCase(unittest.TestCase):
+    """One server for the whole class."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = ServerProcess().start()
+        cls.client = shardplan.PlannerClient(cls.server.target, timeout=20)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.client.close()
+        cls.server.stop()
+
+
+class PlanTest(ServerTestCase):
+    def test_each_baseline_plans_both_examples(self):
+        for name in ("task_4dev.json", "task_8dev.json"):
+            task = example_task(name)
+            for algorithm in BASELINES:
+                with self.subTest(example=name, algorithm=algorithm):
+                    plan = self.client.plan(task, algorithm=algorithm)
+                    self.assertIsInstance(plan, shardplan.pb.Plan)
+                    self.assertEqual(plan.algorithm, algorithm)
+                    self.assertEqual(plan.cost_model, "analytic@1")
+                    check_plan_covers(self, plan, task)
+
+    def test_task_message_and_params(self):
+        task = shardplan.task_from_dict(example_task("task_4dev.json"))
+        plan = self.client.plan(task, algorithm="random", params={"respect_memory": True},
+                                seed=7)
+        self.assertEqual(plan.seed, 7)
+        self.assertEqual(plan.parameters["respect_memory"], "true")
+
+    def test_reordered_identical_task_hits_the_cache(self):
+        task = example_task("task_8dev.json")
+        first = self.client.plan_response(task, seed=31337)
+        self.assertFalse(first.cache_hit)
+        second = self.client.plan_response(reordered(task), seed=31337)
+        self.assertTrue(second.cache_hit)
+        self.assertEqual(second.plan.request_hash, first.plan.request_hash)
+        third = self.client.plan_response(task, seed=31337, bypass_cache=True)
+        self.assertFalse(third.cache_hit)
+
+    def test_evaluate_recomputes_cost(self):
+        task = example_task("task_4dev.json")
+        plan = self.client.plan(task, algorithm="dim_greedy")
+        shards_only = {"tables": shardplan.plan_to_dict(plan)["tables"]}
+        evaluated = self.client.evaluate(task, shards_only)
+        check_plan_covers(self, evaluated, task)
+        self.assertAlmostEqual(evaluated.cost_ms, plan.cost_ms, delta=1e-9 * plan.cost_ms)
+
+    def test_catalogue_and_health(self):
+        algorithms = {a.name: a for a in self.client.list_algorithms()}
+        for name in BASELINES + ("exhaustive",):
+            self.assertIn(name, algorithms)
+        self.assertTrue(algorithms["size_lookup_greedy"].is_default)
+        models = [(m.name, m.version) for m in self.client.list_models()]
+        self.assertIn(("analytic", "1"), models)
+        self.assertEqual(self.client.health(), "SERVING")
+
+
+class ErrorTest(ServerTestCase):
+    def test_invalid_task(self):
+        with self.assertRaises(shardplan.InvalidTaskError) as caught:
+            self.client.plan(invalid_task())
+        self.assertEqual(caught.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("tables[1].dim", caught.exception.message)
+        self.assertIsInstance(caught.exception, ValueError)
+
+    def test_malformed_dict_fails_before_the_call(self):
+        with mock.patch.object(self.client._stub, "Plan") as rpc:
+            with self.assertRaises(shardplan.InvalidTaskError) as caught:
+                self.client.plan({"tables": [{"nmae": "t0"}]})
+        rpc.assert_not_called()
+        self.assertIn("nmae", caught.exception.message)
+
+    def test_infeasible_task(self):
+        with self.assertRaises(shardplan.InfeasibleTaskError) as caught:
+            self.client.plan(infeasible_task())
+        self.assertEqual(caught.exception.code, grpc.StatusCode.FAILED_PRECONDITION)
+        self.assertIn("t1", caught.exception.message)
+
+    def test_unknown_model_and_job(self):
+        with self.assertRaises(shardplan.NotFoundError):
+            self.client.plan(small_task(2, 2), model="no_such_model")
+        with self.assertRaises(shardplan.NotFoundError):
+            self.client.plan(small_task(2, 2), model="analytic@999")
+        with self.assertRaises(shardplan.NotFoundError) as caught:
+            self.client.get("no-such-job")
+        self.assertIsInstance(caught.exception, LookupError)
+
+    def test_deadline_exceeded(self):
+        with self.assertRaises(shardplan.DeadlineExceededError) as caught:
+            self.client.plan(SLOW_TASK, algorithm=SLOW_ALGORITHM, params=SLOW_PARAMS,
+                             timeout=0.3)
+        self.assertIsInstance(caught.exception, TimeoutError)
+        self.assertEqual(self.client.health(), "SERVING")
+
+
+class JobTest(ServerTestCase):
+    def test_submit_watch_and_wait(self):
+        task = example_task("task_8dev.json")
+        job_id = self.client.submit(task, algorithm="size_greedy")
+        statuses = list(self.client.watch(job_id, timeout=30))
+        self.assertTrue(statuses)
+        self.assertEqual(statuses[-1].state, shardplan.pb.SUCCEEDED)
+        self.assertTrue(all(s.job_id == job_id for s in statuses))
+        check_plan_covers(self, statuses[-1].result.plan, task)
+        plan = self.client.wait(job_id, timeout=30)
+        self.assertEqual(plan.request_hash, statuses[-1].result.plan.request_hash)
+        self.assertEqual(self.client.get(job_id).state, shardplan.pb.SUCCEEDED)
+
+    def test_cancel(self):
+        job_id = self.client.submit(SLOW_TASK, algorithm=SLOW_ALGORITHM, params=SLOW_PARAMS)
+        status = self.client.cancel(job_id)
+        self.assertNotEqual(status.state, shardplan.pb.SUCCEEDED)
+        with self.assertRaises(shardplan.CancelledError) as caught:
+            self.client.wait(job_id, timeout=30)
+        self.assertEqual(caught.exception.job_id, job_id)
+        self.assertEqual(self.client.get(job_id).state, shardplan.pb.CANCELLED)
+
+    def test_failed_job_raises_the_jobs_error(self):
+        job_id = self.client.submit(infeasible_task())
+        with self.assertRaises(shardplan.InfeasibleTaskError) as caught:
+            self.client.wait(job_id, timeout=30)
+        self.assertEqual(caught.exception.job_id, job_id)
+
+
+class TorchRecTest(ServerTestCase):
+    def test_to_torchrec_shape(self):
+        task = example_task("task_8dev.json")  # 2 hosts of 4 devices
+        plan = self.client.plan(task, algorithm="lookup_greedy")
+        sharding_plan = shardplan.to_torchrec(plan, local_world_size=4)
+        json.dumps(sharding_plan)  # plain JSON types only
+        module = sharding_plan["plan"]["embedding_bag_collection"]
+        self.assertEqual(sorted(module), sorted(t["name"] for t in task["tables"]))
+        for table in task["tables"]:
+            entry = module[table["name"]]
+            self.assertEqual(entry["sharding_type"], "table_wise")
+            self.assertEqual(entry["compute_kernel"], "fused")
+            self.assertEqual(len(entry["ranks"]), 1)
+            rank = entry["ranks"][0]
+            self.assertEqual(entry["shards"], [{
+                "shard_offsets": [0, 0],
+                "shard_sizes": [table["rows"], table["dim"]],
+                "placement": f"rank:{rank}/cuda:{rank % 4}",
+            }])
+        # Dicts as the CLI prints them (--json) convert the same way.
+        response = self.client.plan_response(task, algorithm="lookup_greedy")
+        as_dict = shardplan.message_to_dict(response)
+        self.assertEqual(shardplan.to_torchrec(as_dict, local_world_size=4), sharding_plan)
+        custom = shardplan.to_torchrec(plan, module_path="sparse.ebc")
+        self.assertEqual(list(custom["plan"]), ["sparse.ebc"])
+
+    def test_column_wise_shards(self):
+        plan = shardplan.pb.Plan(tables=[shardplan.pb.TableSharding(
+            table="wide", sharding_type=shardplan.pb.COLUMN_WISE,
+            shards=[shardplan.pb.Shard(device=3, row_count=10, column_offset=64,
+                                       column_count=64),
+                    shardplan.pb.Shard(device=1, row_count=10, column_offset=0,
+                                       column_count=64)])])
+        entry = shardplan.to_torchrec(plan, local_world_size=2)["plan"][
+            "embedding_bag_collection"]["wide"]
+        self.assertEqual(entry["sharding_type"], "column_wise")
+        self.assertEqual(entry["ranks"], [1, 3])
+        self.assertEqual([s["shard_offsets"] for s in entry["shards"]], [[0, 0], [0, 64]])
+        self.assertEqual([s["placement"] for s in entry["shards"]],
+                         ["rank:1/cuda:1", "rank:3/cuda:1"])
+
+
+def refused_port():
+    """A loopback port that refuses connections: bound, never listened on (keep the socket)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    return sock, sock.getsockname()[1]
+
+
+class RetryTest(unittest.TestCase):
+    def test_unavailable_after_the_configured_retries(self):
+        sock, port = refused_port()
+        with sock, shardplan.PlannerClient(f"127.0.0.1:{port}", retries=2,
+                                           initial_backoff=0.01) as client:
+            with mock.patch("shardplan.client.time.sleep") as sleep:
+                with self.assertRaises(shardplan.UnavailableError) as caught:
+                    client.list_models()
+            self.assertEqual(sleep.call_count, 2)  # 3 attempts
+            self.assertEqual(caught.exception.code, grpc.StatusCode.UNAVAILABLE)
+            self.assertIsInstance(caught.exception, ConnectionError)
+
+    def test_no_retries(self):
+        sock, port = refused_port()
+        with sock, shardplan.PlannerClient(f"127.0.0.1:{port}", retries=0) as client:
+            with mock.patch("shardplan.client.time.sleep") as sleep:
+                with self.assertRaises(shardplan.UnavailableError):
+                    client.health()
+            sleep.assert_not_called()
+
+    def test_watch_retries_then_raises(self):
+        sock, port = refused_port()
+        with sock, shardplan.PlannerClient(f"127.0.0.1:{port}", retries=3) as client:
+            with mock.patch("shardplan.client.time.sleep") as sleep:
+                with self.assertRaises(shardplan.UnavailableError):
+                    list(client.watch("job"))
+            self.assertEqual(sleep.call_count, 3)
+
+
+if __name__ == "__main__":
+    unittest.main()
