@@ -1,0 +1,391 @@
+"""The shardplan CLI as a real process against the real shardplan-server.
+
+Run by ctest with SHARDPLAN_CLI, SHARDPLAN_SERVER_BINARY and PYTHONPATH (for server_fixture
+and tasks in tests/integration/python) set:
+    /usr/bin/python3 -m unittest -v test_cli
+Checks the documented contract: output shapes, and the exit codes of docs/cli.md.
+"""
+
+import json
+import os
+import re
+import socket
+import subprocess
+import tempfile
+import unittest
+
+from server_fixture import ServerProcess
+from tasks import (BASELINES, SLOW_ALGORITHM, SLOW_PARAMS, SLOW_TASK, example_task,
+                   examples_dir, infeasible_task, invalid_task, reordered)
+
+COMMANDS = ("plan", "submit", "get", "watch", "cancel", "evaluate", "algorithms", "models",
+            "health")
+EXIT_OK, EXIT_USAGE, EXIT_INVALID, EXIT_INFEASIBLE, EXIT_NOT_FOUND = 0, 2, 3, 4, 5
+EXIT_UNAVAILABLE, EXIT_DEADLINE, EXIT_EXHAUSTED, EXIT_CANCELLED, EXIT_JOB_FAILED = 6, 7, 8, 9, 10
+SLOW_PARAM_ARGS = [arg for k, v in SLOW_PARAMS.items() for arg in ("--param", f"{k}={v}")]
+
+
+def example(name):
+    return os.path.join(examples_dir(), name)
+
+
+def run_cli(*args, stdin=None, env=None, timeout=60):
+    """Runs the CLI; returns the CompletedProcess (text mode)."""
+    return subprocess.run([os.environ["SHARDPLAN_CLI"], *args], input=stdin, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+class CliTestCase(unittest.TestCase):
+    server = None
+
+    def assertExit(self, result, code):
+        self.assertEqual(result.returncode, code,
+                         f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}")
+
+    def assertError(self, result, code, grpc_code):
+        """Exit `code` and exactly one error line "shardplan: <grpc_code>: ..." on stderr."""
+        self.assertExit(result, code)
+        self.assertRegex(result.stderr, rf"(?m)^shardplan: {grpc_code}: .+$")
+
+    def cli(self, *args, **kwargs):
+        """The CLI with --server set to this class's server."""
+        return run_cli(*args, "--server", self.server.target, **kwargs)
+
+    def write_json(self, value):
+        handle = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+        with handle:
+            json.dump(value, handle)
+        self.addCleanup(os.unlink, handle.name)
+        return handle.name
+
+
+class ServerTestCase(CliTestCase):
+    server_args = ()
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = ServerProcess(extra_args=cls.server_args).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+
+def check_plan_json(test, plan, task, algorithm):
+    """A Plan as proto JSON: every task table once, on existing devices, within capacity."""
+    test.assertEqual(plan["algorithm"], algorithm)
+    test.assertEqual(sorted(t["table"] for t in plan["tables"]),
+                     sorted(t["name"] for t in task["tables"]))
+    num_devices = task["topology"]["num_devices"]
+    for sharding in plan["tables"]:
+        for shard in sharding["shards"]:
+            test.assertIn(shard["device"], range(num_devices))
+    test.assertEqual(len(plan["devices"]), num_devices)
+    for device in plan["devices"]:
+        # int64 fields are JSON strings in the proto3 mapping.
+        test.assertLessEqual(int(device["memory_bytes"]), int(device["memory_capacity_bytes"]))
+    test.assertEqual(plan["cost_ms"], max(d["total_ms"] for d in plan["devices"]))
+
+
+class UsageTest(CliTestCase):
+    """No server needed: help and command-line errors."""
+
+    def test_help_for_the_tool_and_every_command(self):
+        result = run_cli("--help")
+        self.assertExit(result, EXIT_OK)
+        for command in COMMANDS:
+            self.assertIn(f"  {command} ", result.stdout)
+        self.assertIn("Exit codes:", result.stdout)
+        for command in COMMANDS:
+            with self.subTest(command=command):
+                result = run_cli(command, "--help")
+                self.assertExit(result, EXIT_OK)
+                self.assertTrue(result.stdout.startswith(f"Usage: shardplan {command}"))
+                self.assertIn("--server", result.stdout)
+        self.assertEqual(run_cli("help", "plan").stdout, run_cli("plan", "-h").stdout)
+
+    def test_usage_errors_exit_2(self):
+        task = example("task_4dev.json")
+        for args in ([], ["frobnicate"], ["plan"], ["plan", task, task], ["plan", task, "--bogus"],
+                     ["plan", task, "--param", "novalue"], ["plan", task, "--seed", "-1"],
+                     ["plan", task, "--timeout", "0"], ["plan", task, "--json", "--format",
+                                                        "torchrec"],
+                     ["plan", task, "--format", "yaml"], ["get"], ["plan", task, "--algorithm"]):
+            with self.subTest(args=args):
+                result = run_cli(*args)
+                self.assertExit(result, EXIT_USAGE)
+                self.assertRegex(result.stderr, r"(?m)^shardplan: usage: .+")
+
+
+class NoServerTest(CliTestCase):
+    """Errors found before or without reaching a server."""
+
+    def setUp(self):
+        # A loopback port that refuses connections: bound, never listened on.
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.addCleanup(self.sock.close)
+        self.target = f"127.0.0.1:{self.sock.getsockname()[1]}"
+
+    def test_server_down_exits_6(self):
+        for args in (["plan", example("task_4dev.json")], ["health"], ["algorithms"],
+                     ["watch", "some-job"]):
+            with self.subTest(args=args):
+                result = run_cli(*args, "--server", self.target, "--max-attempts", "2")
+                self.assertError(result, EXIT_UNAVAILABLE, "UNAVAILABLE")
+                self.assertIn("retrying", result.stderr)  # one retry was reported
+
+    def test_server_from_environment(self):
+        env = dict(os.environ, SHARDPLAN_SERVER=self.target)
+        result = run_cli("health", "--max-attempts", "1", env=env)
+        self.assertError(result, EXIT_UNAVAILABLE, "UNAVAILABLE")
+        self.assertIn(self.target.split(":")[1], result.stderr)
+
+    def test_unreadable_or_malformed_task_exits_3(self):
+        bad_json = self.write_json({"tables": [{"name": "t0", "rows": 10, "dmi": 4}]})
+        for path, needle in ((bad_json, "dmi"), ("/nonexistent/task.json", "/nonexistent")):
+            with self.subTest(path=path):
+                result = run_cli("plan", path, "--server", self.target)
+                self.assertError(result, EXIT_INVALID, "INVALID_ARGUMENT")
+                self.assertIn(needle, result.stderr)
+        result = run_cli("plan", "-", "--server", self.target, stdin="{not json")
+        self.assertError(result, EXIT_INVALID, "INVALID_ARGUMENT")
+        self.assertIn("<stdin>", result.stderr)
+
+
+class PlanTest(ServerTestCase):
+    def test_every_baseline_on_both_examples(self):
+        for name in ("task_4dev.json", "task_8dev.json"):
+            task = example_task(name)
+            for algorithm in BASELINES:
+                with self.subTest(example=name, algorithm=algorithm):
+                    result = self.cli("plan", example(name), "--algorithm", algorithm, "--json")
+                    self.assertExit(result, EXIT_OK)
+                    response = json.loads(result.stdout)
+                    self.assertIn("cache_hit", response)
+                    check_plan_json(self, response["plan"], task, algorithm)
+
+    def test_text_output(self):
+        result = self.cli("plan", example("task_4dev.json"), "--algorithm", "size_greedy")
+        self.assertExit(result, EXIT_OK)
+        out = result.stdout
+        for line in ("algorithm:   size_greedy", "cost model:  analytic@1", "cache hit:   ",
+                     "bottleneck:  device "):
+            self.assertIn(line, out)
+        self.assertRegex(out, r"(?m)^cost: +\d+\.\d+ ms$")
+        self.assertRegex(out, r"(?m)^device +memory GiB +dim sum +shards +compute ms")
+        self.assertEqual(len(re.findall(r"(?m)^\d \*? *\d+\.\d\d / 16\.00 ", out)), 4)
+        self.assertEqual(len(re.findall(r"(?m)^\d \* ", out)), 1)  # one bottleneck
+        for table in example_task("task_4dev.json")["tables"]:
+            self.assertRegex(out, rf"(?m)^{table['name']} +table_wise +{table['rows']} ")
+
+    def test_stdin_seed_params_and_cache(self):
+        task = example_task("task_4dev.json")
+        args = ["plan", "-", "--json", "--algorithm", "random", "--seed", "99",
+                "--param", "respect_memory=true"]
+        first = self.cli(*args, stdin=json.dumps(task))
+        self.assertExit(first, EXIT_OK)
+        first = json.loads(first.stdout)
+        self.assertEqual(first["plan"]["seed"], "99")
+        self.assertEqual(first["plan"]["parameters"]["respect_memory"], "true")
+        self.assertFalse(first["cache_hit"])
+        second = json.loads(self.cli(*args, stdin=json.dumps(reordered(task))).stdout)
+        self.assertTrue(second["cache_hit"])
+        third = json.loads(self.cli(*args, "--no-cache", stdin=json.dumps(task)).stdout)
+        self.assertFalse(third["cache_hit"])
+
+    def test_evaluate_accepts_what_plan_printed(self):
+        task = example("task_8dev.json")
+        with tempfile.TemporaryDirectory() as tmp:
+            response_file = os.path.join(tmp, "response.json")
+            self.assertExit(self.cli("plan", task, "--algorithm", "dim_greedy", "--json",
+                                     "-o", response_file), EXIT_OK)
+            with open(response_file) as f:
+                planned = json.load(f)["plan"]
+            plan_file = self.write_json({"tables": planned["tables"]})  # shards only
+            for plan_path in (response_file, plan_file):
+                with self.subTest(plan=os.path.basename(plan_path)):
+                    result = self.cli("evaluate", task, plan_path, "--json")
+                    self.assertExit(result, EXIT_OK)
+                    evaluated = json.loads(result.stdout)["plan"]
+                    self.assertAlmostEqual(evaluated["cost_ms"], planned["cost_ms"],
+                                           delta=1e-9 * planned["cost_ms"])
+            text = self.cli("evaluate", task, plan_file)
+            self.assertExit(text, EXIT_OK)
+            self.assertIn("bottleneck:  device ", text.stdout)
+
+    def test_evaluate_rejects_a_bad_plan(self):
+        not_a_plan = self.write_json({"something": "else"})
+        result = self.cli("evaluate", example("task_4dev.json"), not_a_plan)
+        self.assertError(result, EXIT_INVALID, "INVALID_ARGUMENT")
+        missing_table = self.write_json({"tables": []})
+        result = self.cli("evaluate", example("task_4dev.json"), missing_table)
+        self.assertError(result, EXIT_INVALID, "INVALID_ARGUMENT")
+
+
+class OutputTest(ServerTestCase):
+    def torchrec(self, name, *extra):
+        result = self.cli("plan", example(name), "--algorithm", "lookup_greedy", "--format",
+                          "torchrec", *extra)
+        self.assertExit(result, EXIT_OK)
+        return json.loads(result.stdout)
+
+    def test_torchrec_shape(self):
+        task = example_task("task_8dev.json")  # two hosts of four devices
+        sharding_plan = self.torchrec("task_8dev.json")
+        self.assertEqual(list(sharding_plan), ["plan"])
+        self.assertEqual(list(sharding_plan["plan"]), ["embedding_bag_collection"])
+        module = sharding_plan["plan"]["embedding_bag_collection"]
+        self.assertEqual(sorted(module), sorted(t["name"] for t in task["tables"]))
+        ranks_used = set()
+        for table in task["tables"]:
+            entry = module[table["name"]]
+            self.assertEqual(list(entry), ["sharding_type", "compute_kernel", "ranks", "shards"])
+            self.assertEqual(entry["sharding_type"], "table_wise")
+            self.assertEqual(entry["compute_kernel"], "fused")
+            [rank] = entry["ranks"]
+            ranks_used.add(rank)
+            self.assertEqual(entry["shards"], [{
+                "shard_offsets": [0, 0],
+                "shard_sizes": [table["rows"], table["dim"]],
+                "placement": f"rank:{rank}/cuda:{rank % 4}",
+            }])
+        self.assertTrue(any(rank >= 4 for rank in ranks_used))  # cuda index wraps per host
+
+    def test_torchrec_options_and_output_file(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "sharding_plan.json")
+            result = self.cli("plan", example("task_4dev.json"), "--format", "torchrec",
+                              "--torchrec-module", "model.sparse.ebc", "--local-world-size",
+                              "2", "-o", path)
+            self.assertExit(result, EXIT_OK)
+            self.assertEqual(result.stdout, "")
+            with open(path) as f:
+                module = json.load(f)["plan"]["model.sparse.ebc"]
+        for entry in module.values():
+            rank = entry["ranks"][0]
+            self.assertEqual(entry["shards"][0]["placement"], f"rank:{rank}/cuda:{rank % 2}")
+
+    def test_json_uses_original_field_names(self):
+        result = self.cli("plan", example("task_4dev.json"), "--json")
+        self.assertExit(result, EXIT_OK)
+        plan = json.loads(result.stdout)["plan"]
+        for field in ("cost_ms", "bottleneck_device", "cost_model", "request_hash"):
+            self.assertIn(field, plan)
+        self.assertIn("memory_capacity_bytes", plan["devices"][0])
+
+
+class ErrorCodeTest(ServerTestCase):
+    def test_invalid_task_exits_3(self):
+        result = self.cli("plan", self.write_json(invalid_task()))
+        self.assertError(result, EXIT_INVALID, "INVALID_ARGUMENT")
+        self.assertIn("tables[1].dim", result.stderr)
+
+    def test_infeasible_task_exits_4(self):
+        result = self.cli("plan", self.write_json(infeasible_task()))
+        self.assertError(result, EXIT_INFEASIBLE, "FAILED_PRECONDITION")
+        self.assertIn("t1", result.stderr)
+
+    def test_unknown_model_or_job_exits_5(self):
+        for args in (["plan", example("task_4dev.json"), "--model", "no_such_model"],
+                     ["plan", example("task_4dev.json"), "--model", "analytic@999"],
+                     ["get", "no-such-job"], ["cancel", "no-such-job"]):
+            with self.subTest(args=args):
+                self.assertError(self.cli(*args), EXIT_NOT_FOUND, "NOT_FOUND")
+
+    def test_deadline_exceeded_exits_7(self):
+        result = self.cli("plan", self.write_json(SLOW_TASK), "--algorithm", SLOW_ALGORITHM,
+                          *SLOW_PARAM_ARGS, "--timeout", "0.3")
+        self.assertError(result, EXIT_DEADLINE, "DEADLINE_EXCEEDED")
+
+
+class LimitTest(ServerTestCase):
+    server_args = ("--max_tables", "10")
+
+    def test_resource_exhausted_exits_8(self):
+        result = self.cli("plan", example("task_4dev.json"))
+        self.assertError(result, EXIT_EXHAUSTED, "RESOURCE_EXHAUSTED")
+
+
+class JobTest(ServerTestCase):
+    def submit(self, task_path, *args):
+        result = self.cli("submit", task_path, *args)
+        self.assertExit(result, EXIT_OK)
+        job_id = result.stdout.strip()
+        self.assertRegex(job_id, r"^\S+$")
+        return job_id
+
+    def test_submit_watch_get(self):
+        job_id = self.submit(example("task_8dev.json"), "--algorithm", "size_greedy")
+        watch = self.cli("watch", job_id)
+        self.assertExit(watch, EXIT_OK)
+        self.assertRegex(watch.stdout, rf"(?m)^job {job_id}  SUCCEEDED +100%")
+        self.assertIn("algorithm:   size_greedy", watch.stdout)
+
+        lines = self.cli("watch", job_id, "--json")
+        self.assertExit(lines, EXIT_OK)
+        statuses = [json.loads(line) for line in lines.stdout.splitlines()]
+        self.assertTrue(statuses)
+        self.assertEqual(statuses[-1]["state"], "SUCCEEDED")
+        self.assertEqual(len(statuses[-1]["result"]["plan"]["tables"]), 80)
+
+        get = self.cli("get", job_id, "--json")
+        self.assertExit(get, EXIT_OK)
+        self.assertEqual(json.loads(get.stdout)["job_id"], job_id)
+        torchrec = self.cli("get", job_id, "--format", "torchrec")
+        self.assertExit(torchrec, EXIT_OK)
+        self.assertEqual(len(json.loads(torchrec.stdout)["plan"]["embedding_bag_collection"]), 80)
+
+    def test_cancel_then_watch_exits_9(self):
+        task = self.write_json(SLOW_TASK)
+        job_id = self.submit(task, "--algorithm", SLOW_ALGORITHM, *SLOW_PARAM_ARGS)
+        cancel = self.cli("cancel", job_id)
+        self.assertExit(cancel, EXIT_OK)
+        self.assertRegex(cancel.stdout, rf"^job {job_id}: (CANCELLED|QUEUED|RUNNING)$")
+        watch = self.cli("watch", job_id, "--timeout", "30")
+        self.assertError(watch, EXIT_CANCELLED, "CANCELLED")
+        self.assertRegex(watch.stdout, rf"(?m)^job {job_id}  CANCELLED")
+        self.assertError(self.cli("get", job_id), EXIT_CANCELLED, "CANCELLED")
+
+    def test_failed_job_exits_10(self):
+        job_id = self.submit(self.write_json(infeasible_task()))
+        watch = self.cli("watch", job_id, "--timeout", "30")
+        self.assertError(watch, EXIT_JOB_FAILED, "FAILED_PRECONDITION")
+        self.assertIn(f"job {job_id} failed", watch.stderr)
+        get = self.cli("get", job_id)
+        self.assertError(get, EXIT_JOB_FAILED, "FAILED_PRECONDITION")
+        self.assertIn("state:       FAILED", get.stdout)
+
+    def test_submit_json_and_invalid_task(self):
+        result = self.cli("submit", example("task_4dev.json"), "--json")
+        self.assertExit(result, EXIT_OK)
+        self.assertIn(json.loads(result.stdout)["state"], ("QUEUED", "RUNNING", "SUCCEEDED"))
+        result = self.cli("submit", self.write_json(invalid_task()))
+        self.assertError(result, EXIT_INVALID, "INVALID_ARGUMENT")
+
+
+class CatalogTest(ServerTestCase):
+    def test_algorithms(self):
+        text = self.cli("algorithms")
+        self.assertExit(text, EXIT_OK)
+        self.assertRegex(text.stdout, r"(?m)^size_lookup_greedy +\* ")
+        self.assertIn("max_placements", text.stdout)
+        listed = json.loads(self.cli("algorithms", "--json").stdout)["algorithms"]
+        self.assertLessEqual(set(BASELINES), {a["name"] for a in listed})
+
+    def test_models(self):
+        text = self.cli("models")
+        self.assertExit(text, EXIT_OK)
+        self.assertRegex(text.stdout, r"(?m)^analytic +1 +analytic ")
+        models = json.loads(self.cli("models", "--json").stdout)["models"]
+        self.assertIn(("analytic", "1"), [(m["name"], m["version"]) for m in models])
+
+    def test_health(self):
+        result = self.cli("health")
+        self.assertExit(result, EXIT_OK)
+        self.assertEqual(result.stdout, "SERVING\n")
+        self.assertEqual(json.loads(self.cli("health", "--json").stdout), {"status": "SERVING"})
+
+
+if __name__ == "__main__":
+    unittest.main()
