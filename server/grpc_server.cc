@@ -15,6 +15,7 @@ namespace {
 constexpr char kServiceName[] = "shardplan.v1.PlannerService";
 // After the drain timeout, cancelled jobs and calls still need a moment to notice.
 constexpr auto kCancelGrace = std::chrono::seconds(5);
+constexpr auto kStreamGrace = std::chrono::seconds(1);
 
 }  // namespace
 
@@ -105,9 +106,10 @@ void ShardplanServer::Drain(std::chrono::steady_clock::duration timeout) {
     jobs_->CancelAll();
     jobs_->WaitUntilIdle(std::chrono::steady_clock::now() + kCancelGrace);
   }
-  // Waits for in-flight calls (WatchPlan streams end with their jobs) until the deadline, then
-  // cancels the rest: their StopSignals fire and the handlers return.
-  const auto rpc_deadline = std::max(deadline, std::chrono::steady_clock::now());
+  // Waits for in-flight calls until the deadline, then cancels the rest: their StopSignals fire
+  // and the handlers return. The short grace lets WatchPlan streams deliver the final state of
+  // jobs that ended (or were cancelled) just now.
+  const auto rpc_deadline = std::max(deadline, std::chrono::steady_clock::now() + kStreamGrace);
   server_->Shutdown(std::chrono::system_clock::now() +
                     std::chrono::duration_cast<std::chrono::system_clock::duration>(
                         rpc_deadline - std::chrono::steady_clock::now()));

@@ -35,6 +35,10 @@ ServerMetrics::ServerMetrics()
                         .Name("shardplan_rpc_duration_seconds")
                         .Help("RPC latency in seconds, by method")
                         .Register(*registry_)),
+      rpcs_in_flight_(prometheus::BuildGauge()
+                          .Name("shardplan_rpcs_in_flight")
+                          .Help("RPCs being handled, by method")
+                          .Register(*registry_)),
       plans_(CounterFamily(*registry_, "shardplan_plans_total",
                            "Plans computed (cache hits excluded), by algorithm")),
       planning_duration_(prometheus::BuildHistogram()
@@ -62,7 +66,12 @@ ServerMetrics::ServerMetrics()
       models_loaded_(SingleGauge(*registry_, "shardplan_models_loaded",
                                  "Cost-model versions the server can serve")) {}
 
+void ServerMetrics::RecordRpcStart(absl::string_view method) {
+  rpcs_in_flight_.Add({{"method", std::string(method)}}).Increment();
+}
+
 void ServerMetrics::RecordRpc(absl::string_view method, absl::string_view code, double seconds) {
+  rpcs_in_flight_.Add({{"method", std::string(method)}}).Decrement();
   rpc_requests_.Add({{"method", std::string(method)}, {"code", std::string(code)}}).Increment();
   static const prometheus::Histogram::BucketBoundaries buckets = LatencyBuckets();
   rpc_duration_.Add({{"method", std::string(method)}}, buckets).Observe(seconds);

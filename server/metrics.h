@@ -19,6 +19,7 @@ namespace shardplan {
 // The server's Prometheus metrics, all named shardplan_*. Every recorder is thread-safe.
 //   shardplan_rpc_requests_total{method,code}        counter, one per finished RPC
 //   shardplan_rpc_duration_seconds{method}           histogram of RPC latency
+//   shardplan_rpcs_in_flight{method}                 gauge of RPCs being handled
 //   shardplan_plans_total{algorithm}                 counter of plans computed (not cache hits)
 //   shardplan_planning_duration_seconds{algorithm}   histogram of planning time
 //   shardplan_plan_cache_hits_total / _misses_total  counters of cache lookups
@@ -34,7 +35,8 @@ class ServerMetrics {
 
   const std::shared_ptr<prometheus::Registry>& registry() const { return registry_; }
 
-  // `code` is the gRPC code's name, e.g. "OK", "INVALID_ARGUMENT".
+  // An RPC of `method` started; RecordRpc ends it. `code` is the gRPC code's name, e.g. "OK".
+  void RecordRpcStart(absl::string_view method);
   void RecordRpc(absl::string_view method, absl::string_view code, double seconds);
   void RecordPlan(const std::string& algorithm, double seconds);
   void RecordCacheLookup(bool hit);
@@ -48,6 +50,7 @@ class ServerMetrics {
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter>& rpc_requests_;
   prometheus::Family<prometheus::Histogram>& rpc_duration_;
+  prometheus::Family<prometheus::Gauge>& rpcs_in_flight_;
   prometheus::Family<prometheus::Counter>& plans_;
   prometheus::Family<prometheus::Histogram>& planning_duration_;
   prometheus::Counter& cache_hits_;

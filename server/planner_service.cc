@@ -55,6 +55,7 @@ PlannerServiceImpl::PlannerServiceImpl(const PlanningEngine* engine, JobManager*
 template <typename Handler>
 grpc::Status PlannerServiceImpl::Handle(absl::string_view method, Handler&& handler) {
   const auto start = SteadyClock::now();
+  metrics_->RecordRpcStart(method);
   absl::Status status;
   try {
     status = handler();
