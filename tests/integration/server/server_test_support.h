@@ -1,0 +1,59 @@
+#ifndef SHARDPLAN_TESTS_INTEGRATION_SERVER_SERVER_TEST_SUPPORT_H_
+#define SHARDPLAN_TESTS_INTEGRATION_SERVER_SERVER_TEST_SUPPORT_H_
+
+// What the shardplan-server integration tests share: a fixture that starts the real binary,
+// request builders, and a plain-HTTP scrape of the metrics endpoint.
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "shardplan/v1/planner.grpc.pb.h"
+#include "tests/integration/support/server_process.h"
+
+namespace shardplan::integration {
+
+// Far beyond what any call here needs; only reached when something is broken.
+inline constexpr auto kRpcTimeout = std::chrono::seconds(30);
+
+// `num_tables` small fp32 tables "t00", "t01", ... on `num_devices` devices of 16 GiB.
+v1::Task SmallTask(int num_tables = 6, int num_devices = 2);
+
+// An exhaustive search over 4^14 placements: many seconds on any machine, polling its stop
+// signal all along. Tables are tiny, so every placement fits.
+v1::PlanRequest SlowRequest();
+
+// GET http://127.0.0.1:<port><path>; the body of a 200 response.
+absl::StatusOr<std::string> HttpGet(int port, const std::string& path);
+
+// The value of one series in Prometheus text format, e.g.
+// `shardplan_rpc_requests_total{code="OK",method="Plan"}`; 0 when absent.
+double MetricValue(const std::string& metrics, const std::string& series);
+
+class ServerTest : public ::testing::Test {
+ protected:
+  // Starts shardplan-server with `args` and connects the stub.
+  void StartServer(const std::vector<std::string>& args = {});
+
+  // A fresh context with a deadline of `timeout`.
+  static std::unique_ptr<grpc::ClientContext> Context(
+      std::chrono::milliseconds timeout = kRpcTimeout);
+
+  grpc::Status Plan(const v1::PlanRequest& request, v1::PlanResponse* response);
+  v1::JobStatus GetJob(const std::string& id);
+  // Polls GetPlan until the job is in `state` (or a generous timeout) and returns it.
+  v1::JobStatus AwaitState(const std::string& id, v1::JobState state);
+  // Submits `request` and expects success; the job id.
+  std::string Submit(const v1::PlanRequest& request);
+
+  testing::ServerProcess server_;
+  std::unique_ptr<v1::PlannerService::Stub> stub_;
+};
+
+}  // namespace shardplan::integration
+
+#endif  // SHARDPLAN_TESTS_INTEGRATION_SERVER_SERVER_TEST_SUPPORT_H_
