@@ -11,7 +11,7 @@
 //
 // Every call returns absl::Status / absl::StatusOr. A failed RPC becomes an absl::Status with the
 // same code (gRPC and absl codes are numerically identical) and the server's message unchanged,
-// e.g. FAILED_PRECONDITION "table t7 (9.5 GiB) fits on no device ...". Calls are made with the
+// e.g. FAILED_PRECONDITION naming the table that fits on no device. Calls are made with the
 // deadline of ClientOptions / CallOptions and retried on UNAVAILABLE as ClientOptions says.
 //
 // A PlannerClient is thread-safe: calls from many threads share one channel.

@@ -1,7 +1,6 @@
 // `shardplan evaluate TASK PLAN`: the server recomputes the cost of a plan the caller brings.
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "client/cli/command_support.h"
 #include "client/cli/commands.h"
 #include "client/cli/exit_codes.h"

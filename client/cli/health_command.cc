@@ -33,7 +33,8 @@ Command HealthCommand() {
   command.summary = "check that the server is serving";
   command.description =
       "Calls grpc.health.v1.Health/Check and prints SERVING, NOT_SERVING or UNKNOWN.\n"
-      "Exits 0 when SERVING, 6 otherwise (also when the server cannot be reached).\n";
+      "Exits 0 when SERVING, 6 when not (or when the server cannot be reached), 5 for an\n"
+      "unknown --service.\n";
   command.flags = {FlagSpec::Value("service", "NAME",
                                    "service to check (default: the server as a whole), e.g. "
                                    "shardplan.v1.PlannerService")};

@@ -1,5 +1,4 @@
 // `shardplan plan` (synchronous) and `shardplan submit` (queue a job).
-#include <iostream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
