@@ -9,14 +9,13 @@ Checks the documented contract: output shapes, and the exit codes of docs/cli.md
 import json
 import os
 import re
-import socket
 import subprocess
 import tempfile
 import unittest
 
-from server_fixture import ServerProcess
-from tasks import (BASELINES, SLOW_ALGORITHM, SLOW_PARAMS, SLOW_TASK, example_task,
-                   examples_dir, infeasible_task, invalid_task, reordered)
+from server_fixture import ServerProcess, refused_port
+from tasks import (BASELINES, SLOW_ALGORITHM, SLOW_PARAMS, SLOW_TASK, check_plan,
+                   example_task, examples_dir, infeasible_task, invalid_task, reordered)
 
 COMMANDS = ("plan", "submit", "get", "watch", "cancel", "evaluate", "algorithms", "models",
             "health")
@@ -71,22 +70,6 @@ class ServerTestCase(CliTestCase):
         cls.server.stop()
 
 
-def check_plan_json(test, plan, task, algorithm):
-    """A Plan as proto JSON: every task table once, on existing devices, within capacity."""
-    test.assertEqual(plan["algorithm"], algorithm)
-    test.assertEqual(sorted(t["table"] for t in plan["tables"]),
-                     sorted(t["name"] for t in task["tables"]))
-    num_devices = task["topology"]["num_devices"]
-    for sharding in plan["tables"]:
-        for shard in sharding["shards"]:
-            test.assertIn(shard["device"], range(num_devices))
-    test.assertEqual(len(plan["devices"]), num_devices)
-    for device in plan["devices"]:
-        # int64 fields are JSON strings in the proto3 mapping.
-        test.assertLessEqual(int(device["memory_bytes"]), int(device["memory_capacity_bytes"]))
-    test.assertEqual(plan["cost_ms"], max(d["total_ms"] for d in plan["devices"]))
-
-
 class UsageTest(CliTestCase):
     """No server needed: help and command-line errors."""
 
@@ -121,11 +104,9 @@ class NoServerTest(CliTestCase):
     """Errors found before or without reaching a server."""
 
     def setUp(self):
-        # A loopback port that refuses connections: bound, never listened on.
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.addCleanup(self.sock.close)
-        self.target = f"127.0.0.1:{self.sock.getsockname()[1]}"
+        sock, port = refused_port()
+        self.addCleanup(sock.close)
+        self.target = f"127.0.0.1:{port}"
 
     def test_server_down_exits_6(self):
         for args in (["plan", example("task_4dev.json")], ["health"], ["algorithms"],
@@ -163,7 +144,7 @@ class PlanTest(ServerTestCase):
                     self.assertExit(result, EXIT_OK)
                     response = json.loads(result.stdout)
                     self.assertIn("cache_hit", response)
-                    check_plan_json(self, response["plan"], task, algorithm)
+                    check_plan(self, response["plan"], task, algorithm)
 
     def test_text_output(self):
         result = self.cli("plan", example("task_4dev.json"), "--algorithm", "size_greedy")

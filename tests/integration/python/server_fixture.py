@@ -11,6 +11,7 @@ import ctypes
 import json
 import os
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -113,3 +114,11 @@ class ServerProcess:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+def refused_port():
+    """(socket, port) of a loopback port that refuses connections: bound, never listened on.
+    Keep the socket open while the port is in use so that no one else takes it."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    return sock, sock.getsockname()[1]

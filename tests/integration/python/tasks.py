@@ -1,4 +1,4 @@
-"""Tasks shared by the Python and CLI integration tests."""
+"""Tasks and plan checks shared by the Python and CLI integration tests."""
 
 import copy
 import json
@@ -51,3 +51,25 @@ def reordered(task):
     task = copy.deepcopy(task)
     task["tables"].reverse()
     return task
+
+
+def check_plan(test, plan, task, algorithm=None):
+    """`plan` (a Plan as a JSON dict) covers `task`: every table once and whole, on existing
+    devices within capacity, and its cost is the bottleneck device's total."""
+    if algorithm is not None:
+        test.assertEqual(plan["algorithm"], algorithm)
+    rows_dims = {t["name"]: (int(t["rows"]), t["dim"]) for t in task["tables"]}
+    test.assertEqual(sorted(t["table"] for t in plan["tables"]), sorted(rows_dims))
+    num_devices = task["topology"]["num_devices"]
+    for sharding in plan["tables"]:
+        rows, dim = rows_dims[sharding["table"]]
+        # int64 fields are strings in proto JSON (the CLI's --json), ints in plan_to_dict.
+        test.assertEqual(sum(int(s["row_count"]) * s["column_count"] for s in sharding["shards"]),
+                         rows * dim)
+        for shard in sharding["shards"]:
+            test.assertIn(shard["device"], range(num_devices))
+    test.assertEqual(len(plan["devices"]), num_devices)
+    for device in plan["devices"]:
+        test.assertLessEqual(int(device["memory_bytes"]), int(device["memory_capacity_bytes"]))
+    test.assertGreater(plan["cost_ms"], 0)
+    test.assertEqual(plan["cost_ms"], max(d["total_ms"] for d in plan["devices"]))

@@ -5,33 +5,19 @@ Run by ctest with PYTHONPATH=<build>/python:<this dir> and SHARDPLAN_SERVER_BINA
 """
 
 import json
-import socket
 import unittest
 from unittest import mock
 
 import grpc
 
 import shardplan
-from server_fixture import ServerProcess
-from tasks import (BASELINES, SLOW_ALGORITHM, SLOW_PARAMS, SLOW_TASK, example_task,
-                   infeasible_task, invalid_task, reordered, small_task)
+from server_fixture import ServerProcess, refused_port
+from tasks import (BASELINES, SLOW_ALGORITHM, SLOW_PARAMS, SLOW_TASK, check_plan,
+                   example_task, infeasible_task, invalid_task, reordered, small_task)
 
 
 def check_plan_covers(test, plan, task):
-    """Every table of the task once, whole; devices within capacity; cost = bottleneck."""
-    rows_dims = {t["name"]: (t["rows"], t["dim"]) for t in task["tables"]}
-    test.assertEqual(sorted(t.table for t in plan.tables), sorted(rows_dims))
-    num_devices = task["topology"]["num_devices"]
-    for sharding in plan.tables:
-        rows, dim = rows_dims[sharding.table]
-        test.assertEqual(sum(s.row_count * s.column_count for s in sharding.shards), rows * dim)
-        for shard in sharding.shards:
-            test.assertIn(shard.device, range(num_devices))
-    test.assertEqual(len(plan.devices), num_devices)
-    for device in plan.devices:
-        test.assertLessEqual(device.memory_bytes, device.memory_capacity_bytes)
-    test.assertGreater(plan.cost_ms, 0)
-    test.assertEqual(plan.cost_ms, max(d.total_ms for d in plan.devices))
+    check_plan(test, shardplan.plan_to_dict(plan), task)
 
 
 class ServerTestCase(unittest.TestCase):
@@ -202,13 +188,6 @@ class TorchRecTest(ServerTestCase):
         self.assertEqual([s["shard_offsets"] for s in entry["shards"]], [[0, 0], [0, 64]])
         self.assertEqual([s["placement"] for s in entry["shards"]],
                          ["rank:1/cuda:1", "rank:3/cuda:1"])
-
-
-def refused_port():
-    """A loopback port that refuses connections: bound, never listened on (keep the socket)."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    return sock, sock.getsockname()[1]
 
 
 class RetryTest(unittest.TestCase):
