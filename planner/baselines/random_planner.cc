@@ -1,0 +1,79 @@
+#include "planner/baselines/random_planner.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "planner/baselines/placement_units.h"
+#include "planner/status_macros.h"
+
+namespace shardplan {
+namespace {
+
+constexpr int kStopPollInterval = 64;
+
+}  // namespace
+
+uint64_t UniformBelow(std::mt19937_64& rng, uint64_t n) {
+  // Rejection sampling: dropping the lowest 2^64 mod n outputs leaves a multiple of n values,
+  // so every residue is equally likely (the rejection probability is below n / 2^64).
+  const uint64_t rejected = (0 - n) % n;
+  for (;;) {
+    const uint64_t x = rng();
+    if (x >= rejected) return x % n;
+  }
+}
+
+RandomPlanner::RandomPlanner() {
+  info_.name = "random";
+  info_.description =
+      "Each table on a uniformly random device (NeuroShard's random baseline), seeded.";
+  ParamSpec respect_memory;
+  respect_memory.name = "respect_memory";
+  respect_memory.type = ParamType::kBool;
+  respect_memory.default_value = "true";
+  respect_memory.description =
+      "Draw only among devices with memory left for the table; false draws from all devices "
+      "as the reference does, and the plan may not fit.";
+  info_.params = {respect_memory};
+  info_.sharding_types = {ShardingType::kTableWise};
+  info_.uses_cost_model = false;
+}
+
+absl::StatusOr<Plan> RandomPlanner::Run(const Task& task, const PlanningContext& context) const {
+  SHARDPLAN_RETURN_IF_ERROR(context.stop->Check());
+  SHARDPLAN_ASSIGN_OR_RETURN(std::vector<PlacementUnit> units, TableWiseUnits(task, info_.name));
+  const bool respect_memory = context.params.GetBool("respect_memory");
+  const int num_devices = task.topology.num_devices();
+  MemoryLedger ledger(task.topology);
+  std::vector<int32_t> device_of_unit(units.size(), 0);
+
+  for (size_t u = 0; u < units.size(); ++u) {
+    const PlacementUnit& unit = units[u];
+    if (!unit.pinned_device) continue;
+    if (respect_memory && !ledger.Fits(*unit.pinned_device, unit.bytes)) {
+      return ledger.PinnedDoesNotFit(info_.name, task, unit);
+    }
+    device_of_unit[u] = *unit.pinned_device;
+    ledger.Add(*unit.pinned_device, unit.bytes);
+  }
+
+  std::mt19937_64 rng(context.seed);
+  std::vector<int32_t> candidates;
+  candidates.reserve(static_cast<size_t>(num_devices));
+  for (size_t u = 0; u < units.size(); ++u) {
+    if (u % kStopPollInterval == 0) SHARDPLAN_RETURN_IF_ERROR(context.stop->Check());
+    const PlacementUnit& unit = units[u];
+    if (unit.pinned_device) continue;
+    candidates.clear();
+    for (int d = 0; d < num_devices; ++d) {
+      if (!respect_memory || ledger.Fits(d, unit.bytes)) candidates.push_back(d);
+    }
+    if (candidates.empty()) return ledger.NoDeviceFits(info_.name, task, unit);
+    const int32_t device = candidates[UniformBelow(rng, candidates.size())];
+    device_of_unit[u] = device;
+    ledger.Add(device, unit.bytes);
+  }
+  return UnitPlan(task, units, device_of_unit);
+}
+
+}  // namespace shardplan

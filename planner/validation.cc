@@ -1,0 +1,455 @@
+#include "planner/validation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
+#include "planner/json_io.h"
+#include "planner/memory.h"
+#include "planner/status_macros.h"
+
+namespace shardplan {
+namespace {
+
+std::string TablePath(size_t index, absl::string_view field) {
+  return absl::StrCat("tables[", index, "].", field);
+}
+
+std::string Gib(int64_t bytes) {
+  return absl::StrFormat("%.2f GiB", static_cast<double>(bytes) / kBytesPerGiB);
+}
+
+absl::Status Invalid(absl::string_view path, absl::string_view reason) {
+  return absl::InvalidArgumentError(absl::StrCat(path, ": ", reason));
+}
+
+bool ValidShardingType(ShardingType type) {
+  switch (type) {
+    case ShardingType::kTableWise:
+    case ShardingType::kColumnWise:
+    case ShardingType::kRowWise:
+    case ShardingType::kDataParallel:
+      return true;
+  }
+  return false;
+}
+
+bool ValidElementType(ElementType type) {
+  switch (type) {
+    case ElementType::kFp32:
+    case ElementType::kFp16:
+    case ElementType::kInt8:
+      return true;
+  }
+  return false;
+}
+
+absl::Status CheckNonNegativeFinite(absl::string_view path, double value) {
+  if (!std::isfinite(value)) return Invalid(path, absl::StrCat("must be finite, got ", value));
+  if (value < 0) return Invalid(path, absl::StrCat("must be >= 0, got ", value));
+  return absl::OkStatus();
+}
+
+absl::Status CheckLimits(const Task& task, const TaskLimits& limits) {
+  if (static_cast<int64_t>(task.tables.size()) > limits.max_tables) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "tables: ", task.tables.size(), " tables exceed the limit of ", limits.max_tables));
+  }
+  if (task.topology.num_devices() > limits.max_devices) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("topology.num_devices: ", task.topology.num_devices(),
+                     " devices exceed the limit of ", limits.max_devices));
+  }
+  if (static_cast<int64_t>(task.colocate.size()) > limits.max_colocation_groups) {
+    return absl::ResourceExhaustedError(absl::StrCat("colocate: ", task.colocate.size(),
+                                                     " groups exceed the limit of ",
+                                                     limits.max_colocation_groups));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckTopology(const Topology& topology) {
+  if (topology.num_devices() < 1) {
+    return Invalid("topology.num_devices", "must be at least 1, got 0");
+  }
+  for (int d = 0; d < topology.num_devices(); ++d) {
+    if (topology.memory_bytes[d] <= 0) {
+      return Invalid(absl::StrCat("topology.memory_bytes[", d, "]"),
+                     absl::StrCat("must be positive, got ", topology.memory_bytes[d]));
+    }
+  }
+  if (topology.devices_per_host < 0) {
+    return Invalid("topology.devices_per_host",
+                   absl::StrCat("must be >= 0, got ", topology.devices_per_host));
+  }
+  for (const auto& [path, value] :
+       {std::pair<absl::string_view, double>{"topology.intra_host_bandwidth_gibps",
+                                             topology.intra_host_bandwidth_gibps},
+        std::pair<absl::string_view, double>{"topology.inter_host_bandwidth_gibps",
+                                             topology.inter_host_bandwidth_gibps}}) {
+    if (!std::isfinite(value) || value <= 0) {
+      return Invalid(path, absl::StrCat("must be a positive finite number, got ", value));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckTable(const Table& table, size_t i, const Task& task, const TaskLimits& limits) {
+  if (table.name.empty()) return Invalid(TablePath(i, "name"), "must not be empty");
+  if (table.rows < 1) {
+    return Invalid(TablePath(i, "rows"), absl::StrCat("must be at least 1, got ", table.rows));
+  }
+  if (table.rows > limits.max_rows) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        TablePath(i, "rows"), ": ", table.rows, " rows exceed the limit of ", limits.max_rows));
+  }
+  if (table.dim <= 0) {
+    return Invalid(TablePath(i, "dim"), absl::StrCat("must be positive, got ", table.dim));
+  }
+  if (table.dim % 4 != 0) {
+    return Invalid(TablePath(i, "dim"), absl::StrCat("must be a multiple of 4, got ", table.dim));
+  }
+  if (table.dim > limits.max_dim) {
+    return absl::ResourceExhaustedError(absl::StrCat(TablePath(i, "dim"), ": ", table.dim,
+                                                     " exceeds the limit of ", limits.max_dim));
+  }
+  SHARDPLAN_RETURN_IF_ERROR(
+      CheckNonNegativeFinite(TablePath(i, "pooling_factor"), table.pooling_factor));
+  if (table.pooling_factor > limits.max_pooling_factor) {
+    return absl::ResourceExhaustedError(absl::StrCat(TablePath(i, "pooling_factor"), ": ",
+                                                     table.pooling_factor, " exceeds the limit of ",
+                                                     limits.max_pooling_factor));
+  }
+  if (!table.access_bins.empty()) {
+    if (table.access_bins.size() != kNumAccessBins) {
+      return Invalid(TablePath(i, "access_bins"),
+                     absl::StrCat("must have 0 or ", kNumAccessBins, " entries, got ",
+                                  table.access_bins.size()));
+    }
+    for (size_t j = 0; j < table.access_bins.size(); ++j) {
+      const double bin = table.access_bins[j];
+      if (!(bin >= 0 && bin <= 1)) {  // also rejects NaN
+        return Invalid(absl::StrCat(TablePath(i, "access_bins"), "[", j, "]"),
+                       absl::StrCat("must be in [0, 1], got ", bin));
+      }
+    }
+  }
+  if (!ValidElementType(table.element_type)) {
+    return Invalid(TablePath(i, "element_type"),
+                   absl::StrCat("invalid value ", static_cast<int>(table.element_type)));
+  }
+  for (size_t j = 0; j < table.allowed_sharding_types.size(); ++j) {
+    if (!ValidShardingType(table.allowed_sharding_types[j])) {
+      return Invalid(
+          absl::StrCat(TablePath(i, "allowed_sharding_types"), "[", j, "]"),
+          absl::StrCat("invalid value ", static_cast<int>(table.allowed_sharding_types[j])));
+    }
+  }
+  if (table.pinned_device &&
+      (*table.pinned_device < 0 || *table.pinned_device >= task.topology.num_devices())) {
+    return Invalid(
+        TablePath(i, "pinned_device"),
+        absl::StrCat("device ", *table.pinned_device, " does not exist (topology.num_devices is ",
+                     task.topology.num_devices(), ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckColocation(const Task& task,
+                             const std::unordered_map<std::string_view, size_t>& index_of) {
+  // Where each table was first named: "colocate[g]".
+  std::unordered_map<std::string_view, size_t> group_of;
+  for (size_t g = 0; g < task.colocate.size(); ++g) {
+    const std::vector<std::string>& group = task.colocate[g];
+    const std::string path = absl::StrCat("colocate[", g, "]");
+    if (group.empty()) return Invalid(absl::StrCat(path, ".tables"), "must name a table");
+    std::optional<size_t> pinned_member;  // a table of the group with a pin
+    for (size_t k = 0; k < group.size(); ++k) {
+      const std::string member_path = absl::StrCat(path, ".tables[", k, "]");
+      auto it = index_of.find(group[k]);
+      if (it == index_of.end()) {
+        return Invalid(member_path, absl::StrCat("unknown table \"", group[k], "\""));
+      }
+      auto [previous, inserted] = group_of.emplace(group[k], g);
+      if (!inserted) {
+        return Invalid(member_path, absl::StrCat("table \"", group[k], "\" is already in colocate[",
+                                                 previous->second, "]"));
+      }
+      const Table& table = task.tables[it->second];
+      if (!table.pinned_device) continue;
+      if (pinned_member) {
+        const Table& other = task.tables[*pinned_member];
+        if (*other.pinned_device != *table.pinned_device) {
+          return Invalid(path,
+                         absl::StrCat("tables \"", other.name, "\" and \"", table.name,
+                                      "\" are pinned to different devices (", *other.pinned_device,
+                                      " and ", *table.pinned_device, ")"));
+        }
+      } else {
+        pinned_member = it->second;
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plans
+
+struct Interval {
+  int64_t begin = 0;
+  int64_t end = 0;
+  size_t shard = 0;
+};
+
+// Checks that `intervals` tile [0, size) exactly: no gap, no overlap.
+absl::Status CheckTiling(std::vector<Interval> intervals, int64_t size, absl::string_view unit,
+                         const std::string& path, const std::string& table) {
+  std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  int64_t covered = 0;  // [0, covered) is tiled so far
+  for (const Interval& interval : intervals) {
+    if (interval.begin > covered) {
+      return Invalid(absl::StrCat(path, ".shards"),
+                     absl::StrCat(unit, " [", covered, ", ", interval.begin, ") of table \"", table,
+                                  "\" are not covered"));
+    }
+    if (interval.begin < covered) {
+      return Invalid(absl::StrCat(path, ".shards[", interval.shard, "]"),
+                     absl::StrCat(unit, " [", interval.begin, ", ", std::min(interval.end, covered),
+                                  ") of table \"", table, "\" are covered by another shard too"));
+    }
+    covered = interval.end;
+  }
+  if (covered < size) {
+    return Invalid(absl::StrCat(path, ".shards"),
+                   absl::StrCat(unit, " [", covered, ", ", size, ") of table \"", table,
+                                "\" are not covered"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckShardBounds(const Shard& shard, const Table& table, int num_devices,
+                              const std::string& shard_path) {
+  if (shard.device < 0 || shard.device >= num_devices) {
+    return Invalid(absl::StrCat(shard_path, ".device"),
+                   absl::StrCat("device ", shard.device,
+                                " does not exist (topology.num_devices is ", num_devices, ")"));
+  }
+  if (shard.row_offset < 0 || shard.row_count < 1 || shard.row_offset > table.rows ||
+      shard.row_count > table.rows - shard.row_offset) {
+    return Invalid(shard_path, absl::StrCat("rows [", shard.row_offset, ", +", shard.row_count,
+                                            ") are not a non-empty range within the ", table.rows,
+                                            " rows of table \"", table.name, "\""));
+  }
+  if (shard.column_offset < 0 || shard.column_count < 1 || shard.column_offset > table.dim ||
+      shard.column_count > table.dim - shard.column_offset) {
+    return Invalid(shard_path,
+                   absl::StrCat("columns [", shard.column_offset, ", +", shard.column_count,
+                                ") are not a non-empty range within the ", table.dim,
+                                " columns of table \"", table.name, "\""));
+  }
+  return absl::OkStatus();
+}
+
+// The shards of one table: in bounds, shaped as their sharding type requires, and covering the
+// table exactly once (DATA_PARALLEL: one full replica per device).
+absl::Status CheckTableSharding(const TableSharding& sharding, const Table& table, int num_devices,
+                                const std::string& path) {
+  if (!ValidShardingType(sharding.sharding_type)) {
+    return Invalid(absl::StrCat(path, ".sharding_type"),
+                   absl::StrCat("invalid value ", static_cast<int>(sharding.sharding_type)));
+  }
+  const char* type_name = ShardingTypeName(sharding.sharding_type);
+  if (!table.Allows(sharding.sharding_type)) {
+    std::vector<std::string> allowed;
+    for (ShardingType type : table.allowed_sharding_types)
+      allowed.push_back(ShardingTypeName(type));
+    return Invalid(absl::StrCat(path, ".sharding_type"),
+                   absl::StrCat(type_name, " is not allowed for table \"", table.name,
+                                "\" (allowed: ", absl::StrJoin(allowed, ", "), ")"));
+  }
+  if (sharding.shards.empty()) {
+    return Invalid(absl::StrCat(path, ".shards"),
+                   absl::StrCat("table \"", table.name, "\" has no shards"));
+  }
+  if (sharding.sharding_type == ShardingType::kTableWise && sharding.shards.size() != 1) {
+    return Invalid(absl::StrCat(path, ".shards"),
+                   absl::StrCat("a TABLE_WISE table has exactly one shard, table \"", table.name,
+                                "\" has ", sharding.shards.size()));
+  }
+  const bool full_rows = sharding.sharding_type != ShardingType::kRowWise;
+  const bool full_columns = sharding.sharding_type != ShardingType::kColumnWise;
+  std::vector<Interval> rows;
+  std::vector<Interval> columns;
+  std::vector<bool> has_replica(static_cast<size_t>(std::max(num_devices, 0)), false);
+  for (size_t s = 0; s < sharding.shards.size(); ++s) {
+    const Shard& shard = sharding.shards[s];
+    const std::string shard_path = absl::StrCat(path, ".shards[", s, "]");
+    SHARDPLAN_RETURN_IF_ERROR(CheckShardBounds(shard, table, num_devices, shard_path));
+    if (full_rows && (shard.row_offset != 0 || shard.row_count != table.rows)) {
+      return Invalid(shard_path,
+                     absl::StrCat("a ", type_name, " shard spans all rows [0, ", table.rows,
+                                  ") of table \"", table.name, "\", got rows [", shard.row_offset,
+                                  ", ", shard.row_offset + shard.row_count, ")"));
+    }
+    if (full_columns && (shard.column_offset != 0 || shard.column_count != table.dim)) {
+      return Invalid(shard_path, absl::StrCat("a ", type_name, " shard spans all columns [0, ",
+                                              table.dim, ") of table \"", table.name,
+                                              "\", got columns [", shard.column_offset, ", ",
+                                              shard.column_offset + shard.column_count, ")"));
+    }
+    if (sharding.sharding_type == ShardingType::kDataParallel) {
+      if (has_replica[shard.device]) {
+        return Invalid(absl::StrCat(shard_path, ".device"),
+                       absl::StrCat("table \"", table.name, "\" already has a replica on device ",
+                                    shard.device));
+      }
+      has_replica[shard.device] = true;
+    }
+    rows.push_back({shard.row_offset, shard.row_offset + shard.row_count, s});
+    columns.push_back({shard.column_offset, shard.column_offset + shard.column_count, s});
+  }
+  switch (sharding.sharding_type) {
+    case ShardingType::kColumnWise:
+      return CheckTiling(std::move(columns), table.dim, "columns", path, table.name);
+    case ShardingType::kRowWise:
+      return CheckTiling(std::move(rows), table.rows, "rows", path, table.name);
+    default:
+      return absl::OkStatus();  // one full shard, or full replicas on distinct devices
+  }
+}
+
+}  // namespace
+
+absl::Status ValidateTask(const Task& task, const TaskLimits& limits) {
+  SHARDPLAN_RETURN_IF_ERROR(CheckLimits(task, limits));
+  SHARDPLAN_RETURN_IF_ERROR(CheckTopology(task.topology));
+  if (task.batch_size < 1) {
+    return Invalid("batch_size", absl::StrCat("must be at least 1, got ", task.batch_size));
+  }
+  if (task.batch_size > limits.max_batch_size) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "batch_size: ", task.batch_size, " exceeds the limit of ", limits.max_batch_size));
+  }
+  if (task.max_planning_time_ms < 0) {
+    return Invalid("max_planning_time_ms",
+                   absl::StrCat("must be >= 0 (0: no limit), got ", task.max_planning_time_ms));
+  }
+  SHARDPLAN_RETURN_IF_ERROR(CheckNonNegativeFinite("memory.optimizer_state_multiplier",
+                                                   task.memory.optimizer_state_multiplier));
+  SHARDPLAN_RETURN_IF_ERROR(
+      CheckNonNegativeFinite("memory.io_buffer_multiplier", task.memory.io_buffer_multiplier));
+
+  std::unordered_map<std::string_view, size_t> index_of;
+  index_of.reserve(task.tables.size());
+  for (size_t i = 0; i < task.tables.size(); ++i) {
+    const Table& table = task.tables[i];
+    SHARDPLAN_RETURN_IF_ERROR(CheckTable(table, i, task, limits));
+    auto [previous, inserted] = index_of.emplace(table.name, i);
+    if (!inserted) {
+      return Invalid(TablePath(i, "name"),
+                     absl::StrCat("duplicate of ", TablePath(previous->second, "name"), " \"",
+                                  table.name, "\""));
+    }
+  }
+  return CheckColocation(task, index_of);
+}
+
+absl::Status ValidatePlan(const Task& task, const Plan& plan) {
+  const int num_devices = task.topology.num_devices();
+  std::unordered_map<std::string_view, size_t> task_index;  // name -> task.tables index
+  for (size_t i = 0; i < task.tables.size(); ++i) task_index.emplace(task.tables[i].name, i);
+
+  // Structure: every task table exactly once, each covered exactly by its shards.
+  std::vector<std::optional<size_t>> plan_index(task.tables.size());  // -> plan.tables index
+  for (size_t k = 0; k < plan.tables.size(); ++k) {
+    const TableSharding& sharding = plan.tables[k];
+    const std::string path = absl::StrCat("tables[", k, "]");
+    auto it = task_index.find(sharding.table);
+    if (it == task_index.end()) {
+      return Invalid(absl::StrCat(path, ".table"),
+                     absl::StrCat("unknown table \"", sharding.table, "\""));
+    }
+    if (plan_index[it->second]) {
+      return Invalid(absl::StrCat(path, ".table"),
+                     absl::StrCat("duplicate of tables[", *plan_index[it->second], "].table \"",
+                                  sharding.table, "\""));
+    }
+    plan_index[it->second] = k;
+    const Table& table = task.tables[it->second];
+    SHARDPLAN_RETURN_IF_ERROR(CheckTableSharding(sharding, table, num_devices, path));
+    if (table.pinned_device) {
+      for (size_t s = 0; s < sharding.shards.size(); ++s) {
+        if (sharding.shards[s].device != *table.pinned_device) {
+          return Invalid(
+              absl::StrCat(path, ".shards[", s, "].device"),
+              absl::StrCat("table \"", table.name, "\" is pinned to device ", *table.pinned_device,
+                           ", got device ", sharding.shards[s].device));
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < task.tables.size(); ++i) {
+    if (!plan_index[i]) {
+      return Invalid("tables",
+                     absl::StrCat("table \"", task.tables[i].name, "\" is missing from the plan"));
+    }
+  }
+
+  // Colocation: every shard of every table of a group on one device.
+  for (size_t g = 0; g < task.colocate.size(); ++g) {
+    std::optional<std::pair<int32_t, absl::string_view>> first;  // device, table
+    for (const std::string& name : task.colocate[g]) {
+      auto it = task_index.find(name);
+      if (it == task_index.end()) continue;  // ValidateTask rejects such tasks
+      for (const Shard& shard : plan.tables[*plan_index[it->second]].shards) {
+        if (!first) {
+          first.emplace(shard.device, name);
+        } else if (shard.device != first->first) {
+          return Invalid(
+              absl::StrCat("colocate[", g, "]"),
+              absl::StrCat("table \"", name, "\" has a shard on device ", shard.device,
+                           " but table \"", first->second, "\" is on device ", first->first));
+        }
+      }
+    }
+  }
+
+  // Memory: the only check that makes a well-formed plan infeasible rather than wrong.
+  std::vector<int64_t> used(static_cast<size_t>(num_devices), 0);
+  for (const TableSharding& sharding : plan.tables) {
+    const Table& table = task.tables[task_index.at(sharding.table)];
+    for (const Shard& shard : sharding.shards) {
+      const int64_t bytes =
+          ShardMemoryBytes(table, shard.row_count, shard.column_count, task.memory);
+      int64_t& total = used[shard.device];
+      if (__builtin_add_overflow(total, bytes, &total)) {
+        total = std::numeric_limits<int64_t>::max();
+      }
+    }
+  }
+  for (int d = 0; d < num_devices; ++d) {
+    const int64_t capacity = task.topology.memory_bytes[d];
+    if (used[d] > capacity) {
+      return absl::FailedPreconditionError(absl::StrCat("device ", d, ": needs ", Gib(used[d]),
+                                                        " but has ", Gib(capacity), " (", used[d],
+                                                        " > ", capacity, " bytes)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace shardplan

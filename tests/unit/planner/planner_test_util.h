@@ -1,0 +1,158 @@
+#ifndef SHARDPLAN_TESTS_UNIT_PLANNER_PLANNER_TEST_UTIL_H_
+#define SHARDPLAN_TESTS_UNIT_PLANNER_PLANNER_TEST_UTIL_H_
+
+// Builders and a fake cost model shared by the planner unit tests.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "planner/cost_model.h"
+#include "planner/plan.h"
+#include "planner/planner.h"
+#include "planner/stop_signal.h"
+#include "planner/task.h"
+
+namespace shardplan::test {
+
+inline constexpr int64_t kGiB = int64_t{1} << 30;
+
+inline Table MakeTable(std::string name, int64_t rows, int32_t dim, double pooling_factor = 1.0) {
+  Table table;
+  table.name = std::move(name);
+  table.rows = rows;
+  table.dim = dim;
+  table.pooling_factor = pooling_factor;
+  return table;
+}
+
+// A table of exactly `bytes` (fp32, dim 4: rows = bytes / 16).
+inline Table TableOfBytes(std::string name, int64_t bytes, int32_t dim = 4,
+                          double pooling_factor = 1.0) {
+  return MakeTable(std::move(name), bytes / (4 * dim), dim, pooling_factor);
+}
+
+inline Task MakeTask(std::vector<Table> tables, std::vector<int64_t> capacities) {
+  Task task;
+  task.tables = std::move(tables);
+  task.topology.memory_bytes = std::move(capacities);
+  return task;
+}
+
+inline Task MakeTask(std::vector<Table> tables, int num_devices, int64_t capacity) {
+  return MakeTask(std::move(tables),
+                  std::vector<int64_t>(static_cast<size_t>(num_devices), capacity));
+}
+
+// Device of every table of a table-wise plan, in plan order.
+inline std::vector<int32_t> Devices(const Plan& plan) {
+  std::vector<int32_t> devices;
+  for (const TableSharding& sharding : plan.tables) {
+    devices.push_back(sharding.shards.empty() ? -1 : sharding.shards[0].device);
+  }
+  return devices;
+}
+
+// A cost model with formulas simple enough to compute by hand:
+//   compute[d] = fixed_ms + compute_per_lookup_column * sum(columns x pooling factor)
+//                + compute_per_row * sum(rows)
+//   bw[d]      = bw_per_column * dim_sum[d]
+//   fw[d]      = fw_per_column * dim_sum[d] + wait_factor * wait[d]
+class FakeCostModel : public CostModel {
+ public:
+  double fixed_ms = 0.0;
+  double compute_per_lookup_column = 1.0;
+  double compute_per_row = 0.0;
+  double bw_per_column = 0.0;
+  double fw_per_column = 0.0;
+  double wait_factor = 0.0;
+  absl::Status supports = absl::OkStatus();
+  // Extra wall time per ComputeCost call, to make searches slow for stop tests.
+  int64_t compute_sleep_us = 0;
+
+  std::string id() const override { return "fake@1"; }
+  absl::Status CheckSupports(const Task&) const override { return supports; }
+
+  double ComputeCost(const CostContext&, std::span<const ShardView> shards) const override {
+    compute_calls.fetch_add(1, std::memory_order_relaxed);
+    if (compute_sleep_us > 0) {
+      const auto until =
+          std::chrono::steady_clock::now() + std::chrono::microseconds(compute_sleep_us);
+      while (std::chrono::steady_clock::now() < until) {
+      }
+    }
+    double cost = fixed_ms;
+    for (const ShardView& shard : shards) {
+      cost += compute_per_lookup_column * shard.columns * shard.table->pooling_factor +
+              compute_per_row * static_cast<double>(shard.rows);
+    }
+    return cost;
+  }
+
+  std::vector<double> BackwardCommCosts(const CostContext&,
+                                        std::span<const int64_t> dim_sums) const override {
+    std::vector<double> costs;
+    for (int64_t dims : dim_sums) costs.push_back(bw_per_column * static_cast<double>(dims));
+    return costs;
+  }
+
+  std::vector<double> ForwardCommCosts(const CostContext&, std::span<const int64_t> dim_sums,
+                                       std::span<const double> waits) const override {
+    last_waits.assign(waits.begin(), waits.end());
+    std::vector<double> costs;
+    for (size_t d = 0; d < dim_sums.size(); ++d) {
+      costs.push_back(fw_per_column * static_cast<double>(dim_sums[d]) + wait_factor * waits[d]);
+    }
+    return costs;
+  }
+
+  mutable std::atomic<int64_t> compute_calls{0};
+  mutable std::vector<double> last_waits;
+};
+
+inline std::string Message(const absl::Status& status) { return std::string(status.message()); }
+
+// Runs `planner` directly (no validation or evaluation), as PlanTask would call it.
+inline absl::StatusOr<Plan> RunPlanner(const Planner& planner, const Task& task,
+                                       const std::map<std::string, std::string>& params = {},
+                                       uint64_t seed = 0, const StopSignal* stop = nullptr,
+                                       const CostModel* model = nullptr) {
+  static const FakeCostModel* const kDefaultModel = new FakeCostModel();
+  static const StopSignal* const kNeverStop = new StopSignal();
+  absl::StatusOr<ParamValues> values = ResolveParams(planner.info().params, params);
+  if (!values.ok()) return values.status();
+  PlanningContext context;
+  context.cost_model = model != nullptr ? model : kDefaultModel;
+  context.params = *values;
+  context.seed = seed;
+  context.stop = stop != nullptr ? stop : kNeverStop;
+  return planner.Run(task, context);
+}
+
+}  // namespace shardplan::test
+
+// EXPECT that `expr` (a Status or StatusOr) fails with `code` and a message containing `text`.
+#define EXPECT_STATUS(expr, expected_code, expected_text)                                  \
+  do {                                                                                     \
+    const ::absl::Status _status = ::shardplan::test::StatusOf(expr);                      \
+    EXPECT_EQ(_status.code(), expected_code) << _status;                                   \
+    EXPECT_THAT(::shardplan::test::Message(_status), ::testing::HasSubstr(expected_text)); \
+  } while (false)
+
+namespace shardplan::test {
+inline absl::Status StatusOf(const absl::Status& status) { return status; }
+template <typename T>
+absl::Status StatusOf(const absl::StatusOr<T>& status_or) {
+  return status_or.status();
+}
+}  // namespace shardplan::test
+
+#endif  // SHARDPLAN_TESTS_UNIT_PLANNER_PLANNER_TEST_UTIL_H_
