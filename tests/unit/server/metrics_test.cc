@@ -1,0 +1,76 @@
+#include "server/metrics.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "prometheus/text_serializer.h"
+
+namespace shardplan {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string Text(const ServerMetrics& metrics) {
+  return prometheus::TextSerializer().Serialize(metrics.registry()->Collect());
+}
+
+TEST(ServerMetricsTest, RecordsEveryFamilyUnderTheShardplanPrefix) {
+  ServerMetrics metrics;
+  metrics.RecordRpcStart("Plan");
+  metrics.RecordRpc("Plan", "OK", 0.01);
+  metrics.RecordRpcStart("Plan");
+  metrics.RecordRpc("Plan", "INVALID_ARGUMENT", 0.001);
+  metrics.RecordPlan("size_greedy", 0.2);
+  metrics.RecordCacheLookup(true);
+  metrics.RecordCacheLookup(false);
+  metrics.RecordCacheLookup(false);
+  metrics.RecordCacheEvictions(3);
+  metrics.SetCacheSize(1234, 5);
+  metrics.SetJobLoad(7, 2);
+  metrics.RecordJobFinished("CANCELLED");
+  metrics.SetModelsLoaded(1);
+
+  const std::string text = Text(metrics);
+  EXPECT_THAT(text, HasSubstr(R"(shardplan_rpc_requests_total{code="OK",method="Plan"} 1)"));
+  EXPECT_THAT(
+      text, HasSubstr(R"(shardplan_rpc_requests_total{code="INVALID_ARGUMENT",method="Plan"} 1)"));
+  EXPECT_THAT(text, HasSubstr(R"(shardplan_rpc_duration_seconds_count{method="Plan"} 2)"));
+  EXPECT_THAT(text, HasSubstr(R"(shardplan_rpcs_in_flight{method="Plan"} 0)"));
+  EXPECT_THAT(text, HasSubstr(R"(shardplan_plans_total{algorithm="size_greedy"} 1)"));
+  EXPECT_THAT(text,
+              HasSubstr(R"(shardplan_planning_duration_seconds_count{algorithm="size_greedy"} 1)"));
+  EXPECT_THAT(text, HasSubstr("shardplan_plan_cache_hits_total 1"));
+  EXPECT_THAT(text, HasSubstr("shardplan_plan_cache_misses_total 2"));
+  EXPECT_THAT(text, HasSubstr("shardplan_plan_cache_evictions_total 3"));
+  EXPECT_THAT(text, HasSubstr("shardplan_plan_cache_bytes 1234"));
+  EXPECT_THAT(text, HasSubstr("shardplan_plan_cache_entries 5"));
+  EXPECT_THAT(text, HasSubstr("shardplan_job_queue_depth 7"));
+  EXPECT_THAT(text, HasSubstr("shardplan_jobs_in_flight 2"));
+  EXPECT_THAT(text, HasSubstr(R"(shardplan_jobs_finished_total{state="CANCELLED"} 1)"));
+  EXPECT_THAT(text, HasSubstr("shardplan_models_loaded 1"));
+}
+
+TEST(ServerMetricsTest, InFlightCountsRunningCalls) {
+  ServerMetrics metrics;
+  metrics.RecordRpcStart("WatchPlan");
+  metrics.RecordRpcStart("WatchPlan");
+  EXPECT_THAT(Text(metrics), HasSubstr(R"(shardplan_rpcs_in_flight{method="WatchPlan"} 2)"));
+  metrics.RecordRpc("WatchPlan", "OK", 1.0);
+  EXPECT_THAT(Text(metrics), HasSubstr(R"(shardplan_rpcs_in_flight{method="WatchPlan"} 1)"));
+}
+
+TEST(MetricsEndpointTest, PortZeroPicksAPortAndABusyPortIsAnError) {
+  ServerMetrics metrics;
+  absl::StatusOr<std::unique_ptr<MetricsEndpoint>> first =
+      MetricsEndpoint::Start("127.0.0.1:0", metrics.registry());
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_GT((*first)->port(), 0);
+  absl::StatusOr<std::unique_ptr<MetricsEndpoint>> second =
+      MetricsEndpoint::Start("127.0.0.1:" + std::to_string((*first)->port()), metrics.registry());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(second.status().message()), HasSubstr("metrics_address"));
+}
+
+}  // namespace
+}  // namespace shardplan
