@@ -53,13 +53,6 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
   s->service_ = std::make_unique<PlannerServiceImpl>(s->engine_.get(), s->jobs_.get(),
                                                      &s->algorithms_, &s->models_, &s->metrics_);
 
-  if (!config.metrics_address.empty()) {
-    absl::StatusOr<std::unique_ptr<MetricsEndpoint>> endpoint =
-        MetricsEndpoint::Start(config.metrics_address, s->metrics_.registry());
-    if (!endpoint.ok()) return endpoint.status();
-    s->metrics_endpoint_ = *std::move(endpoint);
-  }
-
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -76,9 +69,18 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
     return absl::UnavailableError(
         absl::StrCat("address: cannot listen on \"", config.address, "\" (in use, or malformed)"));
   }
+  // After gRPC: a failed start then never waits for the HTTP server to stop (civetweb takes
+  // up to two seconds).
+  if (!config.metrics_address.empty()) {
+    absl::StatusOr<std::unique_ptr<MetricsEndpoint>> endpoint =
+        MetricsEndpoint::Start(config.metrics_address, s->metrics_.registry());
+    if (!endpoint.ok()) return endpoint.status();
+    s->metrics_endpoint_ = *std::move(endpoint);
+  }
   grpc::HealthCheckServiceInterface* health = s->server_->GetHealthCheckService();
   health->SetServingStatus(true);
   health->SetServingStatus(kServiceName, true);
+  s->started_ = true;
   return s;
 }
 
@@ -88,7 +90,8 @@ void ShardplanServer::Drain(std::chrono::steady_clock::duration timeout) {
   std::lock_guard<std::mutex> lock(drain_mu_);
   if (drained_) return;
   drained_ = true;
-  if (server_ == nullptr) {  // start-up failed half way
+  if (!started_) {  // start-up failed half way: nothing was served yet
+    if (server_ != nullptr) server_->Shutdown(std::chrono::system_clock::now());
     if (jobs_ != nullptr) jobs_->Shutdown();
     return;
   }

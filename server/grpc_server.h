@@ -51,6 +51,7 @@ class ShardplanServer {
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<MetricsEndpoint> metrics_endpoint_;
   int grpc_port_ = 0;
+  bool started_ = false;  // Start completed
   std::mutex drain_mu_;
   bool drained_ = false;
 };

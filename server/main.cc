@@ -23,8 +23,8 @@ namespace {
 int WaitForSignal(const sigset_t& signals, std::chrono::milliseconds timeout) {
   const timespec wait = {static_cast<time_t>(timeout.count() / 1000),
                          static_cast<long>((timeout.count() % 1000) * 1000000)};
-  const int signal = sigtimedwait(&signals, nullptr, &wait);
-  return signal > 0 ? signal : 0;
+  const int received = sigtimedwait(&signals, nullptr, &wait);
+  return received > 0 ? received : 0;
 }
 
 }  // namespace
@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // A peer that closes its connection must not kill the process on the next write.
+  signal(SIGPIPE, SIG_IGN);
 
   const std::vector<std::string> args(argv, argv + argc);
   absl::StatusOr<shardplan::CommandLine> command_line = shardplan::ParseCommandLine(args);
@@ -71,10 +73,10 @@ int main(int argc, char** argv) {
       metrics_port > 0 ? absl::StrCat("on port ", metrics_port) : std::string("disabled"), ", ",
       config.workers, " job workers"));
 
-  int signal = 0;
-  while (sigwait(&signals, &signal) != 0) {
+  int received = 0;
+  while (sigwait(&signals, &received) != 0) {
   }
-  shardplan::LogLine(absl::StrCat("received ", signal == SIGTERM ? "SIGTERM" : "SIGINT",
+  shardplan::LogLine(absl::StrCat("received ", received == SIGTERM ? "SIGTERM" : "SIGINT",
                                   ": draining (a second signal exits at once)"));
 
   // Drain on a helper thread so that this one keeps listening: a second signal means "now".
