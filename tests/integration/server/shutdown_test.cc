@@ -83,9 +83,13 @@ TEST_F(ShutdownTest, RunningJobFinishesWhileNewWorkIsRefused) {
   while (watch->Read(&status)) {
   }
   EXPECT_TRUE(watch->Finish().ok());
-  // It ended by its own time limit, not by the drain.
-  EXPECT_EQ(status.state(), v1::FAILED) << status.DebugString();
-  EXPECT_EQ(status.error_code(), static_cast<int>(grpc::StatusCode::DEADLINE_EXCEEDED));
+  // It ended by its own time limit (an error today; a best-so-far plan should the search become
+  // anytime), not by the drain.
+  EXPECT_NE(status.state(), v1::CANCELLED) << status.DebugString();
+  EXPECT_TRUE(status.state() == v1::SUCCEEDED ||
+              (status.state() == v1::FAILED &&
+               status.error_code() == static_cast<int>(grpc::StatusCode::DEADLINE_EXCEEDED)))
+      << status.DebugString();
 
   absl::StatusOr<int> code = server_.WaitForExit(kExitTimeout);
   ASSERT_TRUE(code.ok()) << code.status();
@@ -137,9 +141,10 @@ TEST_F(ShutdownTest, InFlightPlanCallFinishesDuringTheDrain) {
   ASSERT_EQ(handling, 1);
   ASSERT_TRUE(server_.Signal(SIGTERM).ok());
   call.join();
-  // The call ran to the task's own limit rather than being cut off by the shutdown.
-  EXPECT_EQ(plan_status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED)
-      << plan_status.error_message();
+  // The call ran to the task's own limit rather than being cut off by the shutdown
+  // (CANCELLED) or refused (UNAVAILABLE).
+  EXPECT_TRUE(plan_status.ok() || plan_status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED)
+      << plan_status.error_code() << ": " << plan_status.error_message();
   absl::StatusOr<int> code = server_.WaitForExit(kExitTimeout);
   ASSERT_TRUE(code.ok()) << code.status();
   EXPECT_EQ(*code, 0) << server_.log();
