@@ -27,4 +27,4 @@ done
 port=$(sed -n 's/.*"grpc_port": *\([0-9]*\).*/\1/p' "$work/ports.json")
 echo "shardplan-server is listening on 127.0.0.1:$port; planning $TASK"
 echo
-"$BUILD_DIR/client/shardplan" --server "127.0.0.1:$port" plan "$TASK" "$@"
+"$BUILD_DIR/client/cli/shardplan" --server "127.0.0.1:$port" plan "$TASK" "$@"
