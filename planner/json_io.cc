@@ -1,6 +1,7 @@
 #include "planner/json_io.h"
 
 #include <limits>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -66,108 +67,112 @@ absl::StatusOr<ShardingType> ReadShardingType(const json& value, const std::stri
   }
 }
 
-// Reads an optional scalar field into `out`; absent or null leaves `out` at its default.
+// One field of a JSON object: its snake_case name, the reader of its value and where the value
+// goes. ReadObject below reads a whole object from a list of these.
 template <typename T, typename Reader>
-absl::Status ReadField(const ObjectFields& fields, absl::string_view name, Reader reader, T& out) {
-  const json* value = fields.Find(name);
+struct FieldSpec {
+  absl::string_view name;
+  Reader reader;  // (const json&, const std::string& path) -> absl::StatusOr<T>
+  T* out;
+  // Absent (or null) fields leave *out at its default, unless this is set: then the reader reads
+  // it, so that it can reject a missing field by name.
+  const json* if_absent = nullptr;
+};
+
+template <typename T, typename Reader>
+FieldSpec<T, Reader> Field(absl::string_view name, Reader reader, T& out) {
+  return {name, std::move(reader), &out};
+}
+
+// A reader of a repeated field from the reader of its elements: element i is read as "path[i]".
+template <typename ElementReader>
+auto Repeated(ElementReader element_reader) {
+  using Element =
+      typename std::invoke_result_t<ElementReader, const json&, const std::string&>::value_type;
+  return [element_reader](const json& value,
+                          const std::string& path) -> absl::StatusOr<std::vector<Element>> {
+    SHARDPLAN_ASSIGN_OR_RETURN(std::vector<const json*> elements,
+                               proto_json::ReadArray(value, path));
+    std::vector<Element> out;
+    out.reserve(elements.size());
+    for (size_t i = 0; i < elements.size(); ++i) {
+      SHARDPLAN_ASSIGN_OR_RETURN(Element element, element_reader(*elements[i], Index(path, i)));
+      out.push_back(std::move(element));
+    }
+    return out;
+  };
+}
+
+template <typename T, typename Reader>
+absl::Status ReadOneField(const ObjectFields& fields, const FieldSpec<T, Reader>& spec) {
+  const json* value = fields.Find(spec.name);
+  if (value == nullptr) value = spec.if_absent;
   if (value == nullptr) return absl::OkStatus();
-  SHARDPLAN_ASSIGN_OR_RETURN(out, reader(*value, fields.PathOf(name)));
+  SHARDPLAN_ASSIGN_OR_RETURN(*spec.out, spec.reader(*value, fields.PathOf(spec.name)));
   return absl::OkStatus();
 }
 
-// Reads a repeated field, element i read by `reader(element, "path[i]")`.
-template <typename T, typename Reader>
-absl::Status ReadRepeated(const ObjectFields& fields, absl::string_view name, Reader reader,
-                          std::vector<T>& out) {
-  out.clear();
-  const json* value = fields.Find(name);
-  if (value == nullptr) return absl::OkStatus();
-  const std::string path = fields.PathOf(name);
-  SHARDPLAN_ASSIGN_OR_RETURN(std::vector<const json*> elements,
-                             proto_json::ReadArray(*value, path));
-  out.reserve(elements.size());
-  for (size_t i = 0; i < elements.size(); ++i) {
-    SHARDPLAN_ASSIGN_OR_RETURN(T element, reader(*elements[i], Index(path, i)));
-    out.push_back(std::move(element));
-  }
-  return absl::OkStatus();
+// Reads the object `value` (null: an empty object) at `path` into the fields' destinations:
+// unknown names are errors, then the fields are read in the order given; the first error wins.
+template <typename... Specs>
+absl::Status ReadObject(const json& value, std::string path, const Specs&... specs) {
+  SHARDPLAN_ASSIGN_OR_RETURN(ObjectFields fields,
+                             ObjectFields::Read(value, std::move(path), {specs.name...}));
+  absl::Status status;
+  (void)((status = ReadOneField(fields, specs)).ok() && ...);
+  return status;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Task
 
 absl::StatusOr<Table> ReadTable(const json& value, const std::string& path) {
-  SHARDPLAN_ASSIGN_OR_RETURN(
-      ObjectFields fields,
-      ObjectFields::Read(value, path,
-                         {"name", "rows", "dim", "pooling_factor", "access_bins", "element_type",
-                          "allowed_sharding_types", "pinned_device"}));
   Table table;
-  SHARDPLAN_RETURN_IF_ERROR(ReadField(fields, "name", proto_json::ReadString, table.name));
-  SHARDPLAN_RETURN_IF_ERROR(ReadField(fields, "rows", proto_json::ReadInt64, table.rows));
-  SHARDPLAN_RETURN_IF_ERROR(ReadField(fields, "dim", proto_json::ReadInt32, table.dim));
-  SHARDPLAN_RETURN_IF_ERROR(
-      ReadField(fields, "pooling_factor", proto_json::ReadDouble, table.pooling_factor));
-  SHARDPLAN_RETURN_IF_ERROR(
-      ReadRepeated(fields, "access_bins", proto_json::ReadDouble, table.access_bins));
-  SHARDPLAN_RETURN_IF_ERROR(ReadField(fields, "element_type", ReadElementType, table.element_type));
-  SHARDPLAN_RETURN_IF_ERROR(ReadRepeated(fields, "allowed_sharding_types", ReadShardingType,
-                                         table.allowed_sharding_types));
-  if (const json* pinned = fields.Find("pinned_device"); pinned != nullptr) {
-    SHARDPLAN_ASSIGN_OR_RETURN(table.pinned_device,
-                               proto_json::ReadInt32(*pinned, fields.PathOf("pinned_device")));
-  }
+  SHARDPLAN_RETURN_IF_ERROR(ReadObject(
+      value, path, Field("name", proto_json::ReadString, table.name),
+      Field("rows", proto_json::ReadInt64, table.rows),
+      Field("dim", proto_json::ReadInt32, table.dim),
+      Field("pooling_factor", proto_json::ReadDouble, table.pooling_factor),
+      Field("access_bins", Repeated(proto_json::ReadDouble), table.access_bins),
+      Field("element_type", ReadElementType, table.element_type),
+      Field("allowed_sharding_types", Repeated(ReadShardingType), table.allowed_sharding_types),
+      Field("pinned_device", proto_json::ReadInt32, table.pinned_device)));
   return table;
 }
 
-absl::StatusOr<Topology> ReadTopology(const json* value) {
+absl::StatusOr<Topology> ReadTopology(const json& value, const std::string& path) {
   int64_t num_devices = 0;
   double device_memory_gib = 0;
   std::vector<double> per_device_memory_gib;
   int64_t devices_per_host = 0;
   double intra_host_bandwidth_gibps = 0;
   double inter_host_bandwidth_gibps = 0;
-  if (value != nullptr) {
-    SHARDPLAN_ASSIGN_OR_RETURN(
-        ObjectFields fields,
-        ObjectFields::Read(
-            *value, "topology",
-            {"num_devices", "device_memory_gib", "per_device_memory_gib", "devices_per_host",
-             "intra_host_bandwidth_gibps", "inter_host_bandwidth_gibps"}));
-    SHARDPLAN_RETURN_IF_ERROR(ReadField(fields, "num_devices", proto_json::ReadInt32, num_devices));
-    SHARDPLAN_RETURN_IF_ERROR(
-        ReadField(fields, "device_memory_gib", proto_json::ReadDouble, device_memory_gib));
-    SHARDPLAN_RETURN_IF_ERROR(ReadRepeated(fields, "per_device_memory_gib", proto_json::ReadDouble,
-                                           per_device_memory_gib));
-    SHARDPLAN_RETURN_IF_ERROR(
-        ReadField(fields, "devices_per_host", proto_json::ReadInt32, devices_per_host));
-    SHARDPLAN_RETURN_IF_ERROR(ReadField(fields, "intra_host_bandwidth_gibps",
-                                        proto_json::ReadDouble, intra_host_bandwidth_gibps));
-    SHARDPLAN_RETURN_IF_ERROR(ReadField(fields, "inter_host_bandwidth_gibps",
-                                        proto_json::ReadDouble, inter_host_bandwidth_gibps));
-  }
+  SHARDPLAN_RETURN_IF_ERROR(ReadObject(
+      value, path, Field("num_devices", proto_json::ReadInt32, num_devices),
+      Field("device_memory_gib", proto_json::ReadDouble, device_memory_gib),
+      Field("per_device_memory_gib", Repeated(proto_json::ReadDouble), per_device_memory_gib),
+      Field("devices_per_host", proto_json::ReadInt32, devices_per_host),
+      Field("intra_host_bandwidth_gibps", proto_json::ReadDouble, intra_host_bandwidth_gibps),
+      Field("inter_host_bandwidth_gibps", proto_json::ReadDouble, inter_host_bandwidth_gibps)));
   return MakeTopology(num_devices, device_memory_gib, per_device_memory_gib, devices_per_host,
                       intra_host_bandwidth_gibps, inter_host_bandwidth_gibps);
 }
 
 absl::StatusOr<std::vector<std::string>> ReadColocationGroup(const json& value,
                                                              const std::string& path) {
-  SHARDPLAN_ASSIGN_OR_RETURN(ObjectFields fields, ObjectFields::Read(value, path, {"tables"}));
   std::vector<std::string> tables;
-  SHARDPLAN_RETURN_IF_ERROR(ReadRepeated(fields, "tables", proto_json::ReadString, tables));
+  SHARDPLAN_RETURN_IF_ERROR(
+      ReadObject(value, path, Field("tables", Repeated(proto_json::ReadString), tables)));
   return tables;
 }
 
-absl::StatusOr<MemoryOptions> ReadMemoryOptions(const json* value) {
+absl::StatusOr<MemoryOptions> ReadMemoryOptions(const json& value, const std::string& path) {
   MemoryOptions options;
-  if (value == nullptr) return options;
-  SHARDPLAN_ASSIGN_OR_RETURN(
-      ObjectFields fields,
-      ObjectFields::Read(*value, "memory", {"optimizer_state_multiplier", "io_buffer_multiplier"}));
-  SHARDPLAN_RETURN_IF_ERROR(ReadField(fields, "optimizer_state_multiplier", proto_json::ReadDouble,
-                                      options.optimizer_state_multiplier));
-  SHARDPLAN_RETURN_IF_ERROR(ReadField(fields, "io_buffer_multiplier", proto_json::ReadDouble,
-                                      options.io_buffer_multiplier));
+  SHARDPLAN_RETURN_IF_ERROR(ReadObject(
+      value, path,
+      Field("optimizer_state_multiplier", proto_json::ReadDouble,
+            options.optimizer_state_multiplier),
+      Field("io_buffer_multiplier", proto_json::ReadDouble, options.io_buffer_multiplier)));
   return options;
 }
 
@@ -214,93 +219,63 @@ json TopologyToJson(const Topology& topology) {
 // Plan
 
 absl::StatusOr<Shard> ReadShard(const json& value, const std::string& path) {
-  SHARDPLAN_ASSIGN_OR_RETURN(
-      ObjectFields fields,
-      ObjectFields::Read(value, path,
-                         {"device", "row_offset", "row_count", "column_offset", "column_count"}));
   Shard shard;
-  SHARDPLAN_RETURN_IF_ERROR(ReadField(fields, "device", proto_json::ReadInt32, shard.device));
   SHARDPLAN_RETURN_IF_ERROR(
-      ReadField(fields, "row_offset", proto_json::ReadInt64, shard.row_offset));
-  SHARDPLAN_RETURN_IF_ERROR(ReadField(fields, "row_count", proto_json::ReadInt64, shard.row_count));
-  SHARDPLAN_RETURN_IF_ERROR(
-      ReadField(fields, "column_offset", proto_json::ReadInt32, shard.column_offset));
-  SHARDPLAN_RETURN_IF_ERROR(
-      ReadField(fields, "column_count", proto_json::ReadInt32, shard.column_count));
+      ReadObject(value, path, Field("device", proto_json::ReadInt32, shard.device),
+                 Field("row_offset", proto_json::ReadInt64, shard.row_offset),
+                 Field("row_count", proto_json::ReadInt64, shard.row_count),
+                 Field("column_offset", proto_json::ReadInt32, shard.column_offset),
+                 Field("column_count", proto_json::ReadInt32, shard.column_count)));
   return shard;
 }
 
 absl::StatusOr<TableSharding> ReadTableSharding(const json& value, const std::string& path) {
-  SHARDPLAN_ASSIGN_OR_RETURN(ObjectFields fields,
-                             ObjectFields::Read(value, path, {"table", "sharding_type", "shards"}));
-  TableSharding sharding;
-  SHARDPLAN_RETURN_IF_ERROR(ReadField(fields, "table", proto_json::ReadString, sharding.table));
   // Absent reads as the proto default, which ReadShardingType rejects by name.
-  const json* type = fields.Find("sharding_type");
-  SHARDPLAN_ASSIGN_OR_RETURN(
-      sharding.sharding_type,
-      ReadShardingType(type != nullptr ? *type : json(0), fields.PathOf("sharding_type")));
-  SHARDPLAN_RETURN_IF_ERROR(ReadRepeated(fields, "shards", ReadShard, sharding.shards));
+  static const json* const kUnspecified = new json(0);
+  TableSharding sharding;
+  auto sharding_type = Field("sharding_type", ReadShardingType, sharding.sharding_type);
+  sharding_type.if_absent = kUnspecified;
+  SHARDPLAN_RETURN_IF_ERROR(
+      ReadObject(value, path, Field("table", proto_json::ReadString, sharding.table), sharding_type,
+                 Field("shards", Repeated(ReadShard), sharding.shards)));
   return sharding;
 }
 
 absl::StatusOr<DeviceCost> ReadDeviceCost(const json& value, const std::string& path) {
-  SHARDPLAN_ASSIGN_OR_RETURN(
-      ObjectFields fields, ObjectFields::Read(value, path,
-                                              {"device", "memory_bytes", "memory_capacity_bytes",
-                                               "dim_sum", "num_shards", "compute_ms",
-                                               "forward_comm_ms", "backward_comm_ms", "total_ms"}));
   DeviceCost cost;
-  SHARDPLAN_RETURN_IF_ERROR(ReadField(fields, "device", proto_json::ReadInt32, cost.device));
   SHARDPLAN_RETURN_IF_ERROR(
-      ReadField(fields, "memory_bytes", proto_json::ReadInt64, cost.memory_bytes));
-  SHARDPLAN_RETURN_IF_ERROR(ReadField(fields, "memory_capacity_bytes", proto_json::ReadInt64,
-                                      cost.memory_capacity_bytes));
-  SHARDPLAN_RETURN_IF_ERROR(ReadField(fields, "dim_sum", proto_json::ReadInt64, cost.dim_sum));
-  SHARDPLAN_RETURN_IF_ERROR(
-      ReadField(fields, "num_shards", proto_json::ReadInt32, cost.num_shards));
-  SHARDPLAN_RETURN_IF_ERROR(
-      ReadField(fields, "compute_ms", proto_json::ReadDouble, cost.compute_ms));
-  SHARDPLAN_RETURN_IF_ERROR(
-      ReadField(fields, "forward_comm_ms", proto_json::ReadDouble, cost.forward_comm_ms));
-  SHARDPLAN_RETURN_IF_ERROR(
-      ReadField(fields, "backward_comm_ms", proto_json::ReadDouble, cost.backward_comm_ms));
-  SHARDPLAN_RETURN_IF_ERROR(ReadField(fields, "total_ms", proto_json::ReadDouble, cost.total_ms));
+      ReadObject(value, path, Field("device", proto_json::ReadInt32, cost.device),
+                 Field("memory_bytes", proto_json::ReadInt64, cost.memory_bytes),
+                 Field("memory_capacity_bytes", proto_json::ReadInt64, cost.memory_capacity_bytes),
+                 Field("dim_sum", proto_json::ReadInt64, cost.dim_sum),
+                 Field("num_shards", proto_json::ReadInt32, cost.num_shards),
+                 Field("compute_ms", proto_json::ReadDouble, cost.compute_ms),
+                 Field("forward_comm_ms", proto_json::ReadDouble, cost.forward_comm_ms),
+                 Field("backward_comm_ms", proto_json::ReadDouble, cost.backward_comm_ms),
+                 Field("total_ms", proto_json::ReadDouble, cost.total_ms)));
   return cost;
 }
 
-absl::StatusOr<SearchStats> ReadSearchStats(const json* value) {
+absl::StatusOr<SearchStats> ReadSearchStats(const json& value, const std::string& path) {
   SearchStats stats;
-  if (value == nullptr) return stats;
-  SHARDPLAN_ASSIGN_OR_RETURN(
-      ObjectFields fields,
-      ObjectFields::Read(*value, "stats",
-                         {"planning_time_ms", "cost_model_calls", "cost_cache_hits",
-                          "cost_cache_misses", "candidates_evaluated", "anytime_result"}));
-  SHARDPLAN_RETURN_IF_ERROR(
-      ReadField(fields, "planning_time_ms", proto_json::ReadDouble, stats.planning_time_ms));
-  SHARDPLAN_RETURN_IF_ERROR(
-      ReadField(fields, "cost_model_calls", proto_json::ReadInt64, stats.cost_model_calls));
-  SHARDPLAN_RETURN_IF_ERROR(
-      ReadField(fields, "cost_cache_hits", proto_json::ReadInt64, stats.cost_cache_hits));
-  SHARDPLAN_RETURN_IF_ERROR(
-      ReadField(fields, "cost_cache_misses", proto_json::ReadInt64, stats.cost_cache_misses));
-  SHARDPLAN_RETURN_IF_ERROR(
-      ReadField(fields, "candidates_evaluated", proto_json::ReadInt64, stats.candidates_evaluated));
-  SHARDPLAN_RETURN_IF_ERROR(
-      ReadField(fields, "anytime_result", proto_json::ReadBool, stats.anytime_result));
+  SHARDPLAN_RETURN_IF_ERROR(ReadObject(
+      value, path, Field("planning_time_ms", proto_json::ReadDouble, stats.planning_time_ms),
+      Field("cost_model_calls", proto_json::ReadInt64, stats.cost_model_calls),
+      Field("cost_cache_hits", proto_json::ReadInt64, stats.cost_cache_hits),
+      Field("cost_cache_misses", proto_json::ReadInt64, stats.cost_cache_misses),
+      Field("candidates_evaluated", proto_json::ReadInt64, stats.candidates_evaluated),
+      Field("anytime_result", proto_json::ReadBool, stats.anytime_result)));
   return stats;
 }
 
 // map<string, string>: keys are data, not field names, so no spelling rules apply.
-absl::StatusOr<std::map<std::string, std::string>> ReadStringMap(const json* value,
+absl::StatusOr<std::map<std::string, std::string>> ReadStringMap(const json& value,
                                                                  const std::string& path) {
-  std::map<std::string, std::string> out;
-  if (value == nullptr) return out;
-  if (!value->is_object()) {
+  if (!value.is_object()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": expected an object"));
   }
-  for (const auto& [key, entry] : value->items()) {
+  std::map<std::string, std::string> out;
+  for (const auto& [key, entry] : value.items()) {
     SHARDPLAN_ASSIGN_OR_RETURN(out[key],
                                proto_json::ReadString(entry, proto_json::Join(path, key)));
   }
@@ -364,21 +339,16 @@ const char* ElementTypeName(ElementType type) {
 }
 
 absl::StatusOr<Task> TaskFromJson(const json& value) {
-  SHARDPLAN_ASSIGN_OR_RETURN(ObjectFields fields,
-                             ObjectFields::Read(value, "",
-                                                {"tables", "topology", "batch_size", "colocate",
-                                                 "memory", "max_planning_time_ms"}));
   Task task;
-  SHARDPLAN_RETURN_IF_ERROR(ReadRepeated(fields, "tables", ReadTable, task.tables));
-  SHARDPLAN_ASSIGN_OR_RETURN(task.topology, ReadTopology(fields.Find("topology")));
-  task.batch_size = 0;
+  task.batch_size = 0;  // the proto default, which means kDefaultBatchSize
   SHARDPLAN_RETURN_IF_ERROR(
-      ReadField(fields, "batch_size", proto_json::ReadInt64, task.batch_size));
+      ReadObject(value, "", Field("tables", Repeated(ReadTable), task.tables),
+                 Field("topology", ReadTopology, task.topology),
+                 Field("batch_size", proto_json::ReadInt64, task.batch_size),
+                 Field("colocate", Repeated(ReadColocationGroup), task.colocate),
+                 Field("memory", ReadMemoryOptions, task.memory),
+                 Field("max_planning_time_ms", proto_json::ReadInt64, task.max_planning_time_ms)));
   if (task.batch_size == 0) task.batch_size = kDefaultBatchSize;
-  SHARDPLAN_RETURN_IF_ERROR(ReadRepeated(fields, "colocate", ReadColocationGroup, task.colocate));
-  SHARDPLAN_ASSIGN_OR_RETURN(task.memory, ReadMemoryOptions(fields.Find("memory")));
-  SHARDPLAN_RETURN_IF_ERROR(
-      ReadField(fields, "max_planning_time_ms", proto_json::ReadInt64, task.max_planning_time_ms));
   return task;
 }
 
@@ -414,31 +384,21 @@ json TaskToJson(const Task& task) {
 }
 
 absl::StatusOr<Plan> PlanFromJson(const json& value) {
-  SHARDPLAN_ASSIGN_OR_RETURN(
-      ObjectFields fields,
-      ObjectFields::Read(
-          value, "",
-          {"tables", "devices", "cost_ms", "bottleneck_device", "algorithm", "parameters", "seed",
-           "cost_model", "cost_kind", "column_splits", "stats", "request_hash"}));
   Plan plan;
   plan.cost_kind.clear();  // the proto default; "simulated" is only what planners write
-  SHARDPLAN_RETURN_IF_ERROR(ReadRepeated(fields, "tables", ReadTableSharding, plan.tables));
-  SHARDPLAN_RETURN_IF_ERROR(ReadRepeated(fields, "devices", ReadDeviceCost, plan.devices));
-  SHARDPLAN_RETURN_IF_ERROR(ReadField(fields, "cost_ms", proto_json::ReadDouble, plan.cost_ms));
   SHARDPLAN_RETURN_IF_ERROR(
-      ReadField(fields, "bottleneck_device", proto_json::ReadInt32, plan.bottleneck_device));
-  SHARDPLAN_RETURN_IF_ERROR(ReadField(fields, "algorithm", proto_json::ReadString, plan.algorithm));
-  SHARDPLAN_ASSIGN_OR_RETURN(plan.parameters,
-                             ReadStringMap(fields.Find("parameters"), "parameters"));
-  SHARDPLAN_RETURN_IF_ERROR(ReadField(fields, "seed", proto_json::ReadUint64, plan.seed));
-  SHARDPLAN_RETURN_IF_ERROR(
-      ReadField(fields, "cost_model", proto_json::ReadString, plan.cost_model));
-  SHARDPLAN_RETURN_IF_ERROR(ReadField(fields, "cost_kind", proto_json::ReadString, plan.cost_kind));
-  SHARDPLAN_RETURN_IF_ERROR(
-      ReadRepeated(fields, "column_splits", proto_json::ReadString, plan.column_splits));
-  SHARDPLAN_ASSIGN_OR_RETURN(plan.stats, ReadSearchStats(fields.Find("stats")));
-  SHARDPLAN_RETURN_IF_ERROR(
-      ReadField(fields, "request_hash", proto_json::ReadString, plan.request_hash));
+      ReadObject(value, "", Field("tables", Repeated(ReadTableSharding), plan.tables),
+                 Field("devices", Repeated(ReadDeviceCost), plan.devices),
+                 Field("cost_ms", proto_json::ReadDouble, plan.cost_ms),
+                 Field("bottleneck_device", proto_json::ReadInt32, plan.bottleneck_device),
+                 Field("algorithm", proto_json::ReadString, plan.algorithm),
+                 Field("parameters", ReadStringMap, plan.parameters),
+                 Field("seed", proto_json::ReadUint64, plan.seed),
+                 Field("cost_model", proto_json::ReadString, plan.cost_model),
+                 Field("cost_kind", proto_json::ReadString, plan.cost_kind),
+                 Field("column_splits", Repeated(proto_json::ReadString), plan.column_splits),
+                 Field("stats", ReadSearchStats, plan.stats),
+                 Field("request_hash", proto_json::ReadString, plan.request_hash)));
   return plan;
 }
 
