@@ -99,11 +99,9 @@ absl::Status EvaluatePlan(const Task& task, const CostModel& model, Plan& plan) 
       shards_per_device[shard.device].push_back(
           ShardView{.table = &table, .rows = shard.row_count, .columns = shard.column_count});
       DeviceCost& device = devices[shard.device];
-      const int64_t bytes =
-          ShardMemoryBytes(table, shard.row_count, shard.column_count, task.memory);
-      if (__builtin_add_overflow(device.memory_bytes, bytes, &device.memory_bytes)) {
-        device.memory_bytes = std::numeric_limits<int64_t>::max();
-      }
+      device.memory_bytes =
+          AddBytes(device.memory_bytes,
+                   ShardMemoryBytes(table, shard.row_count, shard.column_count, task.memory));
       device.dim_sum += shard.column_count;
       device.num_shards += 1;
     }

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "absl/strings/str_format.h"
+
 namespace shardplan {
 namespace {
 
@@ -33,6 +35,15 @@ int64_t ShardMemoryBytes(const Table& table, int64_t rows, int32_t columns,
 
 int64_t TableMemoryBytes(const Table& table, const MemoryOptions& options) {
   return ShardMemoryBytes(table, table.rows, table.dim, options);
+}
+
+int64_t AddBytes(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? kMaxBytes : sum;
+}
+
+std::string FormatGiB(int64_t bytes) {
+  return absl::StrFormat("%.2f GiB", static_cast<double>(bytes) / kBytesPerGiB);
 }
 
 }  // namespace shardplan

@@ -2,6 +2,7 @@
 #define SHARDPLAN_PLANNER_MEMORY_H_
 
 #include <cstdint>
+#include <string>
 
 #include "planner/task.h"
 
@@ -15,6 +16,13 @@ int64_t ShardMemoryBytes(const Table& table, int64_t rows, int32_t columns,
 
 // The whole table on one device.
 int64_t TableMemoryBytes(const Table& table, const MemoryOptions& options);
+
+// a + b for byte counts (>= 0), saturating at the int64 maximum instead of wrapping: an absurd
+// total must still read as "does not fit".
+int64_t AddBytes(int64_t a, int64_t b);
+
+// "12.34 GiB", for messages.
+std::string FormatGiB(int64_t bytes);
 
 }  // namespace shardplan
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,7 +11,6 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "planner/json_io.h"
@@ -24,10 +22,6 @@ namespace {
 
 std::string TablePath(size_t index, absl::string_view field) {
   return absl::StrCat("tables[", index, "].", field);
-}
-
-std::string Gib(int64_t bytes) {
-  return absl::StrFormat("%.2f GiB", static_cast<double>(bytes) / kBytesPerGiB);
 }
 
 absl::Status Invalid(absl::string_view path, absl::string_view reason) {
@@ -433,20 +427,17 @@ absl::Status ValidatePlan(const Task& task, const Plan& plan) {
   for (const TableSharding& sharding : plan.tables) {
     const Table& table = task.tables[task_index.at(sharding.table)];
     for (const Shard& shard : sharding.shards) {
-      const int64_t bytes =
-          ShardMemoryBytes(table, shard.row_count, shard.column_count, task.memory);
-      int64_t& total = used[shard.device];
-      if (__builtin_add_overflow(total, bytes, &total)) {
-        total = std::numeric_limits<int64_t>::max();
-      }
+      used[shard.device] =
+          AddBytes(used[shard.device],
+                   ShardMemoryBytes(table, shard.row_count, shard.column_count, task.memory));
     }
   }
   for (int d = 0; d < num_devices; ++d) {
     const int64_t capacity = task.topology.memory_bytes[d];
     if (used[d] > capacity) {
-      return absl::FailedPreconditionError(absl::StrCat("device ", d, ": needs ", Gib(used[d]),
-                                                        " but has ", Gib(capacity), " (", used[d],
-                                                        " > ", capacity, " bytes)"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("device ", d, ": needs ", FormatGiB(used[d]), " but has ",
+                       FormatGiB(capacity), " (", used[d], " > ", capacity, " bytes)"));
     }
   }
   return absl::OkStatus();

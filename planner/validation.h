@@ -13,8 +13,8 @@ namespace shardplan {
 struct TaskLimits {
   int64_t max_tables = 100000;
   int64_t max_devices = 4096;
-  int64_t max_rows = int64_t{1} << 40;   // per table
-  int32_t max_dim = 1 << 16;             // per table
+  int64_t max_rows = int64_t{1} << 40;  // per table
+  int32_t max_dim = 1 << 16;            // per table
   double max_pooling_factor = 1e6;
   int64_t max_batch_size = int64_t{1} << 32;
   int64_t max_colocation_groups = 10000;
@@ -29,8 +29,9 @@ absl::Status ValidateTask(const Task& task, const TaskLimits& limits = {});
 
 // INVALID_ARGUMENT naming the offending table or device when the plan does not cover every
 // table of the task exactly once in full (shards tile the table's rows x columns without
-// overlap), a shard is out of bounds or on a device that does not exist, a device's memory
-// exceeds its capacity, or a constraint (allowed sharding types, pinning, colocation) is broken.
+// overlap), a shard is out of bounds or on a device that does not exist, or a constraint
+// (allowed sharding types, pinning, colocation) is broken. FAILED_PRECONDITION naming the device
+// when a well-formed plan needs more memory on a device than it has.
 absl::Status ValidatePlan(const Task& task, const Plan& plan);
 
 }  // namespace shardplan

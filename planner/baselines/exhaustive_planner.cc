@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "planner/baselines/placement_units.h"
 #include "planner/evaluation.h"
+#include "planner/memory.h"
 #include "planner/status_macros.h"
 
 namespace shardplan {
@@ -18,8 +19,6 @@ namespace {
 // Steps (nodes and leaves) between stop checks: a leaf costs num_devices + 2 model calls, so
 // this keeps the reaction to a deadline within milliseconds even for slow models.
 constexpr int64_t kStopPollInterval = 16;
-
-constexpr int64_t kMaxBytes = std::numeric_limits<int64_t>::max();
 
 // base^exponent, or nullopt past int64.
 std::optional<int64_t> CheckedPower(int64_t base, size_t exponent) {
@@ -58,20 +57,13 @@ absl::StatusOr<Plan> ExhaustivePlanner::Run(const Task& task,
   std::vector<std::vector<ShardView>> shards_per_device(static_cast<size_t>(num_devices));
   std::vector<std::vector<ShardView>> unit_shards(units.size());
   std::vector<int32_t> device_of_unit(units.size(), 0);
-  std::vector<size_t> free_units;
+  SHARDPLAN_ASSIGN_OR_RETURN(
+      const std::vector<size_t> free_units,
+      PlacePinnedUnits(info_.name, task, units, /*check_memory=*/true, ledger, device_of_unit));
   for (size_t u = 0; u < units.size(); ++u) {
     unit_shards[u] = UnitShards(task, units[u]);
-    const PlacementUnit& unit = units[u];
-    if (!unit.pinned_device) {
-      free_units.push_back(u);
-      continue;
-    }
-    if (!ledger.Fits(*unit.pinned_device, unit.bytes)) {
-      return ledger.PinnedDoesNotFit(info_.name, task, unit);
-    }
-    device_of_unit[u] = *unit.pinned_device;
-    ledger.Add(*unit.pinned_device, unit.bytes);
-    auto& shards = shards_per_device[*unit.pinned_device];
+    if (!units[u].pinned_device) continue;
+    auto& shards = shards_per_device[*units[u].pinned_device];
     shards.insert(shards.end(), unit_shards[u].begin(), unit_shards[u].end());
   }
 
@@ -154,12 +146,8 @@ absl::StatusOr<Plan> ExhaustivePlanner::Run(const Task& task,
     int64_t total = 0;
     int64_t capacity = 0;
     // Saturating: the figures only serve the message.
-    for (const PlacementUnit& unit : units) {
-      if (__builtin_add_overflow(total, unit.bytes, &total)) total = kMaxBytes;
-    }
-    for (int d = 0; d < num_devices; ++d) {
-      if (__builtin_add_overflow(capacity, ledger.capacity(d), &capacity)) capacity = kMaxBytes;
-    }
+    for (const PlacementUnit& unit : units) total = AddBytes(total, unit.bytes);
+    for (int d = 0; d < num_devices; ++d) capacity = AddBytes(capacity, ledger.capacity(d));
     return absl::FailedPreconditionError(
         absl::StrCat("task is infeasible for exhaustive: no table-wise placement of the ",
                      task.tables.size(), " tables (", FormatGiB(total),

@@ -85,24 +85,13 @@ absl::StatusOr<Plan> GreedyPlanner::Run(const Task& task, const PlanningContext&
   MemoryLedger ledger(task.topology);
   std::vector<double> cost_sum(static_cast<size_t>(num_devices), 0.0);
   std::vector<int32_t> device_of_unit(units.size(), 0);
-  auto place = [&](size_t u, int d) {
-    device_of_unit[u] = d;
-    ledger.Add(d, units[u].bytes);
-    cost_sum[d] += unit_cost[u];
-  };
 
   // Pinned units have no choice; placing them first lets the others balance around them.
-  std::vector<size_t> order;
+  SHARDPLAN_ASSIGN_OR_RETURN(
+      std::vector<size_t> order,
+      PlacePinnedUnits(info_.name, task, units, /*check_memory=*/true, ledger, device_of_unit));
   for (size_t u = 0; u < units.size(); ++u) {
-    const PlacementUnit& unit = units[u];
-    if (!unit.pinned_device) {
-      order.push_back(u);
-      continue;
-    }
-    if (!ledger.Fits(*unit.pinned_device, unit.bytes)) {
-      return ledger.PinnedDoesNotFit(info_.name, task, unit);
-    }
-    place(u, *unit.pinned_device);
+    if (units[u].pinned_device) cost_sum[*units[u].pinned_device] += unit_cost[u];
   }
 
   // The reference sorts TableInfo(index, cost, size) ascending and pops from the back.
@@ -123,7 +112,9 @@ absl::StatusOr<Plan> GreedyPlanner::Run(const Task& task, const PlanningContext&
       }
     }
     if (best < 0) return ledger.NoDeviceFits(info_.name, task, units[u]);
-    place(u, best);
+    device_of_unit[u] = best;
+    ledger.Add(best, units[u].bytes);
+    cost_sum[best] += unit_cost[u];
     if (context.on_progress && (k + 1) % report_every == 0) {
       context.on_progress(PlanningProgress{
           absl::StrCat(info_.name, ": placed ", k + 1, "/", order.size(), " units"),

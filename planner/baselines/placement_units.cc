@@ -1,13 +1,10 @@
 #include "planner/baselines/placement_units.h"
 
 #include <algorithm>
-#include <limits>
-#include <map>
 #include <numeric>
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "planner/memory.h"
 
@@ -33,10 +30,6 @@ class TableSets {
 };
 
 }  // namespace
-
-std::string FormatGiB(int64_t bytes) {
-  return absl::StrFormat("%.2f GiB", static_cast<double>(bytes) / kBytesPerGiB);
-}
 
 std::string PlacementUnit::Describe(const Task& task) const {
   if (tables.size() == 1) return absl::StrCat("table \"", task.tables[tables[0]].name, "\"");
@@ -81,10 +74,7 @@ absl::StatusOr<std::vector<PlacementUnit>> TableWiseUnits(const Task& task,
     PlacementUnit& unit = units[unit_of_root[root]];
     const Table& table = task.tables[i];
     unit.tables.push_back(static_cast<int>(i));
-    const int64_t bytes = TableMemoryBytes(table, task.memory);
-    if (__builtin_add_overflow(unit.bytes, bytes, &unit.bytes)) {
-      unit.bytes = std::numeric_limits<int64_t>::max();
-    }
+    unit.bytes = AddBytes(unit.bytes, TableMemoryBytes(table, task.memory));
     if (!table.pinned_device) continue;
     if (*table.pinned_device < 0 || *table.pinned_device >= task.topology.num_devices()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -105,9 +95,7 @@ MemoryLedger::MemoryLedger(const Topology& topology)
     : capacity_(topology.memory_bytes), used_(topology.memory_bytes.size(), 0) {}
 
 void MemoryLedger::Add(int device, int64_t bytes) {
-  if (__builtin_add_overflow(used_[device], bytes, &used_[device])) {
-    used_[device] = std::numeric_limits<int64_t>::max();
-  }
+  used_[device] = AddBytes(used_[device], bytes);
 }
 
 absl::Status MemoryLedger::NoDeviceFits(absl::string_view algorithm, const Task& task,
@@ -135,6 +123,26 @@ absl::Status MemoryLedger::PinnedDoesNotFit(absl::string_view algorithm, const T
                    FormatGiB(unit.bytes), " but its pinned device ", d, " has ",
                    FormatGiB(std::max<int64_t>(capacity_[d] - used_[d], 0)), " free (capacity ",
                    FormatGiB(capacity_[d]), ")"));
+}
+
+absl::StatusOr<std::vector<size_t>> PlacePinnedUnits(absl::string_view algorithm, const Task& task,
+                                                     const std::vector<PlacementUnit>& units,
+                                                     bool check_memory, MemoryLedger& ledger,
+                                                     std::vector<int32_t>& device_of_unit) {
+  std::vector<size_t> free_units;
+  for (size_t u = 0; u < units.size(); ++u) {
+    const PlacementUnit& unit = units[u];
+    if (!unit.pinned_device) {
+      free_units.push_back(u);
+      continue;
+    }
+    if (check_memory && !ledger.Fits(*unit.pinned_device, unit.bytes)) {
+      return ledger.PinnedDoesNotFit(algorithm, task, unit);
+    }
+    device_of_unit[u] = *unit.pinned_device;
+    ledger.Add(*unit.pinned_device, unit.bytes);
+  }
+  return free_units;
 }
 
 Plan UnitPlan(const Task& task, const std::vector<PlacementUnit>& units,

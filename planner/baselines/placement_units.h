@@ -63,15 +63,20 @@ class MemoryLedger {
   std::vector<int64_t> used_;
 };
 
+// Puts every pinned unit on its device (device_of_unit[u], ledger) in index order and returns
+// the indices of the other units, ascending. FAILED_PRECONDITION (PinnedDoesNotFit) for the
+// first pinned unit that does not fit its device, unless `check_memory` is false.
+absl::StatusOr<std::vector<size_t>> PlacePinnedUnits(absl::string_view algorithm, const Task& task,
+                                                     const std::vector<PlacementUnit>& units,
+                                                     bool check_memory, MemoryLedger& ledger,
+                                                     std::vector<int32_t>& device_of_unit);
+
 // The table-wise plan that puts every table of unit u on device_of_unit[u].
 Plan UnitPlan(const Task& task, const std::vector<PlacementUnit>& units,
               const std::vector<int32_t>& device_of_unit);
 
 // The cost model's view of every table of `unit` (whole tables).
 std::vector<ShardView> UnitShards(const Task& task, const PlacementUnit& unit);
-
-// "12.34 GiB".
-std::string FormatGiB(int64_t bytes);
 
 }  // namespace shardplan
 

@@ -46,24 +46,17 @@ absl::StatusOr<Plan> RandomPlanner::Run(const Task& task, const PlanningContext&
   const int num_devices = task.topology.num_devices();
   MemoryLedger ledger(task.topology);
   std::vector<int32_t> device_of_unit(units.size(), 0);
-
-  for (size_t u = 0; u < units.size(); ++u) {
-    const PlacementUnit& unit = units[u];
-    if (!unit.pinned_device) continue;
-    if (respect_memory && !ledger.Fits(*unit.pinned_device, unit.bytes)) {
-      return ledger.PinnedDoesNotFit(info_.name, task, unit);
-    }
-    device_of_unit[u] = *unit.pinned_device;
-    ledger.Add(*unit.pinned_device, unit.bytes);
-  }
+  SHARDPLAN_ASSIGN_OR_RETURN(
+      const std::vector<size_t> free_units,
+      PlacePinnedUnits(info_.name, task, units, respect_memory, ledger, device_of_unit));
 
   std::mt19937_64 rng(context.seed);
   std::vector<int32_t> candidates;
   candidates.reserve(static_cast<size_t>(num_devices));
-  for (size_t u = 0; u < units.size(); ++u) {
-    if (u % kStopPollInterval == 0) SHARDPLAN_RETURN_IF_ERROR(context.stop->Check());
+  for (size_t k = 0; k < free_units.size(); ++k) {
+    if (k % kStopPollInterval == 0) SHARDPLAN_RETURN_IF_ERROR(context.stop->Check());
+    const size_t u = free_units[k];
     const PlacementUnit& unit = units[u];
-    if (unit.pinned_device) continue;
     candidates.clear();
     for (int d = 0; d < num_devices; ++d) {
       if (!respect_memory || ledger.Fits(d, unit.bytes)) candidates.push_back(d);
