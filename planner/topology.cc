@@ -89,10 +89,15 @@ absl::StatusOr<Topology> MakeTopology(int64_t num_devices, double device_memory_
   }
   // num_devices == 0 with no list: an empty topology, which ValidateTask rejects by name.
 
-  if (devices_per_host < 0 || devices_per_host > kMaxTopologyDevices) {
+  if (devices_per_host < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("topology.devices_per_host: must be >= 0 (0: all devices on one host), got ",
                      devices_per_host));
+  }
+  if (devices_per_host > kMaxTopologyDevices) {
+    return absl::InvalidArgumentError(absl::StrCat("topology.devices_per_host: must be at most ",
+                                                   kMaxTopologyDevices, ", got ",
+                                                   devices_per_host));
   }
   topology.devices_per_host = static_cast<int32_t>(devices_per_host);
 

@@ -110,6 +110,8 @@ TEST(MakeTopologyTest, RejectsBadValuesByField) {
                 "topology.per_device_memory_gib[1]: must be finite");
   EXPECT_STATUS(MakeTopology(2, 1, {}, -1, 0, 0), absl::StatusCode::kInvalidArgument,
                 "topology.devices_per_host: must be >= 0");
+  EXPECT_STATUS(MakeTopology(2, 1, {}, int64_t{1} << 21, 0, 0), absl::StatusCode::kInvalidArgument,
+                "topology.devices_per_host: must be at most 1048576, got 2097152");
   EXPECT_STATUS(MakeTopology(2, 1, {}, 0, -5, 0), absl::StatusCode::kInvalidArgument,
                 "topology.intra_host_bandwidth_gibps");
   EXPECT_STATUS(MakeTopology(2, 1, {}, 0, 0, std::nan("")), absl::StatusCode::kInvalidArgument,
