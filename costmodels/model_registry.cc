@@ -136,7 +136,6 @@ size_t ModelRegistry::size() const {
 }
 
 absl::Status RegisterBuiltinModels(ModelRegistry& registry) {
-  auto model = std::make_shared<const AnalyticCostModel>();
   ModelManifest manifest;
   manifest.name = "analytic";
   manifest.version = "1";
@@ -145,6 +144,8 @@ absl::Status RegisterBuiltinModels(ModelRegistry& registry) {
   manifest.description =
       "TorchRec's analytic perf estimator (table-wise and column-wise shards, 897 GiB/s HBM); "
       "needs no artifact";
+  // The model's id (recorded in plans) and the manifest's (listed, resolved) name one version.
+  auto model = std::make_shared<const AnalyticCostModel>(AnalyticParams{}, manifest.version);
   return registry.Add(std::move(manifest), std::move(model));
 }
 
