@@ -19,6 +19,7 @@ namespace {
 
 using ::shardplan::v1::JobState;
 using ::shardplan::v1::JobStatus;
+using PlannerStub = ::shardplan::v1::PlannerService::Stub;
 
 absl::Time DeadlineFor(const CallOptions& call, absl::Duration default_timeout) {
   const absl::Duration timeout = call.timeout.value_or(default_timeout);
@@ -42,17 +43,21 @@ bool SleepBeforeRetry(const ClientOptions& options, absl::string_view method, in
   return true;
 }
 
-// Runs one unary RPC under the call's deadline, retrying as ClientOptions says. `rpc` is
-// (ClientContext*, Response*) -> grpc::Status.
-template <typename Response, typename Rpc>
+// Calls stub.*rpc(request) under the call's deadline (CallOptions, else
+// ClientOptions::default_timeout), retrying as ClientOptions says.
+template <typename Stub, typename Request, typename Response>
 absl::StatusOr<Response> CallUnary(const ClientOptions& options, absl::string_view method,
-                                   absl::Time deadline, Rpc rpc) {
+                                   const CallOptions& call, Stub& stub,
+                                   grpc::Status (Stub::*rpc)(grpc::ClientContext*, const Request&,
+                                                             Response*),
+                                   const Request& request) {
+  const absl::Time deadline = DeadlineFor(call, options.default_timeout);
   Backoff backoff(options);
   for (int attempt = 1;; ++attempt) {
     grpc::ClientContext context;
     SetDeadline(context, deadline);
     Response response;
-    absl::Status status = ToAbslStatus(rpc(&context, &response));
+    absl::Status status = ToAbslStatus((stub.*rpc)(&context, request, &response));
     if (status.ok()) return response;
     if (!SleepBeforeRetry(options, method, attempt, status, deadline, backoff)) return status;
   }
@@ -142,38 +147,23 @@ PlannerClient::~PlannerClient() = default;
 
 absl::StatusOr<shardplan::v1::PlanResponse> PlannerClient::Plan(
     const shardplan::v1::PlanRequest& request, const CallOptions& call) {
-  return CallUnary<shardplan::v1::PlanResponse>(
-      options_, "Plan", DeadlineFor(call, options_.default_timeout),
-      [&](grpc::ClientContext* context, shardplan::v1::PlanResponse* response) {
-        return stub_->Plan(context, request, response);
-      });
+  return CallUnary(options_, "Plan", call, *stub_, &PlannerStub::Plan, request);
 }
 
 absl::StatusOr<shardplan::v1::SubmitPlanResponse> PlannerClient::SubmitPlan(
     const shardplan::v1::PlanRequest& request, const CallOptions& call) {
-  return CallUnary<shardplan::v1::SubmitPlanResponse>(
-      options_, "SubmitPlan", DeadlineFor(call, options_.default_timeout),
-      [&](grpc::ClientContext* context, shardplan::v1::SubmitPlanResponse* response) {
-        return stub_->SubmitPlan(context, request, response);
-      });
+  return CallUnary(options_, "SubmitPlan", call, *stub_, &PlannerStub::SubmitPlan, request);
 }
 
 absl::StatusOr<JobStatus> PlannerClient::GetPlan(absl::string_view job_id,
                                                  const CallOptions& call) {
-  const shardplan::v1::JobRequest request = JobRequestFor(job_id);
-  return CallUnary<JobStatus>(options_, "GetPlan", DeadlineFor(call, options_.default_timeout),
-                              [&](grpc::ClientContext* context, JobStatus* response) {
-                                return stub_->GetPlan(context, request, response);
-                              });
+  return CallUnary(options_, "GetPlan", call, *stub_, &PlannerStub::GetPlan, JobRequestFor(job_id));
 }
 
 absl::StatusOr<JobStatus> PlannerClient::CancelPlan(absl::string_view job_id,
                                                     const CallOptions& call) {
-  const shardplan::v1::JobRequest request = JobRequestFor(job_id);
-  return CallUnary<JobStatus>(options_, "CancelPlan", DeadlineFor(call, options_.default_timeout),
-                              [&](grpc::ClientContext* context, JobStatus* response) {
-                                return stub_->CancelPlan(context, request, response);
-                              });
+  return CallUnary(options_, "CancelPlan", call, *stub_, &PlannerStub::CancelPlan,
+                   JobRequestFor(job_id));
 }
 
 absl::StatusOr<JobStatus> PlannerClient::WatchPlan(absl::string_view job_id,
@@ -216,43 +206,27 @@ absl::StatusOr<JobStatus> PlannerClient::WatchPlan(absl::string_view job_id,
 
 absl::StatusOr<shardplan::v1::EvaluatePlanResponse> PlannerClient::EvaluatePlan(
     const shardplan::v1::EvaluatePlanRequest& request, const CallOptions& call) {
-  return CallUnary<shardplan::v1::EvaluatePlanResponse>(
-      options_, "EvaluatePlan", DeadlineFor(call, options_.default_timeout),
-      [&](grpc::ClientContext* context, shardplan::v1::EvaluatePlanResponse* response) {
-        return stub_->EvaluatePlan(context, request, response);
-      });
+  return CallUnary(options_, "EvaluatePlan", call, *stub_, &PlannerStub::EvaluatePlan, request);
 }
 
 absl::StatusOr<shardplan::v1::ListAlgorithmsResponse> PlannerClient::ListAlgorithms(
     const CallOptions& call) {
-  const shardplan::v1::ListAlgorithmsRequest request;
-  return CallUnary<shardplan::v1::ListAlgorithmsResponse>(
-      options_, "ListAlgorithms", DeadlineFor(call, options_.default_timeout),
-      [&](grpc::ClientContext* context, shardplan::v1::ListAlgorithmsResponse* response) {
-        return stub_->ListAlgorithms(context, request, response);
-      });
+  return CallUnary(options_, "ListAlgorithms", call, *stub_, &PlannerStub::ListAlgorithms,
+                   shardplan::v1::ListAlgorithmsRequest());
 }
 
 absl::StatusOr<shardplan::v1::ListModelsResponse> PlannerClient::ListModels(
     const CallOptions& call) {
-  const shardplan::v1::ListModelsRequest request;
-  return CallUnary<shardplan::v1::ListModelsResponse>(
-      options_, "ListModels", DeadlineFor(call, options_.default_timeout),
-      [&](grpc::ClientContext* context, shardplan::v1::ListModelsResponse* response) {
-        return stub_->ListModels(context, request, response);
-      });
+  return CallUnary(options_, "ListModels", call, *stub_, &PlannerStub::ListModels,
+                   shardplan::v1::ListModelsRequest());
 }
 
 absl::StatusOr<HealthStatus> PlannerClient::Health(absl::string_view service,
                                                    const CallOptions& call) {
   grpc::health::v1::HealthCheckRequest request;
   request.set_service(std::string(service));
-  absl::StatusOr<grpc::health::v1::HealthCheckResponse> response =
-      CallUnary<grpc::health::v1::HealthCheckResponse>(
-          options_, "Health", DeadlineFor(call, options_.default_timeout),
-          [&](grpc::ClientContext* context, grpc::health::v1::HealthCheckResponse* out) {
-            return health_->stub->Check(context, request, out);
-          });
+  const absl::StatusOr<grpc::health::v1::HealthCheckResponse> response = CallUnary(
+      options_, "Health", call, *health_->stub, &grpc::health::v1::Health::Stub::Check, request);
   if (!response.ok()) return response.status();
   switch (response->status()) {
     case grpc::health::v1::HealthCheckResponse::SERVING:
