@@ -9,45 +9,16 @@
 #include "client/shardplan_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/integration/client/test_tasks.h"
-#include "tests/integration/support/server_process.h"
+#include "tests/integration/client/client_test_support.h"
 
 namespace shardplan::testing {
 namespace {
 
 using ::shardplan::client::CallOptions;
-using ::shardplan::client::ClientOptions;
 using ::shardplan::client::HealthStatus;
-using ::shardplan::client::PlannerClient;
 using ::testing::HasSubstr;
 
-class ClientTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    server_ = new ServerProcess();
-    const absl::Status started = server_->Start();
-    ASSERT_TRUE(started.ok()) << started;
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-
-  void SetUp() override {
-    ASSERT_NE(server_, nullptr);
-    ASSERT_TRUE(server_->running());
-    ClientOptions options;
-    options.default_timeout = absl::Seconds(20);
-    auto client = PlannerClient::Connect(server_->target(), options);
-    ASSERT_TRUE(client.ok()) << client.status();
-    client_ = *std::move(client);
-  }
-
-  static ServerProcess* server_;
-  std::unique_ptr<PlannerClient> client_;
-};
-
-ServerProcess* ClientTest::server_ = nullptr;
+class ClientTest : public ServerClientTest {};
 
 shardplan::v1::PlanRequest RequestFor(shardplan::v1::Task task) {
   shardplan::v1::PlanRequest request;

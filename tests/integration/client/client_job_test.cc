@@ -7,45 +7,16 @@
 #include "client/shardplan_client.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/integration/client/test_tasks.h"
-#include "tests/integration/support/server_process.h"
+#include "tests/integration/client/client_test_support.h"
 
 namespace shardplan::testing {
 namespace {
 
-using ::shardplan::client::ClientOptions;
 using ::shardplan::client::JobStatusToStatus;
-using ::shardplan::client::PlannerClient;
 using ::shardplan::v1::JobStatus;
 using ::testing::HasSubstr;
 
-class ClientJobTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    server_ = new ServerProcess();
-    const absl::Status started = server_->Start();
-    ASSERT_TRUE(started.ok()) << started;
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-
-  void SetUp() override {
-    ASSERT_NE(server_, nullptr);
-    ClientOptions options;
-    options.default_timeout = absl::Seconds(20);
-    options.watch_timeout = absl::Seconds(30);  // a hung job fails the test, not the suite
-    auto client = PlannerClient::Connect(server_->target(), options);
-    ASSERT_TRUE(client.ok()) << client.status();
-    client_ = *std::move(client);
-  }
-
-  static ServerProcess* server_;
-  std::unique_ptr<PlannerClient> client_;
-};
-
-ServerProcess* ClientJobTest::server_ = nullptr;
+class ClientJobTest : public ServerClientTest {};
 
 TEST_F(ClientJobTest, SubmitThenWatchDeliversStatusesUntilSucceeded) {
   shardplan::v1::PlanRequest request;

@@ -1,4 +1,4 @@
-#include "tests/integration/client/test_tasks.h"
+#include "tests/integration/client/client_test_support.h"
 
 #include <fstream>
 #include <sstream>
