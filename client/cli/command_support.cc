@@ -120,11 +120,13 @@ absl::StatusOr<shardplan::v1::PlanRequest> BuildPlanRequest(const Invocation& in
   return request;
 }
 
+FlagSpec OutputFlag() { return FlagSpec::Value("output", "FILE", "write to FILE", 'o'); }
+
 std::vector<FlagSpec> PlanOutputFlags() {
   return {
       FlagSpec::Value("format", "FORMAT",
                       "text (default), json, or torchrec (TorchRec ShardingPlan JSON)"),
-      FlagSpec::Value("output", "FILE", "write to FILE", 'o'),
+      OutputFlag(),
       FlagSpec::Value("torchrec-module", "PATH",
                       "module path of the tables in the torchrec output (default: "
                       "embedding_bag_collection)"),

@@ -30,6 +30,8 @@ std::vector<FlagSpec> PlanRequestFlags();
 absl::StatusOr<shardplan::v1::PlanRequest> BuildPlanRequest(const Invocation& invocation,
                                                             shardplan::v1::Task task);
 
+// -o, --output FILE.
+FlagSpec OutputFlag();
 // --format, -o, --torchrec-module, --local-world-size.
 std::vector<FlagSpec> PlanOutputFlags();
 

@@ -76,20 +76,18 @@ absl::Status RunWatch(const Invocation& invocation) {
         last_line = std::move(line);
       });
   if (!final_status.ok()) return final_status.status();
-  const std::string path = invocation.flags.Get("output");
   absl::Status written;
   if (*format == OutputFormat::kJson) {
     // The last JSON line already is the final status; -o gets it whole as well.
-    if (!result_on_stdout) written = WriteOutput(ToJson(*final_status), path);
-  } else if (final_status->has_result() && final_status->result().has_plan()) {
-    const shardplan::v1::PlanResponse& result = final_status->result();
-    if (*format == OutputFormat::kText) {
-      if (result_on_stdout) std::cout << "\n";
-      written = WriteOutput(FormatPlanText(result.plan(), result.cache_hit()), path);
-    } else {
-      written = EmitPlan(invocation, result.plan(), result.cache_hit(), *final_status,
-                         /*local_world_size=*/0);
+    if (!result_on_stdout) {
+      written = WriteOutput(ToJson(*final_status), invocation.flags.Get("output"));
     }
+  } else if (final_status->has_result() && final_status->result().has_plan()) {
+    // The text plan follows the progress lines after a blank line.
+    if (*format == OutputFormat::kText && result_on_stdout) std::cout << "\n";
+    written = EmitPlan(invocation, final_status->result().plan(),
+                       final_status->result().cache_hit(), *final_status,
+                       /*local_world_size=*/0);
   }
   if (!written.ok()) return written;
   return JobOutcome(*final_status);
@@ -105,10 +103,6 @@ absl::Status RunCancel(const Invocation& invocation) {
                                : absl::StrCat("job ", status->job_id(), ": ",
                                               shardplan::v1::JobState_Name(status->state()), "\n");
   return WriteOutput(text, invocation.flags.Get("output"));
-}
-
-std::vector<FlagSpec> OutputOnlyFlag() {
-  return {FlagSpec::Value("output", "FILE", "write to FILE", 'o')};
 }
 
 }  // namespace
@@ -153,7 +147,7 @@ Command CancelCommand() {
   command.description =
       "Asks the server to stop the job and prints the state it is in afterwards: CANCELLED,\n"
       "or the state it had already reached. Exits 0 once the server answered.\n";
-  command.flags = OutputOnlyFlag();
+  command.flags = {OutputFlag()};
   command.min_args = command.max_args = 1;
   command.run = RunCancel;
   return command;

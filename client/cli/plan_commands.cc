@@ -14,12 +14,15 @@ constexpr char kTaskHelp[] =
     "TASK is a shardplan.v1.Task as JSON (examples/README.md describes the fields), or '-' for\n"
     "standard input.\n";
 
-absl::Status RunPlan(const Invocation& invocation) {
+// The request for the TASK argument under the command's options.
+absl::StatusOr<shardplan::v1::PlanRequest> ReadPlanRequest(const Invocation& invocation) {
   absl::StatusOr<shardplan::v1::Task> task = ReadTask(invocation.args()[0]);
   if (!task.ok()) return task.status();
-  const int local_world_size = LocalWorldSize(*task);
-  absl::StatusOr<shardplan::v1::PlanRequest> request =
-      BuildPlanRequest(invocation, *std::move(task));
+  return BuildPlanRequest(invocation, *std::move(task));
+}
+
+absl::Status RunPlan(const Invocation& invocation) {
+  absl::StatusOr<shardplan::v1::PlanRequest> request = ReadPlanRequest(invocation);
   if (!request.ok()) return request.status();
   // Check the output options before spending the server's time.
   if (absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation); !format.ok()) {
@@ -29,14 +32,12 @@ absl::Status RunPlan(const Invocation& invocation) {
   if (!client.ok()) return client.status();
   absl::StatusOr<shardplan::v1::PlanResponse> response = (*client)->Plan(*request);
   if (!response.ok()) return response.status();
-  return EmitPlan(invocation, response->plan(), response->cache_hit(), *response, local_world_size);
+  return EmitPlan(invocation, response->plan(), response->cache_hit(), *response,
+                  LocalWorldSize(request->task()));
 }
 
 absl::Status RunSubmit(const Invocation& invocation) {
-  absl::StatusOr<shardplan::v1::Task> task = ReadTask(invocation.args()[0]);
-  if (!task.ok()) return task.status();
-  absl::StatusOr<shardplan::v1::PlanRequest> request =
-      BuildPlanRequest(invocation, *std::move(task));
+  absl::StatusOr<shardplan::v1::PlanRequest> request = ReadPlanRequest(invocation);
   if (!request.ok()) return request.status();
   absl::StatusOr<std::unique_ptr<client::PlannerClient>> client = ConnectClient(invocation.global);
   if (!client.ok()) return client.status();
@@ -77,7 +78,7 @@ Command SubmitCommand() {
       "ID', stop it with 'shardplan cancel ID'.\n\n",
       kTaskHelp);
   command.flags = PlanRequestFlags();
-  command.flags.push_back(FlagSpec::Value("output", "FILE", "write to FILE", 'o'));
+  command.flags.push_back(OutputFlag());
   command.min_args = command.max_args = 1;
   command.run = RunSubmit;
   return command;
