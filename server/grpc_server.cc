@@ -20,7 +20,10 @@ constexpr auto kStreamGrace = std::chrono::seconds(1);
 }  // namespace
 
 ShardplanServer::ShardplanServer(const ServerConfig& config)
-    : config_(config), algorithms_(BuiltinAlgorithms()), cache_(config.cache_bytes) {}
+    : config_(config),
+      algorithms_(BuiltinAlgorithms()),
+      cache_(config.cache_bytes),
+      plan_slots_(config.max_concurrent_plans) {}
 
 absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
     const ServerConfig& config) {
@@ -50,8 +53,9 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
   job_options.queue_capacity = static_cast<int>(config.queue_capacity);
   job_options.max_retained_jobs = static_cast<int>(config.max_retained_jobs);
   s->jobs_ = std::make_unique<JobManager>(job_options, &s->metrics_);
-  s->service_ = std::make_unique<PlannerServiceImpl>(s->engine_.get(), s->jobs_.get(),
-                                                     &s->algorithms_, &s->models_, &s->metrics_);
+  s->service_ =
+      std::make_unique<PlannerServiceImpl>(s->engine_.get(), s->jobs_.get(), &s->algorithms_,
+                                           &s->models_, &s->plan_slots_, &s->metrics_);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -62,6 +66,12 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
   builder.AddListeningPort(config.address, grpc::InsecureServerCredentials(), &s->grpc_port_);
   builder.SetMaxReceiveMessageSize(static_cast<int>(config.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(config.max_message_bytes));
+  // Bounds the synchronous handler threads (gRPC creates them on demand, without limit by
+  // default); beyond the cap gRPC answers RESOURCE_EXHAUSTED itself. Health checks run on gRPC's
+  // callback threads and keep answering. See ServerConfig::max_rpc_threads.
+  grpc::ResourceQuota quota("shardplan-server");
+  quota.SetMaxThreads(static_cast<int>(config.max_rpc_threads));
+  builder.SetResourceQuota(quota);
   builder.RegisterService(s->service_.get());
   s->server_ = builder.BuildAndStart();
   if (s->server_ == nullptr || s->grpc_port_ == 0) {

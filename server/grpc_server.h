@@ -9,6 +9,7 @@
 #include "costmodels/model_registry.h"
 #include "grpcpp/grpcpp.h"
 #include "planner/algorithm_registry.h"
+#include "server/concurrency_limiter.h"
 #include "server/job_manager.h"
 #include "server/metrics.h"
 #include "server/plan_cache.h"
@@ -45,6 +46,7 @@ class ShardplanServer {
   AlgorithmRegistry algorithms_;
   ModelRegistry models_;
   PlanCache cache_;
+  ConcurrencyLimiter plan_slots_;  // max_concurrent_plans
   std::unique_ptr<PlanningEngine> engine_;
   std::unique_ptr<JobManager> jobs_;
   std::unique_ptr<PlannerServiceImpl> service_;

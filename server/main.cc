@@ -71,7 +71,8 @@ int main(int argc, char** argv) {
   shardplan::LogLine(absl::StrCat(
       "serving on ", config.address, " (port ", grpc_port, "), metrics ",
       metrics_port > 0 ? absl::StrCat("on port ", metrics_port) : std::string("disabled"), ", ",
-      config.workers, " job workers"));
+      config.workers, " job workers, at most ", config.max_concurrent_plans,
+      " Plan calls planning at once"));
 
   int received = 0;
   while (sigwait(&signals, &received) != 0) {

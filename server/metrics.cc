@@ -45,6 +45,14 @@ ServerMetrics::ServerMetrics()
                              .Name("shardplan_planning_duration_seconds")
                              .Help("Time spent planning in seconds, by algorithm")
                              .Register(*registry_)),
+      sync_plans_in_progress_(SingleGauge(
+          *registry_, "shardplan_sync_plans_in_progress",
+          "Plan calls planning now (cache hits and jobs excluded), at most max_concurrent_plans")),
+      sync_plans_rejected_(
+          CounterFamily(*registry_, "shardplan_sync_plans_rejected_total",
+                        "Plan calls refused with RESOURCE_EXHAUSTED because max_concurrent_plans "
+                        "calls were already planning")
+              .Add({})),
       cache_hits_(CounterFamily(*registry_, "shardplan_plan_cache_hits_total",
                                 "Plan cache lookups that found a plan")
                       .Add({})),
@@ -82,6 +90,12 @@ void ServerMetrics::RecordPlan(const std::string& algorithm, double seconds) {
   static const prometheus::Histogram::BucketBoundaries buckets = LatencyBuckets();
   planning_duration_.Add({{"algorithm", algorithm}}, buckets).Observe(seconds);
 }
+
+void ServerMetrics::RecordSyncPlanStart() { sync_plans_in_progress_.Increment(); }
+
+void ServerMetrics::RecordSyncPlanEnd() { sync_plans_in_progress_.Decrement(); }
+
+void ServerMetrics::RecordSyncPlanRejected() { sync_plans_rejected_.Increment(); }
 
 void ServerMetrics::RecordCacheLookup(bool hit) { (hit ? cache_hits_ : cache_misses_).Increment(); }
 

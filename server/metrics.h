@@ -22,6 +22,9 @@ namespace shardplan {
 //   shardplan_rpcs_in_flight{method}                 gauge of RPCs being handled
 //   shardplan_plans_total{algorithm}                 counter of plans computed (not cache hits)
 //   shardplan_planning_duration_seconds{algorithm}   histogram of planning time
+//   shardplan_sync_plans_in_progress                 gauge of Plan calls planning (not hits)
+//   shardplan_sync_plans_rejected_total              counter of Plan calls refused for
+//                                                    max_concurrent_plans (RESOURCE_EXHAUSTED)
 //   shardplan_plan_cache_hits_total / _misses_total  counters of cache lookups
 //   shardplan_plan_cache_evictions_total             counter of entries evicted for space
 //   shardplan_plan_cache_bytes / _entries            gauges of the cache's content
@@ -39,6 +42,11 @@ class ServerMetrics {
   void RecordRpcStart(absl::string_view method);
   void RecordRpc(absl::string_view method, absl::string_view code, double seconds);
   void RecordPlan(const std::string& algorithm, double seconds);
+  // A Plan call started planning (it took a max_concurrent_plans slot); RecordSyncPlanEnd ends
+  // it. RecordSyncPlanRejected: one found every slot taken.
+  void RecordSyncPlanStart();
+  void RecordSyncPlanEnd();
+  void RecordSyncPlanRejected();
   void RecordCacheLookup(bool hit);
   void RecordCacheEvictions(int64_t count);
   void SetCacheSize(int64_t bytes, int64_t entries);
@@ -53,6 +61,8 @@ class ServerMetrics {
   prometheus::Family<prometheus::Gauge>& rpcs_in_flight_;
   prometheus::Family<prometheus::Counter>& plans_;
   prometheus::Family<prometheus::Histogram>& planning_duration_;
+  prometheus::Gauge& sync_plans_in_progress_;
+  prometheus::Counter& sync_plans_rejected_;
   prometheus::Counter& cache_hits_;
   prometheus::Counter& cache_misses_;
   prometheus::Counter& cache_evictions_;

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "server/proto_conversion.h"
 #include "server/status_conversion.h"
@@ -49,8 +50,14 @@ absl::Status RequireJobId(const v1::JobRequest& request) {
 
 PlannerServiceImpl::PlannerServiceImpl(const PlanningEngine* engine, JobManager* jobs,
                                        const AlgorithmRegistry* algorithms,
-                                       const ModelRegistry* models, ServerMetrics* metrics)
-    : engine_(engine), jobs_(jobs), algorithms_(algorithms), models_(models), metrics_(metrics) {}
+                                       const ModelRegistry* models, ConcurrencyLimiter* plan_slots,
+                                       ServerMetrics* metrics)
+    : engine_(engine),
+      jobs_(jobs),
+      algorithms_(algorithms),
+      models_(models),
+      plan_slots_(plan_slots),
+      metrics_(metrics) {}
 
 template <typename Handler>
 grpc::Status PlannerServiceImpl::Handle(absl::string_view method, Handler&& handler) {
@@ -94,15 +101,35 @@ absl::StatusOr<PreparedRequest> PlannerServiceImpl::Prepare(const v1::PlanReques
   return engine_->Prepare(std::move(planning));
 }
 
+absl::StatusOr<PlanningResult> PlannerServiceImpl::PlanNow(const grpc::ServerContext& context,
+                                                           const PreparedRequest& request) {
+  std::optional<ConcurrencyLimiter::Slot> slot = plan_slots_->TryAcquire();
+  if (!slot) {
+    metrics_->RecordSyncPlanRejected();
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "max_concurrent_plans: ", plan_slots_->limit(),
+        " Plan calls are already planning on this server, its limit; retry later or on another "
+        "instance, or queue the request with SubmitPlan"));
+  }
+  metrics_->RecordSyncPlanStart();
+  absl::Cleanup end = [this] { metrics_->RecordSyncPlanEnd(); };
+  const StopSignal stop(SteadyDeadline(context), [&context] { return context.IsCancelled(); });
+  absl::StatusOr<PlanningResult> result = engine_->Compute(request, stop, nullptr);
+  if (!result.ok()) return StopReason(result.status(), stop);
+  return result;
+}
+
 grpc::Status PlannerServiceImpl::Plan(grpc::ServerContext* context, const v1::PlanRequest* request,
                                       v1::PlanResponse* response) {
   return Handle("Plan", [&]() -> absl::Status {
     if (absl::Status refused = RefuseWhileDraining(); !refused.ok()) return refused;
     absl::StatusOr<PreparedRequest> prepared = Prepare(*request);
     if (!prepared.ok()) return prepared.status();
-    const StopSignal stop(SteadyDeadline(*context), [context] { return context->IsCancelled(); });
-    absl::StatusOr<PlanningResult> result = engine_->Run(*prepared, stop, nullptr);
-    if (!result.ok()) return StopReason(result.status(), stop);
+    // A cache hit does no planning, so it is served whatever max_concurrent_plans allows.
+    std::optional<PlanningResult> cached = engine_->CachedResult(*prepared);
+    absl::StatusOr<PlanningResult> result =
+        cached ? *std::move(cached) : PlanNow(*context, *prepared);
+    if (!result.ok()) return result.status();
     PlanToProto(result->plan, response->mutable_plan());
     response->set_cache_hit(result->cache_hit);
     return absl::OkStatus();

@@ -8,6 +8,7 @@
 #include "costmodels/model_registry.h"
 #include "grpcpp/grpcpp.h"
 #include "planner/algorithm_registry.h"
+#include "server/concurrency_limiter.h"
 #include "server/job_manager.h"
 #include "server/metrics.h"
 #include "server/planning_engine.h"
@@ -21,10 +22,12 @@ namespace shardplan {
 // stray exception into INTERNAL.
 class PlannerServiceImpl final : public v1::PlannerService::Service {
  public:
-  // Every pointer must outlive the service.
+  // Every pointer must outlive the service. `plan_slots` caps the Plan calls planning at once
+  // (max_concurrent_plans); a call that needs to plan and finds none free is refused with
+  // RESOURCE_EXHAUSTED. Cache hits take no slot; jobs are bounded by their workers.
   PlannerServiceImpl(const PlanningEngine* engine, JobManager* jobs,
                      const AlgorithmRegistry* algorithms, const ModelRegistry* models,
-                     ServerMetrics* metrics);
+                     ConcurrencyLimiter* plan_slots, ServerMetrics* metrics);
 
   // From now on Plan and SubmitPlan answer UNAVAILABLE; job queries, EvaluatePlan and the lists
   // are still served while the server drains.
@@ -54,12 +57,16 @@ class PlannerServiceImpl final : public v1::PlannerService::Service {
   grpc::Status Handle(absl::string_view method, Handler&& handler);
 
   absl::StatusOr<PreparedRequest> Prepare(const v1::PlanRequest& request) const;
+  // Plans for a Plan call within a plan slot; `context` supplies the deadline and cancellation.
+  absl::StatusOr<PlanningResult> PlanNow(const grpc::ServerContext& context,
+                                         const PreparedRequest& request);
   absl::Status RefuseWhileDraining() const;
 
   const PlanningEngine* const engine_;
   JobManager* const jobs_;
   const AlgorithmRegistry* const algorithms_;
   const ModelRegistry* const models_;
+  ConcurrencyLimiter* const plan_slots_;
   ServerMetrics* const metrics_;
   std::atomic<bool> draining_{false};
 };

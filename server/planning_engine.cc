@@ -89,17 +89,28 @@ absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request)
   return prepared;
 }
 
+bool PlanningEngine::Cacheable(const PreparedRequest& request) const {
+  return cache_ != nullptr && cache_->capacity_bytes() > 0 && !request.cache_key.empty();
+}
+
 absl::StatusOr<PlanningResult> PlanningEngine::Run(
     const PreparedRequest& request, const StopSignal& stop,
     const JobManager::ProgressFn& on_progress) const {
-  const bool cacheable =
-      cache_ != nullptr && cache_->capacity_bytes() > 0 && !request.cache_key.empty();
-  if (cacheable && !request.bypass_cache) {
-    std::shared_ptr<const Plan> cached = cache_->Lookup(request.cache_key);
-    if (metrics_ != nullptr) metrics_->RecordCacheLookup(cached != nullptr);
-    if (cached != nullptr) return PlanningResult{*cached, /*cache_hit=*/true};
-  }
+  if (std::optional<PlanningResult> cached = CachedResult(request)) return *std::move(cached);
+  return Compute(request, stop, on_progress);
+}
 
+std::optional<PlanningResult> PlanningEngine::CachedResult(const PreparedRequest& request) const {
+  if (!Cacheable(request) || request.bypass_cache) return std::nullopt;
+  std::shared_ptr<const Plan> cached = cache_->Lookup(request.cache_key);
+  if (metrics_ != nullptr) metrics_->RecordCacheLookup(cached != nullptr);
+  if (cached == nullptr) return std::nullopt;
+  return PlanningResult{*cached, /*cache_hit=*/true};
+}
+
+absl::StatusOr<PlanningResult> PlanningEngine::Compute(
+    const PreparedRequest& request, const StopSignal& stop,
+    const JobManager::ProgressFn& on_progress) const {
   PlanTaskOptions options;
   options.params = request.given_params;
   options.seed = request.seed;
@@ -117,7 +128,7 @@ absl::StatusOr<PlanningResult> PlanningEngine::Run(
   }
   // A search a deadline cut short is not the answer to the request: a later caller with more
   // time would get a worse plan from the cache.
-  if (cacheable && !plan->stats.anytime_result) {
+  if (Cacheable(request) && !plan->stats.anytime_result) {
     const int64_t evicted = cache_->Insert(request.cache_key, std::make_shared<const Plan>(*plan));
     if (metrics_ != nullptr) {
       metrics_->RecordCacheEvictions(evicted);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -64,11 +65,19 @@ class PlanningEngine {
   // unknown model, the model's own error when it cannot cost the task.
   absl::StatusOr<PreparedRequest> Prepare(PlanningRequest request) const;
 
-  // The cached plan unless request.bypass_cache, else PlanTask (then cached, unless the search
-  // was cut short). The plan records request_hash. FAILED_PRECONDITION for infeasible tasks,
-  // CANCELLED / DEADLINE_EXCEEDED when `stop` fires.
+  // CachedResult, else Compute.
   absl::StatusOr<PlanningResult> Run(const PreparedRequest& request, const StopSignal& stop,
                                      const JobManager::ProgressFn& on_progress) const;
+
+  // The cached plan (cache_hit set); nullopt on a miss, without a cache, or when the request
+  // bypasses the cache. Counts the lookup in the metrics.
+  std::optional<PlanningResult> CachedResult(const PreparedRequest& request) const;
+
+  // Plans with PlanTask whatever the cache holds, then caches the plan unless the search was
+  // cut short. The plan records request_hash. FAILED_PRECONDITION for infeasible tasks,
+  // CANCELLED / DEADLINE_EXCEEDED when `stop` fires.
+  absl::StatusOr<PlanningResult> Compute(const PreparedRequest& request, const StopSignal& stop,
+                                         const JobManager::ProgressFn& on_progress) const;
 
   // Recomputes the figures of `plan` (its tables[].shards) for `task` under `model`, after
   // ValidateTask and ValidatePlan. Records the model id.
@@ -81,6 +90,7 @@ class PlanningEngine {
 
  private:
   absl::StatusOr<ResolvedModel> ResolveModel(const std::string& spec) const;
+  bool Cacheable(const PreparedRequest& request) const;
 
   const AlgorithmRegistry* const algorithms_;
   const ModelRegistry* const models_;

@@ -32,6 +32,10 @@ const std::vector<Option>& Options() {
       {"port_file", &ServerConfig::port_file,
        "write {\"grpc_port\": N, \"metrics_port\": M} here after binding (\"\": none)"},
       {"workers", &ServerConfig::workers, "job worker threads"},
+      {"max_concurrent_plans", &ServerConfig::max_concurrent_plans,
+       "Plan calls planning at once, then RESOURCE_EXHAUSTED (cache hits exempt)"},
+      {"max_rpc_threads", &ServerConfig::max_rpc_threads,
+       "gRPC handler threads, one per call (>= max_concurrent_plans + 2)"},
       {"queue_capacity", &ServerConfig::queue_capacity,
        "queued jobs before SubmitPlan answers RESOURCE_EXHAUSTED"},
       {"cache_bytes", &ServerConfig::cache_bytes, "plan cache budget in bytes (0: no cache)"},
@@ -156,6 +160,8 @@ absl::Status ValidateServerConfig(const ServerConfig& config) {
   if (config.address.empty()) return absl::InvalidArgumentError("address: must not be empty");
   for (const absl::Status& status : {
            CheckRange("workers", config.workers, 1, 1024),
+           CheckRange("max_concurrent_plans", config.max_concurrent_plans, 1, 1024),
+           CheckRange("max_rpc_threads", config.max_rpc_threads, 3, 100000),
            CheckRange("queue_capacity", config.queue_capacity, 1, 1000000),
            CheckRange("cache_bytes", config.cache_bytes, 0, std::numeric_limits<int64_t>::max()),
            CheckRange("max_message_bytes", config.max_message_bytes, 1024, kMaxInt),
@@ -164,6 +170,13 @@ absl::Status ValidateServerConfig(const ServerConfig& config) {
            CheckRange("max_retained_jobs", config.max_retained_jobs, 1, 10000000),
        }) {
     if (!status.ok()) return status;
+  }
+  // The planning calls, one more call to refuse the next with max_concurrent_plans's own
+  // message, and the thread gRPC keeps polling with.
+  if (config.max_rpc_threads < config.max_concurrent_plans + 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_rpc_threads: must be at least max_concurrent_plans + 2 (",
+                     config.max_concurrent_plans + 2, "), got ", config.max_rpc_threads));
   }
   if (config.default_algorithm.empty()) {
     return absl::InvalidArgumentError("default_algorithm: must not be empty");
@@ -239,7 +252,7 @@ std::string HelpText(const std::string& program) {
       "reflection, and Prometheus metrics over HTTP. SIGTERM/SIGINT drain it gracefully.\n\n",
       "  --config FILE  a JSON object whose keys are the flag names below; flags override it\n");
   for (const Option& option : Options()) {
-    absl::StrAppend(&text, absl::StrFormat("  --%-18s %s\n  %-20s default: %s\n", option.name,
+    absl::StrAppend(&text, absl::StrFormat("  --%-20s %s\n  %-22s default: %s\n", option.name,
                                            option.help, "", DefaultText(option)));
   }
   return text;

@@ -25,6 +25,18 @@ struct ServerConfig {
   std::string port_file;
   // Job worker threads (SubmitPlan). Synchronous Plan calls run on gRPC's own threads.
   int64_t workers = 2;
+  // Plan calls planning at once; one more answers RESOURCE_EXHAUSTED at once (cache hits are
+  // always served: they do no planning; jobs are bounded by `workers` instead). Each plan keeps
+  // one core busy, so a fixed 8 rather than a multiple of std::thread::hardware_concurrency(),
+  // which counts the host's CPUs, not a container's CPU quota: set it to the cores this server
+  // may use, less `workers`.
+  int64_t max_concurrent_plans = 8;
+  // gRPC's synchronous handler threads (grpc::ResourceQuota::SetMaxThreads). Every call but the
+  // health checks (which gRPC serves on its own threads) holds one while it runs, a WatchPlan
+  // stream for as long as it watches; beyond the cap gRPC itself answers RESOURCE_EXHAUSTED
+  // ("Server Threadpool Exhausted"). Keep it well above max_concurrent_plans plus the WatchPlan
+  // streams you expect (at most one per queued or running job, usually).
+  int64_t max_rpc_threads = 256;
   // Jobs waiting for a worker; SubmitPlan answers RESOURCE_EXHAUSTED beyond this.
   int64_t queue_capacity = 64;
   // Plan cache budget in bytes (approximate in-memory size of the cached plans); 0 disables.

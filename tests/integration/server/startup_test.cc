@@ -35,8 +35,9 @@ TEST_F(StartupTest, HelpListsEveryFlagAndExitsZero) {
   EXPECT_EQ(code, 0);
   for (const char* flag :
        {"--config", "--address", "--metrics_address", "--port_file", "--workers",
-        "--queue_capacity", "--cache_bytes", "--max_message_bytes", "--max_tables", "--max_devices",
-        "--max_retained_jobs", "--default_algorithm", "--default_model", "--drain_timeout_s"}) {
+        "--max_concurrent_plans", "--max_rpc_threads", "--queue_capacity", "--cache_bytes",
+        "--max_message_bytes", "--max_tables", "--max_devices", "--max_retained_jobs",
+        "--default_algorithm", "--default_model", "--drain_timeout_s"}) {
     EXPECT_THAT(out, HasSubstr(flag));
   }
 }

@@ -22,6 +22,10 @@ TEST(ServerMetricsTest, RecordsEveryFamilyUnderTheShardplanPrefix) {
   metrics.RecordRpcStart("Plan");
   metrics.RecordRpc("Plan", "INVALID_ARGUMENT", 0.001);
   metrics.RecordPlan("size_greedy", 0.2);
+  metrics.RecordSyncPlanStart();
+  metrics.RecordSyncPlanStart();
+  metrics.RecordSyncPlanEnd();
+  metrics.RecordSyncPlanRejected();
   metrics.RecordCacheLookup(true);
   metrics.RecordCacheLookup(false);
   metrics.RecordCacheLookup(false);
@@ -40,6 +44,8 @@ TEST(ServerMetricsTest, RecordsEveryFamilyUnderTheShardplanPrefix) {
   EXPECT_THAT(text, HasSubstr(R"(shardplan_plans_total{algorithm="size_greedy"} 1)"));
   EXPECT_THAT(text,
               HasSubstr(R"(shardplan_planning_duration_seconds_count{algorithm="size_greedy"} 1)"));
+  EXPECT_THAT(text, HasSubstr("shardplan_sync_plans_in_progress 1"));
+  EXPECT_THAT(text, HasSubstr("shardplan_sync_plans_rejected_total 1"));
   EXPECT_THAT(text, HasSubstr("shardplan_plan_cache_hits_total 1"));
   EXPECT_THAT(text, HasSubstr("shardplan_plan_cache_misses_total 2"));
   EXPECT_THAT(text, HasSubstr("shardplan_plan_cache_evictions_total 3"));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -106,6 +107,27 @@ TEST_F(PlanningEngineTest, BypassPlansAgainAndRefreshes) {
   EXPECT_FALSE(again->cache_hit);
   EXPECT_EQ(cache_->entries(), 1);
   EXPECT_TRUE(PlanIt(Request(SmallTask()))->cache_hit);
+}
+
+TEST_F(PlanningEngineTest, CachedResultOnlyLooksAndComputeAlwaysPlans) {
+  absl::StatusOr<PreparedRequest> prepared = engine_->Prepare(Request(SmallTask()));
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  EXPECT_FALSE(engine_->CachedResult(*prepared).has_value());
+  const StopSignal stop;
+  absl::StatusOr<PlanningResult> computed = engine_->Compute(*prepared, stop, nullptr);
+  ASSERT_TRUE(computed.ok()) << computed.status();
+  EXPECT_FALSE(computed->cache_hit);
+
+  std::optional<PlanningResult> cached = engine_->CachedResult(*prepared);
+  ASSERT_TRUE(cached.has_value());
+  EXPECT_TRUE(cached->cache_hit);
+  EXPECT_EQ(cached->plan.request_hash, computed->plan.request_hash);
+  absl::StatusOr<PlanningResult> again = engine_->Compute(*prepared, stop, nullptr);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->cache_hit);  // planned anew, though the cache holds the plan
+
+  prepared->bypass_cache = true;
+  EXPECT_FALSE(engine_->CachedResult(*prepared).has_value());
 }
 
 TEST_F(PlanningEngineTest, ParameterSpellingIsCanonicalButValuesMatter) {

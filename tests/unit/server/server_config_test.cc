@@ -43,6 +43,8 @@ TEST(ServerConfigTest, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(config.address, "127.0.0.1:50051");
   EXPECT_EQ(config.metrics_address, "127.0.0.1:9464");
   EXPECT_EQ(config.workers, 2);
+  EXPECT_EQ(config.max_concurrent_plans, 8);
+  EXPECT_EQ(config.max_rpc_threads, 256);
   EXPECT_EQ(config.queue_capacity, 64);
   EXPECT_EQ(config.cache_bytes, 64 << 20);
   EXPECT_EQ(config.max_message_bytes, 16 << 20);
@@ -79,10 +81,10 @@ TEST(ServerConfigTest, HelpIsRecognised) {
   EXPECT_TRUE(parsed->help);
   const std::string help = HelpText("shardplan-server");
   for (const char* flag :
-       {"--address", "--metrics_address", "--port_file", "--workers", "--queue_capacity",
-        "--cache_bytes", "--max_message_bytes", "--max_tables", "--max_devices",
-        "--max_retained_jobs", "--default_algorithm", "--default_model", "--drain_timeout_s",
-        "--config"}) {
+       {"--address", "--metrics_address", "--port_file", "--workers", "--max_concurrent_plans",
+        "--max_rpc_threads", "--queue_capacity", "--cache_bytes", "--max_message_bytes",
+        "--max_tables", "--max_devices", "--max_retained_jobs", "--default_algorithm",
+        "--default_model", "--drain_timeout_s", "--config"}) {
     EXPECT_THAT(help, HasSubstr(flag));
   }
   EXPECT_THAT(help, HasSubstr("default: \"size_lookup_greedy\""));
@@ -98,6 +100,20 @@ TEST(ServerConfigTest, BadFlagsAreNamed) {
               HasSubstr("drain_timeout_s"));
   EXPECT_THAT(std::string(Parse({"--queue_capacity=0"}).status().message()),
               HasSubstr("queue_capacity"));
+}
+
+TEST(ServerConfigTest, PlanAndThreadLimitsAreCheckedTogether) {
+  absl::StatusOr<CommandLine> parsed = Parse({"--max_concurrent_plans=1", "--max_rpc_threads=3"});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->config.max_concurrent_plans, 1);
+  EXPECT_EQ(parsed->config.max_rpc_threads, 3);
+  EXPECT_THAT(std::string(Parse({"--max_concurrent_plans=0"}).status().message()),
+              HasSubstr("max_concurrent_plans: must be in [1, 1024]"));
+  // The default thread cap leaves no room for 300 planning calls.
+  EXPECT_THAT(
+      std::string(Parse({"--max_concurrent_plans=300"}).status().message()),
+      HasSubstr("max_rpc_threads: must be at least max_concurrent_plans + 2 (302), got 256"));
+  EXPECT_TRUE(Parse({"--max_concurrent_plans=300", "--max_rpc_threads=302"}).ok());
 }
 
 TEST(ServerConfigTest, BadConfigFilesAreNamed) {
