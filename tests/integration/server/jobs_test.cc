@@ -1,7 +1,6 @@
 // SubmitPlan / GetPlan / WatchPlan / CancelPlan against the real server.
 #include <chrono>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -12,18 +11,6 @@ namespace shardplan::integration {
 namespace {
 
 using ::testing::HasSubstr;
-
-v1::PlanRequest QuickRequest() {
-  v1::PlanRequest request;
-  *request.mutable_task() = SmallTask(6, 2);
-  return request;
-}
-
-v1::JobRequest Job(const std::string& id) {
-  v1::JobRequest request;
-  request.set_job_id(id);
-  return request;
-}
 
 // Every status WatchPlan streams until it ends.
 std::vector<v1::JobStatus> Watch(v1::PlannerService::Stub& stub, const std::string& id,
@@ -173,16 +160,8 @@ TEST_F(JobsTest, WatchReturnsWhenTheClientGoesAway) {
     EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
   }
   // The server's handler noticed and returned (it records the call when it does).
-  const std::string series = R"(shardplan_rpc_requests_total{code="CANCELLED",method="WatchPlan"})";
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  double count = 0;
-  while (count < 1 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    absl::StatusOr<std::string> metrics = HttpGet(server_.metrics_port(), "/metrics");
-    ASSERT_TRUE(metrics.ok()) << metrics.status();
-    count = MetricValue(*metrics, series);
-  }
-  EXPECT_EQ(count, 1);
+  EXPECT_EQ(AwaitMetric(R"(shardplan_rpc_requests_total{code="CANCELLED",method="WatchPlan"})", 1),
+            1);
   v1::JobStatus status;
   ASSERT_TRUE(stub_->CancelPlan(Context().get(), Job(id), &status).ok());
 }

@@ -12,39 +12,11 @@
 namespace shardplan::integration {
 namespace {
 
-using ::testing::HasSubstr;
 using ::testing::StartsWith;
 using Clock = std::chrono::steady_clock;
 
-v1::PlanRequest QuickRequest(uint64_t seed = 0) {
-  v1::PlanRequest request;
-  *request.mutable_task() = SmallTask(6, 2);
-  request.set_seed(seed);
-  return request;
-}
-
-v1::JobRequest Job(const std::string& id) {
-  v1::JobRequest request;
-  request.set_job_id(id);
-  return request;
-}
-
 class LimitsTest : public ServerTest {
  protected:
-  // Polls the metrics until `series` reads `value` (or a generous timeout); its last value.
-  double AwaitMetric(const std::string& series, double value) {
-    const auto deadline = Clock::now() + std::chrono::seconds(10);
-    double seen = -1;
-    while (Clock::now() < deadline) {
-      absl::StatusOr<std::string> metrics = HttpGet(server_.metrics_port(), "/metrics");
-      EXPECT_TRUE(metrics.ok()) << metrics.status();
-      seen = MetricValue(metrics.value_or(""), series);
-      if (seen == value) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return seen;
-  }
-
   struct Watcher {
     std::unique_ptr<grpc::ClientContext> context;
     std::unique_ptr<grpc::ClientReader<v1::JobStatus>> stream;  // null when never opened
@@ -70,12 +42,6 @@ class LimitsTest : public ServerTest {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     return {};
-  }
-
-  double Metric(const std::string& series) {
-    absl::StatusOr<std::string> metrics = HttpGet(server_.metrics_port(), "/metrics");
-    EXPECT_TRUE(metrics.ok()) << metrics.status();
-    return MetricValue(metrics.value_or(""), series);
   }
 };
 
@@ -108,8 +74,11 @@ TEST_F(LimitsTest, PlanCallsBeyondMaxConcurrentPlansAreRefusedWhileCacheHitsAreS
   // Jobs have their own workers and are not counted against the limit.
   AwaitState(Submit(QuickRequest(/*seed=*/8)), v1::SUCCEEDED);
 
-  EXPECT_EQ(Metric("shardplan_sync_plans_rejected_total"), 2);
-  EXPECT_EQ(Metric(R"(shardplan_rpc_requests_total{code="RESOURCE_EXHAUSTED",method="Plan"})"), 2);
+  const std::string metrics = Scrape();
+  EXPECT_EQ(MetricValue(metrics, "shardplan_sync_plans_rejected_total"), 2);
+  EXPECT_EQ(MetricValue(metrics,
+                        R"(shardplan_rpc_requests_total{code="RESOURCE_EXHAUSTED",method="Plan"})"),
+            2);
 
   slow_context.TryCancel();
   slow.join();

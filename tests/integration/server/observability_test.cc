@@ -16,12 +16,6 @@ namespace reflection = ::grpc::reflection::v1alpha;
 class ObservabilityTest : public ServerTest {
  protected:
   void SetUp() override { StartServer(); }
-
-  std::string Scrape() {
-    absl::StatusOr<std::string> metrics = HttpGet(server_.metrics_port(), "/metrics");
-    EXPECT_TRUE(metrics.ok()) << metrics.status();
-    return metrics.value_or("");
-  }
 };
 
 TEST_F(ObservabilityTest, HealthIsServing) {

@@ -28,11 +28,24 @@ v1::Task SmallTask(int num_tables, int num_devices) {
   return task;
 }
 
+v1::PlanRequest QuickRequest(uint64_t seed) {
+  v1::PlanRequest request;
+  *request.mutable_task() = SmallTask(6, 2);
+  request.set_seed(seed);
+  return request;
+}
+
 v1::PlanRequest SlowRequest() {
   v1::PlanRequest request;
   *request.mutable_task() = SmallTask(14, 4);
   request.set_algorithm("exhaustive");
   (*request.mutable_parameters())["max_placements"] = "1000000000";
+  return request;
+}
+
+v1::JobRequest Job(const std::string& id) {
+  v1::JobRequest request;
+  request.set_job_id(id);
   return request;
 }
 
@@ -98,10 +111,8 @@ grpc::Status ServerTest::Plan(const v1::PlanRequest& request, v1::PlanResponse* 
 }
 
 v1::JobStatus ServerTest::GetJob(const std::string& id) {
-  v1::JobRequest request;
-  request.set_job_id(id);
   v1::JobStatus status;
-  grpc::Status rpc = stub_->GetPlan(Context().get(), request, &status);
+  grpc::Status rpc = stub_->GetPlan(Context().get(), Job(id), &status);
   EXPECT_TRUE(rpc.ok()) << rpc.error_message();
   return status;
 }
@@ -122,6 +133,22 @@ std::string ServerTest::Submit(const v1::PlanRequest& request) {
   grpc::Status rpc = stub_->SubmitPlan(Context().get(), request, &response);
   EXPECT_TRUE(rpc.ok()) << rpc.error_message();
   return response.job_id();
+}
+
+std::string ServerTest::Scrape() {
+  absl::StatusOr<std::string> metrics = HttpGet(server_.metrics_port(), "/metrics");
+  EXPECT_TRUE(metrics.ok()) << metrics.status();
+  return metrics.value_or("");
+}
+
+double ServerTest::AwaitMetric(const std::string& series, double value) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  double seen = MetricValue(Scrape(), series);
+  while (seen != value && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    seen = MetricValue(Scrape(), series);
+  }
+  return seen;
 }
 
 }  // namespace shardplan::integration

@@ -23,9 +23,15 @@ inline constexpr auto kRpcTimeout = std::chrono::seconds(30);
 // `num_tables` small fp32 tables "t00", "t01", ... on `num_devices` devices of 16 GiB.
 v1::Task SmallTask(int num_tables = 6, int num_devices = 2);
 
+// SmallTask(6, 2) with the server's default algorithm and model: planned in milliseconds.
+v1::PlanRequest QuickRequest(uint64_t seed = 0);
+
 // An exhaustive search over 4^14 placements: many seconds on any machine, polling its stop
 // signal all along. Tables are tiny, so every placement fits.
 v1::PlanRequest SlowRequest();
+
+// A JobRequest naming job `id`.
+v1::JobRequest Job(const std::string& id);
 
 // GET http://127.0.0.1:<port><path>; the body of a 200 response.
 absl::StatusOr<std::string> HttpGet(int port, const std::string& path);
@@ -49,6 +55,10 @@ class ServerTest : public ::testing::Test {
   v1::JobStatus AwaitState(const std::string& id, v1::JobState state);
   // Submits `request` and expects success; the job id.
   std::string Submit(const v1::PlanRequest& request);
+  // The metrics endpoint's text; "" (and a test failure) when it does not answer.
+  std::string Scrape();
+  // Polls the metrics until `series` reads `value` (or a generous timeout); its last value.
+  double AwaitMetric(const std::string& series, double value);
 
   testing::ServerProcess server_;
   std::unique_ptr<v1::PlannerService::Stub> stub_;

@@ -37,22 +37,26 @@ bool AwaitHealth(const std::shared_ptr<grpc::Channel>& channel, int status) {
   return false;
 }
 
-class ShutdownTest : public ServerTest {};
+class ShutdownTest : public ServerTest {
+ protected:
+  // Waits for the server to exit and expects status 0: the drain completed.
+  void ExpectExitZero() {
+    absl::StatusOr<int> code = server_.WaitForExit(kExitTimeout);
+    ASSERT_TRUE(code.ok()) << code.status();
+    EXPECT_EQ(*code, 0) << server_.log();
+  }
+};
 
 TEST_F(ShutdownTest, IdleServerExitsZeroOnSigterm) {
   StartServer();
   ASSERT_TRUE(server_.Signal(SIGTERM).ok());
-  absl::StatusOr<int> code = server_.WaitForExit(kExitTimeout);
-  ASSERT_TRUE(code.ok()) << code.status();
-  EXPECT_EQ(*code, 0) << server_.log();
+  ASSERT_NO_FATAL_FAILURE(ExpectExitZero());
 }
 
 TEST_F(ShutdownTest, SigintDrainsLikeSigterm) {
   StartServer();
   ASSERT_TRUE(server_.Signal(SIGINT).ok());
-  absl::StatusOr<int> code = server_.WaitForExit(kExitTimeout);
-  ASSERT_TRUE(code.ok()) << code.status();
-  EXPECT_EQ(*code, 0) << server_.log();
+  ASSERT_NO_FATAL_FAILURE(ExpectExitZero());
 }
 
 TEST_F(ShutdownTest, RunningJobFinishesWhileNewWorkIsRefused) {
@@ -91,9 +95,7 @@ TEST_F(ShutdownTest, RunningJobFinishesWhileNewWorkIsRefused) {
                status.error_code() == static_cast<int>(grpc::StatusCode::DEADLINE_EXCEEDED)))
       << status.DebugString();
 
-  absl::StatusOr<int> code = server_.WaitForExit(kExitTimeout);
-  ASSERT_TRUE(code.ok()) << code.status();
-  EXPECT_EQ(*code, 0) << server_.log();
+  ASSERT_NO_FATAL_FAILURE(ExpectExitZero());
 }
 
 TEST_F(ShutdownTest, DrainTimeoutCancelsWhatIsLeft) {
@@ -116,9 +118,7 @@ TEST_F(ShutdownTest, DrainTimeoutCancelsWhatIsLeft) {
   }
   EXPECT_EQ(status.state(), v1::CANCELLED) << status.DebugString();
 
-  absl::StatusOr<int> code = server_.WaitForExit(kExitTimeout);
-  ASSERT_TRUE(code.ok()) << code.status();
-  EXPECT_EQ(*code, 0) << server_.log();
+  ASSERT_NO_FATAL_FAILURE(ExpectExitZero());
   EXPECT_GE(Clock::now() - signalled, std::chrono::seconds(1));  // it did wait for the drain
   EXPECT_THAT(server_.log(), HasSubstr("cancelling 1 queued and 1 running jobs"));
 }
@@ -129,25 +129,14 @@ TEST_F(ShutdownTest, InFlightPlanCallFinishesDuringTheDrain) {
   v1::PlanResponse response;
   std::thread call([&] { plan_status = Plan(SelfLimitedRequest(3000), &response); });
   // Signal only once the server is handling the call.
-  const std::string in_flight = R"(shardplan_rpcs_in_flight{method="Plan"})";
-  const auto deadline = Clock::now() + std::chrono::seconds(10);
-  double handling = 0;
-  while (handling < 1 && Clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    absl::StatusOr<std::string> metrics = HttpGet(server_.metrics_port(), "/metrics");
-    ASSERT_TRUE(metrics.ok()) << metrics.status();
-    handling = MetricValue(*metrics, in_flight);
-  }
-  ASSERT_EQ(handling, 1);
+  ASSERT_EQ(AwaitMetric(R"(shardplan_rpcs_in_flight{method="Plan"})", 1), 1);
   ASSERT_TRUE(server_.Signal(SIGTERM).ok());
   call.join();
   // The call ran to the task's own limit rather than being cut off by the shutdown
   // (CANCELLED) or refused (UNAVAILABLE).
   EXPECT_TRUE(plan_status.ok() || plan_status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED)
       << plan_status.error_code() << ": " << plan_status.error_message();
-  absl::StatusOr<int> code = server_.WaitForExit(kExitTimeout);
-  ASSERT_TRUE(code.ok()) << code.status();
-  EXPECT_EQ(*code, 0) << server_.log();
+  ASSERT_NO_FATAL_FAILURE(ExpectExitZero());
 }
 
 }  // namespace
