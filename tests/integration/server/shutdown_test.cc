@@ -2,6 +2,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -65,11 +66,8 @@ TEST_F(ShutdownTest, RunningJobFinishesWhileNewWorkIsRefused) {
   AwaitState(id, v1::RUNNING);
 
   // Watch the job across the shutdown: the stream must deliver its end.
-  grpc::ClientContext watch_context;
-  watch_context.set_deadline(std::chrono::system_clock::now() + kRpcTimeout);
-  v1::JobRequest job;
-  job.set_job_id(id);
-  auto watch = stub_->WatchPlan(&watch_context, job);
+  std::unique_ptr<grpc::ClientContext> watch_context = Context();
+  auto watch = stub_->WatchPlan(watch_context.get(), Job(id));
   v1::JobStatus status;
   ASSERT_TRUE(watch->Read(&status));
 
@@ -104,11 +102,8 @@ TEST_F(ShutdownTest, DrainTimeoutCancelsWhatIsLeft) {
   AwaitState(running, v1::RUNNING);
   const std::string queued = Submit(SlowRequest());
 
-  grpc::ClientContext watch_context;
-  watch_context.set_deadline(std::chrono::system_clock::now() + kRpcTimeout);
-  v1::JobRequest job;
-  job.set_job_id(running);
-  auto watch = stub_->WatchPlan(&watch_context, job);
+  std::unique_ptr<grpc::ClientContext> watch_context = Context();
+  auto watch = stub_->WatchPlan(watch_context.get(), Job(running));
   v1::JobStatus status;
   ASSERT_TRUE(watch->Read(&status));
 
