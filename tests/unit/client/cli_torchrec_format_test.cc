@@ -1,0 +1,151 @@
+// FormatTorchRecPlan: the plan in the JSON shape of TorchRec's ShardingPlan
+// (papers/notes/reference-implementations.md section 4.11).
+
+#include <string>
+#include <vector>
+
+#include "client/cli/plan_format.h"
+#include "client/cli/torchrec_format.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace shardplan::cli {
+namespace {
+
+using ::nlohmann::ordered_json;
+
+struct ShardSpec {
+  int device;
+  int64_t row_offset, row_count;
+  int column_offset, column_count;
+};
+
+void AddTable(shardplan::v1::Plan& plan, const std::string& name, shardplan::v1::ShardingType type,
+              const std::vector<ShardSpec>& shards) {
+  shardplan::v1::TableSharding* sharding = plan.add_tables();
+  sharding->set_table(name);
+  sharding->set_sharding_type(type);
+  for (const ShardSpec& spec : shards) {
+    shardplan::v1::Shard* shard = sharding->add_shards();
+    shard->set_device(spec.device);
+    shard->set_row_offset(spec.row_offset);
+    shard->set_row_count(spec.row_count);
+    shard->set_column_offset(spec.column_offset);
+    shard->set_column_count(spec.column_count);
+  }
+}
+
+ordered_json Format(const shardplan::v1::Plan& plan, const TorchRecOptions& options = {}) {
+  absl::StatusOr<std::string> text = FormatTorchRecPlan(plan, options);
+  EXPECT_TRUE(text.ok()) << text.status();
+  if (!text.ok()) return nullptr;
+  EXPECT_TRUE(!text->empty() && text->back() == '\n');
+  return ordered_json::parse(*text);
+}
+
+TEST(FormatTorchRecPlanTest, TableWiseTableIsOneShardOnItsRank) {
+  shardplan::v1::Plan plan;
+  AddTable(plan, "user_id", shardplan::v1::TABLE_WISE, {{5, 0, 5000000, 0, 64}});
+  TorchRecOptions options;
+  options.module_path = "sparse_arch.ebc";
+  options.local_world_size = 4;
+  const absl::StatusOr<std::string> text = FormatTorchRecPlan(plan, options);
+  ASSERT_TRUE(text.ok()) << text.status();
+  // The exact text: TorchRec's key order, two-space indent.
+  EXPECT_EQ(*text, R"({
+  "plan": {
+    "sparse_arch.ebc": {
+      "user_id": {
+        "sharding_type": "table_wise",
+        "compute_kernel": "fused",
+        "ranks": [
+          5
+        ],
+        "shards": [
+          {
+            "shard_offsets": [
+              0,
+              0
+            ],
+            "shard_sizes": [
+              5000000,
+              64
+            ],
+            "placement": "rank:5/cuda:1"
+          }
+        ]
+      }
+    }
+  }
+}
+)");
+}
+
+TEST(FormatTorchRecPlanTest, ColumnShardsInOffsetOrderWithTheirRanks) {
+  shardplan::v1::Plan plan;
+  // An uneven NeuroShard split 128 -> 64 + 32 + 32, listed out of order, two pieces on device 2.
+  AddTable(plan, "item", shardplan::v1::COLUMN_WISE,
+           {{2, 0, 1000, 96, 32}, {0, 0, 1000, 0, 64}, {2, 0, 1000, 64, 32}});
+  const ordered_json table = Format(plan)["plan"]["embedding_bag_collection"]["item"];
+  EXPECT_EQ(table["sharding_type"], "column_wise");
+  EXPECT_EQ(table["ranks"], ordered_json({0, 2, 2}));
+  ASSERT_EQ(table["shards"].size(), 3u);
+  EXPECT_EQ(table["shards"][0]["shard_offsets"], ordered_json({0, 0}));
+  EXPECT_EQ(table["shards"][0]["shard_sizes"], ordered_json({1000, 64}));
+  EXPECT_EQ(table["shards"][1]["shard_offsets"], ordered_json({0, 64}));
+  EXPECT_EQ(table["shards"][2]["shard_offsets"], ordered_json({0, 96}));
+  EXPECT_EQ(table["shards"][2]["shard_sizes"], ordered_json({1000, 32}));
+  EXPECT_EQ(table["shards"][2]["placement"], "rank:2/cuda:2");
+}
+
+TEST(FormatTorchRecPlanTest, KeepsThePlansTableOrder) {
+  shardplan::v1::Plan plan;
+  for (const char* name : {"zeta", "alpha", "mid"}) {
+    AddTable(plan, name, shardplan::v1::TABLE_WISE, {{0, 0, 10, 0, 4}});
+  }
+  const ordered_json module = Format(plan)["plan"]["embedding_bag_collection"];
+  std::vector<std::string> names;
+  for (const auto& [name, entry] : module.items()) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"zeta", "alpha", "mid"}));
+}
+
+TEST(FormatTorchRecPlanTest, OneHostOfThePlansDevicesByDefault) {
+  shardplan::v1::Plan plan;
+  AddTable(plan, "t", shardplan::v1::TABLE_WISE, {{5, 0, 10, 0, 4}});
+  // Without per-device figures the highest device used sets the count: 6 devices, one host.
+  EXPECT_EQ(Format(plan)["plan"]["embedding_bag_collection"]["t"]["shards"][0]["placement"],
+            "rank:5/cuda:5");
+  // With them, the device count is theirs (8 here), still one host.
+  for (int d = 0; d < 8; ++d) plan.add_devices()->set_device(d);
+  EXPECT_EQ(Format(plan)["plan"]["embedding_bag_collection"]["t"]["shards"][0]["placement"],
+            "rank:5/cuda:5");
+  TorchRecOptions two_per_host;
+  two_per_host.local_world_size = 2;
+  EXPECT_EQ(
+      Format(plan, two_per_host)["plan"]["embedding_bag_collection"]["t"]["shards"][0]["placement"],
+      "rank:5/cuda:1");
+}
+
+TEST(FormatTorchRecPlanTest, TableWithoutShardsIsInvalid) {
+  shardplan::v1::Plan plan;
+  AddTable(plan, "empty", shardplan::v1::TABLE_WISE, {});
+  const absl::Status status = FormatTorchRecPlan(plan, {}).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "table empty has no shards");
+}
+
+TEST(FormatTorchRecPlanTest, EmptyPlanIsAnEmptyModule) {
+  EXPECT_EQ(Format(shardplan::v1::Plan()),
+            ordered_json::parse(R"({"plan": {"embedding_bag_collection": {}}})"));
+}
+
+TEST(ShardingTypeNameTest, TorchRecSpellings) {
+  EXPECT_EQ(ShardingTypeName(shardplan::v1::TABLE_WISE), "table_wise");
+  EXPECT_EQ(ShardingTypeName(shardplan::v1::COLUMN_WISE), "column_wise");
+  EXPECT_EQ(ShardingTypeName(shardplan::v1::ROW_WISE), "row_wise");
+  EXPECT_EQ(ShardingTypeName(shardplan::v1::DATA_PARALLEL), "data_parallel");
+}
+
+}  // namespace
+}  // namespace shardplan::cli
