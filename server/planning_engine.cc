@@ -51,15 +51,23 @@ absl::StatusOr<const Planner*> PlanningEngine::FindAlgorithm(const std::string& 
                                                  "; known: ", absl::StrJoin(known, ", ")));
 }
 
-absl::StatusOr<ResolvedModel> PlanningEngine::ResolveModel(const std::string& spec) const {
+absl::Status PlanningEngine::CheckTask(const Task& task) const {
+  return WithPrefix(ValidateTask(task, options_.limits), "task.");
+}
+
+absl::StatusOr<ResolvedModel> PlanningEngine::ResolveModelFor(const std::string& spec,
+                                                              const Task& task) const {
   absl::StatusOr<ResolvedModel> model = models_->Resolve(spec);
   if (!model.ok()) return WithPrefix(model.status(), "model: ");
+  absl::Status supported = model->model->CheckSupports(task);
+  if (!supported.ok()) {
+    return WithPrefix(supported, absl::StrCat("model ", model->model->id(), ": "));
+  }
   return model;
 }
 
 absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request) const {
-  absl::Status valid = ValidateTask(request.task, options_.limits);
-  if (!valid.ok()) return WithPrefix(valid, "task.");
+  if (absl::Status valid = CheckTask(request.task); !valid.ok()) return valid;
 
   PreparedRequest prepared;
   prepared.task = CanonicalTask(std::move(request.task));
@@ -71,13 +79,9 @@ absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request)
       ResolveParams(prepared.planner->info().params, request.params);
   if (!params.ok()) return params.status();  // already "parameters.<name>: ..."
   prepared.params = *std::move(params);
-  absl::StatusOr<ResolvedModel> model = ResolveModel(request.model);
+  absl::StatusOr<ResolvedModel> model = ResolveModelFor(request.model, prepared.task);
   if (!model.ok()) return model.status();
   prepared.model = *std::move(model);
-  absl::Status supported = prepared.model.model->CheckSupports(prepared.task);
-  if (!supported.ok()) {
-    return WithPrefix(supported, absl::StrCat("model ", prepared.model.model->id(), ": "));
-  }
   prepared.given_params = std::move(request.params);
   prepared.seed = request.seed;
   prepared.bypass_cache = request.bypass_cache;
@@ -140,14 +144,9 @@ absl::StatusOr<PlanningResult> PlanningEngine::Compute(
 
 absl::StatusOr<Plan> PlanningEngine::Evaluate(const Task& task, Plan plan,
                                               const std::string& model_spec) const {
-  absl::Status valid = ValidateTask(task, options_.limits);
-  if (!valid.ok()) return WithPrefix(valid, "task.");
-  absl::StatusOr<ResolvedModel> model = ResolveModel(model_spec);
+  if (absl::Status valid = CheckTask(task); !valid.ok()) return valid;
+  absl::StatusOr<ResolvedModel> model = ResolveModelFor(model_spec, task);
   if (!model.ok()) return model.status();
-  absl::Status supported = model->model->CheckSupports(task);
-  if (!supported.ok()) {
-    return WithPrefix(supported, absl::StrCat("model ", model->model->id(), ": "));
-  }
   if (absl::Status checked = ValidatePlan(task, plan); !checked.ok()) return PlanError(checked);
   if (absl::Status evaluated = EvaluatePlan(task, *model->model, plan); !evaluated.ok()) {
     return PlanError(evaluated);

@@ -89,7 +89,10 @@ class PlanningEngine {
   const PlanningEngineOptions& options() const { return options_; }
 
  private:
-  absl::StatusOr<ResolvedModel> ResolveModel(const std::string& spec) const;
+  // ValidateTask under the server's limits; errors name "task.<field>".
+  absl::Status CheckTask(const Task& task) const;
+  // The model `spec` names ("model: ..." errors), once it confirmed it can cost `task`.
+  absl::StatusOr<ResolvedModel> ResolveModelFor(const std::string& spec, const Task& task) const;
   bool Cacheable(const PreparedRequest& request) const;
 
   const AlgorithmRegistry* const algorithms_;
