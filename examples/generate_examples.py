@@ -159,6 +159,7 @@ def main():
                 print(f"stale: {summary}", file=sys.stderr)
                 stale = True
             continue
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
         print(summary)
     return 1 if stale else 0
