@@ -82,7 +82,6 @@ absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request)
   absl::StatusOr<ResolvedModel> model = ResolveModelFor(request.model, prepared.task);
   if (!model.ok()) return model.status();
   prepared.model = *std::move(model);
-  prepared.given_params = std::move(request.params);
   prepared.seed = request.seed;
   prepared.bypass_cache = request.bypass_cache;
   prepared.cache_key = PlanCacheKey({.task = &prepared.task,
@@ -116,7 +115,9 @@ absl::StatusOr<PlanningResult> PlanningEngine::Compute(
     const PreparedRequest& request, const StopSignal& stop,
     const JobManager::ProgressFn& on_progress) const {
   PlanTaskOptions options;
-  options.params = request.given_params;
+  // PlanTask checks the model's support and resolves the parameters again, as it does for every
+  // caller; on values Prepare already resolved that is a no-op costing microseconds.
+  options.params = request.params.values();
   options.seed = request.seed;
   options.stop = &stop;
   options.on_progress = on_progress;

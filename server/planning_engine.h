@@ -39,7 +39,6 @@ struct PreparedRequest {
   Task task;  // canonical: tables sorted by name
   const Planner* planner = nullptr;
   ResolvedModel model;
-  std::map<std::string, std::string> given_params;
   ParamValues params;  // resolved: defaults filled, canonical spelling
   uint64_t seed = 0;
   bool bypass_cache = false;
