@@ -8,9 +8,12 @@ namespace shardplan {
 namespace {
 
 // 1 ms .. ~65 s in factors of 2: RPCs range from list calls to long exhaustive searches.
-prometheus::Histogram::BucketBoundaries LatencyBuckets() {
-  prometheus::Histogram::BucketBoundaries buckets;
-  for (double b = 0.001; b < 70.0; b *= 2) buckets.push_back(b);
+const prometheus::Histogram::BucketBoundaries& LatencyBuckets() {
+  static const prometheus::Histogram::BucketBoundaries buckets = [] {
+    prometheus::Histogram::BucketBoundaries bounds;
+    for (double b = 0.001; b < 70.0; b *= 2) bounds.push_back(b);
+    return bounds;
+  }();
   return buckets;
 }
 
@@ -81,14 +84,12 @@ void ServerMetrics::RecordRpcStart(absl::string_view method) {
 void ServerMetrics::RecordRpc(absl::string_view method, absl::string_view code, double seconds) {
   rpcs_in_flight_.Add({{"method", std::string(method)}}).Decrement();
   rpc_requests_.Add({{"method", std::string(method)}, {"code", std::string(code)}}).Increment();
-  static const prometheus::Histogram::BucketBoundaries buckets = LatencyBuckets();
-  rpc_duration_.Add({{"method", std::string(method)}}, buckets).Observe(seconds);
+  rpc_duration_.Add({{"method", std::string(method)}}, LatencyBuckets()).Observe(seconds);
 }
 
 void ServerMetrics::RecordPlan(const std::string& algorithm, double seconds) {
   plans_.Add({{"algorithm", algorithm}}).Increment();
-  static const prometheus::Histogram::BucketBoundaries buckets = LatencyBuckets();
-  planning_duration_.Add({{"algorithm", algorithm}}, buckets).Observe(seconds);
+  planning_duration_.Add({{"algorithm", algorithm}}, LatencyBuckets()).Observe(seconds);
 }
 
 void ServerMetrics::RecordSyncPlanStart() { sync_plans_in_progress_.Increment(); }
