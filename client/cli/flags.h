@@ -3,6 +3,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -42,7 +43,9 @@ class ParsedFlags {
   std::vector<std::string> GetAll(absl::string_view name) const;
   const std::vector<std::string>& positionals() const { return positionals_; }
 
-  void Add(const std::string& name, std::string value) { values_[name].push_back(value); }
+  void Add(const std::string& name, std::string value) {
+    values_[name].push_back(std::move(value));
+  }
   void AddPositional(std::string arg) { positionals_.push_back(std::move(arg)); }
 
  private:
