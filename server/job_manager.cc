@@ -92,7 +92,8 @@ absl::StatusOr<JobSnapshot> JobManager::Submit(Work work) {
     return absl::UnavailableError("the server is shutting down and accepts no new jobs");
   }
   if (static_cast<int64_t>(queue_.size()) >= options_.queue_capacity) {
-    return absl::ResourceExhaustedError(absl::StrCat("the job queue is full (", queue_.size(),
+    return absl::ResourceExhaustedError(absl::StrCat("queue_capacity: the job queue is full (",
+                                                     queue_.size(),
                                                      " jobs waiting for a worker); retry later"));
   }
   auto job = std::make_shared<Job>();

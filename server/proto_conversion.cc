@@ -105,7 +105,7 @@ absl::StatusOr<Task> TaskFromProto(const v1::Task& proto, const TaskLimits& limi
   if (proto.tables_size() > limits.max_tables) {
     return absl::ResourceExhaustedError(absl::StrCat("task.tables: ", proto.tables_size(),
                                                      " tables exceed this server's limit of ",
-                                                     limits.max_tables));
+                                                     limits.max_tables, " (max_tables)"));
   }
   const v1::Topology& topology = proto.topology();
   const int64_t devices =
@@ -113,7 +113,7 @@ absl::StatusOr<Task> TaskFromProto(const v1::Task& proto, const TaskLimits& limi
   if (devices > limits.max_devices) {
     return absl::ResourceExhaustedError(absl::StrCat("task.topology.num_devices: ", devices,
                                                      " devices exceed this server's limit of ",
-                                                     limits.max_devices));
+                                                     limits.max_devices, " (max_devices)"));
   }
 
   Task task;
