@@ -8,18 +8,15 @@ namespace shardplan::cli {
 namespace {
 
 absl::Status RunAlgorithms(const Invocation& invocation) {
-  absl::StatusOr<std::unique_ptr<client::PlannerClient>> client = ConnectClient(invocation.global);
-  if (!client.ok()) return client.status();
-  absl::StatusOr<shardplan::v1::ListAlgorithmsResponse> response = (*client)->ListAlgorithms();
+  absl::StatusOr<shardplan::v1::ListAlgorithmsResponse> response =
+      invocation.client->ListAlgorithms();
   if (!response.ok()) return response.status();
   return WriteOutput(invocation.global.json ? ToJson(*response) : FormatAlgorithmsText(*response),
                      "");
 }
 
 absl::Status RunModels(const Invocation& invocation) {
-  absl::StatusOr<std::unique_ptr<client::PlannerClient>> client = ConnectClient(invocation.global);
-  if (!client.ok()) return client.status();
-  absl::StatusOr<shardplan::v1::ListModelsResponse> response = (*client)->ListModels();
+  absl::StatusOr<shardplan::v1::ListModelsResponse> response = invocation.client->ListModels();
   if (!response.ok()) return response.status();
   return WriteOutput(invocation.global.json ? ToJson(*response) : FormatModelsText(*response), "");
 }

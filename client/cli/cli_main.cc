@@ -1,6 +1,7 @@
 #include "client/cli/cli_main.h"
 
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,9 @@ int CliMain(const std::vector<std::string>& args) {
                                                count, count == 1 ? " argument" : " arguments")),
                        command->name);
   }
+  absl::StatusOr<std::unique_ptr<client::PlannerClient>> client = ConnectClient(invocation.global);
+  if (!client.ok()) return ReportError(client.status(), command->name);
+  invocation.client = client->get();
   return ReportError(command->run(invocation), command->name);
 }
 

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "client/cli/flags.h"
+#include "client/shardplan_client.h"
 
 namespace shardplan::cli {
 
@@ -24,6 +25,8 @@ struct GlobalOptions {
 struct Invocation {
   GlobalOptions global;
   ParsedFlags flags;  // the command's options and its positional arguments
+  // The server at global.server. Connecting is lazy: nothing reaches the server before a call.
+  client::PlannerClient* client = nullptr;
 
   const std::vector<std::string>& args() const { return flags.positionals(); }
 };

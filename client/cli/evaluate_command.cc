@@ -25,9 +25,8 @@ absl::Status RunEvaluate(const Invocation& invocation) {
   *request.mutable_task() = *std::move(task);
   *request.mutable_plan() = *std::move(plan);
   request.set_model(invocation.flags.Get("model"));
-  absl::StatusOr<std::unique_ptr<client::PlannerClient>> client = ConnectClient(invocation.global);
-  if (!client.ok()) return client.status();
-  absl::StatusOr<shardplan::v1::EvaluatePlanResponse> response = (*client)->EvaluatePlan(request);
+  absl::StatusOr<shardplan::v1::EvaluatePlanResponse> response =
+      invocation.client->EvaluatePlan(request);
   if (!response.ok()) return response.status();
   return EmitPlan(invocation, response->plan(), std::nullopt, *response, local_world_size);
 }

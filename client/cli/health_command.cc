@@ -8,10 +8,8 @@ namespace shardplan::cli {
 namespace {
 
 absl::Status RunHealth(const Invocation& invocation) {
-  absl::StatusOr<std::unique_ptr<client::PlannerClient>> client = ConnectClient(invocation.global);
-  if (!client.ok()) return client.status();
   const std::string service = invocation.flags.Get("service");
-  absl::StatusOr<client::HealthStatus> health = (*client)->Health(service);
+  absl::StatusOr<client::HealthStatus> health = invocation.client->Health(service);
   if (!health.ok()) return health.status();
   const absl::string_view name = client::HealthStatusName(*health);
   const std::string text = invocation.global.json ? absl::StrCat("{\"status\": \"", name, "\"}\n")

@@ -46,9 +46,7 @@ absl::Status EmitJobResult(const Invocation& invocation, const JobStatus& status
 absl::Status RunGet(const Invocation& invocation) {
   absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation);
   if (!format.ok()) return format.status();
-  absl::StatusOr<std::unique_ptr<client::PlannerClient>> client = ConnectClient(invocation.global);
-  if (!client.ok()) return client.status();
-  absl::StatusOr<JobStatus> status = (*client)->GetPlan(invocation.args()[0]);
+  absl::StatusOr<JobStatus> status = invocation.client->GetPlan(invocation.args()[0]);
   if (!status.ok()) return status.status();
   if (absl::Status written = EmitJobResult(invocation, *status, *format); !written.ok()) {
     return written;
@@ -59,15 +57,13 @@ absl::Status RunGet(const Invocation& invocation) {
 absl::Status RunWatch(const Invocation& invocation) {
   absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation);
   if (!format.ok()) return format.status();
-  absl::StatusOr<std::unique_ptr<client::PlannerClient>> client = ConnectClient(invocation.global);
-  if (!client.ok()) return client.status();
   // Progress goes to stdout unless the torchrec plan itself goes there.
   const bool result_on_stdout = invocation.flags.Get("output", "-") == "-";
   std::ostream& progress =
       *format == OutputFormat::kTorchRec && result_on_stdout ? std::cerr : std::cout;
   std::string last_line;
   absl::StatusOr<JobStatus> final_status =
-      (*client)->WatchPlan(invocation.args()[0], [&](const JobStatus& status) {
+      invocation.client->WatchPlan(invocation.args()[0], [&](const JobStatus& status) {
         // JSON Lines in json mode; otherwise one line per visible change.
         std::string line = *format == OutputFormat::kJson ? ToJson(status, /*pretty=*/false)
                                                           : FormatProgressLine(status);
@@ -94,9 +90,7 @@ absl::Status RunWatch(const Invocation& invocation) {
 }
 
 absl::Status RunCancel(const Invocation& invocation) {
-  absl::StatusOr<std::unique_ptr<client::PlannerClient>> client = ConnectClient(invocation.global);
-  if (!client.ok()) return client.status();
-  absl::StatusOr<JobStatus> status = (*client)->CancelPlan(invocation.args()[0]);
+  absl::StatusOr<JobStatus> status = invocation.client->CancelPlan(invocation.args()[0]);
   if (!status.ok()) return status.status();
   const std::string text = invocation.global.json
                                ? ToJson(*status)

@@ -28,9 +28,7 @@ absl::Status RunPlan(const Invocation& invocation) {
   if (absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation); !format.ok()) {
     return format.status();
   }
-  absl::StatusOr<std::unique_ptr<client::PlannerClient>> client = ConnectClient(invocation.global);
-  if (!client.ok()) return client.status();
-  absl::StatusOr<shardplan::v1::PlanResponse> response = (*client)->Plan(*request);
+  absl::StatusOr<shardplan::v1::PlanResponse> response = invocation.client->Plan(*request);
   if (!response.ok()) return response.status();
   return EmitPlan(invocation, response->plan(), response->cache_hit(), *response,
                   LocalWorldSize(request->task()));
@@ -39,9 +37,8 @@ absl::Status RunPlan(const Invocation& invocation) {
 absl::Status RunSubmit(const Invocation& invocation) {
   absl::StatusOr<shardplan::v1::PlanRequest> request = ReadPlanRequest(invocation);
   if (!request.ok()) return request.status();
-  absl::StatusOr<std::unique_ptr<client::PlannerClient>> client = ConnectClient(invocation.global);
-  if (!client.ok()) return client.status();
-  absl::StatusOr<shardplan::v1::SubmitPlanResponse> response = (*client)->SubmitPlan(*request);
+  absl::StatusOr<shardplan::v1::SubmitPlanResponse> response =
+      invocation.client->SubmitPlan(*request);
   if (!response.ok()) return response.status();
   // Text output is the bare job id, so that `id=$(shardplan submit task.json)` works.
   return WriteOutput(invocation.global.json ? ToJson(*response) : response->job_id() + "\n",
