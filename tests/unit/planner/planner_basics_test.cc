@@ -209,5 +209,15 @@ TEST(MemoryTest, SaturatesInsteadOfOverflowing) {
   EXPECT_EQ(ShardMemoryBytes(table, 0, 4, {}), 0);
 }
 
+TEST(MemoryTest, AddBytesSaturatesAndFormatGiBRounds) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(AddBytes(3 * kGiB, kGiB), 4 * kGiB);
+  EXPECT_EQ(AddBytes(kMax - 1, 1), kMax);
+  EXPECT_EQ(AddBytes(kMax, kMax), kMax);
+  EXPECT_EQ(FormatGiB(3 * kGiB / 2), "1.50 GiB");
+  EXPECT_EQ(FormatGiB(0), "0.00 GiB");
+  EXPECT_EQ(FormatGiB(kGiB / 1000), "0.00 GiB");
+}
+
 }  // namespace
 }  // namespace shardplan
