@@ -197,6 +197,18 @@ TEST(RandomPlannerTest, PinnedTableThatDoesNotFitIsInfeasible) {
                 "1 has 1.00 GiB free");
 }
 
+// Without respect for memory a pinned table goes to its device regardless, like every other
+// draw; PlanTask then reports the over-full device.
+TEST(RandomPlannerTest, WithoutRespectForMemoryAPinnedTableIsPlacedAnyway) {
+  Task task = test::MakeTask({MakeTable("a", 2 * kGiBRows, 4), MakeTable("b", 10, 4)}, 2, kGiB);
+  task.tables[0].pinned_device = 1;
+  absl::StatusOr<Plan> plan = RunPlanner(RandomPlanner(), task, {{"respect_memory", "false"}});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(Devices(*plan)[0], 1);
+  EXPECT_STATUS(ValidatePlan(task, *plan), absl::StatusCode::kFailedPrecondition,
+                "device 1: needs 2.00 GiB but has 1.00 GiB");
+}
+
 TEST(RandomPlannerTest, TableThatForbidsTableWiseIsInfeasible) {
   Task task = ManyTables(3, 2);
   task.tables[2].allowed_sharding_types = {ShardingType::kRowWise};
