@@ -84,16 +84,17 @@ absl::Status EvaluatePlan(const Task& task, const CostModel& model, Plan& plan) 
     const Table& table = *it->second;
     for (size_t s = 0; s < sharding.shards.size(); ++s) {
       const Shard& shard = sharding.shards[s];
-      const std::string path = absl::StrCat("tables[", k, "].shards[", s, "]");
+      // Formatted only for an error: this loop runs over every shard of every plan.
+      auto path = [&] { return absl::StrCat("tables[", k, "].shards[", s, "]"); };
       if (shard.device < 0 || shard.device >= num_devices) {
-        return absl::InvalidArgumentError(absl::StrCat(path, ".device: device ", shard.device,
+        return absl::InvalidArgumentError(absl::StrCat(path(), ".device: device ", shard.device,
                                                        " does not exist (topology.num_devices is ",
                                                        num_devices, ")"));
       }
       if (shard.row_count < 0 || shard.row_count > table.rows || shard.column_count < 0 ||
           shard.column_count > table.dim) {
         return absl::InvalidArgumentError(absl::StrCat(
-            path, ": a shard of ", shard.row_count, " x ", shard.column_count,
+            path(), ": a shard of ", shard.row_count, " x ", shard.column_count,
             " does not fit table \"", table.name, "\" (", table.rows, " x ", table.dim, ")"));
       }
       shards_per_device[shard.device].push_back(

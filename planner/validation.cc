@@ -199,7 +199,13 @@ absl::Status CheckColocation(const Task& task,
 }
 
 // ---------------------------------------------------------------------------------------------
-// Plans
+// Plans: paths are formatted only for an error, since the checks run over every shard of every
+// plan the service returns.
+
+// "tables[k].shards[s]": shard s of plan table k.
+std::string ShardPath(size_t k, size_t s) {
+  return absl::StrCat(TablePath(k, "shards"), "[", s, "]");
+}
 
 struct Interval {
   int64_t begin = 0;
@@ -209,48 +215,49 @@ struct Interval {
 
 // Checks that `intervals` tile [0, size) exactly: no gap, no overlap.
 absl::Status CheckTiling(std::vector<Interval> intervals, int64_t size, absl::string_view unit,
-                         const std::string& path, const std::string& table) {
+                         size_t k, const std::string& table) {
   std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) {
     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
   });
   int64_t covered = 0;  // [0, covered) is tiled so far
   for (const Interval& interval : intervals) {
     if (interval.begin > covered) {
-      return Invalid(absl::StrCat(path, ".shards"),
+      return Invalid(TablePath(k, "shards"),
                      absl::StrCat(unit, " [", covered, ", ", interval.begin, ") of table \"", table,
                                   "\" are not covered"));
     }
     if (interval.begin < covered) {
-      return Invalid(absl::StrCat(path, ".shards[", interval.shard, "]"),
+      return Invalid(ShardPath(k, interval.shard),
                      absl::StrCat(unit, " [", interval.begin, ", ", std::min(interval.end, covered),
                                   ") of table \"", table, "\" are covered by another shard too"));
     }
     covered = interval.end;
   }
   if (covered < size) {
-    return Invalid(absl::StrCat(path, ".shards"),
+    return Invalid(TablePath(k, "shards"),
                    absl::StrCat(unit, " [", covered, ", ", size, ") of table \"", table,
                                 "\" are not covered"));
   }
   return absl::OkStatus();
 }
 
-absl::Status CheckShardBounds(const Shard& shard, const Table& table, int num_devices,
-                              const std::string& shard_path) {
+absl::Status CheckShardBounds(const Shard& shard, const Table& table, int num_devices, size_t k,
+                              size_t s) {
   if (shard.device < 0 || shard.device >= num_devices) {
-    return Invalid(absl::StrCat(shard_path, ".device"),
+    return Invalid(absl::StrCat(ShardPath(k, s), ".device"),
                    absl::StrCat("device ", shard.device,
                                 " does not exist (topology.num_devices is ", num_devices, ")"));
   }
   if (shard.row_offset < 0 || shard.row_count < 1 || shard.row_offset > table.rows ||
       shard.row_count > table.rows - shard.row_offset) {
-    return Invalid(shard_path, absl::StrCat("rows [", shard.row_offset, ", +", shard.row_count,
-                                            ") are not a non-empty range within the ", table.rows,
-                                            " rows of table \"", table.name, "\""));
+    return Invalid(ShardPath(k, s),
+                   absl::StrCat("rows [", shard.row_offset, ", +", shard.row_count,
+                                ") are not a non-empty range within the ", table.rows,
+                                " rows of table \"", table.name, "\""));
   }
   if (shard.column_offset < 0 || shard.column_count < 1 || shard.column_offset > table.dim ||
       shard.column_count > table.dim - shard.column_offset) {
-    return Invalid(shard_path,
+    return Invalid(ShardPath(k, s),
                    absl::StrCat("columns [", shard.column_offset, ", +", shard.column_count,
                                 ") are not a non-empty range within the ", table.dim,
                                 " columns of table \"", table.name, "\""));
@@ -261,9 +268,9 @@ absl::Status CheckShardBounds(const Shard& shard, const Table& table, int num_de
 // The shards of one table: in bounds, shaped as their sharding type requires, and covering the
 // table exactly once (DATA_PARALLEL: one full replica per device).
 absl::Status CheckTableSharding(const TableSharding& sharding, const Table& table, int num_devices,
-                                const std::string& path) {
+                                size_t k) {
   if (!ValidShardingType(sharding.sharding_type)) {
-    return Invalid(absl::StrCat(path, ".sharding_type"),
+    return Invalid(TablePath(k, "sharding_type"),
                    absl::StrCat("invalid value ", static_cast<int>(sharding.sharding_type)));
   }
   const char* type_name = ShardingTypeName(sharding.sharding_type);
@@ -271,56 +278,59 @@ absl::Status CheckTableSharding(const TableSharding& sharding, const Table& tabl
     std::vector<std::string> allowed;
     for (ShardingType type : table.allowed_sharding_types)
       allowed.push_back(ShardingTypeName(type));
-    return Invalid(absl::StrCat(path, ".sharding_type"),
+    return Invalid(TablePath(k, "sharding_type"),
                    absl::StrCat(type_name, " is not allowed for table \"", table.name,
                                 "\" (allowed: ", absl::StrJoin(allowed, ", "), ")"));
   }
   if (sharding.shards.empty()) {
-    return Invalid(absl::StrCat(path, ".shards"),
+    return Invalid(TablePath(k, "shards"),
                    absl::StrCat("table \"", table.name, "\" has no shards"));
   }
   if (sharding.sharding_type == ShardingType::kTableWise && sharding.shards.size() != 1) {
-    return Invalid(absl::StrCat(path, ".shards"),
+    return Invalid(TablePath(k, "shards"),
                    absl::StrCat("a TABLE_WISE table has exactly one shard, table \"", table.name,
                                 "\" has ", sharding.shards.size()));
   }
-  const bool full_rows = sharding.sharding_type != ShardingType::kRowWise;
-  const bool full_columns = sharding.sharding_type != ShardingType::kColumnWise;
-  std::vector<Interval> rows;
-  std::vector<Interval> columns;
-  std::vector<bool> has_replica(static_cast<size_t>(std::max(num_devices, 0)), false);
+  const ShardingType type = sharding.sharding_type;
+  const bool full_rows = type != ShardingType::kRowWise;
+  const bool full_columns = type != ShardingType::kColumnWise;
+  std::vector<Interval> tiles;    // ROW_WISE: row ranges; COLUMN_WISE: column ranges
+  std::vector<bool> has_replica;  // DATA_PARALLEL: devices holding a replica so far
+  if (type == ShardingType::kDataParallel) has_replica.assign(std::max(num_devices, 0), false);
   for (size_t s = 0; s < sharding.shards.size(); ++s) {
     const Shard& shard = sharding.shards[s];
-    const std::string shard_path = absl::StrCat(path, ".shards[", s, "]");
-    SHARDPLAN_RETURN_IF_ERROR(CheckShardBounds(shard, table, num_devices, shard_path));
+    SHARDPLAN_RETURN_IF_ERROR(CheckShardBounds(shard, table, num_devices, k, s));
     if (full_rows && (shard.row_offset != 0 || shard.row_count != table.rows)) {
-      return Invalid(shard_path,
+      return Invalid(ShardPath(k, s),
                      absl::StrCat("a ", type_name, " shard spans all rows [0, ", table.rows,
                                   ") of table \"", table.name, "\", got rows [", shard.row_offset,
                                   ", ", shard.row_offset + shard.row_count, ")"));
     }
     if (full_columns && (shard.column_offset != 0 || shard.column_count != table.dim)) {
-      return Invalid(shard_path, absl::StrCat("a ", type_name, " shard spans all columns [0, ",
-                                              table.dim, ") of table \"", table.name,
-                                              "\", got columns [", shard.column_offset, ", ",
-                                              shard.column_offset + shard.column_count, ")"));
+      return Invalid(ShardPath(k, s), absl::StrCat("a ", type_name, " shard spans all columns [0, ",
+                                                   table.dim, ") of table \"", table.name,
+                                                   "\", got columns [", shard.column_offset, ", ",
+                                                   shard.column_offset + shard.column_count, ")"));
     }
-    if (sharding.sharding_type == ShardingType::kDataParallel) {
+    if (type == ShardingType::kDataParallel) {
       if (has_replica[shard.device]) {
-        return Invalid(absl::StrCat(shard_path, ".device"),
+        return Invalid(absl::StrCat(ShardPath(k, s), ".device"),
                        absl::StrCat("table \"", table.name, "\" already has a replica on device ",
                                     shard.device));
       }
       has_replica[shard.device] = true;
     }
-    rows.push_back({shard.row_offset, shard.row_offset + shard.row_count, s});
-    columns.push_back({shard.column_offset, shard.column_offset + shard.column_count, s});
+    if (type == ShardingType::kRowWise) {
+      tiles.push_back({shard.row_offset, shard.row_offset + shard.row_count, s});
+    } else if (type == ShardingType::kColumnWise) {
+      tiles.push_back({shard.column_offset, shard.column_offset + shard.column_count, s});
+    }
   }
-  switch (sharding.sharding_type) {
+  switch (type) {
     case ShardingType::kColumnWise:
-      return CheckTiling(std::move(columns), table.dim, "columns", path, table.name);
+      return CheckTiling(std::move(tiles), table.dim, "columns", k, table.name);
     case ShardingType::kRowWise:
-      return CheckTiling(std::move(rows), table.rows, "rows", path, table.name);
+      return CheckTiling(std::move(tiles), table.rows, "rows", k, table.name);
     default:
       return absl::OkStatus();  // one full shard, or full replicas on distinct devices
   }
@@ -371,25 +381,23 @@ absl::Status ValidatePlan(const Task& task, const Plan& plan) {
   std::vector<std::optional<size_t>> plan_index(task.tables.size());  // -> plan.tables index
   for (size_t k = 0; k < plan.tables.size(); ++k) {
     const TableSharding& sharding = plan.tables[k];
-    const std::string path = absl::StrCat("tables[", k, "]");
     auto it = task_index.find(sharding.table);
     if (it == task_index.end()) {
-      return Invalid(absl::StrCat(path, ".table"),
-                     absl::StrCat("unknown table \"", sharding.table, "\""));
+      return Invalid(TablePath(k, "table"), absl::StrCat("unknown table \"", sharding.table, "\""));
     }
     if (plan_index[it->second]) {
-      return Invalid(absl::StrCat(path, ".table"),
+      return Invalid(TablePath(k, "table"),
                      absl::StrCat("duplicate of tables[", *plan_index[it->second], "].table \"",
                                   sharding.table, "\""));
     }
     plan_index[it->second] = k;
     const Table& table = task.tables[it->second];
-    SHARDPLAN_RETURN_IF_ERROR(CheckTableSharding(sharding, table, num_devices, path));
+    SHARDPLAN_RETURN_IF_ERROR(CheckTableSharding(sharding, table, num_devices, k));
     if (table.pinned_device) {
       for (size_t s = 0; s < sharding.shards.size(); ++s) {
         if (sharding.shards[s].device != *table.pinned_device) {
           return Invalid(
-              absl::StrCat(path, ".shards[", s, "].device"),
+              absl::StrCat(ShardPath(k, s), ".device"),
               absl::StrCat("table \"", table.name, "\" is pinned to device ", *table.pinned_device,
                            ", got device ", sharding.shards[s].device));
         }
@@ -424,9 +432,9 @@ absl::Status ValidatePlan(const Task& task, const Plan& plan) {
 
   // Memory: the only check that makes a well-formed plan infeasible rather than wrong.
   std::vector<int64_t> used(static_cast<size_t>(num_devices), 0);
-  for (const TableSharding& sharding : plan.tables) {
-    const Table& table = task.tables[task_index.at(sharding.table)];
-    for (const Shard& shard : sharding.shards) {
+  for (size_t i = 0; i < task.tables.size(); ++i) {
+    const Table& table = task.tables[i];
+    for (const Shard& shard : plan.tables[*plan_index[i]].shards) {
       used[shard.device] =
           AddBytes(used[shard.device],
                    ShardMemoryBytes(table, shard.row_count, shard.column_count, task.memory));
