@@ -49,10 +49,11 @@ bool ValidElementType(ElementType type) {
   return false;
 }
 
-absl::Status CheckNonNegativeFinite(absl::string_view path, double value) {
-  if (!std::isfinite(value)) return Invalid(path, absl::StrCat("must be finite, got ", value));
-  if (value < 0) return Invalid(path, absl::StrCat("must be >= 0, got ", value));
-  return absl::OkStatus();
+// Why `value` is not a finite number >= 0, or nullopt when it is.
+std::optional<std::string> NotNonNegativeFinite(double value) {
+  if (!std::isfinite(value)) return absl::StrCat("must be finite, got ", value);
+  if (value < 0) return absl::StrCat("must be >= 0, got ", value);
+  return std::nullopt;
 }
 
 absl::Status CheckLimits(const Task& task, const TaskLimits& limits) {
@@ -118,8 +119,9 @@ absl::Status CheckTable(const Table& table, size_t i, const Task& task, const Ta
     return absl::ResourceExhaustedError(absl::StrCat(TablePath(i, "dim"), ": ", table.dim,
                                                      " exceeds the limit of ", limits.max_dim));
   }
-  SHARDPLAN_RETURN_IF_ERROR(
-      CheckNonNegativeFinite(TablePath(i, "pooling_factor"), table.pooling_factor));
+  if (std::optional<std::string> reason = NotNonNegativeFinite(table.pooling_factor)) {
+    return Invalid(TablePath(i, "pooling_factor"), *reason);
+  }
   if (table.pooling_factor > limits.max_pooling_factor) {
     return absl::ResourceExhaustedError(absl::StrCat(TablePath(i, "pooling_factor"), ": ",
                                                      table.pooling_factor, " exceeds the limit of ",
@@ -352,10 +354,13 @@ absl::Status ValidateTask(const Task& task, const TaskLimits& limits) {
     return Invalid("max_planning_time_ms",
                    absl::StrCat("must be >= 0 (0: no limit), got ", task.max_planning_time_ms));
   }
-  SHARDPLAN_RETURN_IF_ERROR(CheckNonNegativeFinite("memory.optimizer_state_multiplier",
-                                                   task.memory.optimizer_state_multiplier));
-  SHARDPLAN_RETURN_IF_ERROR(
-      CheckNonNegativeFinite("memory.io_buffer_multiplier", task.memory.io_buffer_multiplier));
+  if (std::optional<std::string> reason =
+          NotNonNegativeFinite(task.memory.optimizer_state_multiplier)) {
+    return Invalid("memory.optimizer_state_multiplier", *reason);
+  }
+  if (std::optional<std::string> reason = NotNonNegativeFinite(task.memory.io_buffer_multiplier)) {
+    return Invalid("memory.io_buffer_multiplier", *reason);
+  }
 
   std::unordered_map<std::string_view, size_t> index_of;
   index_of.reserve(task.tables.size());
