@@ -26,13 +26,6 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
   return grpc::Status(static_cast<grpc::StatusCode>(code), Cut(status.message()));
 }
 
-absl::Status FromGrpcStatus(const grpc::Status& status) {
-  if (status.ok()) return absl::OkStatus();
-  int code = static_cast<int>(status.error_code());
-  if (code < 0 || code > kMaxCanonicalCode) code = static_cast<int>(absl::StatusCode::kUnknown);
-  return absl::Status(static_cast<absl::StatusCode>(code), status.error_message());
-}
-
 std::string GrpcCodeName(grpc::StatusCode code) {
   const int value = static_cast<int>(code);
   if (value < 0 || value > kMaxCanonicalCode) return "UNKNOWN";

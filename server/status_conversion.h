@@ -15,7 +15,6 @@ inline constexpr size_t kMaxErrorMessageBytes = 4096;
 // absl and gRPC share the canonical code numbers (google.rpc.Code), so codes map one to one;
 // the message is kept (cut to kMaxErrorMessageBytes).
 grpc::Status ToGrpcStatus(const absl::Status& status);
-absl::Status FromGrpcStatus(const grpc::Status& status);
 
 // "OK", "INVALID_ARGUMENT", ... (the label of shardplan_rpc_requests_total).
 std::string GrpcCodeName(grpc::StatusCode code);

@@ -13,10 +13,8 @@ TEST(StatusConversionTest, EveryCanonicalCodeMapsOneToOne) {
     const grpc::Status converted = ToGrpcStatus(status);
     EXPECT_EQ(static_cast<int>(converted.error_code()), code);
     EXPECT_EQ(converted.error_message(), "why");
-    EXPECT_EQ(FromGrpcStatus(converted), status);
   }
   EXPECT_TRUE(ToGrpcStatus(absl::OkStatus()).ok());
-  EXPECT_TRUE(FromGrpcStatus(grpc::Status::OK).ok());
 }
 
 TEST(StatusConversionTest, SpecificCodes) {
