@@ -1,5 +1,5 @@
-#ifndef SHARDPLAN_COSTMODELS_DATA_COST_RECORD_H_
-#define SHARDPLAN_COSTMODELS_DATA_COST_RECORD_H_
+#ifndef SHARDPLAN_COSTMODELS_COLLECTION_COST_RECORD_H_
+#define SHARDPLAN_COSTMODELS_COLLECTION_COST_RECORD_H_
 
 #include <cstdint>
 #include <string>
@@ -51,4 +51,4 @@ absl::StatusOr<CostRecord> CostRecordFromJsonLine(const std::string& line);
 
 }  // namespace shardplan
 
-#endif  // SHARDPLAN_COSTMODELS_DATA_COST_RECORD_H_
+#endif  // SHARDPLAN_COSTMODELS_COLLECTION_COST_RECORD_H_
