@@ -24,6 +24,10 @@ absl::StatusOr<TablePool> LoadTablePool(const std::string& path);
 // Written atomically (temporary file, fsync, rename).
 absl::Status SaveTablePool(const TablePool& pool, const std::string& path);
 
+// The same format in memory; `path` only labels errors ("<path>: tables[3].rows: ...").
+absl::StatusOr<TablePool> TablePoolFromJsonText(const std::string& text, const std::string& path);
+std::string TablePoolToJsonText(const TablePool& pool);
+
 }  // namespace shardplan
 
 #endif  // SHARDPLAN_COSTMODELS_DATA_TABLE_POOL_H_

@@ -1,0 +1,46 @@
+#include "costmodels/data/seeded_rng.h"
+
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+namespace shardplan {
+
+uint64_t SplitMix64(uint64_t x) {
+  uint64_t z = x + 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+uint64_t MixSeed(uint64_t seed, uint64_t index) { return SplitMix64(SplitMix64(seed) + index); }
+
+std::mt19937_64 SampleRng(uint64_t seed, uint64_t index) {
+  return std::mt19937_64(MixSeed(seed, index));
+}
+
+int64_t UniformInt(std::mt19937_64& rng, int64_t lo, int64_t hi) {
+  const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);  // hi - lo
+  if (range == std::numeric_limits<uint64_t>::max()) return static_cast<int64_t>(rng());
+  const uint64_t span = range + 1;
+  // Largest multiple of span that fits; draws at or above it would bias the low values.
+  const uint64_t limit = std::numeric_limits<uint64_t>::max() -
+                         std::numeric_limits<uint64_t>::max() % span;
+  uint64_t draw;
+  do {
+    draw = rng();
+  } while (draw >= limit);
+  return static_cast<int64_t>(static_cast<uint64_t>(lo) + draw % span);
+}
+
+double Uniform01(std::mt19937_64& rng) {
+  return static_cast<double>(rng() >> 11) * 0x1.0p-53;
+}
+
+double StandardNormal(std::mt19937_64& rng) {
+  const double u1 = 1.0 - Uniform01(rng);  // (0, 1]: log is finite
+  const double u2 = Uniform01(rng);
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+}
+
+}  // namespace shardplan
