@@ -10,6 +10,7 @@
 #include "client/cli/commands.h"
 #include "client/cli/exit_codes.h"
 #include "client/cli/help.h"
+#include "client/cli/offline_dispatch.h"
 
 namespace shardplan::cli {
 namespace {
@@ -37,11 +38,18 @@ int CliMain(const std::vector<std::string>& args) {
     std::cerr << ToolHelp();
     return ReportError(UsageError("no command given"), "");
   }
+  // Offline commands belong to shardplan-offline, which takes the same arguments.
+  if (IsOfflineCommand(args[*command_index])) {
+    return ExecOfflineTool(std::vector<std::string>(args.begin() + *command_index, args.end()));
+  }
   // `shardplan help [COMMAND]` reads like `shardplan [COMMAND] --help`.
   if (args[*command_index] == "help") {
     if (*command_index + 1 >= args.size()) {
       std::cout << ToolHelp();
       return kExitOk;
+    }
+    if (IsOfflineCommand(args[*command_index + 1])) {
+      return ExecOfflineTool({args[*command_index + 1], "--help"});
     }
     const Command* command = FindCommand(args[*command_index + 1]);
     if (command == nullptr) {

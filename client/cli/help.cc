@@ -7,6 +7,7 @@
 #include "client/cli/command_support.h"
 #include "client/cli/commands.h"
 #include "client/cli/exit_codes.h"
+#include "client/cli/offline_dispatch.h"
 
 namespace shardplan::cli {
 namespace {
@@ -30,7 +31,8 @@ std::string ToolHelp() {
     name.resize(width, ' ');
     absl::StrAppend(&text, "  ", name, "  ", command.summary, "\n");
   }
-  absl::StrAppend(&text, "\nGlobal options (also accepted after the command):\n",
+  absl::StrAppend(&text, "\n", OfflineCommandsHelp(),
+                  "\nGlobal options (also accepted after the command):\n",
                   FormatFlagHelp(GlobalFlags()),
                   "\nEnvironment:\n  SHARDPLAN_SERVER  default for --server\n\n",
                   "Errors go to stderr as 'shardplan: <CODE>: <message>'.\n", ExitCodeHelp(),

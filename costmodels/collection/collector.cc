@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -182,15 +181,6 @@ absl::Status Measure(HardwareBackend& backend, const TablePool* pool, CostRecord
 }
 
 }  // namespace
-
-std::mt19937_64 SampleRng(uint64_t seed, int64_t id) {
-  // splitmix64 of (seed, id): neighbouring ids and seeds give unrelated streams.
-  uint64_t z = seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(id) + 0x632BE59BD9B4E019ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  z ^= z >> 31;
-  return std::mt19937_64(z);
-}
 
 absl::StatusOr<CollectResult> Collect(HardwareBackend& backend, const TablePool* pool,
                                       const SampleGenerator& generator,

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
-#include <random>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -38,11 +37,8 @@ struct CollectOptions {
 
 // Fills the inputs of sample `id` into `record`: `tables` (compute, pool indices and dims) or
 // `dim_sums` and `start_offsets_ms` (comm, num_devices entries each). It must depend only on
-// (seed, id) so that a resumed run regenerates exactly the missing samples (see SampleRng).
+// (seed, id) so that a resumed run regenerates exactly the missing samples (costmodels/data/seeded_rng.h SampleRng).
 using SampleGenerator = std::function<absl::Status(int64_t id, CostRecord& record)>;
-
-// The generator for sample `id` of a run seeded `seed`: independent streams per sample.
-std::mt19937_64 SampleRng(uint64_t seed, int64_t id);
 
 struct CollectResult {
   int64_t already_present = 0;  // ids < samples found in the file before this run
