@@ -220,7 +220,7 @@ absl::StatusOr<CollectResult> Collect(HardwareBackend& backend, const TablePool*
   };
 
   ProgressReporter progress(options.progress, absl::StrCat("collect ", options.kind),
-                            options.samples, existing.present_count);
+                            options.samples, existing.present_count, options.progress_interval);
   int64_t done = existing.present_count;
   int64_t unsynced = 0;
   absl::Status failure;

@@ -2,6 +2,7 @@
 #define SHARDPLAN_COSTMODELS_COLLECTION_COLLECTOR_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -33,6 +34,7 @@ struct CollectOptions {
   std::function<std::string()> now;
   // Progress lines (done/total, rate, ETA) go here at most a few times a second; null: none.
   std::ostream* progress = nullptr;
+  std::chrono::milliseconds progress_interval{500};
 };
 
 // Fills the inputs of sample `id` into `record`: `tables` (compute, pool indices and dims) or

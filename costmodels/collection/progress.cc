@@ -24,11 +24,12 @@ void ProgressReporter::Update(int64_t done) {
   const Clock::time_point now = Clock::now();
   if (now - last_print_ < min_interval_) return;
   last_print_ = now;
+  last_printed_done_ = done;
   *out_ << Line(done, now - start_) << "\n" << std::flush;
 }
 
 void ProgressReporter::Finish(int64_t done) {
-  if (out_ == nullptr) return;
+  if (out_ == nullptr || done == last_printed_done_) return;
   *out_ << Line(done, Clock::now() - start_) << "\n" << std::flush;
 }
 

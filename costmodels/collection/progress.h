@@ -20,7 +20,7 @@ class ProgressReporter {
 
   // Reports `done` items (including already_done) if enough time passed since the last line.
   void Update(int64_t done);
-  // Always prints the final line.
+  // Prints the final line unless Update just printed the same count.
   void Finish(int64_t done);
 
   // The line for `done` items after `elapsed` of this run (exposed for tests).
@@ -34,6 +34,7 @@ class ProgressReporter {
   Clock::duration min_interval_;
   Clock::time_point start_;
   Clock::time_point last_print_;
+  int64_t last_printed_done_ = -1;
 };
 
 // "1h02m", "3m05s", "42s".

@@ -35,6 +35,14 @@ TEST(CollectionProgress, UpdatesAreRateLimited) {
   EXPECT_THAT(out.str(), HasSubstr("x: 1000/1000"));
 }
 
+TEST(CollectionProgress, FinishDoesNotRepeatTheLastLine) {
+  std::ostringstream out;
+  ProgressReporter progress(&out, "x", 3, 0, std::chrono::seconds(0));
+  progress.Update(3);
+  progress.Finish(3);
+  EXPECT_EQ(out.str().find("x: 3/3"), out.str().rfind("x: 3/3"));
+}
+
 TEST(CollectionProgress, FormatsDurations) {
   EXPECT_EQ(FormatDuration(42), "42s");
   EXPECT_EQ(FormatDuration(185), "3m05s");
