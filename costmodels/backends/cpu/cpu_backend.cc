@@ -1,5 +1,6 @@
 #include "costmodels/backends/cpu/cpu_backend.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -51,6 +53,18 @@ uint64_t LookupSeed(uint64_t seed, std::span<const Table> tables, int64_t batch_
 // Uniform float in [-0.05, 0.05) from the top 24 bits of one draw.
 float SmallWeight(std::mt19937_64& rng) {
   return (static_cast<float>(rng() >> 40) * (1.0f / 16777216.0f) - 0.5f) * 0.1f;
+}
+
+double ThreadCpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+
+double WallMs() {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 double Median(std::vector<double> v) {
@@ -143,39 +157,22 @@ void CpuBackend::FlushCaches() {
   flush_sink_ = sum;  // volatile: the reads are not optimised away
 }
 
-std::vector<std::vector<float>*> CpuBackend::AcquireWeights(
-    const std::vector<std::pair<int64_t, int32_t>>& shapes) {
-  std::vector<std::tuple<int64_t, int32_t, int>> keys;
-  std::map<std::pair<int64_t, int32_t>, int> seen;
-  for (const auto& [rows, dim] : shapes) {
-    keys.emplace_back(rows, dim, seen[{rows, dim}]++);
-  }
-  // Evict what this call does not use when the cache and the new tables would exceed the budget.
-  int64_t cached = 0;
-  int64_t needed = 0;
-  for (const auto& [key, w] : weights_) cached += static_cast<int64_t>(w.size() * sizeof(float));
-  for (const auto& key : keys) {
-    if (!weights_.contains(key)) {
-      needed += std::get<0>(key) * std::get<1>(key) * static_cast<int64_t>(sizeof(float));
+float* CpuBackend::Arena(int64_t floats) {
+  if (floats > arena_floats_) {
+    // Timings do not depend on the values (no data-dependent branches; small normal floats),
+    // so a seeded 4096-float block repeated at memory speed stands in for random weights.
+    arena_.reset();
+    arena_ = std::make_unique_for_overwrite<float[]>(static_cast<size_t>(floats));
+    arena_floats_ = floats;
+    std::mt19937_64 rng(Mix(options_.seed, 0x77656967687473ULL));
+    std::vector<float> block(4096);
+    for (float& x : block) x = SmallWeight(rng);
+    for (int64_t i = 0; i < floats; i += static_cast<int64_t>(block.size())) {
+      std::memcpy(arena_.get() + i, block.data(),
+                  sizeof(float) * std::min<int64_t>(static_cast<int64_t>(block.size()), floats - i));
     }
   }
-  if (!options_.cache_weights || cached + needed > options_.memory_budget_bytes) {
-    for (auto it = weights_.begin(); it != weights_.end();) {
-      it = std::find(keys.begin(), keys.end(), it->first) == keys.end() ? weights_.erase(it)
-                                                                          : std::next(it);
-    }
-  }
-  std::vector<std::vector<float>*> out;
-  for (const auto& key : keys) {
-    auto [it, inserted] = weights_.try_emplace(key);
-    if (inserted) {
-      std::mt19937_64 rng(Mix(options_.seed, Mix(std::get<0>(key), std::get<1>(key))));
-      it->second.resize(static_cast<size_t>(std::get<0>(key)) * std::get<1>(key));
-      for (float& x : it->second) x = SmallWeight(rng);
-    }
-    out.push_back(&it->second);
-  }
-  return out;
+  return arena_.get();
 }
 
 absl::StatusOr<double> CpuBackend::MeasureCompute(std::span<const Table> tables,
@@ -231,10 +228,11 @@ absl::StatusOr<double> CpuBackend::MeasureCompute(std::span<const Table> tables,
     for (int64_t b = 1; b <= batch_size; ++b) offsets.push_back(base + lookups.offsets[b]);
     column_offsets.push_back(column_offsets.back() + t.dim);
   }
-  const std::vector<std::vector<float>*> weights = AcquireWeights(shapes);
+  float* weights = Arena(weight_bytes / static_cast<int64_t>(sizeof(float)));
   std::vector<EmbeddingTableView> views;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    views.push_back({weights[i]->data(), shapes[i].first, shapes[i].second});
+  for (const auto& [rows, dim] : shapes) {
+    views.push_back({weights, rows, dim});
+    weights += rows * dim;
   }
   const int64_t width = column_offsets.back();
   std::vector<float> output(static_cast<size_t>(batch_size * width));
@@ -247,6 +245,12 @@ absl::StatusOr<double> CpuBackend::MeasureCompute(std::span<const Table> tables,
   const int threads = options_.threads;
   std::vector<double> ms;
   ms.reserve(runs);
+  if (options_.clock == TimingClock::kThreadCpu && threads > 1) {
+    return absl::InvalidArgumentError("the thread CPU clock times one thread only; use wall");
+  }
+  const bool cpu_clock = options_.clock == TimingClock::kThreadCpu ||
+                         (options_.clock == TimingClock::kAuto && threads == 1);
+  double (*const now_ms)() = cpu_clock ? &ThreadCpuMs : &WallMs;
   std::barrier sync(threads);
   std::vector<std::jthread> workers;
   for (int part = 1; part < threads; ++part) {
@@ -262,21 +266,20 @@ absl::StatusOr<double> CpuBackend::MeasureCompute(std::span<const Table> tables,
   }
   for (int r = 0; r < runs; ++r) {
     FlushCaches();
-    const auto start = std::chrono::steady_clock::now();
+    const double start = now_ms();
     if (threads > 1) sync.arrive_and_wait();
     EmbeddingBagForward(views, fused, output.data(), 0, threads);
     if (threads > 1) sync.arrive_and_wait();
     EmbeddingBagBackwardSgd(views, fused, grad.data(), lr, 0, threads);
     if (threads > 1) sync.arrive_and_wait();
-    const auto stop = std::chrono::steady_clock::now();
-    ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
+    ms.push_back(now_ms() - start);
   }
   workers.clear();  // joins
 
-  ++calls_;
   last_.rows_scale = scale;
   last_.weight_bytes = weight_bytes;
   last_.lookups = static_cast<int64_t>(indices.size());
+  last_.thread_cpu_clock = cpu_clock;
   last_.repetition_ms.assign(ms.begin() + options_.warmup, ms.end());
   return Median(last_.repetition_ms);
 }

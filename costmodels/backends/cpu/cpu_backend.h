@@ -2,10 +2,10 @@
 #define SHARDPLAN_COSTMODELS_BACKENDS_CPU_CPU_BACKEND_H_
 
 #include <cstdint>
-#include <map>
+#include <memory>
 #include <span>
 #include <string>
-#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -24,6 +24,17 @@ enum class OversizePolicy {
   kRefuse,
 };
 
+// How a repetition is timed.
+enum class TimingClock {
+  // The measuring thread's CPU time (CLOCK_THREAD_CPUTIME_ID) when single-threaded, else wall.
+  kAuto,
+  // Wall time (steady_clock): what a dedicated machine should use.
+  kWall,
+  // The calling thread's CPU time: excludes time the scheduler gave to other processes, so a
+  // shared machine's load inflates it far less (memory-bandwidth contention still shows).
+  kThreadCpu,
+};
+
 struct CpuBackendOptions {
   // The batch a collector should pass (and record): 65536 (the reference's) takes seconds per
   // sample here; 2048 keeps a 15-table sample in the tens of milliseconds (docs/cpu-backend.md).
@@ -40,9 +51,8 @@ struct CpuBackendOptions {
   // Bytes written and read between repetitions to evict the caches; 0: twice the largest
   // cache the machine reports (sysfs, then sysconf), or 64 MiB when it reports none.
   int64_t flush_bytes = 0;
-  // Keep weights across calls, keyed by (rows, dim), while they fit the memory budget.
-  bool cache_weights = true;
   float learning_rate = 0.01f;
+  TimingClock clock = TimingClock::kAuto;
 };
 
 // Details of the last successful MeasureCompute, for records and logs.
@@ -50,6 +60,7 @@ struct CpuMeasurementInfo {
   double rows_scale = 1.0;  // < 1 when the tables were scaled down to fit the budget
   int64_t weight_bytes = 0;  // after scaling
   int64_t lookups = 0;
+  bool thread_cpu_clock = false;  // which clock timed the repetitions
   std::vector<double> repetition_ms;
 };
 
@@ -77,18 +88,19 @@ class CpuBackend : public HardwareBackend {
   int64_t flush_bytes() const { return flush_.size() * sizeof(float); }
 
  private:
-  // Weights for the tables of one call, from the cache or freshly initialised.
-  std::vector<std::vector<float>*> AcquireWeights(const std::vector<std::pair<int64_t, int32_t>>&
-                                                      shapes);
+  // The weights of a call, laid out table after table in one arena that grows to the largest
+  // call and is kept (values are irrelevant to timing). Reusing the same pages keeps timings
+  // stable: on this VM, freshly allocated memory measured up to 2x slower for its first minutes
+  // (docs/cpu-backend.md).
+  float* Arena(int64_t floats);
   void FlushCaches();
 
   CpuBackendOptions options_;
   std::string profile_;
   std::vector<float> flush_;
   volatile float flush_sink_ = 0.0f;
-  // (rows, dim, occurrence within a call) -> weights; occurrence keeps a repeated table apart.
-  std::map<std::tuple<int64_t, int32_t, int>, std::vector<float>> weights_;
-  uint64_t calls_ = 0;
+  std::unique_ptr<float[]> arena_;
+  int64_t arena_floats_ = 0;
   CpuMeasurementInfo last_;
 };
 

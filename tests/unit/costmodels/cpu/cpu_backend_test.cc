@@ -68,13 +68,13 @@ TEST(CpuBackendTest, MoreLookupsCostMore) {
   EXPECT_GT(large_ms, 2.0 * small_ms);
 }
 
-TEST(CpuBackendTest, ThreadsAndCacheGiveValidMedians) {
+TEST(CpuBackendTest, ThreadsAndArenaReuseGiveValidMedians) {
   CpuBackendOptions options = FastOptions();
   options.threads = 2;
   CpuBackend backend(options);
   EXPECT_EQ(backend.hardware_profile().substr(backend.hardware_profile().size() - 3), "-2t");
   const std::vector<Table> tables = {MakeTable(3000, 8, 5.0), MakeTable(3000, 8, 5.0)};
-  for (int i = 0; i < 2; ++i) {  // the second call reuses the cached weights
+  for (int i = 0; i < 2; ++i) {  // the second call reuses the weight arena
     absl::StatusOr<double> ms = backend.MeasureCompute(tables, 64);
     ASSERT_TRUE(ms.ok()) << ms.status();
     EXPECT_GT(*ms, 0.0);
