@@ -305,19 +305,18 @@ def median_ms(torch, step, flush, warmup, iters):
 
 
 def fbgemm_module():
-    """FBGEMM's TBE pieces across fbgemm_gpu layouts, or None."""
+    """FBGEMM's TBE pieces (current layout as torchrec imports it, then the old one), or None."""
     try:
-        from fbgemm_gpu.split_embedding_configs import EmbOptimType, SparseType
-        try:
-            from fbgemm_gpu.split_table_batched_embeddings_ops_training import (
-                SplitTableBatchedEmbeddingBagsCodegen)
-            from fbgemm_gpu.split_table_batched_embeddings_ops_common import (
-                ComputeDevice, EmbeddingLocation)
-        except ImportError:
-            from fbgemm_gpu.split_table_batched_embeddings_ops import (
-                ComputeDevice, EmbeddingLocation, SplitTableBatchedEmbeddingBagsCodegen)
+        from fbgemm_gpu.split_embedding_configs import EmbOptimType
+        from fbgemm_gpu.split_table_batched_embeddings_ops_training import (
+            ComputeDevice, EmbeddingLocation, SparseType, SplitTableBatchedEmbeddingBagsCodegen)
     except ImportError:
-        return None
+        try:
+            from fbgemm_gpu.split_table_batched_embeddings_ops import (
+                ComputeDevice, EmbeddingLocation, SparseType, SplitTableBatchedEmbeddingBagsCodegen)
+            from fbgemm_gpu.split_table_batched_embeddings_ops import OptimType as EmbOptimType
+        except ImportError:
+            return None
     return SplitTableBatchedEmbeddingBagsCodegen, EmbOptimType, SparseType, ComputeDevice, \
         EmbeddingLocation
 
@@ -342,7 +341,7 @@ def compute_measurer(torch, args, pool_tables, device):
             tbe, optim, sparse, compute_device, location = fbgemm
             op = tbe([(t["rows"], d, location.DEVICE, compute_device.CUDA) for t, d in tables],
                      optimizer=optim.EXACT_SGD, learning_rate=args.learning_rate,
-                     weights_precision=sparse.FP32).to(device)
+                     weights_precision=sparse.FP32)  # on the current device
             indices = torch.cat([ix for ix, _ in lookups])
             lengths = torch.cat([ln for _, ln in lookups])  # table-major, as TBE expects
             offsets = torch.cat([torch.zeros(1, dtype=torch.long, device=device),
@@ -351,7 +350,7 @@ def compute_measurer(torch, args, pool_tables, device):
             def step():
                 op(indices, offsets).backward(grads)
         else:
-            bags = [torch.nn.EmbeddingBag(t["rows"], d, mode="sum", sparse=True).to(device)
+            bags = [torch.nn.EmbeddingBag(t["rows"], d, mode="sum", sparse=True, device=device)
                     for t, d in tables]
             optimizer = torch.optim.SGD([p for b in bags for p in b.parameters()],
                                         lr=args.learning_rate)
@@ -427,6 +426,7 @@ def main_compute(args):
     pool_tables = load_pool(args, first)
     torch = require_torch()
     device = torch.device("cuda", 0)
+    torch.cuda.set_device(device)
     profile = "gpu-" + device_slug(torch.cuda.get_device_name(device))
     run = run_fields(first, "compute", profile, args.batch_size)
     measure = compute_measurer(torch, args, pool_tables, device)
@@ -441,10 +441,11 @@ def main_comm(args):
     import torch.distributed as dist
     if "RANK" not in os.environ:
         raise SystemExit("comm runs one process per GPU: torchrun --nproc_per_node N ...")
+    # The device first: NCCL collectives (barrier, object gathers) use the current device.
+    device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", os.environ["RANK"])))
+    torch.cuda.set_device(device)
     dist.init_process_group("nccl")
     rank, world = dist.get_rank(), dist.get_world_size()
-    device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", rank)))
-    torch.cuda.set_device(device)
     measure, batch = comm_measurer(torch, dist, args, rank, world, device)
     profile = "gpu-" + device_slug(torch.cuda.get_device_name(device))
     run = run_fields(next(iter(inputs.values())), "comm", profile, batch)
