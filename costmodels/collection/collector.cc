@@ -97,7 +97,8 @@ absl::StatusOr<ExistingFile> ReadExisting(const std::string& path, const CostRec
     const size_t keep = content.rfind('\n') == std::string::npos ? 0 : content.rfind('\n') + 1;
     existing.torn_bytes = static_cast<int64_t>(content.size() - keep);
     if (::truncate(path.c_str(), static_cast<off_t>(keep)) != 0) {
-      return absl::PermissionDeniedError(ErrnoMessage("cannot truncate the torn last line of", path));
+      return absl::PermissionDeniedError(
+          ErrnoMessage("cannot truncate the torn last line of", path));
     }
     content.resize(keep);
   }
@@ -112,9 +113,9 @@ absl::StatusOr<ExistingFile> ReadExisting(const std::string& path, const CostRec
           absl::StrCat(path, ":", line_number, ": ", record.status().message()));
     }
     if (const std::string mismatch = HeaderMismatch(*record, run); !mismatch.empty()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          path, ":", line_number, ": the file holds another collection (", mismatch,
-          "); use another --out or the same options"));
+      return absl::FailedPreconditionError(
+          absl::StrCat(path, ":", line_number, ": the file holds another collection (", mismatch,
+                       "); use another --out or the same options"));
     }
     if (record->id < samples && !existing.present[static_cast<size_t>(record->id)]) {
       existing.present[static_cast<size_t>(record->id)] = true;
@@ -145,8 +146,8 @@ absl::Status Measure(HardwareBackend& backend, const TablePool* pool, CostRecord
     tables.reserve(record.tables.size());
     for (const auto& [index, dim] : record.tables) {
       if (index < 0 || static_cast<size_t>(index) >= pool->tables.size()) {
-        return absl::InvalidArgumentError(absl::StrCat("sample ", record.id, ": pool index ",
-                                                       index, " is outside the pool of ",
+        return absl::InvalidArgumentError(absl::StrCat("sample ", record.id, ": pool index ", index,
+                                                       " is outside the pool of ",
                                                        pool->tables.size(), " tables"));
       }
       tables.push_back(pool->tables[static_cast<size_t>(index)]);
@@ -154,7 +155,8 @@ absl::Status Measure(HardwareBackend& backend, const TablePool* pool, CostRecord
     }
     SHARDPLAN_ASSIGN_OR_RETURN(const double ms, backend.MeasureCompute(tables, record.batch_size));
     if (!std::isfinite(ms) || ms < 0) {
-      return absl::InternalError(absl::StrCat("sample ", record.id, ": backend returned ", ms, " ms"));
+      return absl::InternalError(
+          absl::StrCat("sample ", record.id, ": backend returned ", ms, " ms"));
     }
     record.ms = RoundMs(ms);
     return absl::OkStatus();
@@ -169,8 +171,7 @@ absl::Status Measure(HardwareBackend& backend, const TablePool* pool, CostRecord
       CommMeasurement measured,
       backend.MeasureComm(record.dim_sums, record.start_offsets_ms, record.batch_size));
   if (measured.forward_ms.size() != n || measured.backward_ms.size() != n) {
-    return absl::InternalError(absl::StrCat("sample ", record.id,
-                                            ": backend returned times for ",
+    return absl::InternalError(absl::StrCat("sample ", record.id, ": backend returned times for ",
                                             measured.forward_ms.size(), " devices, expected ", n));
   }
   record.forward_ms.clear();
@@ -215,7 +216,8 @@ absl::StatusOr<CollectResult> Collect(HardwareBackend& backend, const TablePool*
   if (fd < 0) return absl::PermissionDeniedError(ErrnoMessage("cannot open", options.out_path));
   FileCloser closer(fd);
   const auto sync = [&]() -> absl::Status {
-    if (::fsync(fd) != 0) return absl::InternalError(ErrnoMessage("cannot fsync", options.out_path));
+    if (::fsync(fd) != 0)
+      return absl::InternalError(ErrnoMessage("cannot fsync", options.out_path));
     return absl::OkStatus();
   };
 

@@ -15,17 +15,17 @@
 
 namespace shardplan {
 
-// What one collection run is; every field but `samples`, `fsync_every`, `stop`, `now` and
-// `progress` is written into each record, and a resumed run must match the file's records.
+// One collection run. The run fields (kind, seed, batch_size, num_devices, pool, pool_sha256,
+// plus the backend's name and profile) go into every record, and a resumed run must match them.
 struct CollectOptions {
-  std::string kind;             // "compute" or "comm"
-  int64_t samples = 0;          // the file ends up holding ids 0..samples-1
-  std::string out_path;         // JSONL, created or resumed
+  std::string kind;      // "compute" or "comm"
+  int64_t samples = 0;   // the file ends up holding ids 0..samples-1
+  std::string out_path;  // JSONL, created or resumed
   uint64_t seed = 0;
-  int64_t batch_size = 65536;   // the reference's global batch
-  int32_t num_devices = 0;      // comm: the device count; compute: unused (0)
-  std::string pool;             // the pool's path as recorded (relative to the repository)
-  std::string pool_sha256;      // hex SHA-256 of the pool file
+  int64_t batch_size = 65536;  // the reference's global batch
+  int32_t num_devices = 0;     // comm: the device count; compute: unused (0)
+  std::string pool;            // the pool's path as recorded (relative to the repository)
+  std::string pool_sha256;     // hex SHA-256 of the pool file
   // Records written between fsyncs (and one at the end): bounds what a power cut can lose.
   int64_t fsync_every = 256;
   // Checked between records; set from a SIGINT handler to stop cleanly. May be null.
@@ -39,14 +39,15 @@ struct CollectOptions {
 
 // Fills the inputs of sample `id` into `record`: `tables` (compute, pool indices and dims) or
 // `dim_sums` and `start_offsets_ms` (comm, num_devices entries each). It must depend only on
-// (seed, id) so that a resumed run regenerates exactly the missing samples (costmodels/data/seeded_rng.h SampleRng).
+// (seed, id) so that a resumed run regenerates exactly the missing samples
+// (costmodels/data/seeded_rng.h SampleRng).
 using SampleGenerator = std::function<absl::Status(int64_t id, CostRecord& record)>;
 
 struct CollectResult {
-  int64_t already_present = 0;  // ids < samples found in the file before this run
-  int64_t appended = 0;         // records this run wrote
+  int64_t already_present = 0;     // ids < samples found in the file before this run
+  int64_t appended = 0;            // records this run wrote
   int64_t torn_bytes_dropped = 0;  // an unfinished last line removed before resuming
-  bool interrupted = false;     // stopped by `stop` before all ids were present
+  bool interrupted = false;        // stopped by `stop` before all ids were present
 };
 
 // Measures the samples 0..samples-1 missing from `out_path` on `backend` and appends one record

@@ -20,7 +20,8 @@ bool IsCompute(const std::string& kind) { return kind == "compute"; }
 template <typename T>
 absl::Status Read(const json& object, const char* key, T& out) {
   const auto it = object.find(key);
-  if (it == object.end()) return absl::InvalidArgumentError(absl::StrCat("missing field '", key, "'"));
+  if (it == object.end())
+    return absl::InvalidArgumentError(absl::StrCat("missing field '", key, "'"));
   if constexpr (std::is_integral_v<T>) {
     // get<int>() would silently truncate 1.5.
     if (!it->is_number_integer()) {
@@ -39,8 +40,7 @@ absl::Status Read(const json& object, const char* key, T& out) {
 
 // A list of numbers of `expected` entries (`expected` < 0: any length).
 template <typename T>
-absl::Status ReadList(const json& object, const char* key, int64_t expected,
-                      std::vector<T>& out) {
+absl::Status ReadList(const json& object, const char* key, int64_t expected, std::vector<T>& out) {
   if (absl::Status status = Read(object, key, out); !status.ok()) return status;
   if (expected >= 0 && static_cast<int64_t>(out.size()) != expected) {
     return absl::InvalidArgumentError(absl::StrCat("field '", key, "' has ", out.size(),
@@ -98,7 +98,8 @@ absl::StatusOr<CostRecord> CostRecordFromJsonLine(const std::string& line) {
   check(Read(object, "time", record.time));
   if (!status.ok()) return status;
   if (record.id < 0) return absl::InvalidArgumentError("field 'id' is negative");
-  if (record.batch_size <= 0) return absl::InvalidArgumentError("field 'batch_size' is not positive");
+  if (record.batch_size <= 0)
+    return absl::InvalidArgumentError("field 'batch_size' is not positive");
   if (IsCompute(record.kind)) {
     const auto it = object.find("tables");
     if (it == object.end()) return absl::InvalidArgumentError("missing field 'tables'");
@@ -106,9 +107,10 @@ absl::StatusOr<CostRecord> CostRecordFromJsonLine(const std::string& line) {
     for (size_t i = 0; i < it->size(); ++i) {
       const json& pair = (*it)[i];
       if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_integer() ||
-          !pair[1].is_number_integer() || pair[0].get<int64_t>() < 0 || pair[1].get<int64_t>() <= 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "field 'tables[", i, "]' is not a [pool index >= 0, dim > 0] pair"));
+          !pair[1].is_number_integer() || pair[0].get<int64_t>() < 0 ||
+          pair[1].get<int64_t>() <= 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("field 'tables[", i, "]' is not a [pool index >= 0, dim > 0] pair"));
       }
       record.tables.emplace_back(pair[0].get<int32_t>(), pair[1].get<int32_t>());
     }

@@ -38,8 +38,8 @@ std::string ProgressReporter::Line(int64_t done, Clock::duration elapsed) const 
   const int64_t this_run = done - already_done_;
   const double rate = seconds > 0 ? this_run / seconds : 0.0;
   const double percent = total_ > 0 ? 100.0 * done / total_ : 100.0;
-  std::string line = absl::StrFormat("%s: %d/%d (%.1f%%), %.1f/s, elapsed %s", label_, done,
-                                     total_, percent, rate, FormatDuration(seconds));
+  std::string line = absl::StrFormat("%s: %d/%d (%.1f%%), %.1f/s, elapsed %s", label_, done, total_,
+                                     percent, rate, FormatDuration(seconds));
   if (done < total_) {
     line += rate > 0 ? ", ETA " + FormatDuration((total_ - done) / rate) : ", ETA ?";
   }

@@ -98,8 +98,8 @@ absl::Status CommSample(int64_t id, CostRecord& record) {
 class CollectionCollector : public ::testing::Test {
  protected:
   std::string Path(const std::string& name) {
-    const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
-                                      absl::StrCat("collector_test_", ::getpid());
+    const std::filesystem::path dir =
+        std::filesystem::path(::testing::TempDir()) / absl::StrCat("collector_test_", ::getpid());
     std::filesystem::create_directories(dir);
     const std::string path = (dir / name).string();
     std::filesystem::remove(path);
