@@ -1,0 +1,60 @@
+#ifndef SHARDPLAN_COSTMODELS_BACKENDS_SIM_SIM_BACKEND_H_
+#define SHARDPLAN_COSTMODELS_BACKENDS_SIM_SIM_BACKEND_H_
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "costmodels/backends/hardware_backend.h"
+#include "costmodels/backends/sim/hardware_profiles.h"
+#include "costmodels/backends/sim/measurement_noise.h"
+
+namespace shardplan {
+
+struct SimOptions {
+  // Sigma of the multiplicative log-normal noise on every measured value; 0 = exact.
+  double noise_sigma = 0.0;
+  // Seeds the noise; measurement i of a backend draws from (seed, i) only.
+  uint64_t seed = 0;
+};
+
+// The analytic GPU-cluster simulator (DESIGN.md section 3.2, docs/simulator.md) as a
+// HardwareBackend: compute from SimulateCompute, all-to-all from SimulateComm, both times the
+// noise factor. Not thread-safe (the measurement counter), like every backend.
+class SimBackend : public HardwareBackend {
+ public:
+  SimBackend(HardwareProfile profile, int num_devices, SimOptions options);
+
+  std::string name() const override { return "sim"; }
+  // "sim-<profile name>", e.g. "sim-rtx2080ti".
+  std::string hardware_profile() const override;
+
+  absl::StatusOr<double> MeasureCompute(std::span<const Table> tables,
+                                        int64_t batch_size) override;
+  // INVALID_ARGUMENT unless dim_sums and start_offsets_ms have one entry per device.
+  absl::StatusOr<CommMeasurement> MeasureComm(std::span<const int64_t> dim_sums,
+                                              std::span<const double> start_offsets_ms,
+                                              int64_t batch_size) override;
+
+  const HardwareProfile& profile() const { return profile_; }
+  int num_devices() const { return num_devices_; }
+
+ private:
+  HardwareProfile profile_;
+  int num_devices_;
+  MeasurementNoise noise_;
+  uint64_t calls_ = 0;
+};
+
+// The simulator of the named profile (see HardwareProfiles()) with `num_devices` devices.
+// NOT_FOUND for an unknown profile (the message lists the known ones); INVALID_ARGUMENT for
+// num_devices < 1 or a negative noise sigma.
+absl::StatusOr<std::unique_ptr<HardwareBackend>> MakeSimBackend(const std::string& profile,
+                                                                int num_devices,
+                                                                SimOptions options = {});
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_COSTMODELS_BACKENDS_SIM_SIM_BACKEND_H_
