@@ -33,7 +33,8 @@ std::vector<AccessClass> AccessClasses(const Table& table, double lookups) {
   }
 
   const double mean_count = weighted_count / weight;
-  const double distinct = std::clamp(lookups / mean_count, 1.0, std::max(1.0, std::min(rows, lookups)));
+  const double distinct =
+      std::clamp(lookups / mean_count, 1.0, std::max(1.0, std::min(rows, lookups)));
   // Rescale so the classes account for exactly `lookups` accesses (scale > 1 when capped).
   const double scale = lookups / (distinct * mean_count);
   for (int j = kNumAccessBins - 1; j >= 0; --j) {

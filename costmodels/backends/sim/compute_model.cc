@@ -9,11 +9,11 @@
 namespace shardplan {
 namespace {
 
-constexpr double kIndexBytes = 8.0;      // int64 indices and offsets
-constexpr double kPositionBytes = 4.0;   // int32 (bag, lookup) info sorted with the indices
-constexpr double kOutputBytes = 4.0;     // fp32 pooled outputs and their gradients
-constexpr int kRadixBitsPerPass = 8;     // CUB onesweep radix sort digit
-constexpr int kBackwardKernels = 8;      // linearize, 4x sort, run-length encode, scan, update
+constexpr double kIndexBytes = 8.0;     // int64 indices and offsets
+constexpr double kPositionBytes = 4.0;  // int32 (bag, lookup) info sorted with the indices
+constexpr double kOutputBytes = 4.0;    // fp32 pooled outputs and their gradients
+constexpr int kRadixBitsPerPass = 8;    // CUB onesweep radix sort digit
+constexpr int kBackwardKernels = 8;     // linearize, 4x sort, run-length encode, scan, update
 // Warp instructions per lookup: index shuffle, address arithmetic, loop control (fixed), plus a
 // load and 4 FMAs per 512 bytes of row (32 lanes x float4).
 constexpr double kInstrPerLookup = 12.0;
@@ -33,7 +33,7 @@ struct TableLoad {
   double instr_per_lookup = 0.0;
   double distinct_rows = 0.0;
   double l2_hits = 0.0;
-  double output_bytes = 0.0;      // pooled output of the whole batch
+  double output_bytes = 0.0;  // pooled output of the whole batch
 };
 
 double GBpsToBytesPerMs(double gbps) { return gbps * 1e6; }
@@ -58,10 +58,9 @@ void AssignL2Hits(const HardwareProfile& profile, std::span<const Table> tables,
       loads[t].distinct_rows += access.rows;
     }
   }
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const Candidate& a, const Candidate& b) {
-                     return a.access.count > b.access.count;
-                   });
+  std::stable_sort(
+      candidates.begin(), candidates.end(),
+      [](const Candidate& a, const Candidate& b) { return a.access.count > b.access.count; });
   double capacity = profile.l2_bytes * profile.l2_usable_fraction;
   for (const Candidate& c : candidates) {
     if (capacity <= 0.0 || c.access.count <= 1.0) break;
@@ -97,8 +96,8 @@ ComputeBreakdown SimulateCompute(const HardwareProfile& profile, std::span<const
   }
   AssignL2Hits(profile, tables, loads);
 
-  const double stream_bw = GBpsToBytesPerMs(profile.dram_bandwidth_gbps) *
-                           profile.stream_efficiency;
+  const double stream_bw =
+      GBpsToBytesPerMs(profile.dram_bandwidth_gbps) * profile.stream_efficiency;
   const double sort_bw = GBpsToBytesPerMs(profile.dram_bandwidth_gbps) * profile.sort_efficiency;
   const double l2_bw = GBpsToBytesPerMs(profile.l2_bandwidth_gbps);
   const double in_flight =
@@ -134,8 +133,8 @@ ComputeBreakdown SimulateCompute(const HardwareProfile& profile, std::span<const
 
   // Forward: one fused kernel streams indices and offsets, gathers rows (L2 or DRAM), writes
   // the pooled outputs.
-  const double fwd_stream = lookups * kIndexBytes + num_tables * (batch + 1) * kIndexBytes +
-                            output_bytes;
+  const double fwd_stream =
+      lookups * kIndexBytes + num_tables * (batch + 1) * kIndexBytes + output_bytes;
   const double fwd_bandwidth = fwd_stream / stream_bw + miss_bytes / stream_bw + hit_bytes / l2_bw;
   const double fwd_latency = (misses * dram_latency_ms + hits * l2_latency_ms) / in_flight;
   out.forward_ms = launch_ms + Roofline(fwd_bandwidth, fwd_latency, instr / instr_per_ms);
@@ -146,11 +145,10 @@ ComputeBreakdown SimulateCompute(const HardwareProfile& profile, std::span<const
   const int key_bits = static_cast<int>(std::ceil(std::log2(std::max(2.0, total_rows))));
   out.sort_passes = (key_bits + kRadixBitsPerPass - 1) / kRadixBitsPerPass;
   const double linearize = lookups * (2.0 * kIndexBytes + kPositionBytes) / stream_bw;
-  const double sort = lookups *
-                      (kIndexBytes + out.sort_passes * 2.0 * (kIndexBytes + kPositionBytes)) /
-                      sort_bw;
-  const double encode = (lookups * kIndexBytes + distinct * (kIndexBytes + 2 * kPositionBytes)) /
-                        stream_bw;
+  const double sort =
+      lookups * (kIndexBytes + out.sort_passes * 2.0 * (kIndexBytes + kPositionBytes)) / sort_bw;
+  const double encode =
+      (lookups * kIndexBytes + distinct * (kIndexBytes + 2 * kPositionBytes)) / stream_bw;
   // Output gradients are hit in L2 as far as the whole gradient tensor fits.
   const double grad_l2_share =
       output_bytes > 0.0
@@ -158,16 +156,15 @@ ComputeBreakdown SimulateCompute(const HardwareProfile& profile, std::span<const
           : 1.0;
   const double update_bandwidth = lookups * kPositionBytes / stream_bw +
                                   random_gathered_bytes * (1.0 - grad_l2_share) / stream_bw +
-                                  gathered_bytes * grad_l2_share / l2_bw +
-                                  update_bytes / stream_bw;
+                                  gathered_bytes * grad_l2_share / l2_bw + update_bytes / stream_bw;
   const double grad_latency_ms =
       (1.0 - grad_l2_share) * dram_latency_ms + grad_l2_share * l2_latency_ms;
-  const double update_latency =
-      std::max((lookups * grad_latency_ms + distinct * dram_latency_ms) / in_flight,
-               std::min(lookups, kLookupsPerWarpChunk) * grad_latency_ms /
-                   profile.rows_in_flight_per_warp);
+  const double update_latency = std::max(
+      (lookups * grad_latency_ms + distinct * dram_latency_ms) / in_flight,
+      std::min(lookups, kLookupsPerWarpChunk) * grad_latency_ms / profile.rows_in_flight_per_warp);
   const double update_issue = (instr + distinct * kInstrPerDistinctRow) / instr_per_ms;
-  out.backward_ms = profile.framework_overhead_us * 1e-3 + kBackwardKernels * launch_ms + linearize + sort + encode +
+  out.backward_ms = profile.framework_overhead_us * 1e-3 + kBackwardKernels * launch_ms +
+                    linearize + sort + encode +
                     Roofline(update_bandwidth, update_latency, update_issue);
   return out;
 }

@@ -32,18 +32,18 @@ absl::StatusOr<CommMeasurement> SimBackend::MeasureComm(std::span<const int64_t>
                                                         int64_t batch_size) {
   if (static_cast<int>(dim_sums.size()) != num_devices_ ||
       static_cast<int>(start_offsets_ms.size()) != num_devices_) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "dim_sums and start_offsets_ms need one entry per device (", num_devices_, "), got ",
-        dim_sums.size(), " and ", start_offsets_ms.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("dim_sums and start_offsets_ms need one entry per device (", num_devices_,
+                     "), got ", dim_sums.size(), " and ", start_offsets_ms.size()));
   }
   if (batch_size < 0) {
     return absl::InvalidArgumentError(absl::StrCat("batch_size must be >= 0, got ", batch_size));
   }
   for (size_t d = 0; d < dim_sums.size(); ++d) {
     if (dim_sums[d] < 0 || !(start_offsets_ms[d] >= 0.0)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "device ", d, ": dim sum and start offset must be >= 0, got ", dim_sums[d], " and ",
-          start_offsets_ms[d]));
+      return absl::InvalidArgumentError(
+          absl::StrCat("device ", d, ": dim sum and start offset must be >= 0, got ", dim_sums[d],
+                       " and ", start_offsets_ms[d]));
     }
   }
   CommMeasurement comm = SimulateComm(profile_, dim_sums, start_offsets_ms, batch_size);
@@ -62,8 +62,7 @@ absl::StatusOr<std::unique_ptr<HardwareBackend>> MakeSimBackend(const std::strin
                                                                 SimOptions options) {
   SHARDPLAN_ASSIGN_OR_RETURN(HardwareProfile found, FindHardwareProfile(profile));
   if (num_devices < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("num_devices must be >= 1, got ", num_devices));
+    return absl::InvalidArgumentError(absl::StrCat("num_devices must be >= 1, got ", num_devices));
   }
   if (!(options.noise_sigma >= 0.0) || !std::isfinite(options.noise_sigma)) {
     return absl::InvalidArgumentError(

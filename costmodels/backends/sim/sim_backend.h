@@ -31,8 +31,7 @@ class SimBackend : public HardwareBackend {
   // "sim-<profile name>", e.g. "sim-rtx2080ti".
   std::string hardware_profile() const override;
 
-  absl::StatusOr<double> MeasureCompute(std::span<const Table> tables,
-                                        int64_t batch_size) override;
+  absl::StatusOr<double> MeasureCompute(std::span<const Table> tables, int64_t batch_size) override;
   // INVALID_ARGUMENT unless dim_sums and start_offsets_ms have one entry per device.
   absl::StatusOr<CommMeasurement> MeasureComm(std::span<const int64_t> dim_sums,
                                               std::span<const double> start_offsets_ms,

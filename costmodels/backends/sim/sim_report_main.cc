@@ -88,18 +88,28 @@ int Main(int argc, char** argv) {
   uint64_t seed = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--profile") profile_name = argv[i + 1];
-    else if (flag == "--devices") devices = std::atoi(argv[i + 1]);
-    else if (flag == "--tasks") tasks = std::atoi(argv[i + 1]);
-    else if (flag == "--seed") seed = std::strtoull(argv[i + 1], nullptr, 10);
-    else { std::fprintf(stderr, "unknown flag %s\n", flag.c_str()); return 2; }
+    if (flag == "--profile")
+      profile_name = argv[i + 1];
+    else if (flag == "--devices")
+      devices = std::atoi(argv[i + 1]);
+    else if (flag == "--tasks")
+      tasks = std::atoi(argv[i + 1]);
+    else if (flag == "--seed")
+      seed = std::strtoull(argv[i + 1], nullptr, 10);
+    else {
+      std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
+      return 2;
+    }
   }
   absl::StatusOr<HardwareProfile> found = FindHardwareProfile(profile_name);
   if (!found.ok()) {
     std::fprintf(stderr, "%s\n", std::string(found.status().message()).c_str());
     return 2;
   }
-  if (devices < 1 || tasks < 1) { std::fprintf(stderr, "--devices and --tasks must be >= 1\n"); return 2; }
+  if (devices < 1 || tasks < 1) {
+    std::fprintf(stderr, "--devices and --tasks must be >= 1\n");
+    return 2;
+  }
   const HardwareProfile& p = *found;
   std::printf("profile %s (%s), %d devices, batch %lld, seed %llu\n", p.name.c_str(),
               p.description.c_str(), devices, static_cast<long long>(kBatch),
@@ -111,8 +121,8 @@ int Main(int argc, char** argv) {
     const Table t = SyntheticTable(rng, 128, i);
     std::printf("table rows=%lld pf=%.1f\n", static_cast<long long>(t.rows), t.pooling_factor);
     for (const DimCostPoint& pt : SweepDims(p, t, kBatch)) {
-      std::printf("  D=%3d  %8.3f  half %8.3f  ratio %.2f\n", pt.dim, pt.cost_ms,
-                  pt.half_cost_ms, 2 * pt.half_cost_ms / pt.cost_ms);
+      std::printf("  D=%3d  %8.3f  half %8.3f  ratio %.2f\n", pt.dim, pt.cost_ms, pt.half_cost_ms,
+                  2 * pt.half_cost_ms / pt.cost_ms);
     }
   }
 
@@ -127,9 +137,10 @@ int Main(int argc, char** argv) {
     hi_sum = std::max(hi_sum, pt.sum_single_ms);
   }
   std::sort(ratios.begin(), ratios.end());
-  std::printf("\nObservation 2: 50 sets of 10 tables, multi/sum-of-single ratio min %.3f "
-              "median %.3f max %.3f (sum of single %.1f..%.1f ms)\n",
-              ratios.front(), ratios[ratios.size() / 2], ratios.back(), lo_sum, hi_sum);
+  std::printf(
+      "\nObservation 2: 50 sets of 10 tables, multi/sum-of-single ratio min %.3f "
+      "median %.3f max %.3f (sum of single %.1f..%.1f ms)\n",
+      ratios.front(), ratios[ratios.size() / 2], ratios.back(), lo_sum, hi_sum);
 
   rng = SampleRng(seed, 2);
   std::printf("\nObservation 3: %d tables, random dims, random placements\n", 10 * devices);
@@ -140,9 +151,10 @@ int Main(int argc, char** argv) {
     const double random_prob = Uniform01(rng);
     std::vector<int64_t> sums(devices, 0);
     for (int32_t d : dims) {
-      const int dev = Uniform01(rng) < random_prob
-                          ? static_cast<int>(UniformInt(rng, 0, devices - 1))
-                          : static_cast<int>(std::min_element(sums.begin(), sums.end()) - sums.begin());
+      const int dev =
+          Uniform01(rng) < random_prob
+              ? static_cast<int>(UniformInt(rng, 0, devices - 1))
+              : static_cast<int>(std::min_element(sums.begin(), sums.end()) - sums.begin());
       sums[dev] += d;
     }
     const CommPoint pt = CommVsMaxDimSum(p, sums, kBatch);
@@ -156,9 +168,10 @@ int Main(int argc, char** argv) {
   std::printf("  max dim sum %5lld  max fw comm %7.3f ms\n",
               static_cast<long long>(comm_points.back().first), comm_points.back().second);
 
-  std::printf("\nTable-1-like tasks (T in [%d,%d], greedy by simulated single-table cost, "
-              "%.0f GiB/device), mean over %d tasks:\n",
-              10 * devices / 4, 60 * devices / 4 - 1, kDeviceMemoryGiB, tasks);
+  std::printf(
+      "\nTable-1-like tasks (T in [%d,%d], greedy by simulated single-table cost, "
+      "%.0f GiB/device), mean over %d tasks:\n",
+      10 * devices / 4, 60 * devices / 4 - 1, kDeviceMemoryGiB, tasks);
   std::printf("  max_dim  plan cost ms  max compute ms  max comm ms\n");
   for (int32_t max_dim = 4; max_dim <= 128; max_dim *= 2) {
     // The same seed for every max_dim: mostly the same tables, only the dims differ.
@@ -166,7 +179,8 @@ int Main(int argc, char** argv) {
     PlanCost sum;
     int done = 0;
     while (done < tasks) {
-      const int count = static_cast<int>(UniformInt(task_rng, 10 * devices / 4, 60 * devices / 4 - 1));
+      const int count =
+          static_cast<int>(UniformInt(task_rng, 10 * devices / 4, 60 * devices / 4 - 1));
       const std::vector<Table> tables = SyntheticTables(task_rng, count, max_dim);
       double total_gib = 0;
       for (const Table& t : tables) total_gib += GiB(t);

@@ -16,8 +16,7 @@ using sim_test::kBatch;
 using sim_test::Profile;
 using sim_test::Synthetic;
 
-double Cost(const HardwareProfile& p, const std::vector<Table>& tables,
-            int64_t batch = kBatch) {
+double Cost(const HardwareProfile& p, const std::vector<Table>& tables, int64_t batch = kBatch) {
   return SimulateCompute(p, tables, batch).total_ms();
 }
 
@@ -123,18 +122,18 @@ TEST(SimComputeModelTest, SharedCacheMakesHotTablesCompete) {
   const HardwareProfile p = Profile("rtx2080ti");
   Table hot = DlrmTable(2'000'000, 30.0, 64);
   const double alone = SimulateCompute(p, std::vector<Table>{hot}, kBatch).l2_hit_rate;
-  const double shared =
-      SimulateCompute(p, std::vector<Table>(6, hot), kBatch).l2_hit_rate;
+  const double shared = SimulateCompute(p, std::vector<Table>(6, hot), kBatch).l2_hit_rate;
   EXPECT_GT(alone, 0.0);
   EXPECT_LT(shared, alone);
 }
 
 TEST(SimComputeModelTest, LargerHashSpaceNeedsMoreSortPasses) {
   const HardwareProfile p = Profile("rtx2080ti");
-  EXPECT_EQ(SimulateCompute(p, std::vector<Table>{DlrmTable(60'000, 10.0, 16)}, kBatch)
-                .sort_passes, 2);
-  EXPECT_EQ(SimulateCompute(p, std::vector<Table>(8, DlrmTable(4'000'000, 10.0, 16)), kBatch)
-                .sort_passes, 4);
+  EXPECT_EQ(SimulateCompute(p, std::vector<Table>{DlrmTable(60'000, 10.0, 16)}, kBatch).sort_passes,
+            2);
+  EXPECT_EQ(
+      SimulateCompute(p, std::vector<Table>(8, DlrmTable(4'000'000, 10.0, 16)), kBatch).sort_passes,
+      4);
 }
 
 TEST(SimComputeModelTest, NvlinkProfileComputesFaster) {

@@ -38,8 +38,8 @@ TEST(SimHardwareProfilesTest, EveryProfileIsComplete) {
     EXPECT_GT(p.intra_link_gbps, 0.0);
     EXPECT_GT(p.inter_link_gbps, 0.0);
     EXPECT_GT(p.devices_per_host, 0);
-    for (double efficiency : {p.stream_efficiency, p.sort_efficiency, p.l2_usable_fraction,
-                              p.link_efficiency}) {
+    for (double efficiency :
+         {p.stream_efficiency, p.sort_efficiency, p.l2_usable_fraction, p.link_efficiency}) {
       EXPECT_GT(efficiency, 0.0);
       EXPECT_LE(efficiency, 1.0);
     }

@@ -37,8 +37,7 @@ TEST(SimBackendTest, RefusesUnknownProfilesAndBadOptions) {
   absl::StatusOr<std::unique_ptr<HardwareBackend>> unknown = MakeSimBackend("tpu", 4, {});
   EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(unknown.status().message(), HasSubstr("h100-sxm, rtx2080ti"));
-  EXPECT_EQ(MakeSimBackend("rtx2080ti", 0, {}).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeSimBackend("rtx2080ti", 0, {}).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(MakeSimBackend("rtx2080ti", 4, {.noise_sigma = -0.1}).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
@@ -90,8 +89,7 @@ TEST(SimBackendTest, NoiseIsReproduciblePerSeedAndCentredOnTheNoiselessValue) {
 }
 
 TEST(SimBackendTest, NoisyCommKeepsTheWaitExact) {
-  std::unique_ptr<HardwareBackend> noisy =
-      Make("rtx2080ti", 4, {.noise_sigma = 0.1, .seed = 3});
+  std::unique_ptr<HardwareBackend> noisy = Make("rtx2080ti", 4, {.noise_sigma = 0.1, .seed = 3});
   const std::vector<int64_t> dims = {100, 300, 50, 200};
   const std::vector<double> offsets = {0, 4, 9, 1};
   const CommMeasurement comm = *noisy->MeasureComm(dims, offsets, kBatch);

@@ -22,8 +22,8 @@ inline Table DlrmTable(int64_t rows, double pooling_factor, int32_t dim) {
   t.rows = rows;
   t.dim = dim;
   t.pooling_factor = pooling_factor;
-  t.access_bins = {0.473, 0.152, 0.139, 0.112, 0.072, 0.032, 0.011, 0.005, 0.002,
-                   0.001, 0.0005, 0.0002, 0.0001, 0.0, 0.0, 0.0, 0.0};
+  t.access_bins = {0.473, 0.152,  0.139,  0.112,  0.072, 0.032, 0.011, 0.005, 0.002,
+                   0.001, 0.0005, 0.0002, 0.0001, 0.0,   0.0,   0.0,   0.0};
   return t;
 }
 
