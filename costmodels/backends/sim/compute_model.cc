@@ -159,9 +159,9 @@ ComputeBreakdown SimulateCompute(const HardwareProfile& profile, std::span<const
                                   gathered_bytes * grad_l2_share / l2_bw + update_bytes / stream_bw;
   const double grad_latency_ms =
       (1.0 - grad_l2_share) * dram_latency_ms + grad_l2_share * l2_latency_ms;
-  const double update_latency = std::max(
-      (lookups * grad_latency_ms + distinct * dram_latency_ms) / in_flight,
-      std::min(lookups, kLookupsPerWarpChunk) * grad_latency_ms / profile.rows_in_flight_per_warp);
+  const double update_latency =
+      std::max((lookups * grad_latency_ms + distinct * dram_latency_ms) / in_flight,
+               std::min(lookups, kLookupsPerWarpChunk) * grad_latency_ms);
   const double update_issue = (instr + distinct * kInstrPerDistinctRow) / instr_per_ms;
   out.backward_ms = profile.framework_overhead_us * 1e-3 + kBackwardKernels * launch_ms +
                     linearize + sort + encode +

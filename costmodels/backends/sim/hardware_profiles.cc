@@ -27,7 +27,7 @@ HardwareProfile Rtx2080Ti() {
   p.devices_per_host = 8;
   p.intra_link_gbps = 15.75;
   p.sockets_per_host = 2;
-  p.socket_link_gbps = 41.6;
+  p.socket_link_gbps = 38.4;
   p.inter_link_gbps = 12.5 / 8;
   p.a2a_latency_us = 60.0;
   p.stream_efficiency = 0.80;
