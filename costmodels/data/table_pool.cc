@@ -123,10 +123,10 @@ std::string TablePoolToJsonText(const TablePool& pool) {
                                  ",\n \"tables\": [");
   for (size_t i = 0; i < pool.tables.size(); ++i) {
     const Table& t = pool.tables[i];
-    nlohmann::json row = {{"name", t.name},
-                          {"rows", t.rows},
-                          {"pooling_factor", t.pooling_factor},
-                          {"access_bins", t.access_bins}};
+    nlohmann::ordered_json row = {{"name", t.name},
+                                  {"rows", t.rows},
+                                  {"pooling_factor", t.pooling_factor},
+                                  {"access_bins", t.access_bins}};
     absl::StrAppend(&out, i == 0 ? "\n  " : ",\n  ", row.dump());
   }
   absl::StrAppend(&out, "\n ]}\n");
