@@ -13,7 +13,9 @@ constexpr double kIndexBytes = 8.0;     // int64 indices and offsets
 constexpr double kPositionBytes = 4.0;  // int32 (bag, lookup) info sorted with the indices
 constexpr double kOutputBytes = 4.0;    // fp32 pooled outputs and their gradients
 constexpr int kRadixBitsPerPass = 8;    // CUB onesweep radix sort digit
-constexpr int kBackwardKernels = 8;     // linearize, 4x sort, run-length encode, scan, update
+// linearize, memset, radix sort (histogram + up to 4 passes), run-length encode (2), scan,
+// update (long and short segments)
+constexpr int kBackwardKernels = 12;
 // Warp instructions per lookup: index shuffle, address arithmetic, loop control (fixed), plus a
 // load and 4 FMAs per 512 bytes of row (32 lanes x float4).
 constexpr double kInstrPerLookup = 12.0;

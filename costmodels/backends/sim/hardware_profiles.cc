@@ -23,7 +23,7 @@ HardwareProfile Rtx2080Ti() {
   p.l2_latency_ns = 125.0;
   p.sector_bytes = 32;
   p.kernel_launch_us = 5.0;
-  p.framework_overhead_us = 100.0;
+  p.framework_overhead_us = 200.0;
   p.devices_per_host = 8;
   p.intra_link_gbps = 15.75;
   p.sockets_per_host = 2;
@@ -55,7 +55,7 @@ HardwareProfile H100Sxm() {
   p.l2_latency_ns = 140.0;
   p.sector_bytes = 32;
   p.kernel_launch_us = 3.0;
-  p.framework_overhead_us = 60.0;
+  p.framework_overhead_us = 120.0;
   p.devices_per_host = 8;
   p.intra_link_gbps = 450.0;
   p.inter_link_gbps = 50.0;

@@ -1,6 +1,9 @@
 // shardplan-sim-report: prints the simulator's magnitudes and the NeuroShard section 2
 // observations for one hardware profile, on synthetic DLRM-like tables (synthetic_tables.h).
 //   shardplan-sim-report [--profile rtx2080ti] [--devices 4] [--tasks 20] [--seed 0]
+//                        [--pool data/table_pool/dlrm_856.json]
+// With --pool, tables are drawn from the pool (ids with replacement, dims from the grid, as the
+// reference's gen_tasks does) instead of synthesised.
 // The numbers in docs/simulator.md come from this command.
 
 #include <algorithm>
@@ -19,6 +22,7 @@
 #include "costmodels/backends/sim/observations.h"
 #include "costmodels/backends/sim/synthetic_tables.h"
 #include "costmodels/data/seeded_rng.h"
+#include "costmodels/data/table_pool.h"
 #include "planner/memory.h"
 #include "planner/topology.h"
 
@@ -29,6 +33,21 @@ constexpr int64_t kBatch = 65536;
 constexpr double kDeviceMemoryGiB = 4.0;  // the reference's per-device cap
 
 double GiB(const Table& t) { return static_cast<double>(t.rows) * t.dim * 4 / kBytesPerGiB; }
+
+// Draws `count` tables with dims from {4, ..., max_dim}: from the pool when it has tables.
+std::vector<Table> DrawTables(const TablePool& pool, std::mt19937_64& rng, int count,
+                              int32_t max_dim) {
+  if (pool.tables.empty()) return SyntheticTables(rng, count, max_dim);
+  std::vector<int32_t> dims;
+  for (int32_t dim = 4; dim <= max_dim; dim *= 2) dims.push_back(dim);
+  std::vector<Table> tables;
+  for (int i = 0; i < count; ++i) {
+    Table t = pool.tables[UniformInt(rng, 0, static_cast<int64_t>(pool.tables.size()) - 1)];
+    t.dim = dims[UniformInt(rng, 0, static_cast<int64_t>(dims.size()) - 1)];
+    tables.push_back(std::move(t));
+  }
+  return tables;
+}
 
 double SingleCost(const HardwareProfile& p, const Table& t) {
   return SimulateCompute(p, std::span<const Table>(&t, 1), kBatch).total_ms();
@@ -86,6 +105,7 @@ int Main(int argc, char** argv) {
   std::string profile_name = "rtx2080ti";
   int devices = 4, tasks = 20;
   uint64_t seed = 0;
+  std::string pool_path;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--profile")
@@ -94,6 +114,8 @@ int Main(int argc, char** argv) {
       devices = std::atoi(argv[i + 1]);
     else if (flag == "--tasks")
       tasks = std::atoi(argv[i + 1]);
+    else if (flag == "--pool")
+      pool_path = argv[i + 1];
     else if (flag == "--seed")
       seed = std::strtoull(argv[i + 1], nullptr, 10);
     else {
@@ -111,14 +133,25 @@ int Main(int argc, char** argv) {
     return 2;
   }
   const HardwareProfile& p = *found;
-  std::printf("profile %s (%s), %d devices, batch %lld, seed %llu\n", p.name.c_str(),
+  TablePool pool;
+  if (!pool_path.empty()) {
+    absl::StatusOr<TablePool> loaded = LoadTablePool(pool_path);
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(loaded.status().message()).c_str());
+      return 2;
+    }
+    pool = *std::move(loaded);
+  }
+  std::printf("profile %s (%s), %d devices, batch %lld, seed %llu, tables: %s\n", p.name.c_str(),
               p.description.c_str(), devices, static_cast<long long>(kBatch),
-              static_cast<unsigned long long>(seed));
+              static_cast<unsigned long long>(seed),
+              pool_path.empty() ? "synthetic" : pool_path.c_str());
 
   std::mt19937_64 rng = SampleRng(seed, 0);
   std::printf("\nObservation 1: cost (ms) at dim D and of one D/2 half; ratio = 2*half/whole\n");
   for (int i = 0; i < 4; ++i) {
-    const Table t = SyntheticTable(rng, 128, i);
+    const Table t =
+        pool.tables.empty() ? SyntheticTable(rng, 128, i) : DrawTables(pool, rng, 1, 4).front();
     std::printf("table rows=%lld pf=%.1f\n", static_cast<long long>(t.rows), t.pooling_factor);
     for (const DimCostPoint& pt : SweepDims(p, t, kBatch)) {
       std::printf("  D=%3d  %8.3f  half %8.3f  ratio %.2f\n", pt.dim, pt.cost_ms, pt.half_cost_ms,
@@ -130,7 +163,7 @@ int Main(int argc, char** argv) {
   std::vector<double> ratios;
   double lo_sum = 1e300, hi_sum = 0;
   for (int s = 0; s < 50; ++s) {
-    const std::vector<Table> set = SyntheticTables(rng, 10, 128);
+    const std::vector<Table> set = DrawTables(pool, rng, 10, 128);
     const MultiTablePoint pt = CompareMultiTable(p, set, kBatch);
     ratios.push_back(pt.multi_ms / pt.sum_single_ms);
     lo_sum = std::min(lo_sum, pt.sum_single_ms);
@@ -172,16 +205,17 @@ int Main(int argc, char** argv) {
       "\nTable-1-like tasks (T in [%d,%d], greedy by simulated single-table cost, "
       "%.0f GiB/device), mean over %d tasks:\n",
       10 * devices / 4, 60 * devices / 4 - 1, kDeviceMemoryGiB, tasks);
-  std::printf("  max_dim  plan cost ms  max compute ms  max comm ms\n");
+  std::printf("  max_dim  plan cost ms  max compute ms  max comm ms  tables\n");
   for (int32_t max_dim = 4; max_dim <= 128; max_dim *= 2) {
     // The same seed for every max_dim: mostly the same tables, only the dims differ.
     std::mt19937_64 task_rng = SampleRng(seed, 100);
     PlanCost sum;
     int done = 0;
+    double num_tables = 0.0;
     while (done < tasks) {
       const int count =
           static_cast<int>(UniformInt(task_rng, 10 * devices / 4, 60 * devices / 4 - 1));
-      const std::vector<Table> tables = SyntheticTables(task_rng, count, max_dim);
+      const std::vector<Table> tables = DrawTables(pool, task_rng, count, max_dim);
       double total_gib = 0;
       for (const Table& t : tables) total_gib += GiB(t);
       if (total_gib > kDeviceMemoryGiB * devices - 1) continue;
@@ -190,10 +224,11 @@ int Main(int argc, char** argv) {
       sum.total += cost.total;
       sum.max_compute += cost.max_compute;
       sum.max_comm += cost.max_comm;
+      num_tables += count;
       ++done;
     }
-    std::printf("  %7d  %12.2f  %14.2f  %11.2f\n", max_dim, sum.total / tasks,
-                sum.max_compute / tasks, sum.max_comm / tasks);
+    std::printf("  %7d  %12.2f  %14.2f  %11.2f  %6.1f\n", max_dim, sum.total / tasks,
+                sum.max_compute / tasks, sum.max_comm / tasks, num_tables / tasks);
   }
   return 0;
 }
