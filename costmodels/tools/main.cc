@@ -1,0 +1,10 @@
+// shardplan-offline: the offline commands (tables, tasks, data) of shardplan; see
+// docs/offline-tools.md. `shardplan tables|tasks|data ...` execs this program.
+#include <string>
+#include <vector>
+
+#include "costmodels/tools/commands.h"
+
+int main(int argc, char** argv) {
+  return shardplan::offline::OfflineMain(std::vector<std::string>(argv + 1, argv + argc));
+}

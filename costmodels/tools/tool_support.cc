@@ -1,0 +1,100 @@
+#include "costmodels/tools/tool_support.h"
+
+#include <openssl/evp.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "costmodels/backends/cpu/cpu_backend.h"
+#include "costmodels/backends/sim/sim_backend.h"
+#include "costmodels/data/atomic_file.h"
+#include "planner/status_macros.h"
+
+namespace shardplan::offline {
+namespace {
+
+std::atomic<bool> stop_requested{false};
+
+extern "C" void OnStopSignal(int signal) {
+  stop_requested.store(true, std::memory_order_relaxed);
+  // A second signal ends the process the default way.
+  std::signal(signal, SIG_DFL);
+}
+
+}  // namespace
+
+std::string Sha256Hex(const std::string& bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned int i = 0; i < length; ++i) {
+    hex += kHex[digest[i] >> 4];
+    hex += kHex[digest[i] & 15];
+  }
+  return hex;
+}
+
+absl::StatusOr<LoadedPool> LoadPoolWithHash(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read table pool ", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  LoadedPool loaded;
+  loaded.path = path;
+  loaded.sha256 = Sha256Hex(text.str());
+  SHARDPLAN_ASSIGN_OR_RETURN(loaded.pool, TablePoolFromJsonText(text.str(), path));
+  if (loaded.pool.tables.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": the table pool is empty"));
+  }
+  return loaded;
+}
+
+int64_t DefaultBatchSize(const std::string& backend) {
+  return backend == "cpu" ? CpuBackendOptions().batch_size : 65536;
+}
+
+absl::StatusOr<std::unique_ptr<HardwareBackend>> MakeBackend(const BackendChoice& choice) {
+  if (choice.backend == "sim") {
+    SimOptions options;
+    options.noise_sigma = choice.noise_sigma;
+    options.seed = choice.seed;
+    return MakeSimBackend(choice.profile, choice.num_devices, options);
+  }
+  if (choice.backend == "cpu") {
+    if (choice.noise_sigma != 0.0) {
+      return UsageError("--noise-sigma is for --backend sim (cpu timings are real)");
+    }
+    CpuBackendOptions options;
+    options.seed = choice.seed;
+    if (choice.batch_size > 0) options.batch_size = choice.batch_size;
+    return std::unique_ptr<HardwareBackend>(std::make_unique<CpuBackend>(options));
+  }
+  return UsageError(absl::StrCat("--backend '", choice.backend, "' is not cpu or sim"));
+}
+
+const std::atomic<bool>* InstallStopOnSignal() {
+  std::signal(SIGINT, OnStopSignal);
+  std::signal(SIGTERM, OnStopSignal);
+  return &stop_requested;
+}
+
+absl::Status WriteTextFile(const std::string& path, const std::string& text) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  std::error_code error;
+  if (!parent.empty()) std::filesystem::create_directories(parent, error);
+  if (error) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot create ", parent.string(), ": ", error.message()));
+  }
+  return WriteFileAtomically(path, text);
+}
+
+}  // namespace shardplan::offline
