@@ -138,6 +138,8 @@ absl::StatusOr<SyntheticPool> GenerateSyntheticPool(const SyntheticPoolOptions& 
                  static_cast<int64_t>(max_lookups));
 
   SyntheticPool out;
+  out.rows_gamma = gamma;
+  out.pooling_log_mu = mu;
   out.pool.source = absl::StrCat(
       "synthetic DLRM-like pool (GenerateSyntheticPool, seed ", o.seed,
       ") fitted to dlrm_datasets fbgemm_t856_bs65536 and AutoShard Table 1; docs/table-pool.md");
@@ -228,6 +230,7 @@ std::string SyntheticPoolFitJson(const SyntheticPool& pool, const SyntheticPoolO
         {"uniform_share_sd", o.uniform_share_sd},
         {"zipf_exponent_mean", o.zipf_exponent_mean},
         {"zipf_exponent_sd", o.zipf_exponent_sd}}},
+      {"solved", {{"rows_gamma", pool.rows_gamma}, {"pooling_log_mu", pool.pooling_log_mu}}},
       {"published", aggregate_json(PublishedDlrm2021Aggregate())},
       {"pool", aggregate_json(AggregateOf(pool))},
       {"published_rows", {{"max", 12543670}, {"mean", 4107458}, {"min", 1}}},
