@@ -35,7 +35,7 @@ HardwareProfile Rtx2080Ti() {
   p.sort_efficiency = 0.50;
   p.rows_in_flight_per_warp = 0.5;
   p.l2_usable_fraction = 0.5;
-  p.link_efficiency = 0.55;
+  p.link_efficiency = 0.40;
   return p;
 }
 
