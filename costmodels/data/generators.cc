@@ -50,8 +50,8 @@ absl::StatusOr<std::vector<AugmentedTable>> DrawUntilFits(
     std::vector<AugmentedTable> tables = draw();
     if (TotalBytes(pool, tables) <= cap) return tables;
   }
-  return absl::ResourceExhaustedError(absl::StrCat("no draw fit in ", cap, " bytes after ",
-                                                   max_attempts, " attempts"));
+  return absl::ResourceExhaustedError(
+      absl::StrCat("no draw fit in ", cap, " bytes after ", max_attempts, " attempts"));
 }
 
 }  // namespace

@@ -72,12 +72,12 @@ struct PlacementOptions {
 std::pair<int32_t, int32_t> DefaultTableCountRange(int32_t num_devices);
 
 struct PlacementSample {
-  double random_prob = 0.0;             // probability of a random device per table
-  std::vector<int32_t> table_dims;      // descending, the placement order
-  std::vector<int32_t> device_of_table; // parallel to table_dims
-  std::vector<int64_t> dim_sums;        // per device
-  int32_t offset_spread_ms = 0;         // sleep_time_diff
-  std::vector<double> start_offsets_ms; // per device, min 0, max <= offset_spread_ms
+  double random_prob = 0.0;              // probability of a random device per table
+  std::vector<int32_t> table_dims;       // descending, the placement order
+  std::vector<int32_t> device_of_table;  // parallel to table_dims
+  std::vector<int64_t> dim_sums;         // per device
+  int32_t offset_spread_ms = 0;          // sleep_time_diff
+  std::vector<double> start_offsets_ms;  // per device, min 0, max <= offset_spread_ms
 };
 
 // Places `dims_descending` in order: with probability `random_prob` a table goes to a uniformly

@@ -89,8 +89,9 @@ absl::StatusOr<std::optional<TableLookups>> LookupReader::NextText() {
     if (!next_line()) return Error(table.name, field, "missing line (end of file)");
     auto [key, numbers] = SplitKeyword(line);
     if (key != field) {
-      return Error(table.name, field, absl::StrCat("expected a line starting with \"", field,
-                                                   "\", got \"", std::string(key), "\""));
+      return Error(table.name, field,
+                   absl::StrCat("expected a line starting with \"", field, "\", got \"",
+                                std::string(key), "\""));
     }
     std::vector<int64_t>& out = std::strcmp(field, "offsets") == 0 ? table.offsets : table.indices;
     const char* p = numbers.data();
@@ -130,7 +131,8 @@ absl::StatusOr<std::optional<TableLookups>> LookupReader::NextBinary() {
   uint32_t name_bytes = 0;
   SHARDPLAN_RETURN_IF_ERROR(read(&name_bytes, 4, "name length"));
   if (name_bytes == 0 || name_bytes > kMaxNameBytes) {
-    return Error("", "name length", absl::StrCat(name_bytes, " is not in [1, ", kMaxNameBytes, "]"));
+    return Error("", "name length",
+                 absl::StrCat(name_bytes, " is not in [1, ", kMaxNameBytes, "]"));
   }
   table.name.resize(name_bytes);
   SHARDPLAN_RETURN_IF_ERROR(read(table.name.data(), name_bytes, "name"));

@@ -48,8 +48,8 @@ class LookupReader {
   std::string path_;
   bool binary_ = false;
   std::ifstream in_;
-  int64_t table_index_ = 0;   // of the table being read
-  int64_t line_number_ = 0;   // text: last line read
+  int64_t table_index_ = 0;     // of the table being read
+  int64_t line_number_ = 0;     // text: last line read
   uint64_t binary_tables_ = 0;  // binary: tables announced in the header
 };
 

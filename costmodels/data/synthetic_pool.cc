@@ -51,8 +51,8 @@ size_t MedianOf(const std::vector<double>& values, std::vector<size_t> candidate
 
 nlohmann::json MaxMeanMin(const std::vector<double>& v) {
   const auto [mn, mx] = std::minmax_element(v.begin(), v.end());
-  return {{"max", *mx}, {"mean", std::accumulate(v.begin(), v.end(), 0.0) / v.size()},
-          {"min", *mn}};
+  return {
+      {"max", *mx}, {"mean", std::accumulate(v.begin(), v.end(), 0.0) / v.size()}, {"min", *mn}};
 }
 
 }  // namespace
@@ -72,11 +72,11 @@ absl::StatusOr<SyntheticPool> GenerateSyntheticPool(const SyntheticPoolOptions& 
     z[i] = StandardNormal(rng);
     exponent[i] = std::clamp(o.zipf_exponent_mean + o.zipf_exponent_sd * StandardNormal(rng),
                              kMinZipfExponent, kMaxZipfExponent);
-    uniform_share[i] = std::clamp(o.uniform_share_mean + o.uniform_share_sd * StandardNormal(rng),
-                                  0.0, 1.0);
-    active_fraction[i] = std::pow(
-        10.0, std::min(0.0, o.active_fraction_log10_mean +
-                                o.active_fraction_log10_sd * StandardNormal(rng)));
+    uniform_share[i] =
+        std::clamp(o.uniform_share_mean + o.uniform_share_sd * StandardNormal(rng), 0.0, 1.0);
+    active_fraction[i] =
+        std::pow(10.0, std::min(0.0, o.active_fraction_log10_mean +
+                                         o.active_fraction_log10_sd * StandardNormal(rng)));
   }
   // The published minima (hash size 1, pooling 0) are one empty table: the one of least z.
   const size_t empty = std::min_element(z.begin(), z.end()) - z.begin();
@@ -147,8 +147,8 @@ absl::StatusOr<SyntheticPool> GenerateSyntheticPool(const SyntheticPoolOptions& 
     SyntheticTableModel model;
     model.zipf_exponent = exponent[i];
     model.rows_unclamped = rows[i];
-    model.active_rows = std::max<int64_t>(
-        1, std::llround(active_fraction[i] * static_cast<double>(rows[i])));
+    model.active_rows =
+        std::max<int64_t>(1, std::llround(active_fraction[i] * static_cast<double>(rows[i])));
     model.lookups = lookups[i];
     model.uniform_share = uniform_share[i];
     model.expected =
@@ -220,9 +220,13 @@ std::string SyntheticPoolFitJson(const SyntheticPool& pool, const SyntheticPoolO
   }
   nlohmann::json report = {
       {"options",
-       {{"seed", o.seed}, {"num_tables", o.num_tables}, {"batch_size", o.batch_size},
-        {"max_rows", o.max_rows}, {"mean_rows", o.mean_rows},
-        {"max_pooling_factor", o.max_pooling_factor}, {"total_lookups", o.total_lookups},
+       {{"seed", o.seed},
+        {"num_tables", o.num_tables},
+        {"batch_size", o.batch_size},
+        {"max_rows", o.max_rows},
+        {"mean_rows", o.mean_rows},
+        {"max_pooling_factor", o.max_pooling_factor},
+        {"total_lookups", o.total_lookups},
         {"pooling_log_sigma", o.pooling_log_sigma},
         {"active_fraction_log10_mean", o.active_fraction_log10_mean},
         {"active_fraction_log10_sd", o.active_fraction_log10_sd},

@@ -55,8 +55,8 @@ struct SyntheticTableModel {
 struct SyntheticPool {
   TablePool pool;
   std::vector<SyntheticTableModel> models;  // parallel to pool.tables
-  double rows_gamma = 0.0;       // solved: rows = max_rows * u^gamma
-  double pooling_log_mu = 0.0;   // solved: pooling = exp(mu + sigma z)
+  double rows_gamma = 0.0;                  // solved: rows = max_rows * u^gamma
+  double pooling_log_mu = 0.0;              // solved: pooling = exp(mu + sigma z)
 };
 
 absl::StatusOr<SyntheticPool> GenerateSyntheticPool(const SyntheticPoolOptions& options);

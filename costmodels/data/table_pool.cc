@@ -118,9 +118,9 @@ absl::StatusOr<TablePool> TablePoolFromJsonText(const std::string& text, const s
 
 std::string TablePoolToJsonText(const TablePool& pool) {
   // One table per line: a diff of a regenerated pool reads table by table.
-  std::string out = absl::StrCat("{\"format_version\": ", kFormatVersion,
-                                 ",\n \"source\": ", nlohmann::json(pool.source).dump(),
-                                 ",\n \"tables\": [");
+  std::string out =
+      absl::StrCat("{\"format_version\": ", kFormatVersion,
+                   ",\n \"source\": ", nlohmann::json(pool.source).dump(), ",\n \"tables\": [");
   for (size_t i = 0; i < pool.tables.size(); ++i) {
     const Table& t = pool.tables[i];
     nlohmann::ordered_json row = {{"name", t.name},

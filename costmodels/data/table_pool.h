@@ -16,7 +16,7 @@ namespace shardplan {
 // File format (JSON): {"format_version": 1, "source": "...", "tables": [{"name": "t0",
 // "rows": 100, "pooling_factor": 1.5, "access_bins": [17 fractions]}, ...]}
 struct TablePool {
-  std::string source;        // provenance, one line
+  std::string source;         // provenance, one line
   std::vector<Table> tables;  // dim 0 until a generator sets it
 };
 

@@ -43,8 +43,9 @@ absl::StatusOr<Table> ProfileTable(const std::string& name, std::span<const int6
   if (offsets.front() != 0) return invalid("offsets[0]", "must be 0");
   for (size_t b = 1; b < offsets.size(); ++b) {
     if (offsets[b] < offsets[b - 1]) {
-      return invalid(absl::StrCat("offsets[", b, "]"),
-                     absl::StrCat(offsets[b], " is less than the previous offset ", offsets[b - 1]));
+      return invalid(
+          absl::StrCat("offsets[", b, "]"),
+          absl::StrCat(offsets[b], " is less than the previous offset ", offsets[b - 1]));
     }
   }
   if (offsets.back() != static_cast<int64_t>(indices.size())) {

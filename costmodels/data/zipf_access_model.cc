@@ -56,8 +56,14 @@ void PoissonCdfs(double lambda, const std::vector<int64_t>& ks, std::vector<doub
   double pmf = std::exp(-lambda), cdf = pmf;
   int64_t k = 0;
   for (size_t i = 0; i < ks.size(); ++i) {
-    if (ks[i] < 0) { out[i] = 0.0; continue; }
-    if (ks[i] > limit) { out[i] = 1.0; continue; }
+    if (ks[i] < 0) {
+      out[i] = 0.0;
+      continue;
+    }
+    if (ks[i] > limit) {
+      out[i] = 1.0;
+      continue;
+    }
     while (k < ks[i]) {
       ++k;
       pmf *= lambda / static_cast<double>(k);
@@ -87,9 +93,7 @@ void AddRows(double weight, double lambda, ZipfAccessStats& stats) {
   const std::vector<int64_t>& ks = EdgeKs();
   thread_local std::vector<double> cdf;
   PoissonCdfs(lambda, ks, cdf);
-  auto at = [&](int64_t k) {
-    return cdf[std::lower_bound(ks.begin(), ks.end(), k) - ks.begin()];
-  };
+  auto at = [&](int64_t k) { return cdf[std::lower_bound(ks.begin(), ks.end(), k) - ks.begin()]; };
   // Bin j holds counts (lo, hi]; E[X 1{lo < X <= hi}] = lambda P(lo <= X <= hi - 1).
   int64_t lo = 0, hi = 1;
   for (int j = 0; j < kNumAccessBins; ++j) {
@@ -129,8 +133,8 @@ ZipfAccessStats ExpectedZipfAccess(int64_t rows, int64_t lookups, double exponen
   const int64_t head = std::min(rows, kExactHeadRanks);
   for (int64_t r = 1; r <= head; ++r) nodes.push_back({1.0, static_cast<double>(r)});
   for (int64_t a = head + 1; a <= rows;) {
-    const int64_t b = std::min(rows + 1, std::max(a + 1, static_cast<int64_t>(
-                                                           std::ceil(a * kBucketGrowth))));
+    const int64_t b =
+        std::min(rows + 1, std::max(a + 1, static_cast<int64_t>(std::ceil(a * kBucketGrowth))));
     // Ranks a..b-1; the rank of their mean weight, for a power law, is near the geometric mean.
     nodes.push_back({static_cast<double>(b - a), std::sqrt(static_cast<double>(a) * (b - 1))});
     a = b;

@@ -13,9 +13,9 @@ namespace shardplan {
 // expectation, computed by quadrature: ranks 1..kExactHeadRanks exactly, the rest in geometric
 // rank buckets. docs/table-pool.md.
 struct ZipfAccessStats {
-  double distinct_rows = 0.0;             // E[# distinct rows accessed]
-  std::vector<double> rows_per_bin;       // E[# distinct rows whose count is in bin j], 17
-  std::vector<double> lookups_per_bin;    // E[# lookups landing on rows of bin j], 17
+  double distinct_rows = 0.0;           // E[# distinct rows accessed]
+  std::vector<double> rows_per_bin;     // E[# distinct rows whose count is in bin j], 17
+  std::vector<double> lookups_per_bin;  // E[# lookups landing on rows of bin j], 17
 };
 
 inline constexpr int64_t kExactHeadRanks = 256;

@@ -132,7 +132,8 @@ TEST(CostDataGenerators, GreedyAtProbabilityZeroBalancesPerfectly) {
     for (int32_t& d : random_dims) d = int32_t{4} << UniformInt(rng, 0, 5);
     std::sort(random_dims.begin(), random_dims.end(), std::greater<>());
     const int32_t n_dev = trial % 2 == 0 ? 4 : 8;
-    const std::vector<int32_t> placed = PlaceDimsGreedyWithProbability(random_dims, n_dev, 0.0, rng);
+    const std::vector<int32_t> placed =
+        PlaceDimsGreedyWithProbability(random_dims, n_dev, 0.0, rng);
     std::vector<int64_t> sums(n_dev, 0);
     for (size_t t = 0; t < placed.size(); ++t) sums[placed[t]] += random_dims[t];
     const auto [mn, mx] = std::minmax_element(sums.begin(), sums.end());

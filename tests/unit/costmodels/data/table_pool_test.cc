@@ -47,8 +47,7 @@ TEST(CostDataTablePool, SaveThenLoadRoundTrips) {
 }
 
 TEST(CostDataTablePool, MissingFileIsNotFound) {
-  EXPECT_EQ(LoadTablePool("/nonexistent/pool.json").status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(LoadTablePool("/nonexistent/pool.json").status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST(CostDataTablePool, SaveRefusesTablesWithoutBins) {
