@@ -23,6 +23,15 @@ absl::StatusOr<double> SimBackend::MeasureCompute(std::span<const Table> tables,
   if (batch_size < 0) {
     return absl::InvalidArgumentError(absl::StrCat("batch_size must be >= 0, got ", batch_size));
   }
+  for (size_t i = 0; i < tables.size(); ++i) {
+    const Table& t = tables[i];
+    if (t.dim < 1 || t.rows < 1 || !(t.pooling_factor >= 0.0) || !std::isfinite(t.pooling_factor)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("tables[", i, "] (", t.name,
+                       "): needs dim >= 1, rows >= 1 and a finite pooling factor >= 0; got dim ",
+                       t.dim, ", rows ", t.rows, ", pooling factor ", t.pooling_factor));
+    }
+  }
   const double ms = SimulateCompute(profile_, tables, batch_size).total_ms();
   return ms * noise_.Factor(calls_++, 0);
 }

@@ -53,6 +53,23 @@ TEST(SimBackendTest, CommNeedsOneEntryPerDevice) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST(SimBackendTest, RefusesMalformedTablesAndBatches) {
+  std::unique_ptr<HardwareBackend> backend = Make("rtx2080ti", 4);
+  std::vector<Table> tables = Synthetic(9, 3);
+  EXPECT_TRUE(backend->MeasureCompute(tables, kBatch).ok());
+  EXPECT_EQ(backend->MeasureCompute(tables, -1).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  tables[1].dim = 0;
+  absl::StatusOr<double> zero_dim = backend->MeasureCompute(tables, kBatch);
+  EXPECT_EQ(zero_dim.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(zero_dim.status().message(), HasSubstr("tables[1]"));
+  tables[1].dim = 8;
+  tables[2].pooling_factor = -1.0;
+  EXPECT_EQ(backend->MeasureCompute(tables, kBatch).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(*backend->MeasureCompute({}, kBatch), 0.0);  // an empty device
+}
+
 TEST(SimBackendTest, WithoutNoiseMeasurementsRepeatExactly) {
   std::unique_ptr<HardwareBackend> backend = Make("rtx2080ti", 4);
   const std::vector<Table> tables = Synthetic(7, 9);
@@ -86,6 +103,24 @@ TEST(SimBackendTest, NoiseIsReproduciblePerSeedAndCentredOnTheNoiselessValue) {
   std::sort(sorted.begin(), sorted.end());
   EXPECT_NEAR(sorted[100] / exact, 1.0, 0.02);  // median-preserving
   EXPECT_GT(sorted.back() / sorted.front(), 1.1);
+}
+
+TEST(SimBackendTest, NoisyCommIsReproduciblePerSeed) {
+  const std::vector<int64_t> dims = {100, 300, 50, 200};
+  const std::vector<double> offsets = {0, 4, 9, 1};
+  auto measure = [&](uint64_t seed) {
+    std::unique_ptr<HardwareBackend> backend =
+        Make("rtx2080ti", 4, {.noise_sigma = 0.1, .seed = seed});
+    std::vector<double> values;
+    for (int i = 0; i < 3; ++i) {
+      const CommMeasurement comm = *backend->MeasureComm(dims, offsets, kBatch);
+      values.insert(values.end(), comm.forward_ms.begin(), comm.forward_ms.end());
+      values.insert(values.end(), comm.backward_ms.begin(), comm.backward_ms.end());
+    }
+    return values;
+  };
+  EXPECT_EQ(measure(5), measure(5));
+  EXPECT_NE(measure(5), measure(6));
 }
 
 TEST(SimBackendTest, NoisyCommKeepsTheWaitExact) {
