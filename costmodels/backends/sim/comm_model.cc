@@ -35,8 +35,9 @@ CommMeasurement SimulateComm(const HardwareProfile& profile, std::span<const int
   auto socket_of = [per_host, per_socket](int d) { return (d % per_host) / per_socket; };
   const bool staged_through_host = profile.socket_link_gbps > 0.0;
   std::vector<double> received(n, 0.0);
-  // Per host: bytes crossing between its sockets, both directions together.
-  std::vector<double> cross_socket(num_hosts, 0.0);
+  const int sockets = std::max(1, profile.sockets_per_host);
+  // Per (host, socket): bytes leaving the socket for another socket of the host.
+  std::vector<double> cross_socket(static_cast<size_t>(num_hosts) * sockets, 0.0);
   double transfer_ms = 0.0;
   for (int d = 0; d < n; ++d) {
     double intra_send = 0.0, intra_recv = 0.0, inter_send = 0.0, inter_recv = 0.0;
@@ -45,7 +46,9 @@ CommMeasurement SimulateComm(const HardwareProfile& profile, std::span<const int
       const bool same_host = host_of(p) == host_of(d);
       (same_host ? intra_send : inter_send) += volume[d] / n;
       (same_host ? intra_recv : inter_recv) += volume[p] / n;
-      if (same_host && socket_of(p) != socket_of(d)) cross_socket[host_of(d)] += volume[d] / n;
+      if (same_host && socket_of(p) != socket_of(d)) {
+        cross_socket[host_of(d) * sockets + std::min(socket_of(d), sockets - 1)] += volume[d] / n;
+      }
     }
     received[d] = intra_recv + inter_recv + volume[d] / n;
     // Links are full duplex: the busier direction bounds each device.
@@ -55,9 +58,9 @@ CommMeasurement SimulateComm(const HardwareProfile& profile, std::span<const int
     }
   }
   if (staged_through_host) {
-    // Half the cross-socket bytes go each way.
+    // The socket link is full duplex: each socket's outgoing bytes share one direction.
     const double socket_bw = GBpsToBytesPerMs(profile.socket_link_gbps) * profile.link_efficiency;
-    for (double bytes : cross_socket) transfer_ms = std::max(transfer_ms, 0.5 * bytes / socket_bw);
+    for (double bytes : cross_socket) transfer_ms = std::max(transfer_ms, bytes / socket_bw);
   }
 
   double latest = 0.0;
