@@ -19,10 +19,16 @@ double CostAtDim(const HardwareProfile& profile, const Table& table, int32_t dim
 
 std::vector<DimCostPoint> SweepDims(const HardwareProfile& profile, const Table& table,
                                     int64_t batch_size) {
+  static constexpr int32_t kGrid[] = {4, 8, 16, 32, 64, 128};
+  return SweepDims(profile, table, batch_size, kGrid);
+}
+
+std::vector<DimCostPoint> SweepDims(const HardwareProfile& profile, const Table& table,
+                                    int64_t batch_size, std::span<const int32_t> dims) {
   std::vector<DimCostPoint> points;
-  for (int32_t dim = 4; dim <= 128; dim *= 2) {
+  for (int32_t dim : dims) {
     points.push_back({dim, CostAtDim(profile, table, dim, batch_size),
-                      CostAtDim(profile, table, dim / 2, batch_size)});
+                      CostAtDim(profile, table, std::max(1, dim / 2), batch_size)});
   }
   return points;
 }

@@ -22,6 +22,9 @@ struct DimCostPoint {
 // One point per dim in {4, 8, 16, 32, 64, 128}.
 std::vector<DimCostPoint> SweepDims(const HardwareProfile& profile, const Table& table,
                                     int64_t batch_size);
+// One point per dim of `dims` (each >= 2; an odd dim's half has dim / 2 columns, rounded down).
+std::vector<DimCostPoint> SweepDims(const HardwareProfile& profile, const Table& table,
+                                    int64_t batch_size, std::span<const int32_t> dims);
 
 // Observation 2: a table set's fused cost against the sum of its tables' single costs.
 struct MultiTablePoint {

@@ -29,6 +29,17 @@ TEST(SimObservationsTest, SweepDimsCoversTheGridAndPairsEachDimWithItsHalf) {
                    SimulateCompute(p, std::vector<Table>{same}, kBatch).total_ms());
 }
 
+TEST(SimObservationsTest, SweepDimsTakesAnyDims) {
+  const HardwareProfile p = Profile("rtx2080ti");
+  const Table t = DlrmTable(1'000'000, 20.0, 32);
+  const std::vector<int32_t> dims = {24, 40, 12};
+  const std::vector<DimCostPoint> points = SweepDims(p, t, kBatch, dims);
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[0].dim, 24);
+  EXPECT_DOUBLE_EQ(points[0].half_cost_ms, points[2].cost_ms);  // 24 / 2 = 12
+  for (const DimCostPoint& point : points) EXPECT_GT(2 * point.half_cost_ms, point.cost_ms);
+}
+
 TEST(SimObservationsTest, CompareMultiTableSumsSingles) {
   const HardwareProfile p = Profile("rtx2080ti");
   const std::vector<Table> tables = {DlrmTable(1000, 3.0, 8), DlrmTable(500'000, 12.0, 64)};
