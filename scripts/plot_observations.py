@@ -70,7 +70,11 @@ def plot_observation2(data, title, out):
     ys = [c["multi_ms"] for c in combos]
     sizes = [len(c["tables"]) for c in combos]
     fig, ax = plt.subplots(figsize=(5.6, 4.6))
-    points = ax.scatter(xs, ys, c=sizes, cmap="viridis", s=14)
+    if len(set(sizes)) > 1:
+        points = ax.scatter(xs, ys, c=sizes, cmap="viridis", s=14)
+        fig.colorbar(points, ax=ax, label="tables in the combination")
+    else:
+        ax.scatter(xs, ys, s=14, label=f"{len(combos)} subsets of {sizes[0] if sizes else 0} tables")
     top = max(xs + ys) * 1.05 if xs else 1
     ax.plot([0, top], [0, top], color="black", linestyle="--", linewidth=1, label="y = x")
     ax.set_xlim(0, top)
@@ -78,7 +82,6 @@ def plot_observation2(data, title, out):
     ax.set_xlabel("sum of single-table costs (ms)")
     ax.set_ylabel("multi-table cost (ms)")
     ax.set_title("Observation 2: multi-table cost is not the sum", fontsize=10)
-    fig.colorbar(points, ax=ax, label="tables in the combination")
     ax.legend(loc="upper left")
     ax.grid(alpha=0.3)
     fig.suptitle(heading(title, data), fontsize=10)

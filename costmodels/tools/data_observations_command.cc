@@ -45,14 +45,16 @@ absl::Status RunObservations(const Args& args) {
             << "\n";
   SHARDPLAN_ASSIGN_OR_RETURN(const nlohmann::json first,
                              MeasureObservation1(*backend, pool.pool, options));
-  std::cerr << "observation 2 (" << combinations << " combinations)\n";
+  std::cerr << "observation 2 (" << combinations << " combinations of "
+            << options.tables_per_combination << " tables)\n";
   SHARDPLAN_ASSIGN_OR_RETURN(const nlohmann::json second,
                              MeasureObservation2(*backend, pool.pool, options));
   SHARDPLAN_RETURN_IF_ERROR(WriteTextFile((out / "observation1.json").string(), first.dump(1)));
   SHARDPLAN_RETURN_IF_ERROR(WriteTextFile((out / "observation2.json").string(), second.dump(1)));
   int written = 2;
   if (choice.backend == "sim") {
-    std::cerr << "observation 3 (" << placements << " placements at 4 and 8 devices)\n";
+    std::cerr << "observation 3 (" << placements << " placements of " << options.tables_per_device
+              << " tables per device at 4 and 8 devices)\n";
     const BackendFactory factory = [&choice](int32_t devices) {
       BackendChoice with_devices = choice;
       with_devices.num_devices = devices;
@@ -77,17 +79,18 @@ Command DataObservationsCommand() {
       .description =
           "Writes into --out: observation1.json (cost vs dim of four pool tables, and a column\n"
           "half vs the whole table), observation2.json (multi-table cost vs the sum of single-\n"
-          "table costs over random combinations) and, for sim, observation3.json (max forward/\n"
-          "backward all-to-all cost vs max device dim sum over random placements at 4 and 8\n"
-          "devices). scripts/plot_observations.py draws them (docs/cost-data.md).\n",
+          "table costs over random subsets of 10 tables) and, for sim, observation3.json (max\n"
+          "forward/backward all-to-all cost vs max device dim sum over random placements of 40\n"
+          "tables on 4 devices and 80 on 8). The counts follow the paper's section 2.\n"
+          "scripts/plot_observations.py draws them (docs/cost-data.md).\n",
       .flags =
           {
               {"backend", "cpu|sim", "the hardware backend", "", true},
               {"profile", "NAME", "sim hardware profile (rtx2080ti, h100-sxm)", "rtx2080ti"},
               {"out", "DIR", "output folder", "", true},
               {"batch-size", "B", "global batch (default: 65536 sim, 2048 cpu)", ""},
-              {"combinations", "N", "observation 2: random table combinations", "100"},
-              {"placements", "N", "observation 3: random placements per device count", "200"},
+              {"combinations", "N", "observation 2: random 10-table combinations", "50"},
+              {"placements", "N", "observation 3: random placements per device count", "50"},
               {"seed", "S", "seed", "0"},
               {"pool", "FILE", "table pool", kDefaultPool},
           },

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "costmodels/data/generators.h"
+#include "costmodels/data/seeded_rng.h"
 #include "costmodels/tools/offline_command.h"
 #include "planner/status_macros.h"
 
@@ -96,13 +98,35 @@ absl::StatusOr<json> MeasureObservation2(HardwareBackend& backend, const TablePo
                                          const ObservationOptions& options) {
   json result = Header(backend, 2, options);
   result["combinations"] = json::array();
-  CombinationOptions combination;
-  combination.dims = options.dims;
+  const int32_t count = options.tables_per_combination;
+  if (count < 1 || static_cast<size_t>(count) > pool.tables.size() || options.dims.empty()) {
+    return absl::InvalidArgumentError(
+        "observation 2 needs 1..pool size tables per combination and a dim grid");
+  }
   for (int64_t i = 0; i < options.combinations; ++i) {
     SHARDPLAN_RETURN_IF_ERROR(CheckStop(options));
-    SHARDPLAN_ASSIGN_OR_RETURN(
-        const std::vector<AugmentedTable> drawn,
-        GenerateTableCombination(pool, combination, options.seed, static_cast<uint64_t>(i)));
+    // `count` distinct tables (a partial Fisher-Yates shuffle), dims uniform over the grid;
+    // the whole draw repeated until the weights fit one device, as for the compute data.
+    std::mt19937_64 rng = SampleRng(options.seed, static_cast<uint64_t>(i));
+    std::vector<AugmentedTable> drawn;
+    for (int attempt = 0;; ++attempt) {
+      if (attempt == 10000) {
+        return absl::ResourceExhaustedError(
+            "observation 2: no combination fits the device memory after 10000 draws");
+      }
+      std::vector<int32_t> ids(pool.tables.size());
+      std::iota(ids.begin(), ids.end(), 0);
+      drawn.clear();
+      int64_t bytes = 0;
+      for (int32_t k = 0; k < count; ++k) {
+        const int64_t pick = UniformInt(rng, k, static_cast<int64_t>(ids.size()) - 1);
+        std::swap(ids[k], ids[pick]);
+        const int32_t dim = options.dims[UniformInt(rng, 0, options.dims.size() - 1)];
+        drawn.push_back(AugmentedTable{ids[k], dim});
+        bytes += Fp32TableBytes(pool.tables[ids[k]].rows, dim);
+      }
+      if (bytes <= options.device_memory_bytes) break;
+    }
     std::vector<Table> tables;
     json ids = json::array();
     json singles = json::array();
@@ -139,6 +163,8 @@ absl::StatusOr<json> MeasureObservation3(const BackendFactory& backend_for,
     PlacementOptions placement;
     placement.num_devices = devices;
     placement.dims = options.dims;
+    placement.min_tables = options.tables_per_device * devices;
+    placement.max_tables = placement.min_tables;
     json points = json::array();
     const std::vector<double> no_offsets(static_cast<size_t>(devices), 0.0);
     for (int64_t i = 0; i < options.placements; ++i) {

@@ -28,10 +28,15 @@ struct ObservationOptions {
   std::vector<int32_t> sweep_dims = DefaultSweepDims();
   // The dim grid of observations 2 and 3.
   std::vector<int32_t> dims = {4, 8, 16, 32, 64, 128};
-  // Observation 2: random table combinations (the compute data's generator).
-  int64_t combinations = 100;
-  // Observation 3: random placements per device count (the comm data's generator).
-  int64_t placements = 200;
+  // Observation 2 (the paper's protocol): `combinations` subsets of `tables_per_combination`
+  // distinct pool tables with dims drawn from `dims`, redrawn until they fit `device_memory_bytes`.
+  int64_t combinations = 50;
+  int32_t tables_per_combination = 10;
+  int64_t device_memory_bytes = int64_t{4} << 30;
+  // Observation 3 (the paper's protocol): `placements` random placements (the comm data's
+  // greedy-with-probability generator) of tables_per_device x N tables per device count N.
+  int64_t placements = 50;
+  int32_t tables_per_device = 10;
   std::vector<int32_t> device_counts = {4, 8};
   const std::atomic<bool>* stop = nullptr;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -80,6 +81,11 @@ TEST(CollectionObservations, SecondSumsSingleCosts) {
   ASSERT_TRUE(result.ok()) << result.status();
   ASSERT_EQ((*result)["combinations"].size(), 5u);
   for (const nlohmann::json& combination : (*result)["combinations"]) {
+    // The paper's protocol: 10 distinct tables.
+    ASSERT_EQ(combination["tables"].size(), 10u);
+    std::set<int> ids;
+    for (const nlohmann::json& table : combination["tables"]) ids.insert(table[0].get<int>());
+    EXPECT_EQ(ids.size(), 10u);
     double sum = 0;
     for (double ms : combination["single_ms"]) sum += ms;
     EXPECT_DOUBLE_EQ(combination["sum_single_ms"].get<double>(), sum);
@@ -104,12 +110,25 @@ TEST(CollectionObservations, ThirdTakesMaximaPerDeviceCount) {
     ASSERT_EQ(group["points"].size(), 4u);
     for (const nlohmann::json& point : group["points"]) {
       EXPECT_EQ(point["dim_sums"].size(), group["num_devices"].get<size_t>());
+      // 10 tables per device, each of dim 4..128.
+      int64_t total = 0;
+      for (int64_t sum : point["dim_sums"]) total += sum;
+      EXPECT_GE(total, 40 * group["num_devices"].get<int64_t>());
+      EXPECT_LE(total, 1280 * group["num_devices"].get<int64_t>());
       const int64_t max_sum = point["max_dim_sum"];
       EXPECT_EQ(max_sum, *std::max_element(point["dim_sums"].begin(), point["dim_sums"].end()));
       EXPECT_DOUBLE_EQ(point["max_forward_ms"].get<double>(), max_sum / 100.0);
       EXPECT_DOUBLE_EQ(point["max_backward_ms"].get<double>(), max_sum / 50.0);
     }
   }
+}
+
+TEST(CollectionObservations, SecondRefusesAPoolSmallerThanACombination) {
+  FakeBackend backend;
+  TablePool pool = Pool();
+  pool.tables.resize(9);
+  absl::StatusOr<nlohmann::json> result = MeasureObservation2(backend, pool, ObservationOptions());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(CollectionObservations, StopFlagInterrupts) {

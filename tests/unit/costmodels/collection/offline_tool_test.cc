@@ -62,7 +62,7 @@ class CollectionOfflineTool : public ::testing::Test {
     std::filesystem::create_directories(dir_);
     TablePool pool;
     pool.source = "offline_tool_test";
-    for (int i = 0; i < 6; ++i) {
+    for (int i = 0; i < 12; ++i) {
       Table table;
       table.name = absl::StrCat("t", i);
       table.rows = 1000 * (i + 1);
