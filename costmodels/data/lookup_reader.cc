@@ -40,7 +40,10 @@ absl::StatusOr<LookupReader> LookupReader::Open(const std::string& path) {
   probe.read(head, kMagicSize);
   const bool binary = probe.gcount() == static_cast<std::streamsize>(kMagicSize) &&
                       std::memcmp(head, kLookupBinaryMagic, kMagicSize) == 0;
+  probe.clear();
+  probe.seekg(0, std::ios::end);
   LookupReader reader(path, binary);
+  reader.file_bytes_ = static_cast<uint64_t>(probe.tellg());
   if (!reader.in_) return absl::NotFoundError(absl::StrCat(path, ": cannot open lookup file"));
   if (binary) {
     reader.in_.seekg(kMagicSize);
@@ -144,6 +147,14 @@ absl::StatusOr<std::optional<TableLookups>> LookupReader::NextBinary() {
   }
   if (count > kMaxEntries) {
     return Error(table.name, "index count", absl::StrCat(count, " exceeds 2^36"));
+  }
+  // A corrupt count must give an error, not a huge allocation: check against the file first.
+  const uint64_t needed = 8 * (batch + 1 + count);
+  const uint64_t remaining = file_bytes_ - static_cast<uint64_t>(in_.tellg());
+  if (needed > remaining) {
+    return Error(table.name, "offsets/indices",
+                 absl::StrCat("batch size ", batch, " and index count ", count, " need ", needed,
+                              " bytes; the file has ", remaining, " left (truncated?)"));
   }
   table.offsets.resize(batch + 1);
   table.indices.resize(count);

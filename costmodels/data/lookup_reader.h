@@ -51,6 +51,7 @@ class LookupReader {
   int64_t table_index_ = 0;     // of the table being read
   int64_t line_number_ = 0;     // text: last line read
   uint64_t binary_tables_ = 0;  // binary: tables announced in the header
+  uint64_t file_bytes_ = 0;
 };
 
 // Profiles every table of a lookup file (ProfileTable per table) into a pool whose source is

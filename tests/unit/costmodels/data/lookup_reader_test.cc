@@ -92,6 +92,10 @@ TEST(CostDataLookupReader, ErrorsNameFileTableFieldAndReason) {
   std::string truncated = Binary({{"a", {0, 2}, {1, 2}}});
   truncated.resize(truncated.size() - 3);
   std::string trailing = Binary({{"a", {0, 1}, {1}}}) + "x";
+  // A corrupt index count (2^36) must fail before allocating 512 GiB.
+  std::string huge_count = Binary({{"a", {0, 1}, {1}}});
+  const uint64_t bad = uint64_t{1} << 36;
+  std::memcpy(huge_count.data() + 8 + 8 + 4 + 1 + 8, &bad, 8);
   const BadCase cases[] = {
       {"offsets 0 1\n", "table 0 line 1: table: expected a line \"table NAME\""},
       {"table a\nindices 1\n", "table 0 (\"a\") line 2: offsets: expected a line starting"},
@@ -99,7 +103,10 @@ TEST(CostDataLookupReader, ErrorsNameFileTableFieldAndReason) {
       {"table a\noffsets 0 1\nindices 1\ntable b\noffsets 0 x1\nindices 1\n",
        "table 1 (\"b\") line 5: offsets[1]: not an integer: \"x1\""},
       {"table a\noffsets 0 2\nindices 1\n", "table 0: table \"a\": offsets: last offset 2"},
-      {truncated, "table 0 (\"a\"): indices: truncated"},
+      {truncated,
+       "table 0 (\"a\"): offsets/indices: batch size 1 and index count 2 need 32 bytes; "
+       "the file has 29 left"},
+      {huge_count, "index count 68719476736 need"},
       {trailing, "trailing bytes after the last announced table"},
   };
   int i = 0;
