@@ -12,13 +12,17 @@ namespace {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
 
-absl::Status CheckPoolAndDims(const TablePool& pool, std::span<const int32_t> dims) {
-  if (pool.tables.empty()) return absl::InvalidArgumentError("table pool: has no tables");
+absl::Status CheckDims(std::span<const int32_t> dims) {
   if (dims.empty()) return absl::InvalidArgumentError("dims: the dim grid is empty");
   for (int32_t d : dims) {
     if (d <= 0) return absl::InvalidArgumentError(absl::StrCat("dims: ", d, " is not positive"));
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckPoolAndDims(const TablePool& pool, std::span<const int32_t> dims) {
+  if (pool.tables.empty()) return absl::InvalidArgumentError("table pool: has no tables");
+  return CheckDims(dims);
 }
 
 absl::StatusOr<std::pair<int32_t, int32_t>> ResolveTableCount(int32_t num_devices, int32_t lo,
@@ -128,7 +132,7 @@ absl::StatusOr<PlacementSample> GeneratePlacement(const PlacementOptions& option
                                                   uint64_t index) {
   auto range = ResolveTableCount(options.num_devices, options.min_tables, options.max_tables);
   if (!range.ok()) return range.status();
-  if (options.dims.empty()) return absl::InvalidArgumentError("dims: the dim grid is empty");
+  if (absl::Status s = CheckDims(options.dims); !s.ok()) return s;
   if (options.max_offset_ms < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("max_offset_ms: ", options.max_offset_ms, " < 1"));

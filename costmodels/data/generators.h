@@ -82,7 +82,7 @@ struct PlacementSample {
 
 // Places `dims_descending` in order: with probability `random_prob` a table goes to a uniformly
 // random device, else to the device of least dim sum (lowest index on ties). random_prob 0 is
-// the classic greedy (LPT) dim balancing. Returns the device of every table.
+// the classic greedy (LPT) dim balancing. Returns the device of every table. num_devices >= 1.
 std::vector<int32_t> PlaceDimsGreedyWithProbability(std::span<const int32_t> dims_descending,
                                                     int32_t num_devices, double random_prob,
                                                     std::mt19937_64& rng);

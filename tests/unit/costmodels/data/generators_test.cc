@@ -113,6 +113,22 @@ TEST(CostDataGenerators, CapThatNothingFitsIsResourceExhausted) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST(CostDataGenerators, PlacementRejectsBadOptions) {
+  PlacementOptions options;
+  options.dims = {64, 0};
+  EXPECT_EQ(GeneratePlacement(options, 0, 0).status().code(), absl::StatusCode::kInvalidArgument);
+  options = PlacementOptions();
+  options.num_devices = 0;
+  EXPECT_EQ(GeneratePlacement(options, 0, 0).status().code(), absl::StatusCode::kInvalidArgument);
+  options = PlacementOptions();
+  options.min_tables = 5;
+  options.max_tables = 4;
+  EXPECT_EQ(GeneratePlacement(options, 0, 0).status().code(), absl::StatusCode::kInvalidArgument);
+  options = PlacementOptions();
+  options.min_tables = options.max_tables = 3;
+  EXPECT_EQ(GeneratePlacement(options, 0, 0)->table_dims.size(), 3u);
+}
+
 TEST(CostDataGenerators, DefaultTableCountsFollowTheReference) {
   EXPECT_EQ(DefaultTableCountRange(4), std::make_pair(10, 59));
   EXPECT_EQ(DefaultTableCountRange(8), std::make_pair(20, 119));
