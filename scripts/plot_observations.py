@@ -53,7 +53,7 @@ def plot_observation1(data, title, out):
     right.set_xscale("log", base=2)
     right.set_xlabel("dim of the whole table (each half has dim/2)")
     right.set_ylabel("cost of one half / cost of the whole")
-    right.set_title("Observation 1: a column half costs more than half")
+    right.set_title("Observation 1: one column half vs the whole table")
     right.set_ylim(0, 1.05)
     right.legend(fontsize=7)
     right.grid(alpha=0.3)
@@ -81,7 +81,7 @@ def plot_observation2(data, title, out):
     ax.set_ylim(0, top)
     ax.set_xlabel("sum of single-table costs (ms)")
     ax.set_ylabel("multi-table cost (ms)")
-    ax.set_title("Observation 2: multi-table cost is not the sum", fontsize=10)
+    ax.set_title("Observation 2: multi-table cost vs the sum of single costs", fontsize=10)
     ax.legend(loc="upper left")
     ax.grid(alpha=0.3)
     fig.suptitle(heading(title, data), fontsize=10)
@@ -106,7 +106,7 @@ def plot_observation3(data, title, out):
         ax.set_title(f"{group['num_devices']} devices")
         ax.legend()
         ax.grid(alpha=0.3)
-    fig.suptitle(f"Observation 3: comm cost grows with the max dim sum ({heading(title, data)})",
+    fig.suptitle(f"Observation 3: max comm cost vs max device dim sum ({heading(title, data)})",
                  fontsize=10)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
