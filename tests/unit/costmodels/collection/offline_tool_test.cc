@@ -120,6 +120,9 @@ TEST_F(CollectionOfflineTool, ClientDispatchesOfflineCommands) {
   const ProcessResult data = Execute(absl::StrCat(SHARDPLAN_CLIENT_PATH, " data collect --help"));
   EXPECT_EQ(data.exit_code, 0) << data.output;
   EXPECT_THAT(data.output, HasSubstr("Usage: shardplan data collect"));
+  const ProcessResult help_data = Execute(absl::StrCat(SHARDPLAN_CLIENT_PATH, " help data"));
+  EXPECT_EQ(help_data.exit_code, 0) << help_data.output;
+  EXPECT_THAT(help_data.output, HasSubstr("data observations"));
   const ProcessResult bad =
       Execute(absl::StrCat(SHARDPLAN_CLIENT_PATH, " tasks generate --bogus 1"));
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
