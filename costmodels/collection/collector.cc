@@ -93,13 +93,10 @@ absl::StatusOr<ExistingFile> ReadExisting(const std::string& path, const CostRec
   std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   in.close();
   if (!content.empty() && content.back() != '\n') {
-    // A writer killed mid-line (or a partial copy): the record never completed.
+    // A writer killed mid-line (or a partial copy): the record never completed. It is cut off
+    // the file below, once the whole records have shown that the file is this run's.
     const size_t keep = content.rfind('\n') == std::string::npos ? 0 : content.rfind('\n') + 1;
     existing.torn_bytes = static_cast<int64_t>(content.size() - keep);
-    if (::truncate(path.c_str(), static_cast<off_t>(keep)) != 0) {
-      return absl::PermissionDeniedError(
-          ErrnoMessage("cannot truncate the torn last line of", path));
-    }
     content.resize(keep);
   }
   size_t begin = 0;
@@ -121,6 +118,10 @@ absl::StatusOr<ExistingFile> ReadExisting(const std::string& path, const CostRec
       existing.present[static_cast<size_t>(record->id)] = true;
       ++existing.present_count;
     }
+  }
+  if (existing.torn_bytes > 0 &&
+      ::truncate(path.c_str(), static_cast<off_t>(content.size())) != 0) {
+    return absl::PermissionDeniedError(ErrnoMessage("cannot truncate the torn last line of", path));
   }
   return existing;
 }

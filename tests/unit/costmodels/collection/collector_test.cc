@@ -298,6 +298,19 @@ TEST_F(CollectionCollector, FileFromAnotherRunIsRefused) {
   EXPECT_EQ(Read(path), before);  // refused runs write nothing
 }
 
+TEST_F(CollectionCollector, RefusedFileKeepsItsTornLine) {
+  const std::string path = Path("refused_torn.jsonl");
+  const std::string torn = Lines(Reference(2))[0] + "\n{\"id\":1,";
+  Write(path, torn);
+  CollectOptions other_seed = Options(path, 2);
+  other_seed.seed = 6;
+  FakeBackend backend;
+  absl::StatusOr<CollectResult> result = Collect(backend, &pool_, ComputeSample, other_seed);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(Read(path), torn);  // a refused run leaves the file exactly as it found it
+}
+
 TEST_F(CollectionCollector, MalformedRecordNamesTheLine) {
   const std::vector<std::string> lines = Lines(Reference(3));
   const std::string path = Path("malformed.jsonl");
