@@ -1,5 +1,6 @@
 // Runs the shardplan-offline and shardplan executables on tiny inputs: argument handling, exit
 // codes and the files each command writes. Sample counts stay in single digits.
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -165,6 +166,68 @@ TEST_F(CollectionOfflineTool, SimCollectWritesResumesAndRefusesAnotherRun) {
   run = Offline(base + " --samples 5 --seed 9");
   EXPECT_EQ(run.exit_code, 4) << run.output;
   EXPECT_THAT(run.output, HasSubstr("seed is 0 in the file but 9 in this run"));
+}
+
+TEST_F(CollectionOfflineTool, SigintStopsBetweenRecordsAndTheRunResumes) {
+  const std::string out = Path("interrupted.jsonl");
+  const std::vector<std::string> args = {SHARDPLAN_OFFLINE_PATH,
+                                         "data",
+                                         "collect",
+                                         "--backend",
+                                         "sim",
+                                         "--kind",
+                                         "comm",
+                                         "--devices",
+                                         "8",
+                                         "--samples",
+                                         "100000000",
+                                         "--pool",
+                                         pool_,
+                                         "--out",
+                                         out};
+  std::vector<char*> argv;
+  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::freopen("/dev/null", "w", stderr);
+    ::freopen("/dev/null", "w", stdout);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  // The handler is installed before the file is created: wait for records, then interrupt.
+  // (Bounded, so a child that fails to start fails the test instead of hanging it.)
+  for (int waited_ms = 0; !std::filesystem::exists(out) || std::filesystem::file_size(out) == 0;
+       ++waited_ms) {
+    if (waited_ms == 60000) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+      FAIL() << "shardplan-offline wrote no record within a minute";
+    }
+    ::usleep(1000);
+  }
+  ASSERT_EQ(::kill(pid, SIGINT), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 9);
+
+  const std::string text = ReadFile(out);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  const std::vector<std::string> lines = Lines(text);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    absl::StatusOr<CostRecord> record = CostRecordFromJsonLine(lines[i]);
+    ASSERT_TRUE(record.ok()) << "line " << i + 1 << ": " << record.status();
+    EXPECT_EQ(record->id, static_cast<int64_t>(i));
+  }
+  const ProcessResult resumed =
+      Offline(absl::StrCat("data collect --backend sim --kind comm --devices 8 --samples ",
+                           lines.size() + 3, " --pool ", pool_, " --out ", out));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_THAT(resumed.output, HasSubstr(absl::StrCat("(3 collected now, ", lines.size())));
+  EXPECT_EQ(Lines(ReadFile(out)).size(), lines.size() + 3);
 }
 
 TEST_F(CollectionOfflineTool, SimCommRecordsEveryDevice) {
