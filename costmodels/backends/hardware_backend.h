@@ -24,6 +24,12 @@ class HardwareBackend {
  public:
   virtual ~HardwareBackend() = default;
 
+  // Marks the start of cost-data sample `sample_id`: a backend with seeded measurement noise
+  // restarts its noise stream from (seed, sample_id), so a sample measured in a resumed
+  // collection draws exactly what it would have drawn in one uninterrupted run. Real hardware
+  // ignores it.
+  virtual void BeginSample(int64_t sample_id) {}
+
   // "cpu" or "sim".
   virtual std::string name() const = 0;
   // The hardware the numbers describe, e.g. "sim-rtx2080ti-8" or "cpu-<model name>".

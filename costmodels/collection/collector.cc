@@ -236,7 +236,10 @@ absl::StatusOr<CollectResult> Collect(HardwareBackend& backend, const TablePool*
     CostRecord record = header;
     record.id = id;
     failure = generator(id, record);
-    if (failure.ok()) failure = Measure(backend, pool, record);
+    if (failure.ok()) {
+      backend.BeginSample(record.id);
+      failure = Measure(backend, pool, record);
+    }
     if (!failure.ok()) break;
     record.time = options.now ? options.now() : WallClockNow();
     failure = WriteLine(fd, CostRecordToJsonLine(record) + "\n", options.out_path);

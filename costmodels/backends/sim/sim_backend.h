@@ -16,7 +16,7 @@ namespace shardplan {
 struct SimOptions {
   // Sigma of the multiplicative log-normal noise on every measured value; 0 = exact.
   double noise_sigma = 0.0;
-  // Seeds the noise; measurement i of a backend draws from (seed, i) only.
+  // Seeds the noise: measurement k after BeginSample(i) draws from (seed, i, k) only.
   uint64_t seed = 0;
 };
 
@@ -30,6 +30,8 @@ class SimBackend : public HardwareBackend {
   std::string name() const override { return "sim"; }
   // "sim-<profile name>", e.g. "sim-rtx2080ti".
   std::string hardware_profile() const override;
+  // Restarts the noise stream at sample `sample_id` (see HardwareBackend::BeginSample).
+  void BeginSample(int64_t sample_id) override;
 
   absl::StatusOr<double> MeasureCompute(std::span<const Table> tables, int64_t batch_size) override;
   // INVALID_ARGUMENT unless dim_sums and start_offsets_ms have one entry per device.
@@ -44,6 +46,7 @@ class SimBackend : public HardwareBackend {
   HardwareProfile profile_;
   int num_devices_;
   MeasurementNoise noise_;
+  // Measurement counter: sample id in the high bits, measurement within the sample below.
   uint64_t calls_ = 0;
 };
 

@@ -60,6 +60,23 @@ class FakeBackend : public HardwareBackend {
   int calls_ = 0;
 };
 
+// Like a noisy simulator: each measurement adds a draw from a stream that BeginSample restarts
+// per sample, so only a collector that calls BeginSample resumes to the same values.
+class NoisyFakeBackend : public FakeBackend {
+ public:
+  using FakeBackend::FakeBackend;
+  void BeginSample(int64_t sample_id) override { stream_ = sample_id * 1000; }
+  absl::StatusOr<double> MeasureCompute(std::span<const Table> tables,
+                                        int64_t batch_size) override {
+    absl::StatusOr<double> ms = FakeBackend::MeasureCompute(tables, batch_size);
+    if (!ms.ok()) return ms;
+    return *ms + 1e-3 * static_cast<double>(stream_++ % 997);
+  }
+
+ private:
+  int64_t stream_ = 0;
+};
+
 TablePool FivePool() {
   TablePool pool;
   for (int i = 0; i < 5; ++i) {
@@ -183,6 +200,19 @@ TEST_F(CollectionCollector, ResumeAfterABackendFailureMatchesAnUninterruptedRun)
   EXPECT_EQ(second->appended, 13);
   EXPECT_EQ(healthy.calls(), 13);  // only the missing samples were measured
   EXPECT_EQ(Read(path), reference);
+}
+
+TEST_F(CollectionCollector, ResumedNoisyRunDrawsEachSamplesOwnNoise) {
+  const std::string reference_path = Path("noisy_reference.jsonl");
+  NoisyFakeBackend uninterrupted;
+  ASSERT_TRUE(Collect(uninterrupted, &pool_, ComputeSample, Options(reference_path, 12)).ok());
+
+  const std::string path = Path("noisy_resumed.jsonl");
+  NoisyFakeBackend failing("fake-1", /*fail_at=*/5);
+  ASSERT_FALSE(Collect(failing, &pool_, ComputeSample, Options(path, 12)).ok());
+  NoisyFakeBackend fresh;  // a new process: its stream starts from scratch
+  ASSERT_TRUE(Collect(fresh, &pool_, ComputeSample, Options(path, 12)).ok());
+  EXPECT_EQ(Read(path), Read(reference_path));
 }
 
 TEST_F(CollectionCollector, StopFlagEndsTheRunBetweenRecords) {

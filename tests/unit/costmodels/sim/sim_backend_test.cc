@@ -105,6 +105,22 @@ TEST(SimBackendTest, NoiseIsReproduciblePerSeedAndCentredOnTheNoiselessValue) {
   EXPECT_GT(sorted.back() / sorted.front(), 1.1);
 }
 
+TEST(SimBackendTest, BeginSampleRestartsTheNoiseStreamPerSample) {
+  const std::vector<Table> tables = Synthetic(8, 6);
+  std::unique_ptr<HardwareBackend> sequential =
+      Make("rtx2080ti", 4, {.noise_sigma = 0.05, .seed = 9});
+  std::vector<double> values;
+  for (int id = 0; id < 4; ++id) {
+    sequential->BeginSample(id);
+    values.push_back(*sequential->MeasureCompute(tables, kBatch));
+  }
+  // A fresh backend (a resumed collection) measuring only sample 2 draws what sample 2 drew.
+  std::unique_ptr<HardwareBackend> resumed = Make("rtx2080ti", 4, {.noise_sigma = 0.05, .seed = 9});
+  resumed->BeginSample(2);
+  EXPECT_EQ(*resumed->MeasureCompute(tables, kBatch), values[2]);
+  EXPECT_NE(values[1], values[2]);
+}
+
 TEST(SimBackendTest, NoisyCommIsReproduciblePerSeed) {
   const std::vector<int64_t> dims = {100, 300, 50, 200};
   const std::vector<double> offsets = {0, 4, 9, 1};
