@@ -6,16 +6,9 @@
 #include <string>
 
 #include "planner/memory.h"
+#include "planner/random.h"
 
 namespace shardplan::bench {
-namespace {
-
-// Uniform double in [0, 1) from the raw engine: std distributions are implementation-defined.
-double Uniform01(std::mt19937_64& rng) {
-  return static_cast<double>(rng() >> 11) * 0x1.0p-53;
-}
-
-}  // namespace
 
 Task SyntheticTask(int num_tables, int num_devices, uint64_t seed) {
   std::mt19937_64 rng(seed);

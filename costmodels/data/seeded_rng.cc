@@ -22,18 +22,8 @@ std::mt19937_64 SampleRng(uint64_t seed, uint64_t index) {
 int64_t UniformInt(std::mt19937_64& rng, int64_t lo, int64_t hi) {
   const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);  // hi - lo
   if (range == std::numeric_limits<uint64_t>::max()) return static_cast<int64_t>(rng());
-  const uint64_t span = range + 1;
-  // Largest multiple of span that fits; draws at or above it would bias the low values.
-  const uint64_t limit =
-      std::numeric_limits<uint64_t>::max() - std::numeric_limits<uint64_t>::max() % span;
-  uint64_t draw;
-  do {
-    draw = rng();
-  } while (draw >= limit);
-  return static_cast<int64_t>(static_cast<uint64_t>(lo) + draw % span);
+  return static_cast<int64_t>(static_cast<uint64_t>(lo) + UniformBelow(rng, range + 1));
 }
-
-double Uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
 double StandardNormal(std::mt19937_64& rng) {
   const double u1 = 1.0 - Uniform01(rng);  // (0, 1]: log is finite

@@ -25,10 +25,6 @@ class RandomPlanner : public Planner {
   AlgorithmInfo info_;
 };
 
-// A uniform integer in [0, n), n >= 1, from `rng` alone. std::uniform_int_distribution is
-// implementation-defined, so plans would differ between standard libraries.
-uint64_t UniformBelow(std::mt19937_64& rng, uint64_t n);
-
 }  // namespace shardplan
 
 #endif  // SHARDPLAN_PLANNER_BASELINES_RANDOM_PLANNER_H_

@@ -8,7 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "planner/baselines/random_planner.h"
+#include "planner/random.h"
 
 namespace shardplan {
 namespace {

@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "planner/baselines/random_planner.h"
 #include "planner/plan_task.h"
+#include "planner/random.h"
 #include "planner/validation.h"
 #include "planner_test_util.h"
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "planner/baselines/random_planner.h"
+#include "planner/random.h"
 
 namespace shardplan {
 namespace {
