@@ -133,13 +133,19 @@ std::string TablePoolToJsonText(const TablePool& pool) {
   return out;
 }
 
-absl::StatusOr<TablePool> LoadTablePool(const std::string& path) {
+absl::StatusOr<std::string> ReadTablePoolText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open table pool"));
   std::stringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read failed"));
-  return TablePoolFromJsonText(buffer.str(), path);
+  return buffer.str();
+}
+
+absl::StatusOr<TablePool> LoadTablePool(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadTablePoolText(path);
+  if (!text.ok()) return text.status();
+  return TablePoolFromJsonText(*text, path);
 }
 
 absl::Status SaveTablePool(const TablePool& pool, const std::string& path) {

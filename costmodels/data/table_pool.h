@@ -21,6 +21,8 @@ struct TablePool {
 };
 
 absl::StatusOr<TablePool> LoadTablePool(const std::string& path);
+// The file's bytes, as LoadTablePool reads them (for callers that also hash them).
+absl::StatusOr<std::string> ReadTablePoolText(const std::string& path);
 // Written atomically (temporary file, fsync, rename).
 absl::Status SaveTablePool(const TablePool& pool, const std::string& path);
 

@@ -4,9 +4,7 @@
 
 #include <csignal>
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 
 #include "absl/status/status.h"
@@ -43,14 +41,11 @@ std::string Sha256Hex(const std::string& bytes) {
 }
 
 absl::StatusOr<LoadedPool> LoadPoolWithHash(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read table pool ", path));
-  std::stringstream text;
-  text << in.rdbuf();
+  SHARDPLAN_ASSIGN_OR_RETURN(const std::string text, ReadTablePoolText(path));
   LoadedPool loaded;
   loaded.path = path;
-  loaded.sha256 = Sha256Hex(text.str());
-  SHARDPLAN_ASSIGN_OR_RETURN(loaded.pool, TablePoolFromJsonText(text.str(), path));
+  loaded.sha256 = Sha256Hex(text);
+  SHARDPLAN_ASSIGN_OR_RETURN(loaded.pool, TablePoolFromJsonText(text, path));
   if (loaded.pool.tables.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": the table pool is empty"));
   }
