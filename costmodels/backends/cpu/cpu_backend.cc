@@ -182,13 +182,22 @@ absl::StatusOr<double> CpuBackend::MeasureCompute(std::span<const Table> tables,
   }
   if (tables.empty()) return absl::InvalidArgumentError("no tables to measure");
   if (options_.repetitions < 1 || options_.warmup < 0 || options_.threads < 1) {
-    return absl::InvalidArgumentError("repetitions and threads must be >= 1, warmup >= 0");
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cpu backend options: repetitions and threads must be >= 1 and warmup >= 0; got "
+        "repetitions ", options_.repetitions, ", threads ", options_.threads, ", warmup ",
+        options_.warmup));
+  }
+  if (options_.clock == TimingClock::kThreadCpu && options_.threads > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cpu backend options: the thread CPU clock times one thread only, but threads "
+                     "is ", options_.threads, "; use the wall clock"));
   }
   double total_bytes = 0.0;
   for (const Table& t : tables) {
     if (t.rows < 1 || t.dim < 1) {
       return absl::InvalidArgumentError(
-          absl::StrCat("table ", t.name, ": rows and dim must be >= 1"));
+          absl::StrCat("table ", t.name, ": rows and dim must be >= 1; got rows ", t.rows,
+                       ", dim ", t.dim));
     }
     if (t.element_type != ElementType::kFp32) {
       return absl::UnimplementedError(
@@ -245,9 +254,6 @@ absl::StatusOr<double> CpuBackend::MeasureCompute(std::span<const Table> tables,
   const int threads = options_.threads;
   std::vector<double> ms;
   ms.reserve(runs);
-  if (options_.clock == TimingClock::kThreadCpu && threads > 1) {
-    return absl::InvalidArgumentError("the thread CPU clock times one thread only; use wall");
-  }
   const bool cpu_clock = options_.clock == TimingClock::kThreadCpu ||
                          (options_.clock == TimingClock::kAuto && threads == 1);
   double (*const now_ms)() = cpu_clock ? &ThreadCpuMs : &WallMs;
