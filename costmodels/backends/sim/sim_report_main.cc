@@ -21,6 +21,7 @@
 #include "costmodels/backends/sim/hardware_profiles.h"
 #include "costmodels/backends/sim/observations.h"
 #include "costmodels/backends/sim/synthetic_tables.h"
+#include "costmodels/data/generators.h"
 #include "costmodels/data/seeded_rng.h"
 #include "costmodels/data/table_pool.h"
 #include "planner/memory.h"
@@ -182,14 +183,11 @@ int Main(int argc, char** argv) {
   std::vector<std::pair<int64_t, double>> comm_points;
   for (int s = 0; s < 50; ++s) {
     const double random_prob = Uniform01(rng);
+    // In draw order (not sorted): the function places tables in the order given.
+    const std::vector<int32_t> device_of = PlaceDimsGreedyWithProbability(dims, devices,
+                                                                          random_prob, rng);
     std::vector<int64_t> sums(devices, 0);
-    for (int32_t d : dims) {
-      const int dev =
-          Uniform01(rng) < random_prob
-              ? static_cast<int>(UniformInt(rng, 0, devices - 1))
-              : static_cast<int>(std::min_element(sums.begin(), sums.end()) - sums.begin());
-      sums[dev] += d;
-    }
+    for (size_t t = 0; t < dims.size(); ++t) sums[device_of[t]] += dims[t];
     const CommPoint pt = CommVsMaxDimSum(p, sums, kBatch);
     comm_points.push_back({pt.max_dim_sum, pt.max_forward_ms});
   }
