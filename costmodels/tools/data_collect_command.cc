@@ -32,11 +32,7 @@ absl::Status RunCollect(const Args& args) {
   SHARDPLAN_ASSIGN_OR_RETURN(const double noise_sigma, args.GetDouble("noise-sigma"));
   if (samples < 0) return UsageError("--samples is negative");
   if (devices < 1 || devices > 1024) return UsageError("--devices must be in [1, 1024]");
-  int64_t batch_size = DefaultBatchSize(backend_name);
-  if (args.Has("batch-size")) {
-    SHARDPLAN_ASSIGN_OR_RETURN(batch_size, args.GetInt("batch-size"));
-    if (batch_size <= 0) return UsageError("--batch-size must be positive");
-  }
+  SHARDPLAN_ASSIGN_OR_RETURN(const int64_t batch_size, BatchSizeOption(args, backend_name));
 
   BackendChoice choice;
   choice.backend = backend_name;

@@ -19,11 +19,7 @@ absl::Status RunObservations(const Args& args) {
   choice.backend = args.Get("backend");
   choice.profile = args.Get("profile");
   SHARDPLAN_ASSIGN_OR_RETURN(choice.seed, args.GetUint("seed"));
-  choice.batch_size = DefaultBatchSize(choice.backend);
-  if (args.Has("batch-size")) {
-    SHARDPLAN_ASSIGN_OR_RETURN(choice.batch_size, args.GetInt("batch-size"));
-    if (choice.batch_size <= 0) return UsageError("--batch-size must be positive");
-  }
+  SHARDPLAN_ASSIGN_OR_RETURN(choice.batch_size, BatchSizeOption(args, choice.backend));
   SHARDPLAN_ASSIGN_OR_RETURN(const int64_t combinations, args.GetInt("combinations"));
   SHARDPLAN_ASSIGN_OR_RETURN(const int64_t placements, args.GetInt("placements"));
   if (combinations < 0 || placements < 0) {

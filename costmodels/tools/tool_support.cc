@@ -12,6 +12,7 @@
 #include "costmodels/backends/cpu/cpu_backend.h"
 #include "costmodels/backends/sim/sim_backend.h"
 #include "costmodels/data/atomic_file.h"
+#include "planner/task.h"
 #include "planner/status_macros.h"
 
 namespace shardplan::offline {
@@ -52,8 +53,13 @@ absl::StatusOr<LoadedPool> LoadPoolWithHash(const std::string& path) {
   return loaded;
 }
 
-int64_t DefaultBatchSize(const std::string& backend) {
-  return backend == "cpu" ? CpuBackendOptions().batch_size : 65536;
+absl::StatusOr<int64_t> BatchSizeOption(const Args& args, const std::string& backend) {
+  if (!args.Has("batch-size")) {
+    return backend == "cpu" ? CpuBackendOptions().batch_size : kDefaultBatchSize;
+  }
+  SHARDPLAN_ASSIGN_OR_RETURN(const int64_t batch_size, args.GetInt("batch-size"));
+  if (batch_size <= 0) return UsageError("--batch-size must be positive");
+  return batch_size;
 }
 
 absl::StatusOr<std::unique_ptr<HardwareBackend>> MakeBackend(const BackendChoice& choice) {

@@ -38,9 +38,10 @@ struct BackendChoice {
 };
 absl::StatusOr<std::unique_ptr<HardwareBackend>> MakeBackend(const BackendChoice& choice);
 
-// The batch a backend is collected at when --batch-size is absent: the reference's 65536 for
-// sim, the cpu backend's default (docs/cpu-backend.md) for cpu.
-int64_t DefaultBatchSize(const std::string& backend);
+// --batch-size (a usage error unless positive), or when it is absent the batch `backend` is
+// collected at: the reference's 65536 for sim, the cpu backend's default (docs/cpu-backend.md)
+// for cpu.
+absl::StatusOr<int64_t> BatchSizeOption(const Args& args, const std::string& backend);
 
 // Installs a SIGINT/SIGTERM handler that sets the returned flag (the second signal kills as
 // usual), so long loops can stop between items.
