@@ -59,10 +59,16 @@ nlohmann::json MaxMeanMin(const std::vector<double>& v) {
 
 absl::StatusOr<SyntheticPool> GenerateSyntheticPool(const SyntheticPoolOptions& o) {
   const int32_t n = o.num_tables;
-  if (n < 3) return absl::InvalidArgumentError("num_tables: need at least 3 tables");
+  if (n < 3) {
+    return absl::InvalidArgumentError(absl::StrCat("num_tables: ", n, " < 3 (need at least 3)"));
+  }
   if (o.batch_size < 1 || o.max_rows < 1 || o.mean_rows < 1 || o.mean_rows > o.max_rows ||
       o.max_pooling_factor <= 0 || o.total_lookups < 0) {
-    return absl::InvalidArgumentError("synthetic pool targets: out of range");
+    return absl::InvalidArgumentError(absl::StrCat(
+        "synthetic pool targets out of range (need batch_size >= 1, 1 <= mean_rows <= max_rows, "
+        "max_pooling_factor > 0, total_lookups >= 0): batch_size ",
+        o.batch_size, ", mean_rows ", o.mean_rows, ", max_rows ", o.max_rows,
+        ", max_pooling_factor ", o.max_pooling_factor, ", total_lookups ", o.total_lookups));
   }
   // Per-table draws, each table from its own (seed, i) generator.
   std::vector<double> u(n), z(n), exponent(n), active_fraction(n), uniform_share(n);

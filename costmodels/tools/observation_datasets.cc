@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "costmodels/data/generators.h"
 #include "costmodels/data/seeded_rng.h"
 #include "costmodels/tools/offline_command.h"
@@ -100,8 +101,9 @@ absl::StatusOr<json> MeasureObservation2(HardwareBackend& backend, const TablePo
   result["combinations"] = json::array();
   const int32_t count = options.tables_per_combination;
   if (count < 1 || static_cast<size_t>(count) > pool.tables.size() || options.dims.empty()) {
-    return absl::InvalidArgumentError(
-        "observation 2 needs 1..pool size tables per combination and a dim grid");
+    return absl::InvalidArgumentError(absl::StrCat(
+        "observation 2: tables_per_combination is ", count, ", needs 1..", pool.tables.size(),
+        " (the pool's size), and the dim grid has ", options.dims.size(), " dims (needs >= 1)"));
   }
   for (int64_t i = 0; i < options.combinations; ++i) {
     SHARDPLAN_RETURN_IF_ERROR(CheckStop(options));
