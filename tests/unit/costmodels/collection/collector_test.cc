@@ -5,9 +5,7 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,11 +14,14 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "test_files.h"
 
 namespace shardplan {
 namespace {
 
 using ::testing::HasSubstr;
+using testing_files::ReadFile;
+using testing_files::WriteFile;
 
 // Deterministic costs from the inputs; fails on the `fail_at`-th measurement (0-based), so a
 // test can cut a run short the way a crash or a backend error would.
@@ -137,16 +138,6 @@ class CollectionCollector : public ::testing::Test {
     return options;
   }
 
-  static std::string Read(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
-
-  static void Write(const std::string& path, const std::string& text) {
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-  }
 
   static std::vector<std::string> Lines(const std::string& text) {
     return absl::StrSplit(text, '\n', absl::SkipEmpty());
@@ -162,7 +153,7 @@ class CollectionCollector : public ::testing::Test {
     absl::StatusOr<CollectResult> result =
         Collect(backend, &pool_, kind == "comm" ? CommSample : ComputeSample, options);
     EXPECT_TRUE(result.ok()) << result.status();
-    return Read(path);
+    return ReadFile(path);
   }
 
   TablePool pool_ = FivePool();
@@ -191,7 +182,7 @@ TEST_F(CollectionCollector, ResumeAfterABackendFailureMatchesAnUninterruptedRun)
   ASSERT_FALSE(first.ok());
   EXPECT_EQ(first.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(first.status().message(), HasSubstr("7 records written this run are kept"));
-  EXPECT_EQ(Lines(Read(path)).size(), 7u);
+  EXPECT_EQ(Lines(ReadFile(path)).size(), 7u);
 
   FakeBackend healthy;
   absl::StatusOr<CollectResult> second = Collect(healthy, &pool_, ComputeSample, Options(path, 20));
@@ -199,7 +190,7 @@ TEST_F(CollectionCollector, ResumeAfterABackendFailureMatchesAnUninterruptedRun)
   EXPECT_EQ(second->already_present, 7);
   EXPECT_EQ(second->appended, 13);
   EXPECT_EQ(healthy.calls(), 13);  // only the missing samples were measured
-  EXPECT_EQ(Read(path), reference);
+  EXPECT_EQ(ReadFile(path), reference);
 }
 
 TEST_F(CollectionCollector, ResumedNoisyRunDrawsEachSamplesOwnNoise) {
@@ -212,7 +203,7 @@ TEST_F(CollectionCollector, ResumedNoisyRunDrawsEachSamplesOwnNoise) {
   ASSERT_FALSE(Collect(failing, &pool_, ComputeSample, Options(path, 12)).ok());
   NoisyFakeBackend fresh;  // a new process: its stream starts from scratch
   ASSERT_TRUE(Collect(fresh, &pool_, ComputeSample, Options(path, 12)).ok());
-  EXPECT_EQ(Read(path), Read(reference_path));
+  EXPECT_EQ(ReadFile(path), ReadFile(reference_path));
 }
 
 TEST_F(CollectionCollector, StopFlagEndsTheRunBetweenRecords) {
@@ -231,7 +222,7 @@ TEST_F(CollectionCollector, StopFlagEndsTheRunBetweenRecords) {
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_TRUE(first->interrupted);
   EXPECT_EQ(first->appended, 4);
-  const std::string partial = Read(path);
+  const std::string partial = ReadFile(path);
   ASSERT_FALSE(partial.empty());
   EXPECT_EQ(partial.back(), '\n');
 
@@ -239,7 +230,7 @@ TEST_F(CollectionCollector, StopFlagEndsTheRunBetweenRecords) {
   absl::StatusOr<CollectResult> second = Collect(backend, &pool_, ComputeSample, options);
   ASSERT_TRUE(second.ok()) << second.status();
   EXPECT_FALSE(second->interrupted);
-  EXPECT_EQ(Read(path), reference);
+  EXPECT_EQ(ReadFile(path), reference);
 }
 
 TEST_F(CollectionCollector, TornLastLineIsTruncatedAndRecollected) {
@@ -249,7 +240,7 @@ TEST_F(CollectionCollector, TornLastLineIsTruncatedAndRecollected) {
   std::string torn;
   for (int i = 0; i < 5; ++i) torn += lines[i] + "\n";
   const std::string half = lines[5].substr(0, lines[5].size() / 2);
-  Write(path, torn + half);
+  WriteFile(path, torn + half);
 
   FakeBackend backend;
   absl::StatusOr<CollectResult> result = Collect(backend, &pool_, ComputeSample, Options(path, 8));
@@ -257,18 +248,18 @@ TEST_F(CollectionCollector, TornLastLineIsTruncatedAndRecollected) {
   EXPECT_EQ(result->torn_bytes_dropped, static_cast<int64_t>(half.size()));
   EXPECT_EQ(result->already_present, 5);
   EXPECT_EQ(result->appended, 3);
-  EXPECT_EQ(Read(path), reference);
+  EXPECT_EQ(ReadFile(path), reference);
 }
 
 TEST_F(CollectionCollector, TornOnlyLineLeavesAFreshRun) {
   const std::string reference = Reference(3);
   const std::string path = Path("torn_only.jsonl");
-  Write(path, "{\"id\":0,\"ki");
+  WriteFile(path, "{\"id\":0,\"ki");
   FakeBackend backend;
   absl::StatusOr<CollectResult> result = Collect(backend, &pool_, ComputeSample, Options(path, 3));
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->already_present, 0);
-  EXPECT_EQ(Read(path), reference);
+  EXPECT_EQ(ReadFile(path), reference);
 }
 
 TEST_F(CollectionCollector, MoreSamplesExtendASmallerRun) {
@@ -279,27 +270,27 @@ TEST_F(CollectionCollector, MoreSamplesExtendASmallerRun) {
   absl::StatusOr<CollectResult> result = Collect(backend, &pool_, ComputeSample, Options(path, 15));
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->appended, 9);
-  EXPECT_EQ(Read(path), reference);
+  EXPECT_EQ(ReadFile(path), reference);
 }
 
 TEST_F(CollectionCollector, CompleteFileIsLeftAlone) {
   const std::string path = Path("complete.jsonl");
   FakeBackend backend;
   ASSERT_TRUE(Collect(backend, &pool_, ComputeSample, Options(path, 4)).ok());
-  const std::string before = Read(path);
+  const std::string before = ReadFile(path);
   FakeBackend again;
   absl::StatusOr<CollectResult> result = Collect(again, &pool_, ComputeSample, Options(path, 4));
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->appended, 0);
   EXPECT_EQ(again.calls(), 0);
-  EXPECT_EQ(Read(path), before);
+  EXPECT_EQ(ReadFile(path), before);
 }
 
 TEST_F(CollectionCollector, FileFromAnotherRunIsRefused) {
   const std::string path = Path("mismatch.jsonl");
   FakeBackend backend;
   ASSERT_TRUE(Collect(backend, &pool_, ComputeSample, Options(path, 3)).ok());
-  const std::string before = Read(path);
+  const std::string before = ReadFile(path);
 
   CollectOptions other_seed = Options(path, 6);
   other_seed.seed = 6;
@@ -325,26 +316,26 @@ TEST_F(CollectionCollector, FileFromAnotherRunIsRefused) {
   result = Collect(backend, &pool_, CommSample, other_kind);
   ASSERT_FALSE(result.ok());
   EXPECT_THAT(result.status().message(), HasSubstr("kind is compute"));
-  EXPECT_EQ(Read(path), before);  // refused runs write nothing
+  EXPECT_EQ(ReadFile(path), before);  // refused runs write nothing
 }
 
 TEST_F(CollectionCollector, RefusedFileKeepsItsTornLine) {
   const std::string path = Path("refused_torn.jsonl");
   const std::string torn = Lines(Reference(2))[0] + "\n{\"id\":1,";
-  Write(path, torn);
+  WriteFile(path, torn);
   CollectOptions other_seed = Options(path, 2);
   other_seed.seed = 6;
   FakeBackend backend;
   absl::StatusOr<CollectResult> result = Collect(backend, &pool_, ComputeSample, other_seed);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(Read(path), torn);  // a refused run leaves the file exactly as it found it
+  EXPECT_EQ(ReadFile(path), torn);  // a refused run leaves the file exactly as it found it
 }
 
 TEST_F(CollectionCollector, MalformedRecordNamesTheLine) {
   const std::vector<std::string> lines = Lines(Reference(3));
   const std::string path = Path("malformed.jsonl");
-  Write(path, lines[0] + "\n" + lines[1] + "\n{\"id\":2}\n");
+  WriteFile(path, lines[0] + "\n" + lines[1] + "\n{\"id\":2}\n");
   FakeBackend backend;
   absl::StatusOr<CollectResult> result = Collect(backend, &pool_, ComputeSample, Options(path, 3));
   ASSERT_FALSE(result.ok());
@@ -369,7 +360,7 @@ TEST_F(CollectionCollector, CommResumeMatchesAnUninterruptedRun) {
   ASSERT_FALSE(Collect(failing, nullptr, CommSample, options).ok());
   FakeBackend healthy;
   ASSERT_TRUE(Collect(healthy, nullptr, CommSample, options).ok());
-  EXPECT_EQ(Read(path), reference);
+  EXPECT_EQ(ReadFile(path), reference);
 }
 
 TEST_F(CollectionCollector, PoolIndexOutsideThePoolIsAnError) {

@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,11 +18,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "test_files.h"
 
 namespace shardplan {
 namespace {
 
 using ::testing::HasSubstr;
+using testing_files::ReadFile;
 
 struct ProcessResult {
   int exit_code = -1;
@@ -40,13 +41,6 @@ ProcessResult Execute(const std::string& command) {
   const int status = ::pclose(pipe);
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return run;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 std::vector<std::string> Lines(const std::string& text) {

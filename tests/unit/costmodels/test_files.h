@@ -1,5 +1,5 @@
-#ifndef SHARDPLAN_TESTS_UNIT_COSTMODELS_DATA_TEST_FILES_H_
-#define SHARDPLAN_TESTS_UNIT_COSTMODELS_DATA_TEST_FILES_H_
+#ifndef SHARDPLAN_TESTS_UNIT_COSTMODELS_TEST_FILES_H_
+#define SHARDPLAN_TESTS_UNIT_COSTMODELS_TEST_FILES_H_
 
 #include <filesystem>
 #include <fstream>
@@ -30,4 +30,4 @@ inline std::string ReadFile(const std::string& path) {
 
 }  // namespace shardplan::testing_files
 
-#endif  // SHARDPLAN_TESTS_UNIT_COSTMODELS_DATA_TEST_FILES_H_
+#endif  // SHARDPLAN_TESTS_UNIT_COSTMODELS_TEST_FILES_H_
