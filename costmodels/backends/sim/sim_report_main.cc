@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "costmodels/backends/sim/comm_model.h"
 #include "costmodels/backends/sim/compute_model.h"
 #include "costmodels/backends/sim/hardware_profiles.h"
@@ -107,20 +108,30 @@ int Main(int argc, char** argv) {
   int devices = 4, tasks = 20;
   uint64_t seed = 0;
   std::string pool_path;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  for (int i = 1; i < argc; i += 2) {
     const std::string flag = argv[i];
+    if (i + 1 == argc) {
+      std::fprintf(stderr, "%s needs a value\n", flag.c_str());
+      return 2;
+    }
+    const char* value = argv[i + 1];
+    bool parsed = true;
     if (flag == "--profile")
-      profile_name = argv[i + 1];
+      profile_name = value;
     else if (flag == "--devices")
-      devices = std::atoi(argv[i + 1]);
+      parsed = absl::SimpleAtoi(value, &devices);
     else if (flag == "--tasks")
-      tasks = std::atoi(argv[i + 1]);
+      parsed = absl::SimpleAtoi(value, &tasks);
     else if (flag == "--pool")
-      pool_path = argv[i + 1];
+      pool_path = value;
     else if (flag == "--seed")
-      seed = std::strtoull(argv[i + 1], nullptr, 10);
+      parsed = absl::SimpleAtoi(value, &seed);
     else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
+      return 2;
+    }
+    if (!parsed) {
+      std::fprintf(stderr, "%s '%s' is not an integer\n", flag.c_str(), value);
       return 2;
     }
   }
