@@ -1,0 +1,72 @@
+#include "costmodels/neural/table_features.h"
+
+#include <cmath>
+#include <cstddef>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace shardplan {
+namespace {
+
+// Histogram bin held by each of the first 17 feature positions (lexicographic key order).
+constexpr std::array<int, kNumAccessBins> kBinAtPosition = {0, 1,  10, 11, 12, 13, 14, 15, 16,
+                                                             2, 3, 4,  5,  6,  7,  8,  9};
+constexpr int kDimPosition = 17;
+constexpr int kPoolingFactorPosition = 18;
+constexpr int kRowPosition = 19;
+
+}  // namespace
+
+const std::array<std::string_view, kNumTableFeatures>& TableFeatureNames() {
+  static const std::array<std::string_view, kNumTableFeatures> kNames = {
+      "bin_0",  "bin_1",  "bin_10", "bin_11", "bin_12", "bin_13", "bin_14",
+      "bin_15", "bin_16", "bin_2",  "bin_3",  "bin_4",  "bin_5",  "bin_6",
+      "bin_7",  "bin_8",  "bin_9",  "dim",    "pooling_factor", "row"};
+  return kNames;
+}
+
+void TableFeatures(const Table& table, int32_t dim, std::span<float, kNumTableFeatures> out) {
+  const bool has_bins = table.access_bins.size() == static_cast<size_t>(kNumAccessBins);
+  for (int p = 0; p < kNumAccessBins; ++p) {
+    out[p] = has_bins ? static_cast<float>(table.access_bins[kBinAtPosition[p]]) : 0.0f;
+  }
+  out[kDimPosition] = static_cast<float>(dim);
+  out[kPoolingFactorPosition] = static_cast<float>(table.pooling_factor);
+  out[kRowPosition] = static_cast<float>(table.rows);
+}
+
+absl::StatusOr<FeatureNormalizer> FeatureNormalizer::Create(std::vector<double> means,
+                                                            std::vector<double> stds) {
+  if (means.empty() || means.size() != stds.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("feature normaliser: ", means.size(),
+                                                   " means and ", stds.size(),
+                                                   " stds; need the same non-zero count"));
+  }
+  for (size_t i = 0; i < means.size(); ++i) {
+    if (!std::isfinite(means[i]) || !std::isfinite(stds[i]) || stds[i] < 0.0) {
+      return absl::InvalidArgumentError(absl::StrCat("feature normaliser: feature ", i,
+                                                     " has mean ", means[i], " and std ",
+                                                     stds[i], "; need finite, std >= 0"));
+    }
+  }
+  return FeatureNormalizer(std::move(means), std::move(stds));
+}
+
+FeatureNormalizer::FeatureNormalizer(std::vector<double> means, std::vector<double> stds)
+    : means_(std::move(means)), stds_(std::move(stds)) {
+  shift_.resize(means_.size());
+  scale_.resize(means_.size());
+  for (size_t i = 0; i < means_.size(); ++i) {
+    shift_[i] = static_cast<float>(means_[i]);
+    scale_[i] = static_cast<float>(1.0 / (stds_[i] + kStdEpsilon));
+  }
+}
+
+void FeatureNormalizer::Apply(std::span<float> values) const {
+  const size_t n = values.size() < shift_.size() ? values.size() : shift_.size();
+  for (size_t i = 0; i < n; ++i) values[i] = (values[i] - shift_[i]) * scale_[i];
+}
+
+}  // namespace shardplan

@@ -1,0 +1,55 @@
+#ifndef SHARDPLAN_COSTMODELS_NEURAL_TABLE_FEATURES_H_
+#define SHARDPLAN_COSTMODELS_NEURAL_TABLE_FEATURES_H_
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "planner/table.h"
+
+namespace shardplan {
+
+// Features of one (table, dim) for the neural compute model.
+inline constexpr int kNumTableFeatures = 20;
+
+// The reference's feature names in its order: the keys sorted lexicographically
+// (reference-implementations.md section 1.3):
+//   bin_0, bin_1, bin_10 ... bin_16, bin_2 ... bin_9, dim, pooling_factor, row
+const std::array<std::string_view, kNumTableFeatures>& TableFeatureNames();
+
+// Writes the raw (unnormalised) features of `table` seen with `dim` columns into `out`
+// (kNumTableFeatures floats). `row` is the table's row count and `pooling_factor` is raw, as in
+// the reference. An empty access histogram gives 17 zero bins.
+void TableFeatures(const Table& table, int32_t dim, std::span<float, kNumTableFeatures> out);
+
+// Z-score with the training set's statistics: x' = (x - mean) / (std + 1e-6).
+class FeatureNormalizer {
+ public:
+  static constexpr double kStdEpsilon = 1e-6;
+
+  // INVALID_ARGUMENT when the sizes differ, are zero, or a std is negative or not finite.
+  static absl::StatusOr<FeatureNormalizer> Create(std::vector<double> means,
+                                                  std::vector<double> stds);
+
+  int size() const { return static_cast<int>(means_.size()); }
+  const std::vector<double>& means() const { return means_; }
+  const std::vector<double>& stds() const { return stds_; }
+
+  // Normalises `values` (size() floats) in place.
+  void Apply(std::span<float> values) const;
+
+ private:
+  FeatureNormalizer(std::vector<double> means, std::vector<double> stds);
+
+  std::vector<double> means_;
+  std::vector<double> stds_;
+  std::vector<float> shift_;  // mean
+  std::vector<float> scale_;  // 1 / (std + 1e-6)
+};
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_COSTMODELS_NEURAL_TABLE_FEATURES_H_

@@ -1,0 +1,94 @@
+#include "costmodels/neural/table_features.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace shardplan {
+namespace {
+
+Table HandBuiltTable() {
+  Table table;
+  table.name = std::string("t");
+  table.rows = 123456;
+  table.dim = 64;
+  table.pooling_factor = 7.5;
+  // bin j holds 0.01 * (j + 1): each value names its bin.
+  for (int j = 0; j < kNumAccessBins; ++j) table.access_bins.push_back(0.01 * (j + 1));
+  return table;
+}
+
+TEST(TableFeatureNamesTest, AreTheSortedKeysOfTheReference) {
+  std::vector<std::string> keys;
+  for (int j = 0; j < kNumAccessBins; ++j) keys.push_back("bin_" + std::to_string(j));
+  keys.push_back("dim");
+  keys.push_back("pooling_factor");
+  keys.push_back("row");
+  std::sort(keys.begin(), keys.end());  // Python's sorted() on the dict's keys
+  ASSERT_EQ(keys.size(), static_cast<size_t>(kNumTableFeatures));
+  for (int p = 0; p < kNumTableFeatures; ++p) EXPECT_EQ(TableFeatureNames()[p], keys[p]) << p;
+  EXPECT_EQ(TableFeatureNames()[2], "bin_10");
+  EXPECT_EQ(TableFeatureNames()[9], "bin_2");
+}
+
+TEST(TableFeaturesTest, ReferenceOrderOnAHandBuiltTable) {
+  std::array<float, kNumTableFeatures> f;
+  TableFeatures(HandBuiltTable(), /*dim=*/32, f);
+  const std::array<int, 17> bins = {0, 1, 10, 11, 12, 13, 14, 15, 16, 2, 3, 4, 5, 6, 7, 8, 9};
+  for (int p = 0; p < 17; ++p) EXPECT_FLOAT_EQ(f[p], 0.01f * (bins[p] + 1)) << p;
+  EXPECT_FLOAT_EQ(f[17], 32.0f);      // dim: the shard's columns, not the table's dim
+  EXPECT_FLOAT_EQ(f[18], 7.5f);       // pooling_factor, raw
+  EXPECT_FLOAT_EQ(f[19], 123456.0f);  // row, raw
+}
+
+TEST(TableFeaturesTest, EmptyHistogramGivesZeroBins) {
+  Table table = HandBuiltTable();
+  table.access_bins.clear();
+  std::array<float, kNumTableFeatures> f;
+  f.fill(-1.0f);
+  TableFeatures(table, 16, f);
+  for (int p = 0; p < 17; ++p) EXPECT_EQ(f[p], 0.0f) << p;
+  EXPECT_FLOAT_EQ(f[17], 16.0f);
+}
+
+TEST(FeatureNormalizerTest, ZScoreWithEpsilonOnTheStd) {
+  auto normalizer = FeatureNormalizer::Create({1.0, -2.0, 0.5}, {2.0, 0.5, 0.0});
+  ASSERT_TRUE(normalizer.ok()) << normalizer.status();
+  std::vector<float> x = {5.0f, 1.0f, 0.5f};
+  normalizer->Apply(x);
+  EXPECT_NEAR(x[0], (5.0 - 1.0) / (2.0 + 1e-6), 1e-6);
+  EXPECT_NEAR(x[1], (1.0 + 2.0) / (0.5 + 1e-6), 1e-5);
+  EXPECT_EQ(x[2], 0.0f);  // a constant feature: std 0 divides by 1e-6, x == mean gives 0
+}
+
+TEST(FeatureNormalizerTest, NormalisesTableFeatures) {
+  std::vector<double> means(kNumTableFeatures), stds(kNumTableFeatures);
+  for (int i = 0; i < kNumTableFeatures; ++i) {
+    means[i] = 0.1 * i;
+    stds[i] = 1.0 + i;
+  }
+  auto normalizer = FeatureNormalizer::Create(means, stds);
+  ASSERT_TRUE(normalizer.ok());
+  std::array<float, kNumTableFeatures> f;
+  TableFeatures(HandBuiltTable(), 64, f);
+  std::array<float, kNumTableFeatures> raw = f;
+  normalizer->Apply(f);
+  for (int i = 0; i < kNumTableFeatures; ++i) {
+    const double expected = (raw[i] - means[i]) / (stds[i] + 1e-6);
+    EXPECT_NEAR(f[i], expected, 1e-5 * std::max(1.0, std::abs(expected))) << i;
+  }
+}
+
+TEST(FeatureNormalizerTest, RejectsBadStatistics) {
+  EXPECT_EQ(FeatureNormalizer::Create({}, {}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(FeatureNormalizer::Create({1.0}, {1.0, 2.0}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(FeatureNormalizer::Create({1.0}, {-1.0}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace shardplan
