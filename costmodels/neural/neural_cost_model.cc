@@ -1,0 +1,244 @@
+#include "costmodels/neural/neural_cost_model.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace shardplan {
+namespace {
+
+// Per-thread buffers reused across calls: after a thread's first calls of a given size, the
+// hot path does not allocate. Cost models are shared by many threads, so nothing here may live
+// in the model.
+struct ComputeScratch {
+  std::vector<float> mlp;        // Mlp scratch
+  std::vector<float> latent;     // one table latent
+  std::vector<float> sum;        // the sum-pooled latent
+  // Memo within one Predict call: shards of the same table with the same columns share a latent.
+  std::vector<const Table*> memo_tables;
+  std::vector<int32_t> memo_columns;
+  std::vector<float> memo_latents;  // memo_tables.size() * latent size
+};
+
+ComputeScratch& ThreadComputeScratch() {
+  thread_local ComputeScratch scratch;
+  return scratch;
+}
+
+std::vector<float>& ThreadCommScratch() {
+  thread_local std::vector<float> scratch;
+  return scratch;
+}
+
+void Grow(std::vector<float>& v, size_t n) {
+  if (v.size() < n) v.resize(n);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// NeuralComputeModel
+
+absl::StatusOr<NeuralComputeModel> NeuralComputeModel::Create(FeatureNormalizer normalizer,
+                                                              Mlp table_mlp, Mlp pred_mlp) {
+  if (normalizer.size() != kNumTableFeatures || table_mlp.input_size() != kNumTableFeatures) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "compute model: ", normalizer.size(), " normaliser entries and a table MLP of ",
+        table_mlp.input_size(), " inputs; need ", kNumTableFeatures, " of each"));
+  }
+  if (!table_mlp.relu_on_output()) {
+    return absl::InvalidArgumentError(
+        "compute model: the table MLP must end with ReLU, as the reference's does");
+  }
+  if (pred_mlp.input_size() != table_mlp.output_size() || pred_mlp.output_size() != 1 ||
+      pred_mlp.relu_on_output()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "compute model: the pred MLP is ", pred_mlp.input_size(), "->", pred_mlp.output_size(),
+        pred_mlp.relu_on_output() ? " with" : " without", " output ReLU; need ",
+        table_mlp.output_size(), "->1 without"));
+  }
+  return NeuralComputeModel(std::move(normalizer), std::move(table_mlp), std::move(pred_mlp));
+}
+
+NeuralComputeModel::NeuralComputeModel(FeatureNormalizer normalizer, Mlp table_mlp, Mlp pred_mlp)
+    : normalizer_(std::move(normalizer)),
+      table_mlp_(std::move(table_mlp)),
+      pred_mlp_(std::move(pred_mlp)) {}
+
+void NeuralComputeModel::TableLatent(const Table& table, int32_t columns,
+                                     std::span<float> latent) const {
+  ComputeScratch& s = ThreadComputeScratch();
+  Grow(s.mlp, std::max(table_mlp_.scratch_size(), pred_mlp_.scratch_size()));
+  std::array<float, kNumTableFeatures> features;
+  TableFeatures(table, columns, features);
+  normalizer_.Apply(features);
+  table_mlp_.Forward(features.data(), 1, latent.data(), s.mlp);
+}
+
+double NeuralComputeModel::PredictFromLatentSum(std::span<const float> latent_sum) const {
+  ComputeScratch& s = ThreadComputeScratch();
+  Grow(s.mlp, std::max(table_mlp_.scratch_size(), pred_mlp_.scratch_size()));
+  float out = 0.0f;
+  pred_mlp_.Forward(latent_sum.data(), 1, &out, s.mlp);
+  return out;
+}
+
+double NeuralComputeModel::Predict(std::span<const ShardView> shards) const {
+  ComputeScratch& s = ThreadComputeScratch();
+  const size_t k = static_cast<size_t>(latent_size());
+  Grow(s.latent, k);
+  Grow(s.sum, k);
+  std::fill(s.sum.begin(), s.sum.begin() + k, 0.0f);
+  s.memo_tables.clear();
+  s.memo_columns.clear();
+  for (const ShardView& shard : shards) {
+    const float* latent = nullptr;
+    for (size_t m = 0; m < s.memo_tables.size(); ++m) {
+      if (s.memo_tables[m] == shard.table && s.memo_columns[m] == shard.columns) {
+        latent = s.memo_latents.data() + m * k;
+        break;
+      }
+    }
+    if (latent == nullptr) {
+      TableLatent(*shard.table, shard.columns, std::span<float>(s.latent.data(), k));
+      const size_t m = s.memo_tables.size();
+      s.memo_tables.push_back(shard.table);
+      s.memo_columns.push_back(shard.columns);
+      Grow(s.memo_latents, (m + 1) * k);
+      std::copy(s.latent.begin(), s.latent.begin() + k, s.memo_latents.begin() + m * k);
+      latent = s.memo_latents.data() + m * k;
+    }
+    for (size_t j = 0; j < k; ++j) s.sum[j] += latent[j];
+  }
+  return PredictFromLatentSum(std::span<const float>(s.sum.data(), k));
+}
+
+// ---------------------------------------------------------------------------------------------
+// NeuralCommModel
+
+absl::StatusOr<NeuralCommModel> NeuralCommModel::Create(int num_devices, Direction direction,
+                                                        FeatureNormalizer normalizer, Mlp mlp) {
+  const char* which = direction == Direction::kForward ? "forward" : "backward";
+  if (num_devices <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(which, " comm model: ", num_devices, " devices; need at least 1"));
+  }
+  const int inputs = direction == Direction::kForward ? 2 * num_devices : num_devices;
+  if (mlp.input_size() != inputs || mlp.output_size() != num_devices || mlp.relu_on_output() ||
+      normalizer.size() != inputs) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        which, " comm model for ", num_devices, " devices: MLP ", mlp.input_size(), "->",
+        mlp.output_size(), mlp.relu_on_output() ? " with" : " without", " output ReLU and ",
+        normalizer.size(), " normaliser entries; need ", inputs, "->", num_devices,
+        " without, and ", inputs, " entries"));
+  }
+  return NeuralCommModel(num_devices, direction, std::move(normalizer), std::move(mlp));
+}
+
+NeuralCommModel::NeuralCommModel(int num_devices, Direction direction,
+                                 FeatureNormalizer normalizer, Mlp mlp)
+    : num_devices_(num_devices),
+      direction_(direction),
+      normalizer_(std::move(normalizer)),
+      mlp_(std::move(mlp)) {}
+
+std::vector<double> NeuralCommModel::Predict(std::span<const int64_t> dim_sums,
+                                             std::span<const double> waits) const {
+  const size_t n = static_cast<size_t>(num_devices_);
+  const size_t inputs = static_cast<size_t>(mlp_.input_size());
+  std::vector<float>& s = ThreadCommScratch();
+  Grow(s, inputs + n + mlp_.scratch_size());
+  float* in = s.data();
+  float* out = in + inputs;
+  std::span<float> mlp_scratch(out + n, mlp_.scratch_size());
+  for (size_t d = 0; d < n; ++d) {
+    in[d] = d < dim_sums.size() ? static_cast<float>(dim_sums[d]) : 0.0f;
+    if (direction_ == Direction::kForward) {
+      in[n + d] = d < waits.size() ? static_cast<float>(waits[d]) : 0.0f;
+    }
+  }
+  normalizer_.Apply(std::span<float>(in, inputs));
+  mlp_.Forward(in, 1, out, mlp_scratch);
+  return std::vector<double>(out, out + n);
+}
+
+// ---------------------------------------------------------------------------------------------
+// NeuralCostModel
+
+absl::StatusOr<NeuralCostModel> NeuralCostModel::Create(std::string name, std::string version,
+                                                        NeuralComputeModel compute,
+                                                        std::map<int, NeuralCommModels> comm) {
+  if (name.empty() || version.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("neural cost model: name \"", name,
+                                                   "\" and version \"", version,
+                                                   "\" must both be non-empty"));
+  }
+  for (const auto& [n, models] : comm) {
+    if (models.forward.num_devices() != n || models.backward.num_devices() != n ||
+        models.forward.direction() != NeuralCommModel::Direction::kForward ||
+        models.backward.direction() != NeuralCommModel::Direction::kBackward) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "neural cost model ", name, "@", version, ": the comm models under ", n,
+          " devices must be a forward and a backward model for ", n, " devices (got ",
+          models.forward.num_devices(), " and ", models.backward.num_devices(), ")"));
+    }
+  }
+  return NeuralCostModel(std::move(name), std::move(version), std::move(compute),
+                         std::move(comm));
+}
+
+NeuralCostModel::NeuralCostModel(std::string name, std::string version,
+                                 NeuralComputeModel compute,
+                                 std::map<int, NeuralCommModels> comm)
+    : name_(std::move(name)),
+      version_(std::move(version)),
+      compute_(std::move(compute)),
+      comm_(std::move(comm)) {}
+
+std::string NeuralCostModel::id() const { return absl::StrCat(name_, "@", version_); }
+
+absl::Status NeuralCostModel::CheckSupports(const Task& task) const {
+  const int n = task.topology.num_devices();
+  if (comm_.find(n) == comm_.end()) {
+    std::vector<int> counts;
+    for (const auto& entry : comm_) counts.push_back(entry.first);
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cost model ", id(), " has no comm models for ", n, " devices (it has ",
+        counts.empty() ? "none" : absl::StrCat("device counts ", absl::StrJoin(counts, ", ")),
+        ")"));
+  }
+  return absl::OkStatus();
+}
+
+double NeuralCostModel::ComputeCost(const CostContext& context,
+                                    std::span<const ShardView> shards) const {
+  return compute_.Predict(shards);
+}
+
+std::vector<double> NeuralCostModel::BackwardCommCosts(const CostContext& context,
+                                                       std::span<const int64_t> dim_sums) const {
+  const auto it = comm_.find(static_cast<int>(dim_sums.size()));
+  if (it == comm_.end()) {
+    return std::vector<double>(dim_sums.size(), std::numeric_limits<double>::quiet_NaN());
+  }
+  return it->second.backward.Predict(dim_sums, {});
+}
+
+std::vector<double> NeuralCostModel::ForwardCommCosts(const CostContext& context,
+                                                      std::span<const int64_t> dim_sums,
+                                                      std::span<const double> waits) const {
+  const auto it = comm_.find(static_cast<int>(dim_sums.size()));
+  if (it == comm_.end()) {
+    return std::vector<double>(dim_sums.size(), std::numeric_limits<double>::quiet_NaN());
+  }
+  return it->second.forward.Predict(dim_sums, waits);
+}
+
+}  // namespace shardplan

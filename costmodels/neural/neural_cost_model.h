@@ -1,0 +1,129 @@
+#ifndef SHARDPLAN_COSTMODELS_NEURAL_NEURAL_COST_MODEL_H_
+#define SHARDPLAN_COSTMODELS_NEURAL_NEURAL_COST_MODEL_H_
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "costmodels/neural/mlp.h"
+#include "costmodels/neural/table_features.h"
+#include "planner/cost_model.h"
+
+namespace shardplan {
+
+// The reference's ComputeCostNet (reference-implementations.md section 1.7), a DeepSets
+// sum-pool: each shard's 20 z-scored features go through the table MLP (20->128->32, ReLU after
+// both layers), the 32-d outputs are summed over the device's shards, and the pred MLP
+// (32->64->1, no output activation) gives the device's fwd+bwd kernel ms. The result can be
+// negative, as in the reference.
+class NeuralComputeModel {
+ public:
+  // INVALID_ARGUMENT unless the normaliser has kNumTableFeatures entries, the table MLP takes
+  // kNumTableFeatures inputs and has ReLU on its output, the pred MLP takes the table MLP's
+  // output size and gives 1 value without output activation.
+  static absl::StatusOr<NeuralComputeModel> Create(FeatureNormalizer normalizer, Mlp table_mlp,
+                                                   Mlp pred_mlp);
+
+  // Cost (ms) of one device holding `shards`; the "dim" feature is each shard's column count,
+  // "row" its table's row count. Thread-safe; allocation-free after a thread's first calls.
+  double Predict(std::span<const ShardView> shards) const;
+
+  // The table MLP's output for `table` seen with `columns` columns (latent_size() floats).
+  void TableLatent(const Table& table, int32_t columns, std::span<float> latent) const;
+  // The pred MLP on a summed latent.
+  double PredictFromLatentSum(std::span<const float> latent_sum) const;
+
+  int latent_size() const { return table_mlp_.output_size(); }
+  const FeatureNormalizer& normalizer() const { return normalizer_; }
+  const Mlp& table_mlp() const { return table_mlp_; }
+  const Mlp& pred_mlp() const { return pred_mlp_; }
+
+ private:
+  NeuralComputeModel(FeatureNormalizer normalizer, Mlp table_mlp, Mlp pred_mlp);
+
+  FeatureNormalizer normalizer_;
+  Mlp table_mlp_;
+  Mlp pred_mlp_;
+};
+
+// The reference's CommCostNet for one device count N: an MLP (in->128->64->32->16->N in the
+// reference; any widths here) on z-scored raw inputs. The forward model's input is
+// [dim_sums (N), waits (N)], the backward model's [dim_sums (N)]; the output is per-device ms.
+class NeuralCommModel {
+ public:
+  enum class Direction { kForward, kBackward };
+
+  // INVALID_ARGUMENT unless num_devices > 0, the MLP takes N (backward) or 2N (forward) inputs
+  // and gives N outputs with no output activation, and the normaliser has one entry per input.
+  static absl::StatusOr<NeuralCommModel> Create(int num_devices, Direction direction,
+                                                FeatureNormalizer normalizer, Mlp mlp);
+
+  int num_devices() const { return num_devices_; }
+  Direction direction() const { return direction_; }
+  const FeatureNormalizer& normalizer() const { return normalizer_; }
+  const Mlp& mlp() const { return mlp_; }
+
+  // Per-device ms. `dim_sums` has num_devices() entries; `waits` too for the forward model and
+  // is ignored by the backward one. Thread-safe.
+  std::vector<double> Predict(std::span<const int64_t> dim_sums,
+                              std::span<const double> waits) const;
+
+ private:
+  NeuralCommModel(int num_devices, Direction direction, FeatureNormalizer normalizer, Mlp mlp);
+
+  int num_devices_;
+  Direction direction_;
+  FeatureNormalizer normalizer_;
+  Mlp mlp_;
+};
+
+// The forward and backward comm models of one device count.
+struct NeuralCommModels {
+  NeuralCommModel forward;
+  NeuralCommModel backward;
+};
+
+// A neural bundle behind planner's CostModel: one compute model and comm models per device
+// count (DESIGN.md section 3.1). Immutable after Create and safe to call from many threads.
+//
+// Tables without an access histogram are costed with all 17 bins zero (the features of an
+// empty histogram); CheckSupports does not refuse them. Comm queries for a device count without
+// comm models (which CheckSupports refuses) return NaN per device.
+class NeuralCostModel : public CostModel {
+ public:
+  // INVALID_ARGUMENT when name or version is empty, or a map key is not the device count of
+  // both its models, or a forward/backward model sits in the other slot.
+  static absl::StatusOr<NeuralCostModel> Create(std::string name, std::string version,
+                                                NeuralComputeModel compute,
+                                                std::map<int, NeuralCommModels> comm);
+
+  std::string id() const override;  // "name@version"
+  // FAILED_PRECONDITION naming the device count when no comm models cover it.
+  absl::Status CheckSupports(const Task& task) const override;
+  double ComputeCost(const CostContext& context,
+                     std::span<const ShardView> shards) const override;
+  std::vector<double> BackwardCommCosts(const CostContext& context,
+                                        std::span<const int64_t> dim_sums) const override;
+  std::vector<double> ForwardCommCosts(const CostContext& context,
+                                       std::span<const int64_t> dim_sums,
+                                       std::span<const double> waits) const override;
+
+  const NeuralComputeModel& compute() const { return compute_; }
+  const std::map<int, NeuralCommModels>& comm() const { return comm_; }
+
+ private:
+  NeuralCostModel(std::string name, std::string version, NeuralComputeModel compute,
+                  std::map<int, NeuralCommModels> comm);
+
+  std::string name_;
+  std::string version_;
+  NeuralComputeModel compute_;
+  std::map<int, NeuralCommModels> comm_;
+};
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_COSTMODELS_NEURAL_NEURAL_COST_MODEL_H_
