@@ -1,0 +1,69 @@
+// Speed of neural cost-model inference on one core (issue 4's target: well over 10^6 table
+// rows per second). Weights are random in torch's default init range; speed does not depend
+// on their values. Each device set is the 60-table shard set of one synthetic task device.
+//
+//   build/bench/neural_inference_bench --benchmark_out=bench/results/neural_inference.json
+//                                      --benchmark_out_format=json
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "bench/synthetic_tasks.h"
+#include "benchmark/benchmark.h"
+#include "costmodels/neural/neural_cost_model.h"
+#include "costmodels/neural/table_features.h"
+#include "planner/random.h"
+
+namespace shardplan::bench {
+namespace {
+
+DenseLayer RandomLayer(int in, int out, std::mt19937_64& rng) {
+  const double bound = 1.0 / std::sqrt(static_cast<double>(in));
+  auto draw = [&] { return static_cast<float>((2.0 * Uniform01(rng) - 1.0) * bound); };
+  DenseLayer layer;
+  layer.in = in;
+  layer.out = out;
+  for (int i = 0; i < in * out; ++i) layer.weight.push_back(draw());
+  for (int o = 0; o < out; ++o) layer.bias.push_back(draw());
+  return layer;
+}
+
+Mlp RandomMlp(const std::vector<int>& sizes, bool relu_on_output, std::mt19937_64& rng) {
+  std::vector<DenseLayer> layers;
+  for (size_t l = 0; l + 1 < sizes.size(); ++l) {
+    layers.push_back(RandomLayer(sizes[l], sizes[l + 1], rng));
+  }
+  return *Mlp::Create(std::move(layers), relu_on_output);
+}
+
+const NeuralComputeModel& ComputeModel() {
+  static const NeuralComputeModel* model = [] {
+    std::mt19937_64 rng(0);
+    FeatureNormalizer normalizer = *FeatureNormalizer::Create(
+        std::vector<double>(kNumTableFeatures, 0.0), std::vector<double>(kNumTableFeatures, 1.0));
+    return new NeuralComputeModel(*NeuralComputeModel::Create(
+        std::move(normalizer), RandomMlp({kNumTableFeatures, 128, 32}, true, rng),
+        RandomMlp({32, 64, 1}, false, rng)));
+  }();
+  return *model;
+}
+
+// One device set of `state.range(0)` shards per iteration: table rows/s and sets/s.
+void BM_ComputePredict(benchmark::State& state) {
+  const int num_tables = static_cast<int>(state.range(0));
+  const Task task = SyntheticTask(num_tables, 1, /*seed=*/0);
+  std::vector<ShardView> shards;
+  for (const Table& table : task.tables) shards.push_back({&table, table.rows, table.dim});
+  const NeuralComputeModel& model = ComputeModel();
+  for (auto _ : state) benchmark::DoNotOptimize(model.Predict(shards));
+  state.counters["table_rows/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * num_tables, benchmark::Counter::kIsRate);
+  state.counters["device_sets/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_ComputePredict)->Arg(1)->Arg(15)->Arg(60)->ArgName("tables");
+
+}  // namespace
+}  // namespace shardplan::bench
+
+BENCHMARK_MAIN();
