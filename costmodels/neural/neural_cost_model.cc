@@ -174,7 +174,8 @@ std::vector<double> NeuralCommModel::Predict(std::span<const int64_t> dim_sums,
 
 absl::StatusOr<NeuralCostModel> NeuralCostModel::Create(std::string name, std::string version,
                                                         NeuralComputeModel compute,
-                                                        std::map<int, NeuralCommModels> comm) {
+                                                        std::map<int, NeuralCommModels> comm,
+                                                        CommCosts comm_costs) {
   if (name.empty() || version.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("neural cost model: name \"", name,
                                                    "\" and version \"", version,
@@ -190,21 +191,27 @@ absl::StatusOr<NeuralCostModel> NeuralCostModel::Create(std::string name, std::s
           models.forward.num_devices(), " and ", models.backward.num_devices(), ")"));
     }
   }
+  if (comm_costs == CommCosts::kZero && !comm.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("neural cost model ", name, "@", version,
+                                                   ": comm models given with zero comm costs"));
+  }
   return NeuralCostModel(std::move(name), std::move(version), std::move(compute),
-                         std::move(comm));
+                         std::move(comm), comm_costs);
 }
 
 NeuralCostModel::NeuralCostModel(std::string name, std::string version,
                                  NeuralComputeModel compute,
-                                 std::map<int, NeuralCommModels> comm)
+                                 std::map<int, NeuralCommModels> comm, CommCosts comm_costs)
     : name_(std::move(name)),
       version_(std::move(version)),
       compute_(std::move(compute)),
-      comm_(std::move(comm)) {}
+      comm_(std::move(comm)),
+      comm_costs_(comm_costs) {}
 
 std::string NeuralCostModel::id() const { return absl::StrCat(name_, "@", version_); }
 
 absl::Status NeuralCostModel::CheckSupports(const Task& task) const {
+  if (comm_costs_ == CommCosts::kZero) return absl::OkStatus();
   const int n = task.topology.num_devices();
   if (comm_.find(n) == comm_.end()) {
     std::vector<int> counts;
@@ -224,6 +231,7 @@ double NeuralCostModel::ComputeCost(const CostContext& context,
 
 std::vector<double> NeuralCostModel::BackwardCommCosts(const CostContext& context,
                                                        std::span<const int64_t> dim_sums) const {
+  if (comm_costs_ == CommCosts::kZero) return std::vector<double>(dim_sums.size(), 0.0);
   const auto it = comm_.find(static_cast<int>(dim_sums.size()));
   if (it == comm_.end()) {
     return std::vector<double>(dim_sums.size(), std::numeric_limits<double>::quiet_NaN());
@@ -234,6 +242,7 @@ std::vector<double> NeuralCostModel::BackwardCommCosts(const CostContext& contex
 std::vector<double> NeuralCostModel::ForwardCommCosts(const CostContext& context,
                                                       std::span<const int64_t> dim_sums,
                                                       std::span<const double> waits) const {
+  if (comm_costs_ == CommCosts::kZero) return std::vector<double>(dim_sums.size(), 0.0);
   const auto it = comm_.find(static_cast<int>(dim_sums.size()));
   if (it == comm_.end()) {
     return std::vector<double>(dim_sums.size(), std::numeric_limits<double>::quiet_NaN());

@@ -92,13 +92,20 @@ struct NeuralCommModels {
 // Tables without an access histogram are costed with all 17 bins zero (the features of an
 // empty histogram); CheckSupports does not refuse them. Comm queries for a device count without
 // comm models (which CheckSupports refuses) return NaN per device.
+//
+// A bundle trained where there is no interconnect (the cpu backend measures kernels only) has
+// CommCosts::kZero: no comm models, every device count supported, comm costs 0.
 class NeuralCostModel : public CostModel {
  public:
+  enum class CommCosts { kNeural, kZero };
+
   // INVALID_ARGUMENT when name or version is empty, or a map key is not the device count of
-  // both its models, or a forward/backward model sits in the other slot.
+  // both its models, or a forward/backward model sits in the other slot, or comm models are
+  // given with CommCosts::kZero.
   static absl::StatusOr<NeuralCostModel> Create(std::string name, std::string version,
                                                 NeuralComputeModel compute,
-                                                std::map<int, NeuralCommModels> comm);
+                                                std::map<int, NeuralCommModels> comm,
+                                                CommCosts comm_costs = CommCosts::kNeural);
 
   std::string id() const override;  // "name@version"
   // FAILED_PRECONDITION naming the device count when no comm models cover it.
@@ -113,15 +120,17 @@ class NeuralCostModel : public CostModel {
 
   const NeuralComputeModel& compute() const { return compute_; }
   const std::map<int, NeuralCommModels>& comm() const { return comm_; }
+  CommCosts comm_costs() const { return comm_costs_; }
 
  private:
   NeuralCostModel(std::string name, std::string version, NeuralComputeModel compute,
-                  std::map<int, NeuralCommModels> comm);
+                  std::map<int, NeuralCommModels> comm, CommCosts comm_costs);
 
   std::string name_;
   std::string version_;
   NeuralComputeModel compute_;
   std::map<int, NeuralCommModels> comm_;
+  CommCosts comm_costs_;
 };
 
 }  // namespace shardplan

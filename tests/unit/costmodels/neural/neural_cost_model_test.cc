@@ -270,6 +270,31 @@ TEST_F(NeuralCostModelTest, CheckSupportsNamesTheMissingDeviceCount) {
   EXPECT_TRUE(std::isnan(bw[0]));
 }
 
+TEST_F(NeuralCostModelTest, ZeroCommCostsSupportEveryDeviceCount) {
+  auto model = NeuralCostModel::Create("cpu", "1", MakeCompute(), {},
+                                       NeuralCostModel::CommCosts::kZero);
+  ASSERT_TRUE(model.ok()) << model.status();
+  for (int n : {1, 4, 7}) EXPECT_TRUE(model->CheckSupports(TaskWithDevices(n)).ok()) << n;
+  const Task task = TaskWithDevices(3);
+  const CostContext context = CostContext::For(task);
+  EXPECT_EQ(model->BackwardCommCosts(context, std::vector<int64_t>{8, 16, 4}),
+            (std::vector<double>{0, 0, 0}));
+  EXPECT_EQ(model->ForwardCommCosts(context, std::vector<int64_t>{8, 16, 4},
+                                    std::vector<double>{0, 1, 2}),
+            (std::vector<double>{0, 0, 0}));
+  // The compute model is untouched.
+  EXPECT_TRUE(Close(model->ComputeCost(context, Shards({{0, 64}})),
+                    ReferenceCompute(Shards({{0, 64}}))));
+  // Comm models and zero comm costs contradict each other.
+  std::map<int, NeuralCommModels> comm;
+  comm.emplace(4, MakeComm(4));
+  EXPECT_EQ(NeuralCostModel::Create("cpu", "1", MakeCompute(), std::move(comm),
+                                    NeuralCostModel::CommCosts::kZero)
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(NeuralCostModelTest, ConcurrentCallsAgree) {
   const NeuralCostModel model = MakeModel({4});
   const Task task = TaskWithDevices(4);
