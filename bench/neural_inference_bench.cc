@@ -36,32 +36,35 @@ Mlp RandomMlp(const std::vector<int>& sizes, bool relu_on_output, std::mt19937_6
   return *Mlp::Create(std::move(layers), relu_on_output);
 }
 
-const NeuralComputeModel& ComputeModel() {
-  static const NeuralComputeModel* model = [] {
-    std::mt19937_64 rng(0);
-    FeatureNormalizer normalizer = *FeatureNormalizer::Create(
-        std::vector<double>(kNumTableFeatures, 0.0), std::vector<double>(kNumTableFeatures, 1.0));
-    return new NeuralComputeModel(*NeuralComputeModel::Create(
-        std::move(normalizer), RandomMlp({kNumTableFeatures, 128, 32}, true, rng),
-        RandomMlp({32, 64, 1}, false, rng)));
-  }();
-  return *model;
+NeuralComputeModel MakeComputeModel(size_t latent_memo_capacity) {
+  std::mt19937_64 rng(0);
+  FeatureNormalizer normalizer = *FeatureNormalizer::Create(
+      std::vector<double>(kNumTableFeatures, 0.0), std::vector<double>(kNumTableFeatures, 1.0));
+  return *NeuralComputeModel::Create(std::move(normalizer),
+                                     RandomMlp({kNumTableFeatures, 128, 32}, true, rng),
+                                     RandomMlp({32, 64, 1}, false, rng), latent_memo_capacity);
 }
 
 // One device set of `state.range(0)` shards per iteration: table rows/s and sets/s.
-void BM_ComputePredict(benchmark::State& state) {
+// `memo`: with the process-wide latent memo (warm after the first iteration, as in a search,
+// which revisits the same (table, dim) pairs), or without it (every table through the MLP).
+void ComputePredict(benchmark::State& state, bool memo) {
   const int num_tables = static_cast<int>(state.range(0));
   const Task task = SyntheticTask(num_tables, 1, /*seed=*/0);
   std::vector<ShardView> shards;
   for (const Table& table : task.tables) shards.push_back({&table, table.rows, table.dim});
-  const NeuralComputeModel& model = ComputeModel();
+  const NeuralComputeModel model =
+      MakeComputeModel(memo ? NeuralComputeModel::kDefaultLatentMemoCapacity : 0);
   for (auto _ : state) benchmark::DoNotOptimize(model.Predict(shards));
   state.counters["table_rows/s"] = benchmark::Counter(
       static_cast<double>(state.iterations()) * num_tables, benchmark::Counter::kIsRate);
   state.counters["device_sets/s"] =
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
+void BM_ComputePredict(benchmark::State& state) { ComputePredict(state, /*memo=*/false); }
+void BM_ComputePredictMemo(benchmark::State& state) { ComputePredict(state, /*memo=*/true); }
 BENCHMARK(BM_ComputePredict)->Arg(1)->Arg(15)->Arg(60)->ArgName("tables");
+BENCHMARK(BM_ComputePredictMemo)->Arg(1)->Arg(15)->Arg(60)->ArgName("tables");
 
 }  // namespace
 }  // namespace shardplan::bench

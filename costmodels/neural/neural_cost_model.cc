@@ -21,10 +21,6 @@ struct ComputeScratch {
   std::vector<float> mlp;        // Mlp scratch
   std::vector<float> latent;     // one table latent
   std::vector<float> sum;        // the sum-pooled latent
-  // Memo within one Predict call: shards of the same table with the same columns share a latent.
-  std::vector<const Table*> memo_tables;
-  std::vector<int32_t> memo_columns;
-  std::vector<float> memo_latents;  // memo_tables.size() * latent size
 };
 
 ComputeScratch& ThreadComputeScratch() {
@@ -47,7 +43,8 @@ void Grow(std::vector<float>& v, size_t n) {
 // NeuralComputeModel
 
 absl::StatusOr<NeuralComputeModel> NeuralComputeModel::Create(FeatureNormalizer normalizer,
-                                                              Mlp table_mlp, Mlp pred_mlp) {
+                                                              Mlp table_mlp, Mlp pred_mlp,
+                                                              size_t latent_memo_capacity) {
   if (normalizer.size() != kNumTableFeatures || table_mlp.input_size() != kNumTableFeatures) {
     return absl::InvalidArgumentError(absl::StrCat(
         "compute model: ", normalizer.size(), " normaliser entries and a table MLP of ",
@@ -64,22 +61,37 @@ absl::StatusOr<NeuralComputeModel> NeuralComputeModel::Create(FeatureNormalizer 
         pred_mlp.relu_on_output() ? " with" : " without", " output ReLU; need ",
         table_mlp.output_size(), "->1 without"));
   }
-  return NeuralComputeModel(std::move(normalizer), std::move(table_mlp), std::move(pred_mlp));
+  std::shared_ptr<LatentMemo> memo;
+  if (latent_memo_capacity > 0) {
+    memo = std::make_shared<LatentMemo>(latent_memo_capacity, table_mlp.output_size());
+  }
+  return NeuralComputeModel(std::move(normalizer), std::move(table_mlp), std::move(pred_mlp),
+                            std::move(memo));
 }
 
-NeuralComputeModel::NeuralComputeModel(FeatureNormalizer normalizer, Mlp table_mlp, Mlp pred_mlp)
+NeuralComputeModel::NeuralComputeModel(FeatureNormalizer normalizer, Mlp table_mlp, Mlp pred_mlp,
+                                       std::shared_ptr<LatentMemo> memo)
     : normalizer_(std::move(normalizer)),
       table_mlp_(std::move(table_mlp)),
-      pred_mlp_(std::move(pred_mlp)) {}
+      pred_mlp_(std::move(pred_mlp)),
+      memo_(std::move(memo)) {}
+
+void NeuralComputeModel::LatentOfFeatures(const LatentMemo::Key& raw,
+                                          std::span<float> latent) const {
+  ComputeScratch& s = ThreadComputeScratch();
+  Grow(s.mlp, std::max(table_mlp_.scratch_size(), pred_mlp_.scratch_size()));
+  LatentMemo::Key features = raw;
+  normalizer_.Apply(features);
+  table_mlp_.Forward(features.data(), 1, latent.data(), s.mlp);
+}
 
 void NeuralComputeModel::TableLatent(const Table& table, int32_t columns,
                                      std::span<float> latent) const {
-  ComputeScratch& s = ThreadComputeScratch();
-  Grow(s.mlp, std::max(table_mlp_.scratch_size(), pred_mlp_.scratch_size()));
-  std::array<float, kNumTableFeatures> features;
-  TableFeatures(table, columns, features);
-  normalizer_.Apply(features);
-  table_mlp_.Forward(features.data(), 1, latent.data(), s.mlp);
+  LatentMemo::Key raw;
+  TableFeatures(table, columns, raw);
+  if (memo_ != nullptr && memo_->Find(raw, latent)) return;
+  LatentOfFeatures(raw, latent);
+  if (memo_ != nullptr) memo_->Insert(raw, latent);
 }
 
 double NeuralComputeModel::PredictFromLatentSum(std::span<const float> latent_sum) const {
@@ -96,26 +108,9 @@ double NeuralComputeModel::Predict(std::span<const ShardView> shards) const {
   Grow(s.latent, k);
   Grow(s.sum, k);
   std::fill(s.sum.begin(), s.sum.begin() + k, 0.0f);
-  s.memo_tables.clear();
-  s.memo_columns.clear();
   for (const ShardView& shard : shards) {
-    const float* latent = nullptr;
-    for (size_t m = 0; m < s.memo_tables.size(); ++m) {
-      if (s.memo_tables[m] == shard.table && s.memo_columns[m] == shard.columns) {
-        latent = s.memo_latents.data() + m * k;
-        break;
-      }
-    }
-    if (latent == nullptr) {
-      TableLatent(*shard.table, shard.columns, std::span<float>(s.latent.data(), k));
-      const size_t m = s.memo_tables.size();
-      s.memo_tables.push_back(shard.table);
-      s.memo_columns.push_back(shard.columns);
-      Grow(s.memo_latents, (m + 1) * k);
-      std::copy(s.latent.begin(), s.latent.begin() + k, s.memo_latents.begin() + m * k);
-      latent = s.memo_latents.data() + m * k;
-    }
-    for (size_t j = 0; j < k; ++j) s.sum[j] += latent[j];
+    TableLatent(*shard.table, shard.columns, std::span<float>(s.latent.data(), k));
+    for (size_t j = 0; j < k; ++j) s.sum[j] += s.latent[j];
   }
   return PredictFromLatentSum(std::span<const float>(s.sum.data(), k));
 }

@@ -3,11 +3,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "costmodels/neural/latent_memo.h"
 #include "costmodels/neural/mlp.h"
 #include "costmodels/neural/table_features.h"
 #include "planner/cost_model.h"
@@ -19,16 +21,26 @@ namespace shardplan {
 // both layers), the 32-d outputs are summed over the device's shards, and the pred MLP
 // (32->64->1, no output activation) gives the device's fwd+bwd kernel ms. The result can be
 // negative, as in the reference.
+//
+// Table latents are memoised process-wide per (table features, columns) in a LatentMemo shared
+// by copies of the model; results are bit-identical with and without it.
 class NeuralComputeModel {
  public:
+  // Latents kept by default: a few thousand (table, dim) pairs cover a large task, and each
+  // entry is about 250 bytes, so 64K entries bound the memo near 16 MB per model.
+  static constexpr size_t kDefaultLatentMemoCapacity = size_t{1} << 16;
+
   // INVALID_ARGUMENT unless the normaliser has kNumTableFeatures entries, the table MLP takes
   // kNumTableFeatures inputs and has ReLU on its output, the pred MLP takes the table MLP's
-  // output size and gives 1 value without output activation.
-  static absl::StatusOr<NeuralComputeModel> Create(FeatureNormalizer normalizer, Mlp table_mlp,
-                                                   Mlp pred_mlp);
+  // output size and gives 1 value without output activation. `latent_memo_capacity` 0 turns
+  // the memo off.
+  static absl::StatusOr<NeuralComputeModel> Create(
+      FeatureNormalizer normalizer, Mlp table_mlp, Mlp pred_mlp,
+      size_t latent_memo_capacity = kDefaultLatentMemoCapacity);
 
   // Cost (ms) of one device holding `shards`; the "dim" feature is each shard's column count,
-  // "row" its table's row count. Thread-safe; allocation-free after a thread's first calls.
+  // "row" its table's row count. Thread-safe; allocation-free after a thread's first calls
+  // (memo inserts aside).
   double Predict(std::span<const ShardView> shards) const;
 
   // The table MLP's output for `table` seen with `columns` columns (latent_size() floats).
@@ -40,13 +52,20 @@ class NeuralComputeModel {
   const FeatureNormalizer& normalizer() const { return normalizer_; }
   const Mlp& table_mlp() const { return table_mlp_; }
   const Mlp& pred_mlp() const { return pred_mlp_; }
+  // Null when the memo is off.
+  const LatentMemo* latent_memo() const { return memo_.get(); }
 
  private:
-  NeuralComputeModel(FeatureNormalizer normalizer, Mlp table_mlp, Mlp pred_mlp);
+  NeuralComputeModel(FeatureNormalizer normalizer, Mlp table_mlp, Mlp pred_mlp,
+                     std::shared_ptr<LatentMemo> memo);
+
+  // The table MLP on raw features (normalised here into scratch).
+  void LatentOfFeatures(const LatentMemo::Key& raw, std::span<float> latent) const;
 
   FeatureNormalizer normalizer_;
   Mlp table_mlp_;
   Mlp pred_mlp_;
+  std::shared_ptr<LatentMemo> memo_;
 };
 
 // The reference's CommCostNet for one device count N: an MLP (in->128->64->32->16->N in the

@@ -295,6 +295,27 @@ TEST_F(NeuralCostModelTest, ZeroCommCostsSupportEveryDeviceCount) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST_F(NeuralCostModelTest, LatentMemoNeverChangesAResult) {
+  const NeuralComputeModel memoised = MakeCompute();
+  ASSERT_NE(memoised.latent_memo(), nullptr);
+  const NeuralComputeModel plain =
+      *NeuralComputeModel::Create(memoised.normalizer(), memoised.table_mlp(),
+                                  memoised.pred_mlp(), /*latent_memo_capacity=*/0);
+  EXPECT_EQ(plain.latent_memo(), nullptr);
+  const std::vector<ShardView> shards = Shards({{0, 64}, {1, 32}, {2, 128}, {0, 64}, {3, 16}});
+  const double expected = plain.Predict(shards);
+  EXPECT_EQ(memoised.Predict(shards), expected);  // cold: fills the memo
+  EXPECT_EQ(memoised.Predict(shards), expected);  // warm: every latent from the memo
+  const LatentMemo::Stats stats = memoised.latent_memo()->stats();
+  EXPECT_EQ(stats.entries, 4);  // (0, 64) twice, one entry
+  EXPECT_EQ(stats.hits, 6);     // the repeat in the cold call, and all five in the warm one
+  // A copy of a table (another address, same features) hits the same entry.
+  Table copy = tables_[1];
+  const std::vector<ShardView> copied = {ShardView{&copy, copy.rows, 32}};
+  EXPECT_EQ(memoised.Predict(copied), plain.Predict(copied));
+  EXPECT_EQ(memoised.latent_memo()->stats().hits, 7);
+}
+
 TEST_F(NeuralCostModelTest, ConcurrentCallsAgree) {
   const NeuralCostModel model = MakeModel({4});
   const Task task = TaskWithDevices(4);
