@@ -1,7 +1,5 @@
 #include "costmodels/tools/tool_support.h"
 
-#include <openssl/evp.h>
-
 #include <csignal>
 #include <filesystem>
 #include <memory>
@@ -9,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "costmodels/artifacts/sha256.h"
 #include "costmodels/backends/cpu/cpu_backend.h"
 #include "costmodels/backends/sim/sim_backend.h"
 #include "costmodels/data/atomic_file.h"
@@ -27,19 +26,6 @@ extern "C" void OnStopSignal(int signal) {
 }
 
 }  // namespace
-
-std::string Sha256Hex(const std::string& bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned int i = 0; i < length; ++i) {
-    hex += kHex[digest[i] >> 4];
-    hex += kHex[digest[i] & 15];
-  }
-  return hex;
-}
 
 absl::StatusOr<LoadedPool> LoadPoolWithHash(const std::string& path) {
   SHARDPLAN_ASSIGN_OR_RETURN(const std::string text, ReadTablePoolText(path));

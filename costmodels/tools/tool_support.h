@@ -24,8 +24,6 @@ struct LoadedPool {
 };
 absl::StatusOr<LoadedPool> LoadPoolWithHash(const std::string& path);
 
-std::string Sha256Hex(const std::string& bytes);
-
 // What selects a backend on the command line (--backend, --profile, --devices,
 // --noise-sigma, --seed, --batch-size).
 struct BackendChoice {

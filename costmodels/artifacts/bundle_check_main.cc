@@ -1,0 +1,34 @@
+// shardplan-bundle-check <bundle directory>: reads and verifies a model bundle the way the
+// server loads it; prints its summary (exit 0) or the reason it is refused (exit 1).
+#include <cstdio>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "costmodels/artifacts/model_bundle.h"
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: shardplan-bundle-check <models root>/<name>/<version>\n");
+    return 2;
+  }
+  const auto bundle = shardplan::ReadModelBundle(argv[1]);
+  if (!bundle.ok()) {
+    std::fprintf(stderr, "refused: %s\n", std::string(bundle.status().ToString()).c_str());
+    return 1;
+  }
+  const shardplan::ModelManifest& m = bundle->manifest;
+  std::string mse;
+  for (const auto& [sub_model, value] : m.test_mse)
+    absl::StrAppend(&mse, " ", sub_model, "=", value);
+  std::printf("ok %s\n", m.id().c_str());
+  std::printf("  hardware_profile: %s\n  backend: %s\n  created: %s\n", m.hardware_profile.c_str(),
+              m.backend.c_str(), m.created.c_str());
+  std::printf("  device_counts: %s\n", m.device_counts.empty()
+                                           ? "any (zero comm costs)"
+                                           : absl::StrJoin(m.device_counts, ",").c_str());
+  std::printf("  data_size: %lld\n  test_mse:%s\n  manifest_sha256: %s\n",
+              static_cast<long long>(m.data_size), mse.empty() ? " (none)" : mse.c_str(),
+              bundle->manifest_sha256.c_str());
+  return 0;
+}

@@ -1,0 +1,439 @@
+#include "costmodels/artifacts/model_bundle.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "bundle_test_util.h"
+#include "costmodels/artifacts/sha256.h"
+#include "costmodels/artifacts/weights_file.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace shardplan {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using testing_bundle::MakeTempDir;
+using testing_bundle::RandomModel;
+using testing_bundle::ReadFile;
+using testing_bundle::WriteFile;
+
+SubModelTraining Training(const std::string& data, int64_t samples, double test_mse) {
+  return {absl::StrCat("data/", data, ".jsonl"),
+          Sha256Hex(data),
+          samples,
+          40,
+          0.5 * test_mse,
+          0.9 * test_mse,
+          test_mse};
+}
+
+BundleInfo Info(const std::string& name, const std::string& version) {
+  BundleInfo info;
+  info.name = name;
+  info.version = version;
+  info.description = "test bundle \"quoted\" ünïcode";
+  info.hardware_profile = "sim-rtx2080ti";
+  info.backend = "sim";
+  info.created = "2026-11-21T10:00:00Z";
+  info.seed = 18446744073709551557ull;  // needs all 64 bits
+  info.training["compute"] = Training("compute", 100000, 0.0123456789);
+  info.training["comm_4_forward"] = Training("comm4", 5000, 0.25);
+  info.training["comm_4_backward"] = Training("comm4", 5000, 0.125);
+  info.training["comm_8_forward"] = Training("comm8", 7000, 1.5);
+  return info;
+}
+
+std::vector<Table> SomeTables() {
+  std::vector<Table> tables;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int i = 0; i < 6; ++i) {
+    Table t;
+    t.name = absl::StrCat("t", i);
+    t.rows = 1000 + static_cast<int64_t>(u(rng) * 3e6);
+    t.dim = 16 << (i % 3);
+    t.pooling_factor = 1 + 30 * u(rng);
+    if (i % 2 == 0) {
+      for (int j = 0; j < kNumAccessBins; ++j) t.access_bins.push_back(u(rng) / kNumAccessBins);
+    }
+    tables.push_back(t);
+  }
+  return tables;
+}
+
+void ExpectSamePredictions(const NeuralCostModel& a, const NeuralCostModel& b) {
+  const std::vector<Table> tables = SomeTables();
+  std::vector<ShardView> shards;
+  for (const Table& t : tables) {
+    shards.push_back({&t, t.rows, t.dim});
+    // Bit-identical, not close: the bundle stores the exact floats and doubles.
+    EXPECT_EQ(a.compute().Predict(shards), b.compute().Predict(shards)) << shards.size();
+  }
+  ASSERT_EQ(a.comm().size(), b.comm().size());
+  for (const auto& [n, models] : a.comm()) {
+    std::vector<int64_t> dims;
+    std::vector<double> waits;
+    for (int i = 0; i < n; ++i) {
+      dims.push_back(64 * (i + 1) + 7);
+      waits.push_back(0.37 * i);
+    }
+    const NeuralCommModels& other = b.comm().at(n);
+    EXPECT_EQ(models.forward.Predict(dims, waits), other.forward.Predict(dims, waits));
+    EXPECT_EQ(models.backward.Predict(dims, {}), other.backward.Predict(dims, {}));
+  }
+  EXPECT_EQ(a.comm_costs(), b.comm_costs());
+}
+
+class ModelBundleTest : public ::testing::Test {
+ protected:
+  ModelBundleTest() : root_(MakeTempDir()) {}
+  ~ModelBundleTest() override { fs::remove_all(root_); }
+
+  // Writes the standard bundle and returns its directory.
+  std::string WriteStandard(const std::string& name = "neuro", const std::string& version = "3") {
+    const NeuralCostModel model = RandomModel(name, version, {4, 8});
+    const absl::Status status = WriteModelBundle(root_, Info(name, version), model);
+    EXPECT_TRUE(status.ok()) << status;
+    return ModelBundleDirectory(root_, name, version);
+  }
+
+  nlohmann::json ReadManifest(const std::string& dir) {
+    return nlohmann::json::parse(ReadFile(dir + "/manifest.json"));
+  }
+  void WriteManifest(const std::string& dir, const nlohmann::json& manifest) {
+    WriteFile(dir + "/manifest.json", manifest.dump(2));
+  }
+
+  // The error of reading `dir`, which must fail with FAILED_PRECONDITION.
+  std::string Refusal(const std::string& dir) {
+    auto bundle = ReadModelBundle(dir);
+    EXPECT_FALSE(bundle.ok());
+    if (bundle.ok()) return "";
+    EXPECT_EQ(bundle.status().code(), absl::StatusCode::kFailedPrecondition) << bundle.status();
+    return std::string(bundle.status().message());
+  }
+
+  std::string root_;
+};
+
+TEST_F(ModelBundleTest, RoundTripIsExact) {
+  const NeuralCostModel model = RandomModel("neuro", "3", {4, 8});
+  const BundleInfo info = Info("neuro", "3");
+  ASSERT_TRUE(WriteModelBundle(root_, info, model).ok());
+  const std::string dir = ModelBundleDirectory(root_, "neuro", "3");
+  EXPECT_EQ(dir, root_ + "/neuro/3");
+
+  auto bundle = ReadModelBundle(dir);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_EQ(bundle->directory, dir);
+  EXPECT_EQ(bundle->manifest_sha256, Sha256Hex(ReadFile(dir + "/manifest.json")));
+  EXPECT_EQ(bundle->model->id(), "neuro@3");
+  ExpectSamePredictions(model, *bundle->model);
+
+  const BundleInfo& read = bundle->info;
+  EXPECT_EQ(read.name, info.name);
+  EXPECT_EQ(read.version, info.version);
+  EXPECT_EQ(read.description, info.description);
+  EXPECT_EQ(read.hardware_profile, info.hardware_profile);
+  EXPECT_EQ(read.backend, info.backend);
+  EXPECT_EQ(read.created, info.created);
+  EXPECT_EQ(read.seed, info.seed);
+  ASSERT_EQ(read.training.size(), info.training.size());
+  for (const auto& [sub_model, t] : info.training) {
+    const SubModelTraining& r = read.training.at(sub_model);
+    EXPECT_EQ(r.data_file, t.data_file);
+    EXPECT_EQ(r.data_sha256, t.data_sha256);
+    EXPECT_EQ(r.samples, t.samples);
+    EXPECT_EQ(r.epochs, t.epochs);
+    EXPECT_EQ(r.train_mse, t.train_mse);
+    EXPECT_EQ(r.valid_mse, t.valid_mse);
+    EXPECT_EQ(r.test_mse, t.test_mse);
+  }
+  // Normalisation statistics are doubles and must survive JSON exactly.
+  EXPECT_EQ(bundle->model->compute().normalizer().means(), model.compute().normalizer().means());
+  EXPECT_EQ(bundle->model->compute().normalizer().stds(), model.compute().normalizer().stds());
+  EXPECT_EQ(bundle->model->comm().at(8).forward.normalizer().stds(),
+            model.comm().at(8).forward.normalizer().stds());
+}
+
+TEST_F(ModelBundleTest, WritesTheDocumentedLayout) {
+  const std::string dir = WriteStandard();
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir)) files.push_back(entry.path().filename());
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, (std::vector<std::string>{"comm_4_backward.weights", "comm_4_forward.weights",
+                                             "comm_8_backward.weights", "comm_8_forward.weights",
+                                             "compute.weights", "manifest.json"}));
+  const nlohmann::json m = ReadManifest(dir);
+  EXPECT_EQ(m["format_version"], 1);
+  EXPECT_EQ(m["kind"], "neural");
+  EXPECT_EQ(m["comm_costs"], "neural");
+  EXPECT_EQ(m["compute"]["table_mlp_sizes"], nlohmann::json({20, 128, 32}));
+  EXPECT_EQ(m["compute"]["pred_mlp_sizes"], nlohmann::json({32, 64, 1}));
+  EXPECT_EQ(m["compute"]["features"][0], "bin_0");
+  EXPECT_EQ(m["compute"]["features"][19], "row");
+  EXPECT_EQ(m["compute"]["sha256"], Sha256Hex(ReadFile(dir + "/compute.weights")));
+  EXPECT_EQ(m["comm"][0]["num_devices"], 4);
+  EXPECT_EQ(m["comm"][0]["direction"], "forward");
+  EXPECT_EQ(m["comm"][0]["weights"], "comm_4_forward.weights");
+  EXPECT_EQ(m["comm"][0]["mlp_sizes"], nlohmann::json({8, 16, 8, 4}));
+  EXPECT_EQ(m["comm"][0]["inputs"],
+            nlohmann::json({"dim_sum_0", "dim_sum_1", "dim_sum_2", "dim_sum_3", "wait_0", "wait_1",
+                            "wait_2", "wait_3"}));
+  EXPECT_EQ(m["comm"][1]["inputs"],
+            nlohmann::json({"dim_sum_0", "dim_sum_1", "dim_sum_2", "dim_sum_3"}));
+  EXPECT_EQ(m["comm"][1]["training"]["test_mse"], 0.125);
+  EXPECT_FALSE(m["comm"][3].contains("training"));  // comm_8_backward was given none
+}
+
+TEST_F(ModelBundleTest, ManifestOfBundle) {
+  const std::string dir = WriteStandard();
+  auto bundle = ReadModelBundle(dir);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  const ModelManifest& m = bundle->manifest;
+  EXPECT_EQ(m.id(), "neuro@3");
+  EXPECT_EQ(m.kind, "neural");
+  EXPECT_EQ(m.hardware_profile, "sim-rtx2080ti");
+  EXPECT_EQ(m.backend, "sim");
+  EXPECT_EQ(m.created, "2026-11-21T10:00:00Z");
+  EXPECT_EQ(m.description, Info("neuro", "3").description);
+  // compute 100000 + comm4 5000 (shared by fw and bw) + comm8 7000.
+  EXPECT_EQ(m.data_size, 112000);
+  EXPECT_EQ(m.test_mse, (std::map<std::string, double>{{"compute", 0.0123456789},
+                                                       {"comm_4_forward", 0.25},
+                                                       {"comm_4_backward", 0.125},
+                                                       {"comm_8_forward", 1.5}}));
+  EXPECT_EQ(m.device_counts, (std::vector<int32_t>{4, 8}));
+  // The same as computed from the in-memory model.
+  const ModelManifest direct =
+      ManifestOfBundle(Info("neuro", "3"), RandomModel("neuro", "3", {4, 8}));
+  EXPECT_EQ(direct.data_size, m.data_size);
+  EXPECT_EQ(direct.device_counts, m.device_counts);
+}
+
+TEST_F(ModelBundleTest, ZeroCommBundleRoundTrips) {
+  const NeuralCostModel model = RandomModel("cpu-model", "1.0", {});
+  BundleInfo info = Info("cpu-model", "1.0");
+  info.backend = "cpu";
+  info.training = {{"compute", Training("cpu", 300, 0.5)}};
+  info.created.clear();  // the writer fills it
+  ASSERT_TRUE(WriteModelBundle(root_, info, model).ok());
+  auto bundle = ReadModelBundle(ModelBundleDirectory(root_, "cpu-model", "1.0"));
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_EQ(bundle->model->comm_costs(), NeuralCostModel::CommCosts::kZero);
+  EXPECT_THAT(bundle->model->comm(), IsEmpty());
+  EXPECT_THAT(bundle->manifest.device_counts, IsEmpty());
+  EXPECT_EQ(bundle->manifest.data_size, 300);
+  EXPECT_THAT(bundle->info.created, ::testing::MatchesRegex("20[0-9-]+T[0-9:]+Z"));
+  ExpectSamePredictions(model, *bundle->model);
+  EXPECT_EQ(ReadManifest(bundle->directory)["comm_costs"], "zero");
+}
+
+TEST_F(ModelBundleTest, VersionsAreImmutable) {
+  const std::string dir = WriteStandard();
+  const std::string before = ReadFile(dir + "/manifest.json");
+  const absl::Status again =
+      WriteModelBundle(root_, Info("neuro", "3"), RandomModel("neuro", "3", {4, 8}, 99));
+  EXPECT_EQ(again.code(), absl::StatusCode::kAlreadyExists) << again;
+  EXPECT_THAT(std::string(again.message()), HasSubstr(dir));
+  EXPECT_EQ(ReadFile(dir + "/manifest.json"), before);
+  // Even an empty directory of that version is not replaced.
+  fs::create_directories(ModelBundleDirectory(root_, "neuro", "4"));
+  EXPECT_EQ(WriteModelBundle(root_, Info("neuro", "4"), RandomModel("neuro", "4", {4, 8})).code(),
+            absl::StatusCode::kAlreadyExists);
+}
+
+TEST_F(ModelBundleTest, NoTemporaryDirectoryIsLeftBehind) {
+  WriteStandard("neuro", "3");
+  // A failed write (existing version) leaves nothing either.
+  (void)WriteModelBundle(root_, Info("neuro", "3"), RandomModel("neuro", "3", {4, 8}));
+  std::vector<std::string> entries;
+  for (const auto& e : fs::directory_iterator(root_ + "/neuro")) {
+    entries.push_back(e.path().filename());
+  }
+  EXPECT_EQ(entries, std::vector<std::string>{"3"});
+}
+
+TEST_F(ModelBundleTest, StaleTemporaryDirectoryIsReplaced) {
+  fs::create_directories(root_ + "/neuro");
+  const std::string stale = root_ + "/neuro/." + "5.tmp-" + std::to_string(::getpid());
+  fs::create_directories(stale);  // a crashed writer's leftover with our pid
+  WriteFile(stale + "/junk", "x");
+  ASSERT_TRUE(WriteModelBundle(root_, Info("neuro", "5"), RandomModel("neuro", "5", {4, 8})).ok());
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(ReadModelBundle(root_ + "/neuro/5").ok());
+}
+
+TEST_F(ModelBundleTest, RefusesInvalidNamesAndVersions) {
+  for (const std::string bad : {"../x", "", ".hidden", "a/b", "sp ace", ".", ".."}) {
+    // NeuralCostModel refuses an empty name itself; use a valid model with a mismatching info.
+    BundleInfo info = Info(bad, "1");
+    const absl::Status status = WriteModelBundle(root_, info, RandomModel("ok", "1", {4}));
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << "'" << bad << "'";
+    EXPECT_THAT(std::string(status.message()), HasSubstr("name")) << bad;
+    info = Info("ok", bad);
+    const absl::Status version_status = WriteModelBundle(root_, info, RandomModel("ok", "1", {4}));
+    EXPECT_EQ(version_status.code(), absl::StatusCode::kInvalidArgument) << "'" << bad << "'";
+    EXPECT_THAT(std::string(version_status.message()), HasSubstr("version")) << bad;
+  }
+  EXPECT_TRUE(fs::is_empty(root_));
+}
+
+TEST_F(ModelBundleTest, RefusesInfoThatDoesNotMatchTheModel) {
+  EXPECT_EQ(WriteModelBundle(root_, Info("a", "1"), RandomModel("b", "1", {4})).code(),
+            absl::StatusCode::kInvalidArgument);
+  // Training for a sub-model the model does not have.
+  EXPECT_EQ(WriteModelBundle(root_, Info("a", "1"), RandomModel("a", "1", {4})).code(),
+            absl::StatusCode::kInvalidArgument);  // Info has comm_8_forward
+}
+
+TEST_F(ModelBundleTest, NoManifestIsNotFound) {
+  fs::create_directories(root_ + "/x/1");
+  auto bundle = ReadModelBundle(root_ + "/x/1");
+  EXPECT_EQ(bundle.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(bundle.status().message()), HasSubstr("manifest.json"));
+}
+
+TEST_F(ModelBundleTest, RefusesChecksumMismatch) {
+  const std::string dir = WriteStandard();
+  std::string bytes = ReadFile(dir + "/comm_4_backward.weights");
+  bytes[bytes.size() - 3] ^= 0x40;
+  WriteFile(dir + "/comm_4_backward.weights", bytes);
+  const std::string error = Refusal(dir);
+  EXPECT_THAT(error, HasSubstr(dir + "/comm_4_backward.weights: SHA-256 mismatch (manifest "));
+  EXPECT_THAT(error, HasSubstr(", file " + Sha256Hex(bytes).substr(0, 12)));
+}
+
+TEST_F(ModelBundleTest, RefusesTruncatedWeightsEvenWithMatchingChecksum) {
+  const std::string dir = WriteStandard();
+  const std::string bytes = ReadFile(dir + "/compute.weights");
+  const std::string truncated = bytes.substr(0, bytes.size() - 4);
+  WriteFile(dir + "/compute.weights", truncated);
+  nlohmann::json m = ReadManifest(dir);
+  m["compute"]["sha256"] = Sha256Hex(truncated);
+  WriteManifest(dir, m);
+  const std::string error = Refusal(dir);
+  EXPECT_THAT(error, HasSubstr(dir + "/compute.weights: truncated or corrupt"));
+  EXPECT_THAT(error, HasSubstr("pred_mlp.1.bias"));
+}
+
+TEST_F(ModelBundleTest, RefusesOtherFormatVersions) {
+  const std::string dir = WriteStandard();
+  nlohmann::json m = ReadManifest(dir);
+  m["format_version"] = 2;
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("manifest.json: format_version 2 is not supported "
+                                      "(this build reads 1)"));
+  m["format_version"] = "1";
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("field 'format_version' must be an integer"));
+}
+
+TEST_F(ModelBundleTest, RefusesInvalidJson) {
+  const std::string dir = WriteStandard();
+  WriteFile(dir + "/manifest.json", "{\"format_version\": 1,");
+  EXPECT_THAT(Refusal(dir), HasSubstr("manifest.json: not valid JSON"));
+}
+
+TEST_F(ModelBundleTest, RefusesNameOrVersionOtherThanTheDirectory) {
+  const std::string dir = WriteStandard("neuro", "3");
+  fs::rename(dir, root_ + "/neuro/4");
+  EXPECT_THAT(Refusal(root_ + "/neuro/4"), HasSubstr("names neuro@3 but lives in the directory "
+                                                     "of neuro@4"));
+  fs::create_directories(root_ + "/other");
+  fs::rename(root_ + "/neuro/4", root_ + "/other/3");
+  EXPECT_THAT(Refusal(root_ + "/other/3/"), HasSubstr("of other@3"));
+  fs::rename(root_ + "/other/3", root_ + "/neuro/3");
+  EXPECT_TRUE(ReadModelBundle(root_ + "/neuro/3/").ok());  // a trailing slash is fine
+}
+
+TEST_F(ModelBundleTest, RefusesMissingWeightsFile) {
+  const std::string dir = WriteStandard();
+  fs::remove(dir + "/comm_8_forward.weights");
+  EXPECT_THAT(Refusal(dir), HasSubstr(dir + "/comm_8_forward.weights: weights file is missing"));
+}
+
+TEST_F(ModelBundleTest, RefusesAnotherFeatureOrder) {
+  const std::string dir = WriteStandard();
+  nlohmann::json m = ReadManifest(dir);
+  std::swap(m["compute"]["features"][1], m["compute"]["features"][2]);
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("compute.features [bin_0,bin_10,bin_1,"));
+}
+
+TEST_F(ModelBundleTest, RefusesShapeMismatch) {
+  const std::string dir = WriteStandard();
+  nlohmann::json m = ReadManifest(dir);
+  m["compute"]["table_mlp_sizes"] = {20, 64, 32};
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir),
+              HasSubstr(dir + "/compute.weights: tensor 'table_mlp.0.weight' has shape [128,20], "
+                              "the manifest's architecture needs [64,20]"));
+}
+
+TEST_F(ModelBundleTest, RefusesExtraTensors) {
+  const std::string dir = WriteStandard();
+  const std::string path = dir + "/comm_4_forward.weights";
+  std::vector<WeightsTensor> tensors = *ParseWeights(ReadFile(path), path);
+  tensors.push_back({"mlp.9.weight", {1}, {0.0f}});
+  const std::string bytes = *SerializeWeights(tensors);
+  WriteFile(path, bytes);
+  nlohmann::json m = ReadManifest(dir);
+  m["comm"][0]["sha256"] = Sha256Hex(bytes);
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr(path + ": tensor 'mlp.9.weight' is not part of the "
+                                             "manifest's architecture"));
+}
+
+TEST_F(ModelBundleTest, RefusesOtherCommInputs) {
+  const std::string dir = WriteStandard();
+  nlohmann::json m = ReadManifest(dir);
+  m["comm"][0]["inputs"][4] = "sleep_0";
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("comm[0] (comm_4_forward): inputs"));
+}
+
+TEST_F(ModelBundleTest, RefusesWeightsOutsideTheDirectory) {
+  const std::string dir = WriteStandard();
+  nlohmann::json m = ReadManifest(dir);
+  m["compute"]["weights"] = "../../etc/passwd";
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("expected 'compute.weights'"));
+}
+
+TEST_F(ModelBundleTest, RefusesUnpairedOrDuplicateCommModels) {
+  const std::string dir = WriteStandard();
+  nlohmann::json m = ReadManifest(dir);
+  m["comm"].erase(3);  // comm_8_backward
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("comm_8_forward has no comm_8_backward"));
+  m = ReadManifest(dir);
+  m["comm"][3] = m["comm"][2];
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("comm_8_forward is listed twice"));
+  m["comm"] = nlohmann::json::array();
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("no comm models"));
+}
+
+TEST_F(ModelBundleTest, RefusesMissingField) {
+  const std::string dir = WriteStandard();
+  nlohmann::json m = ReadManifest(dir);
+  m["compute"]["normalization"].erase("std");
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("field 'compute.normalization.std' is missing"));
+}
+
+}  // namespace
+}  // namespace shardplan
