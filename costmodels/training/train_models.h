@@ -1,0 +1,43 @@
+#ifndef SHARDPLAN_COSTMODELS_TRAINING_TRAIN_MODELS_H_
+#define SHARDPLAN_COSTMODELS_TRAINING_TRAIN_MODELS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "costmodels/neural/neural_cost_model.h"
+#include "costmodels/training/datasets.h"
+#include "costmodels/training/trainer.h"
+
+namespace shardplan::training {
+
+// How a sub-model trained, and its test-split predictions (for the scatter plot).
+struct SubModelReport {
+  int64_t samples = 0;
+  TrainResult result;                  // params, epochs, MSEs, s/epoch, test predictions
+  std::vector<float> test_measured;    // split.test order, num outputs per sample
+};
+
+struct TrainedCompute {
+  NeuralComputeModel model;
+  SubModelReport report;
+};
+struct TrainedComm {
+  NeuralCommModel model;
+  SubModelReport report;
+};
+
+// Splits `data` (SplitDataset with options.seed), z-scores it with statistics of the training
+// split (compute: the distinct (pool index, dim) configs of its samples, like the reference's
+// statistics over the augmented table set; comm: its input rows; population std), trains the
+// reference architecture and returns the best-validation model. INVALID_ARGUMENT for a dataset
+// with fewer than 10 samples (no test split).
+absl::StatusOr<TrainedCompute> TrainComputeModel(const ComputeDataset& data,
+                                                 const TrainOptions& options);
+absl::StatusOr<TrainedComm> TrainCommModel(const CommDataset& data,
+                                           NeuralCommModel::Direction direction,
+                                           const TrainOptions& options);
+
+}  // namespace shardplan::training
+
+#endif  // SHARDPLAN_COSTMODELS_TRAINING_TRAIN_MODELS_H_
