@@ -75,6 +75,17 @@ absl::Status ModelRegistry::Add(ModelManifest manifest, std::shared_ptr<const Co
   return absl::OkStatus();
 }
 
+absl::Status ModelRegistry::Remove(const std::string& name, const std::string& version) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto by_name = models_.find(name);
+  if (by_name == models_.end() || by_name->second.erase(version) == 0) {
+    return absl::NotFoundError(absl::StrCat("model ", name, "@", version, " is not loaded"));
+  }
+  // The default name stays: a later version of it becomes the default again.
+  if (by_name->second.empty()) models_.erase(by_name);
+  return absl::OkStatus();
+}
+
 absl::Status ModelRegistry::SetDefault(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   if (models_.find(name) == models_.end()) {

@@ -25,6 +25,9 @@ struct ModelManifest {
   std::string created;           // RFC 3339
   std::vector<int32_t> device_counts;  // device counts its comm models cover; empty: any
   std::string description;
+  // What distinguishes two contents of one name@version: a bundle's manifest SHA-256 (hot
+  // reload may replace a version in place); "" for built-ins. Part of the plan cache key.
+  std::string content_sha256;
 
   std::string id() const { return name + "@" + version; }
 };
@@ -48,6 +51,10 @@ class ModelRegistry {
  public:
   // Adds or replaces name@version. INVALID_ARGUMENT for an empty name or version.
   absl::Status Add(ModelManifest manifest, std::shared_ptr<const CostModel> model);
+
+  // Removes name@version (and the name once it has no version left). Requests that resolved
+  // it keep their shared_ptr and finish on it. NOT_FOUND when it is not there.
+  absl::Status Remove(const std::string& name, const std::string& version);
 
   // The model used when a request names none; must have been added. Defaults to the first
   // name added.

@@ -110,6 +110,28 @@ TEST(ModelRegistryTest, ResolvedModelOutlivesReplacement) {
   EXPECT_EQ(registry.Resolve("m@1")->model->id(), "analytic@replacement");
 }
 
+TEST(ModelRegistryTest, RemoveDropsAVersionAndKeepsResolvedOnesAlive) {
+  ModelRegistry registry;
+  ASSERT_TRUE(registry.Add(Manifest("m", "1"), Model("1")).ok());
+  ASSERT_TRUE(registry.Add(Manifest("m", "2"), Model("2")).ok());
+  auto held = registry.Resolve("m@2");
+  ASSERT_TRUE(held.ok());
+
+  ASSERT_TRUE(registry.Remove("m", "2").ok());
+  EXPECT_EQ(held->model->id(), "analytic@2");  // an in-flight request finishes on it
+  EXPECT_EQ(registry.Resolve("m")->manifest.version, "1");
+  EXPECT_EQ(registry.Resolve("m@2").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(registry.Remove("m", "2").code(), absl::StatusCode::kNotFound);
+
+  ASSERT_TRUE(registry.Remove("m", "1").ok());
+  EXPECT_EQ(registry.size(), 0u);
+  EXPECT_TRUE(registry.List().empty());
+  EXPECT_EQ(registry.Resolve("").status().code(), absl::StatusCode::kNotFound);
+  // The default name survives its versions: a new version is the default again.
+  ASSERT_TRUE(registry.Add(Manifest("m", "3"), Model("3")).ok());
+  EXPECT_EQ(registry.Resolve("")->manifest.version, "3");
+}
+
 TEST(ModelRegistryTest, ConcurrentResolveAndAdd) {
   ModelRegistry registry;
   ASSERT_TRUE(registry.Add(Manifest("m", "1"), Model("1")).ok());
