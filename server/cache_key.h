@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "costmodels/artifacts/sha256.h"  // Sha256Hex, the one SHA-256 helper
 #include "planner/task.h"
 
 namespace shardplan {
@@ -16,17 +17,19 @@ struct CacheKeyInputs {
   std::map<std::string, std::string> resolved_params;  // ResolveParams output: defaults filled
   uint64_t seed = 0;
   std::string model_id;  // exact "name@version"
+  // The resolved version's content_sha256 (ModelManifest): "" for built-ins, the manifest's
+  // SHA-256 for bundles, so a version whose bundle hot reload replaced never hits the plans of
+  // its old content.
+  std::string model_content;
 };
 
 // Lowercase hex SHA-256 of the canonical request: the compact JSON array
 //   [TaskToJson(CanonicalTask(task)), algorithm, {resolved parameters}, "seed", model_id]
-// (the seed as a decimal string, so 64-bit values survive). The task's table order and the
+// with model_content appended when it is not "" (the seed as a decimal string, so 64-bit
+// values survive). The task's table order and the
 // client's JSON spelling do not change it; the algorithm, any parameter, the seed and the model
 // version do.
 std::string PlanCacheKey(const CacheKeyInputs& inputs);
-
-// Lowercase hex SHA-256 of `bytes` (OpenSSL EVP); "" if OpenSSL fails (out of memory).
-std::string Sha256Hex(const std::string& bytes);
 
 }  // namespace shardplan
 

@@ -1,6 +1,7 @@
 #include "server/grpc_server.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -31,10 +32,18 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
   std::unique_ptr<ShardplanServer> s(new ShardplanServer(config));
 
   if (absl::Status added = RegisterBuiltinModels(s->models_); !added.ok()) return added;
+  s->reloader_ = std::make_unique<ModelReloader>(config.models_dir, &s->models_, &s->metrics_);
+  if (s->reloader_->enabled()) {
+    absl::StatusOr<ModelReloadReport> report = s->reloader_->ReloadNow();
+    if (!report.ok()) return report.status();  // logged; refusals are not errors
+    LogLine(absl::StrCat("models_dir \"", config.models_dir, "\": ", report->loaded.size(),
+                         " bundles loaded, ", report->refused.size(), " refused"));
+  }
   if (absl::Status chosen = s->models_.SetDefault(config.default_model); !chosen.ok()) {
     return WithPrefix(chosen, "default_model: ");
   }
   s->metrics_.SetModelsLoaded(static_cast<int64_t>(s->models_.size()));
+  s->metrics_.SetModelInfo(s->models_.List());
   s->metrics_.SetCacheSize(0, 0);
   s->metrics_.SetJobLoad(0, 0);
 
@@ -56,6 +65,7 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
   s->service_ =
       std::make_unique<PlannerServiceImpl>(s->engine_.get(), s->jobs_.get(), &s->algorithms_,
                                            &s->models_, &s->plan_slots_, &s->metrics_);
+  s->admin_service_ = std::make_unique<AdminServiceImpl>(s->reloader_.get(), &s->metrics_);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -73,6 +83,7 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
   quota.SetMaxThreads(static_cast<int>(config.max_rpc_threads));
   builder.SetResourceQuota(quota);
   builder.RegisterService(s->service_.get());
+  builder.RegisterService(s->admin_service_.get());
   s->server_ = builder.BuildAndStart();
   if (s->server_ == nullptr || s->grpc_port_ == 0) {
     s->server_.reset();
@@ -90,6 +101,8 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
   grpc::HealthCheckServiceInterface* health = s->server_->GetHealthCheckService();
   health->SetServingStatus(true);
   health->SetServingStatus(kServiceName, true);
+  s->reloader_->StartPolling(std::chrono::milliseconds(
+      static_cast<int64_t>(std::llround(config.model_reload_interval_s * 1000.0))));
   s->started_ = true;
   return s;
 }
@@ -100,6 +113,7 @@ void ShardplanServer::Drain(std::chrono::steady_clock::duration timeout) {
   std::lock_guard<std::mutex> lock(drain_mu_);
   if (drained_) return;
   drained_ = true;
+  if (reloader_ != nullptr) reloader_->Stop();  // no scan outlives the server
   if (!started_) {  // start-up failed half way: nothing was served yet
     if (server_ != nullptr) server_->Shutdown(std::chrono::system_clock::now());
     if (jobs_ != nullptr) jobs_->Shutdown();

@@ -9,9 +9,11 @@
 #include "costmodels/model_registry.h"
 #include "grpcpp/grpcpp.h"
 #include "planner/algorithm_registry.h"
+#include "server/admin_service.h"
 #include "server/concurrency_limiter.h"
 #include "server/job_manager.h"
 #include "server/metrics.h"
+#include "server/model_reloader.h"
 #include "server/plan_cache.h"
 #include "server/planner_service.h"
 #include "server/planning_engine.h"
@@ -19,12 +21,15 @@
 
 namespace shardplan {
 
-// The whole shardplan-server: registries, plan cache, planning engine, job queue, the gRPC
-// server (PlannerService, grpc.health.v1, reflection) and the metrics endpoint.
+// The whole shardplan-server: registries, the model bundles of models_dir (loaded at start,
+// polled and reloaded on ReloadModels), plan cache, planning engine, job queue, the gRPC server
+// (PlannerService, AdminService, grpc.health.v1, reflection) and the metrics endpoint.
 class ShardplanServer {
  public:
-  // Builds everything and starts listening. UNAVAILABLE when an address cannot be bound,
-  // INVALID_ARGUMENT when the default algorithm or model does not exist.
+  // Builds everything, loads models_dir and starts listening. UNAVAILABLE when an address
+  // cannot be bound, INVALID_ARGUMENT when the default algorithm or model does not exist,
+  // FAILED_PRECONDITION when models_dir exists but cannot be listed. Refused bundles are
+  // logged and do not stop the start.
   static absl::StatusOr<std::unique_ptr<ShardplanServer>> Start(const ServerConfig& config);
 
   ~ShardplanServer();  // Drain(0) if Drain was not called
@@ -45,11 +50,13 @@ class ShardplanServer {
   ServerMetrics metrics_;
   AlgorithmRegistry algorithms_;
   ModelRegistry models_;
+  std::unique_ptr<ModelReloader> reloader_;  // stopped in Drain, before what it feeds
   PlanCache cache_;
   ConcurrencyLimiter plan_slots_;  // max_concurrent_plans
   std::unique_ptr<PlanningEngine> engine_;
   std::unique_ptr<JobManager> jobs_;
   std::unique_ptr<PlannerServiceImpl> service_;
+  std::unique_ptr<AdminServiceImpl> admin_service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<MetricsEndpoint> metrics_endpoint_;
   int grpc_port_ = 0;

@@ -75,7 +75,20 @@ ServerMetrics::ServerMetrics()
       jobs_finished_(CounterFamily(*registry_, "shardplan_jobs_finished_total",
                                    "Jobs that reached a final state, by state")),
       models_loaded_(SingleGauge(*registry_, "shardplan_models_loaded",
-                                 "Cost-model versions the server can serve")) {}
+                                 "Cost-model versions the server can serve")),
+      model_info_(prometheus::BuildGauge()
+                      .Name("shardplan_model_info")
+                      .Help("1 per servable cost-model version, labelled with its identity")
+                      .Register(*registry_)),
+      model_reloads_(CounterFamily(*registry_, "shardplan_model_reloads_total",
+                                   "Scans of models_dir, by result (ok, refusals, error)")),
+      model_load_failures_(
+          CounterFamily(*registry_, "shardplan_model_load_failures_total",
+                        "Model bundles refused (corrupt or incompatible); a bundle refused again "
+                        "for the same reason is not counted again")
+              .Add({})),
+      models_refused_(SingleGauge(*registry_, "shardplan_models_refused",
+                                  "Model bundles the last models_dir scan refused")) {}
 
 void ServerMetrics::RecordRpcStart(absl::string_view method) {
   rpcs_in_flight_.Add({{"method", std::string(method)}}).Increment();
@@ -120,6 +133,29 @@ void ServerMetrics::RecordJobFinished(absl::string_view state) {
 
 void ServerMetrics::SetModelsLoaded(int64_t count) {
   models_loaded_.Set(static_cast<double>(count));
+}
+
+void ServerMetrics::SetModelInfo(const std::vector<ModelRegistry::Entry>& models) {
+  std::lock_guard<std::mutex> lock(model_info_mu_);
+  for (prometheus::Gauge* series : model_info_series_) model_info_.Remove(series);
+  model_info_series_.clear();
+  for (const ModelRegistry::Entry& entry : models) {
+    prometheus::Gauge& series =
+        model_info_.Add({{"name", entry.manifest.name},
+                         {"version", entry.manifest.version},
+                         {"kind", entry.manifest.kind},
+                         {"hardware_profile", entry.manifest.hardware_profile},
+                         {"default", entry.is_default && entry.is_latest ? "true" : "false"}});
+    series.Set(1);
+    model_info_series_.push_back(&series);
+  }
+}
+
+void ServerMetrics::RecordModelReload(absl::string_view result, int64_t new_refusals,
+                                      int64_t refused) {
+  model_reloads_.Add({{"result", std::string(result)}}).Increment();
+  if (new_refusals > 0) model_load_failures_.Increment(static_cast<double>(new_refusals));
+  models_refused_.Set(static_cast<double>(refused));
 }
 
 absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(

@@ -3,10 +3,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "costmodels/model_registry.h"
 #include "prometheus/counter.h"
 #include "prometheus/exposer.h"
 #include "prometheus/family.h"
@@ -32,6 +35,13 @@ namespace shardplan {
 //   shardplan_jobs_in_flight                         gauge of running jobs
 //   shardplan_jobs_finished_total{state}             counter by final state
 //   shardplan_models_loaded                          gauge of servable model versions
+//   shardplan_model_info{name,version,kind,hardware_profile,default}
+//                                                    gauge, 1 per servable model version
+//   shardplan_model_reloads_total{result}            counter of models_dir scans: "ok",
+//                                                    "refusals" (some bundle refused), "error"
+//   shardplan_model_load_failures_total              counter of bundle refusals, each distinct
+//                                                    (directory, reason) counted once
+//   shardplan_models_refused                         gauge of bundles the last scan refused
 class ServerMetrics {
  public:
   ServerMetrics();
@@ -53,6 +63,11 @@ class ServerMetrics {
   void SetJobLoad(int64_t queued, int64_t running);
   void RecordJobFinished(absl::string_view state);  // "SUCCEEDED", "FAILED", "CANCELLED"
   void SetModelsLoaded(int64_t count);
+  // Replaces the shardplan_model_info series with one per version in `models`.
+  void SetModelInfo(const std::vector<ModelRegistry::Entry>& models);
+  // One models_dir scan ended: `result` is "ok", "refusals" or "error"; `new_refusals` bundles
+  // were refused for a reason not seen before, `refused` in all.
+  void RecordModelReload(absl::string_view result, int64_t new_refusals, int64_t refused);
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
@@ -72,6 +87,12 @@ class ServerMetrics {
   prometheus::Gauge& jobs_in_flight_;
   prometheus::Family<prometheus::Counter>& jobs_finished_;
   prometheus::Gauge& models_loaded_;
+  prometheus::Family<prometheus::Gauge>& model_info_;
+  prometheus::Family<prometheus::Counter>& model_reloads_;
+  prometheus::Counter& model_load_failures_;
+  prometheus::Gauge& models_refused_;
+  std::mutex model_info_mu_;  // SetModelInfo replaces the series as one step
+  std::vector<prometheus::Gauge*> model_info_series_;
 };
 
 // The HTTP endpoint serving `registry` at /metrics on `address` ("host:port", port 0 picks a

@@ -1,7 +1,6 @@
 #include "server/planner_service.h"
 
 #include <chrono>
-#include <exception>
 #include <map>
 #include <memory>
 #include <optional>
@@ -11,6 +10,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "server/proto_conversion.h"
+#include "server/rpc_handler.h"
 #include "server/status_conversion.h"
 
 namespace shardplan {
@@ -61,21 +61,7 @@ PlannerServiceImpl::PlannerServiceImpl(const PlanningEngine* engine, JobManager*
 
 template <typename Handler>
 grpc::Status PlannerServiceImpl::Handle(absl::string_view method, Handler&& handler) {
-  const auto start = SteadyClock::now();
-  metrics_->RecordRpcStart(method);
-  absl::Status status;
-  try {
-    status = handler();
-  } catch (const std::exception& e) {
-    // Nothing of ours throws; this keeps a library bug from crossing the gRPC boundary.
-    status = absl::InternalError(absl::StrCat("internal error: ", e.what()));
-  } catch (...) {
-    status = absl::InternalError("internal error");
-  }
-  grpc::Status result = ToGrpcStatus(status);
-  metrics_->RecordRpc(method, GrpcCodeName(result.error_code()),
-                      std::chrono::duration<double>(SteadyClock::now() - start).count());
-  return result;
+  return HandleRpc(*metrics_, method, std::forward<Handler>(handler));
 }
 
 absl::Status PlannerServiceImpl::RefuseWhileDraining() const {

@@ -88,7 +88,8 @@ absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request)
                                      .algorithm = prepared.planner->info().name,
                                      .resolved_params = prepared.params.values(),
                                      .seed = prepared.seed,
-                                     .model_id = prepared.model.model->id()});
+                                     .model_id = prepared.model.manifest.id(),
+                                     .model_content = prepared.model.manifest.content_sha256});
   return prepared;
 }
 
@@ -125,6 +126,9 @@ absl::StatusOr<PlanningResult> PlanningEngine::Compute(
   absl::StatusOr<Plan> plan =
       PlanTask(*request.planner, request.task, *request.model.model, options);
   if (!plan.ok()) return plan.status();
+  // The registry's name@version, which the cache key holds too: the exact version resolved,
+  // whatever spec ("", "name") the client sent.
+  plan->cost_model = request.model.manifest.id();
   plan->request_hash = request.cache_key;
   if (metrics_ != nullptr) {
     metrics_->RecordPlan(
@@ -152,7 +156,7 @@ absl::StatusOr<Plan> PlanningEngine::Evaluate(const Task& task, Plan plan,
   if (absl::Status evaluated = EvaluatePlan(task, *model->model, plan); !evaluated.ok()) {
     return PlanError(evaluated);
   }
-  plan.cost_model = model->model->id();
+  plan.cost_model = model->manifest.id();
   plan.cost_kind = "simulated";
   return plan;
 }

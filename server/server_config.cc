@@ -47,7 +47,12 @@ const std::vector<Option>& Options() {
        "finished jobs kept for GetPlan/WatchPlan (oldest forgotten first)"},
       {"default_algorithm", &ServerConfig::default_algorithm,
        "algorithm for requests that name none"},
-      {"default_model", &ServerConfig::default_model, "cost model for requests that name none"},
+      {"default_model", &ServerConfig::default_model,
+       "cost model for requests that name none (built-in or a bundle's name)"},
+      {"models_dir", &ServerConfig::models_dir,
+       "model bundles <dir>/<name>/<version>/ (missing: none yet; \"\": bundles disabled)"},
+      {"model_reload_interval_s", &ServerConfig::model_reload_interval_s,
+       "seconds between scans of models_dir for changes (0: only at start and ReloadModels)"},
       {"drain_timeout_s", &ServerConfig::drain_timeout_s,
        "seconds jobs and calls may take to finish after SIGTERM/SIGINT before cancellation"},
   };
@@ -180,6 +185,14 @@ absl::Status ValidateServerConfig(const ServerConfig& config) {
   }
   if (config.default_algorithm.empty()) {
     return absl::InvalidArgumentError("default_algorithm: must not be empty");
+  }
+  // Below a millisecond would spin the poll thread; a day is an ample ceiling.
+  if (!std::isfinite(config.model_reload_interval_s) || config.model_reload_interval_s < 0 ||
+      (config.model_reload_interval_s > 0 && config.model_reload_interval_s < 0.001) ||
+      config.model_reload_interval_s > 86400) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "model_reload_interval_s: must be 0 or in [0.001, 86400], got ",
+        config.model_reload_interval_s));
   }
   if (!std::isfinite(config.drain_timeout_s) || config.drain_timeout_s < 0) {
     return absl::InvalidArgumentError(

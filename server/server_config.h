@@ -48,9 +48,18 @@ struct ServerConfig {
   int64_t max_devices = TaskLimits{}.max_devices;
   // Finished jobs kept for GetPlan/WatchPlan; the oldest finished job is forgotten first.
   int64_t max_retained_jobs = 1000;
-  // Algorithm and cost model used when a request names none.
+  // Algorithm and cost model used when a request names none. The model may be a bundle's name
+  // from models_dir (its latest version), which must then load at start-up.
   std::string default_algorithm = "size_lookup_greedy";
   std::string default_model = "analytic";
+  // Neural model bundles, laid out <models_dir>/<name>/<version>/ (docs/model-bundles.md),
+  // relative to the working directory. A missing directory is an empty one (the built-in
+  // analytic model still serves, and bundles placed there later are found by the next scan);
+  // "" disables bundles and ReloadModels.
+  std::string models_dir = "models";
+  // Seconds between scans of models_dir for new, changed and removed bundles; 0 disables the
+  // poll (start-up and ReloadModels still scan).
+  double model_reload_interval_s = 10.0;
   // On SIGTERM/SIGINT: how long queued and running jobs and in-flight calls may take to finish
   // before they are cancelled.
   double drain_timeout_s = 30.0;

@@ -91,6 +91,14 @@ TEST(PlanCacheKeyTest, EveryPlanInputChangesIt) {
   CacheKeyInputs model = Inputs(task);
   model.model_id = "analytic@2";
   EXPECT_NE(PlanCacheKey(model), base);
+
+  // A bundle's content: hot reload may replace a version's content under one name@version.
+  CacheKeyInputs content = Inputs(task);
+  content.model_content = std::string(64, 'a');
+  EXPECT_NE(PlanCacheKey(content), base);
+  CacheKeyInputs other_content = content;
+  other_content.model_content = std::string(64, 'b');
+  EXPECT_NE(PlanCacheKey(other_content), PlanCacheKey(content));
 }
 
 TEST(PlanCacheKeyTest, TaskContentChangesIt) {

@@ -8,6 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "costmodels/analytic_cost_model.h"
 #include "planner/validation.h"
 #include "server/metrics.h"
 #include "tests/unit/server/server_test_util.h"
@@ -54,6 +55,28 @@ class PlanningEngineTest : public ::testing::Test {
   std::unique_ptr<PlanCache> cache_;
   std::unique_ptr<PlanningEngine> engine_;
 };
+
+TEST_F(PlanningEngineTest, RecordsTheResolvedVersionNotTheSpec) {
+  ModelManifest manifest;
+  manifest.name = "analytic";
+  manifest.version = "7";
+  manifest.kind = "analytic";
+  ASSERT_TRUE(
+      models_.Add(manifest, std::make_shared<const AnalyticCostModel>(AnalyticParams{}, "7")).ok());
+  const Task task = SmallTask();
+  for (const std::string spec : {"", "analytic", "analytic@7"}) {
+    PlanningRequest request = Request(task);
+    request.model = spec;
+    absl::StatusOr<PlanningResult> result = PlanIt(std::move(request));
+    ASSERT_TRUE(result.ok()) << spec << ": " << result.status();
+    EXPECT_EQ(result->plan.cost_model, "analytic@7") << spec;
+  }
+  PlanningRequest old = Request(task);
+  old.model = "analytic@1";
+  absl::StatusOr<PlanningResult> result = PlanIt(std::move(old));
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->plan.cost_model, "analytic@1");
+}
 
 TEST_F(PlanningEngineTest, PlansWithTheDefaultsAndRecordsTheRequest) {
   const Task task = SmallTask();

@@ -51,6 +51,8 @@ TEST(ServerConfigTest, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(config.default_algorithm, "size_lookup_greedy");
   EXPECT_EQ(config.default_model, "analytic");
   EXPECT_EQ(config.drain_timeout_s, 30.0);
+  EXPECT_EQ(config.models_dir, "models");
+  EXPECT_EQ(config.model_reload_interval_s, 10.0);
   EXPECT_FALSE(parsed->help);
 }
 
@@ -84,7 +86,8 @@ TEST(ServerConfigTest, HelpIsRecognised) {
        {"--address", "--metrics_address", "--port_file", "--workers", "--max_concurrent_plans",
         "--max_rpc_threads", "--queue_capacity", "--cache_bytes", "--max_message_bytes",
         "--max_tables", "--max_devices", "--max_retained_jobs", "--default_algorithm",
-        "--default_model", "--drain_timeout_s", "--config"}) {
+        "--default_model", "--drain_timeout_s", "--models_dir", "--model_reload_interval_s",
+        "--config"}) {
     EXPECT_THAT(help, HasSubstr(flag));
   }
   EXPECT_THAT(help, HasSubstr("default: \"size_lookup_greedy\""));
@@ -100,6 +103,20 @@ TEST(ServerConfigTest, BadFlagsAreNamed) {
               HasSubstr("drain_timeout_s"));
   EXPECT_THAT(std::string(Parse({"--queue_capacity=0"}).status().message()),
               HasSubstr("queue_capacity"));
+  EXPECT_THAT(std::string(Parse({"--model_reload_interval_s=-1"}).status().message()),
+              HasSubstr("model_reload_interval_s"));
+}
+
+TEST(ServerConfigTest, ModelDirectoryFlags) {
+  absl::StatusOr<CommandLine> parsed =
+      Parse({"--models_dir=/srv/models", "--model_reload_interval_s=0"});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->config.models_dir, "/srv/models");
+  EXPECT_EQ(parsed->config.model_reload_interval_s, 0.0);  // polling off
+  parsed = Parse({"--models_dir=", "--model_reload_interval_s=0.5"});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->config.models_dir, "");  // bundles disabled
+  EXPECT_EQ(parsed->config.model_reload_interval_s, 0.5);
 }
 
 TEST(ServerConfigTest, PlanAndThreadLimitsAreCheckedTogether) {

@@ -1,0 +1,30 @@
+#include "server/admin_service.h"
+
+#include "server/rpc_handler.h"
+
+namespace shardplan {
+
+void ReloadReportToProto(const ModelReloadReport& report, v1::ReloadModelsResponse* proto) {
+  proto->Clear();
+  for (const std::string& id : report.loaded) proto->add_loaded(id);
+  for (const std::string& id : report.unchanged) proto->add_unchanged(id);
+  for (const std::string& id : report.removed) proto->add_removed(id);
+  for (const ModelReloadReport::Refusal& refusal : report.refused) {
+    v1::RefusedModel* refused = proto->add_refused();
+    refused->set_directory(refusal.directory);
+    refused->set_reason(refusal.reason);
+  }
+}
+
+grpc::Status AdminServiceImpl::ReloadModels(grpc::ServerContext* /*context*/,
+                                            const v1::ReloadModelsRequest* /*request*/,
+                                            v1::ReloadModelsResponse* response) {
+  return HandleRpc(*metrics_, "ReloadModels", [&]() -> absl::Status {
+    absl::StatusOr<ModelReloadReport> report = reloader_->ReloadNow();
+    if (!report.ok()) return report.status();
+    ReloadReportToProto(*report, response);
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace shardplan

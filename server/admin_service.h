@@ -1,0 +1,32 @@
+#ifndef SHARDPLAN_SERVER_ADMIN_SERVICE_H_
+#define SHARDPLAN_SERVER_ADMIN_SERVICE_H_
+
+#include "grpcpp/grpcpp.h"
+#include "server/metrics.h"
+#include "server/model_reloader.h"
+#include "shardplan/v1/admin.grpc.pb.h"
+
+namespace shardplan {
+
+// shardplan.v1.AdminService: operator calls, apart from PlannerService so that an admin
+// permission can guard them (issue 6).
+class AdminServiceImpl final : public v1::AdminService::Service {
+ public:
+  // Both must outlive the service.
+  AdminServiceImpl(ModelReloader* reloader, ServerMetrics* metrics)
+      : reloader_(reloader), metrics_(metrics) {}
+
+  grpc::Status ReloadModels(grpc::ServerContext* context, const v1::ReloadModelsRequest* request,
+                            v1::ReloadModelsResponse* response) override;
+
+ private:
+  ModelReloader* const reloader_;
+  ServerMetrics* const metrics_;
+};
+
+// The response for `report`.
+void ReloadReportToProto(const ModelReloadReport& report, v1::ReloadModelsResponse* proto);
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_SERVER_ADMIN_SERVICE_H_
