@@ -22,14 +22,15 @@ bool IsExecutable(const std::string& path) { return ::access(path.c_str(), X_OK)
 }  // namespace
 
 bool IsOfflineCommand(absl::string_view name) {
-  return name == "tables" || name == "tasks" || name == "data";
+  return name == "tables" || name == "tasks" || name == "data" || name == "model";
 }
 
 std::string OfflineCommandsHelp() {
   return "Offline commands (run by shardplan-offline, no server needed):\n"
          "  tables  generate or profile a table pool (generate-pool, profile)\n"
          "  tasks   generate planning tasks from a table pool (generate)\n"
-         "  data    collect cost data and the observation datasets (collect, observations)\n";
+         "  data    collect cost data and the observation datasets (collect, observations)\n"
+         "  model   train the neural cost models into a model bundle (train)\n";
 }
 
 std::optional<std::string> FindOfflineTool() {

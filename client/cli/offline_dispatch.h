@@ -9,7 +9,7 @@
 
 namespace shardplan::cli {
 
-// `shardplan tables|tasks|data ...` are offline commands: they link the cost-model libraries,
+// `shardplan tables|tasks|data|model ...` are offline commands: they link the cost-model libraries,
 // which the client must not, so they live in a separate executable, shardplan-offline
 // (docs/offline-tools.md), that `shardplan` finds and execs with the same arguments.
 bool IsOfflineCommand(absl::string_view name);

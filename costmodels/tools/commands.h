@@ -14,6 +14,7 @@ Command TablesProfileCommand();       // tables_commands.cc
 Command TasksGenerateCommand();       // tasks_commands.cc
 Command DataCollectCommand();         // data_collect_command.cc
 Command DataObservationsCommand();    // data_observations_command.cc
+Command ModelTrainCommand();          // model_train_command.cc
 
 const std::vector<Command>& AllCommands();
 

@@ -1,5 +1,5 @@
-// shardplan-offline: the offline commands (tables, tasks, data) of shardplan; see
-// docs/offline-tools.md. `shardplan tables|tasks|data ...` execs this program.
+// shardplan-offline: the offline commands (tables, tasks, data, model) of shardplan; see
+// docs/offline-tools.md. `shardplan tables|tasks|data|model ...` execs this program.
 #include <string>
 #include <vector>
 

@@ -16,7 +16,7 @@ std::string ToolHelp(const std::string& only_group) {
       only_group.empty()
           ? "Usage: shardplan-offline GROUP COMMAND [options]\n"
             "       (also reached as: shardplan GROUP COMMAND [options])\n\n"
-            "Offline work on tables, tasks and cost data; no server needed.\n\n"
+            "Offline work on tables, tasks, cost data and model training; no server needed.\n\n"
             "Commands:\n"
           : absl::StrCat("Usage: shardplan ", only_group, " COMMAND [options]\n\nCommands:\n");
   for (const Command& command : AllCommands()) {
@@ -40,7 +40,7 @@ int Usage(const std::string& message, const std::string& help_for) {
 const std::vector<Command>& AllCommands() {
   static const std::vector<Command>* const commands = new std::vector<Command>{
       TablesGeneratePoolCommand(), TablesProfileCommand(),    TasksGenerateCommand(),
-      DataCollectCommand(),        DataObservationsCommand(),
+      DataCollectCommand(),        DataObservationsCommand(),  ModelTrainCommand(),
   };
   return *commands;
 }

@@ -58,6 +58,7 @@ absl::StatusOr<TrainedCompute> TrainComputeModel(const ComputeDataset& data,
   SubModelReport report;
   report.samples = data.size();
   report.result = Train(objective, split, options);
+  report.test_samples = split.test;
   report.test_measured = LabelsOf(objective, split.test);
   SHARDPLAN_ASSIGN_OR_RETURN(
       Mlp table, ToMlp(objective.table_shape(), objective.TableParams(report.result.params)));
@@ -88,6 +89,7 @@ absl::StatusOr<TrainedComm> TrainCommModel(const CommDataset& data,
   SubModelReport report;
   report.samples = data.size();
   report.result = Train(objective, split, options);
+  report.test_samples = split.test;
   report.test_measured = LabelsOf(objective, split.test);
   SHARDPLAN_ASSIGN_OR_RETURN(Mlp mlp, ToMlp(objective.shape(), report.result.params));
   SHARDPLAN_ASSIGN_OR_RETURN(

@@ -15,7 +15,8 @@ namespace shardplan::training {
 struct SubModelReport {
   int64_t samples = 0;
   TrainResult result;                  // params, epochs, MSEs, s/epoch, test predictions
-  std::vector<float> test_measured;    // split.test order, num outputs per sample
+  std::vector<int64_t> test_samples;   // the test split: record indices in the file
+  std::vector<float> test_measured;    // test_samples order, num outputs per sample
 };
 
 struct TrainedCompute {

@@ -12,6 +12,7 @@
 #include "costmodels/training/gzip_lines.h"
 #include "gtest/gtest.h"
 #include "test_files.h"
+#include "training_test_data.h"
 
 namespace shardplan::training {
 namespace {
@@ -27,20 +28,7 @@ void WriteGzip(const std::string& path, const std::string& text) {
   ASSERT_EQ(gzclose(file), Z_OK);
 }
 
-TablePool TwoTablePool() {
-  TablePool pool;
-  pool.source = "test";
-  for (int t = 0; t < 2; ++t) {
-    Table table;
-    table.name = absl::StrCat("t", t);
-    table.rows = 1000 * (t + 1);
-    table.pooling_factor = 2.5 + t;
-    table.access_bins.assign(kNumAccessBins, 0.0);
-    table.access_bins[t] = 1.0;
-    pool.tables.push_back(table);
-  }
-  return pool;
-}
+TablePool TwoTablePool() { return SmallPool(2); }
 
 PoolLoader FixedPool(const std::string& sha) {
   return [sha](const std::string& path) -> absl::StatusOr<HashedPool> {

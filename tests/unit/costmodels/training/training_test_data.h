@@ -5,9 +5,27 @@
 #include <random>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "costmodels/data/table_pool.h"
 #include "planner/random.h"
 
 namespace shardplan::training {
+
+// A pool of `n` tables t0..t(n-1) with distinct rows, pooling factors and one-bin histograms.
+inline TablePool SmallPool(int n) {
+  TablePool pool;
+  pool.source = "training tests";
+  for (int i = 0; i < n; ++i) {
+    Table table;
+    table.name = absl::StrCat("t", i);
+    table.rows = 1000 * (i + 1);
+    table.pooling_factor = 2.5 + i;
+    table.access_bins.assign(kNumAccessBins, 0.0);
+    table.access_bins[i % kNumAccessBins] = 1.0;
+    pool.tables.push_back(table);
+  }
+  return pool;
+}
 
 // A DeepSets toy set: sample i has 1..4 rows of `width` features in [-1, 1]; its label is the
 // sum over its rows of (w . x + 0.5), w fixed: a function the compute architecture can learn.
