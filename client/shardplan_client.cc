@@ -141,6 +141,7 @@ PlannerClient::PlannerClient(std::shared_ptr<grpc::Channel> channel, ClientOptio
     : options_(std::move(options)),
       channel_(std::move(channel)),
       stub_(shardplan::v1::PlannerService::NewStub(channel_)),
+      admin_stub_(shardplan::v1::AdminService::NewStub(channel_)),
       health_(std::make_unique<HealthStub>(channel_)) {}
 
 PlannerClient::~PlannerClient() = default;
@@ -219,6 +220,13 @@ absl::StatusOr<shardplan::v1::ListModelsResponse> PlannerClient::ListModels(
     const CallOptions& call) {
   return CallUnary(options_, "ListModels", call, *stub_, &PlannerStub::ListModels,
                    shardplan::v1::ListModelsRequest());
+}
+
+absl::StatusOr<shardplan::v1::ReloadModelsResponse> PlannerClient::ReloadModels(
+    const CallOptions& call) {
+  return CallUnary(options_, "ReloadModels", call, *admin_stub_,
+                   &shardplan::v1::AdminService::Stub::ReloadModels,
+                   shardplan::v1::ReloadModelsRequest());
 }
 
 absl::StatusOr<HealthStatus> PlannerClient::Health(absl::string_view service,

@@ -1,7 +1,8 @@
 #ifndef SHARDPLAN_CLIENT_SHARDPLAN_CLIENT_H_
 #define SHARDPLAN_CLIENT_SHARDPLAN_CLIENT_H_
 
-// C++ client of the shardplan planner service (proto/shardplan/v1/planner.proto).
+// C++ client of the shardplan planner service (proto/shardplan/v1/planner.proto) and of its
+// operator calls (admin.proto).
 //
 //   auto client = shardplan::client::PlannerClient::Connect("planner.internal:50051");
 //   if (!client.ok()) return client.status();
@@ -25,6 +26,7 @@
 #include "absl/strings/string_view.h"
 #include "client/client_options.h"
 #include "grpcpp/channel.h"
+#include "shardplan/v1/admin.grpc.pb.h"
 #include "shardplan/v1/planner.grpc.pb.h"
 #include "shardplan/v1/planner.pb.h"
 
@@ -99,6 +101,11 @@ class PlannerClient {
       const CallOptions& call = {});
   absl::StatusOr<shardplan::v1::ListModelsResponse> ListModels(const CallOptions& call = {});
 
+  // shardplan.v1.AdminService/ReloadModels: the server rescans its models_dir now. Refused
+  // bundles are listed in the response, not an error; FAILED_PRECONDITION when the server has
+  // no models_dir or cannot list it. Idempotent, so retried like the other calls.
+  absl::StatusOr<shardplan::v1::ReloadModelsResponse> ReloadModels(const CallOptions& call = {});
+
   // grpc.health.v1.Health/Check for `service` ("" is the server as a whole).
   absl::StatusOr<HealthStatus> Health(absl::string_view service = "", const CallOptions& call = {});
 
@@ -111,6 +118,7 @@ class PlannerClient {
   ClientOptions options_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<shardplan::v1::PlannerService::Stub> stub_;
+  std::unique_ptr<shardplan::v1::AdminService::Stub> admin_stub_;
   std::unique_ptr<HealthStub> health_;
 };
 

@@ -1,7 +1,9 @@
-// `shardplan algorithms` and `shardplan models`: what the server offers.
+// `shardplan algorithms` and `shardplan models [reload]`: what the server offers.
+#include "absl/strings/str_cat.h"
 #include "client/cli/catalog_format.h"
 #include "client/cli/command_support.h"
 #include "client/cli/commands.h"
+#include "client/cli/exit_codes.h"
 #include "client/cli/output.h"
 
 namespace shardplan::cli {
@@ -15,7 +17,27 @@ absl::Status RunAlgorithms(const Invocation& invocation) {
                      "");
 }
 
+// `models reload`: prints the report; any refusal is FAILED_PRECONDITION (exit 4) after it.
+absl::Status RunModelsReload(const Invocation& invocation) {
+  absl::StatusOr<shardplan::v1::ReloadModelsResponse> response =
+      invocation.client->ReloadModels();
+  if (!response.ok()) return response.status();
+  absl::Status written =
+      WriteOutput(invocation.global.json ? ToJson(*response) : FormatReloadText(*response), "");
+  if (!written.ok()) return written;
+  if (response->refused_size() > 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        response->refused_size(), " model bundle(s) refused; the server serves the rest"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RunModels(const Invocation& invocation) {
+  if (!invocation.args().empty()) {
+    if (invocation.args()[0] == "reload") return RunModelsReload(invocation);
+    return UsageError(absl::StrCat("models: unknown subcommand \"", invocation.args()[0],
+                                   "\"; expected reload"));
+  }
   absl::StatusOr<shardplan::v1::ListModelsResponse> response = invocation.client->ListModels();
   if (!response.ok()) return response.status();
   return WriteOutput(invocation.global.json ? ToJson(*response) : FormatModelsText(*response), "");
@@ -37,10 +59,19 @@ Command AlgorithmsCommand() {
 Command ModelsCommand() {
   Command command;
   command.name = "models";
-  command.summary = "list the cost models and their versions";
+  command.arguments = "[reload]";
+  command.summary = "list the cost models and their versions, or reload them";
   command.description =
       "Lists every cost-model version the server loaded ('*' marks the default and the latest\n"
-      "version of each name). Select one with --model NAME or NAME@VERSION.\n";
+      "version of each name) with its hardware profile, device counts, training data size,\n"
+      "test MSE per sub-model and creation time. Select one with --model NAME or\n"
+      "NAME@VERSION.\n"
+      "\n"
+      "`models reload` asks the server to rescan its models directory now (AdminService/\n"
+      "ReloadModels) and prints what was loaded, unchanged, removed and refused (with the\n"
+      "reason). Exit status 0 when nothing was refused, 4 when some bundle was (the server keeps\n"
+      "serving the others, and the previous content of a version that was loaded before).\n";
+  command.max_args = 1;
   command.run = RunModels;
   return command;
 }

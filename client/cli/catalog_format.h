@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "shardplan/v1/admin.pb.h"
 #include "shardplan/v1/planner.pb.h"
 
 namespace shardplan::cli {
@@ -14,6 +15,8 @@ std::string FormatAlgorithmsText(const shardplan::v1::ListAlgorithmsResponse& re
 // The models table: name, version, kind, default/latest, hardware profile, device counts,
 // description.
 std::string FormatModelsText(const shardplan::v1::ListModelsResponse& response);
+// `models reload`: one line per loaded/removed/refused version and a summary line.
+std::string FormatReloadText(const shardplan::v1::ReloadModelsResponse& response);
 
 }  // namespace shardplan::cli
 

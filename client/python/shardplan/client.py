@@ -21,7 +21,7 @@ import grpc
 from shardplan import _health
 from shardplan.convert import plan_from_dict, task_from_dict
 from shardplan.errors import UnavailableError, error_for_code, from_rpc_error
-from shardplan.v1 import planner_pb2, planner_pb2_grpc
+from shardplan.v1 import admin_pb2, admin_pb2_grpc, planner_pb2, planner_pb2_grpc
 
 DEFAULT_TARGET = "127.0.0.1:50051"
 TERMINAL_STATES = frozenset((planner_pb2.SUCCEEDED, planner_pb2.FAILED, planner_pb2.CANCELLED))
@@ -68,6 +68,7 @@ class PlannerClient:
         else:
             self._channel = grpc.secure_channel(self.target, credentials, options=options)
         self._stub = planner_pb2_grpc.PlannerServiceStub(self._channel)
+        self._admin = admin_pb2_grpc.AdminServiceStub(self._channel)
         self._health_check = self._channel.unary_unary(
             _health.CHECK_METHOD, request_serializer=_health.encode_request,
             response_deserializer=_health.decode_response)
@@ -171,6 +172,12 @@ class PlannerClient:
         """The server's cost models, every version: a list of shardplan.v1.ModelInfo."""
         return list(self._call(self._stub.ListModels, planner_pb2.ListModelsRequest(),
                                timeout).models)
+
+    def reload_models(self, timeout=None):
+        """AdminService.ReloadModels: the server rescans its models directory now. Returns the
+        shardplan.v1.ReloadModelsResponse (loaded, unchanged, removed, refused); refusals are
+        part of the answer, not an error."""
+        return self._call(self._admin.ReloadModels, admin_pb2.ReloadModelsRequest(), timeout)
 
     def health(self, service="", timeout=None):
         """grpc.health.v1 Check: "SERVING", "NOT_SERVING", "UNKNOWN" or "SERVICE_UNKNOWN"."""

@@ -368,5 +368,62 @@ class CatalogTest(ServerTestCase):
         self.assertEqual(json.loads(self.cli("health", "--json").stdout), {"status": "SERVING"})
 
 
+def write_bundle(root, name, version, seed=1):
+    """A small neural bundle, written atomically by shardplan-test-bundle (test_bundles.h)."""
+    subprocess.run([os.environ["SHARDPLAN_TEST_BUNDLE"], root, name, version, str(seed)],
+                   check=True, timeout=60)
+
+
+class ModelsTest(CliTestCase):
+    """`models`, `models reload` and `plan --model` against a server with a models directory."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.models = tempfile.TemporaryDirectory(prefix="shardplan-models-")
+        write_bundle(cls.models.name, "tiny", "1")
+        cls.server = ServerProcess(extra_args=[
+            "--models_dir", cls.models.name, "--model_reload_interval_s", "0"]).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+        cls.models.cleanup()
+
+    def test_models_plan_and_reload(self):
+        text = self.cli("models")
+        self.assertExit(text, EXIT_OK)
+        self.assertRegex(text.stdout, r"(?m)^tiny +1 +neural +\* +test-profile \(sim\) +any +1234 "
+                                      r"+compute=0\.25 ")
+        listed = json.loads(self.cli("models", "--json").stdout)["models"]
+        self.assertIn(("tiny", "1"), [(m["name"], m["version"]) for m in listed])
+
+        plan = self.cli("plan", example("task_4dev.json"), "--model", "tiny@1", "--json")
+        self.assertExit(plan, EXIT_OK)
+        self.assertEqual(json.loads(plan.stdout)["plan"]["cost_model"], "tiny@1")
+
+        write_bundle(self.models.name, "tiny", "2", seed=2)
+        reload = self.cli("models", "reload")
+        self.assertExit(reload, EXIT_OK)
+        self.assertIn("loaded    tiny@2\n", reload.stdout)
+        self.assertIn("1 loaded, 1 unchanged, 0 removed, 0 refused", reload.stdout)
+        plan = self.cli("plan", example("task_4dev.json"), "--model", "tiny", "--json")
+        self.assertEqual(json.loads(plan.stdout)["plan"]["cost_model"], "tiny@2")
+
+        write_bundle(self.models.name, "tiny", "3")
+        with open(os.path.join(self.models.name, "tiny", "3", "compute.weights"), "wb") as f:
+            f.write(b"garbage")
+        reload = self.cli("models", "reload", "--json")
+        self.assertError(reload, EXIT_INFEASIBLE, "FAILED_PRECONDITION")
+        report = json.loads(reload.stdout)
+        self.assertEqual(report["unchanged"], ["tiny@1", "tiny@2"])
+        self.assertEqual(len(report["refused"]), 1)
+        self.assertIn("compute.weights", report["refused"][0]["reason"])
+        plan = self.cli("plan", example("task_4dev.json"), "--model", "tiny", "--json")
+        self.assertEqual(json.loads(plan.stdout)["plan"]["cost_model"], "tiny@2")
+
+    def test_unknown_subcommand_is_a_usage_error(self):
+        self.assertExit(self.cli("models", "purge"), EXIT_USAGE)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -125,6 +125,14 @@ TEST_F(ClientTest, UnknownModelIsNotFound) {
   EXPECT_THAT(response.status().message(), HasSubstr("no_such_model"));
 }
 
+TEST_F(ClientTest, ReloadModelsReportsTheScan) {
+  // The fixture's server has the default models_dir ("models"), absent here: an empty scan.
+  auto report = client_->ReloadModels();
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->loaded_size(), 0);
+  EXPECT_EQ(report->refused_size(), 0);
+}
+
 TEST_F(ClientTest, SlowPlanPastItsDeadlineIsDeadlineExceeded) {
   CallOptions call;
   call.timeout = absl::Milliseconds(300);

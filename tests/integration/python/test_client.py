@@ -5,6 +5,9 @@ Run by ctest with PYTHONPATH=<build>/python:<this dir> and SHARDPLAN_SERVER_BINA
 """
 
 import json
+import os
+import subprocess
+import tempfile
 import unittest
 from unittest import mock
 
@@ -217,6 +220,37 @@ class RetryTest(unittest.TestCase):
                 with self.assertRaises(shardplan.UnavailableError):
                     list(client.watch("job"))
             self.assertEqual(sleep.call_count, 3)
+
+
+class ModelsTest(unittest.TestCase):
+    """list_models and reload_models over a server with a models directory."""
+
+    def setUp(self):
+        models = tempfile.TemporaryDirectory(prefix="shardplan-models-")
+        self.addCleanup(models.cleanup)
+        self.root = models.name
+        self.write_bundle("tiny", "1")
+        self.server = ServerProcess(extra_args=[
+            "--models_dir", self.root, "--model_reload_interval_s", "0"]).start()
+        self.addCleanup(self.server.stop)
+        self.client = shardplan.PlannerClient(self.server.target, timeout=20)
+        self.addCleanup(self.client.close)
+
+    def write_bundle(self, name, version):
+        subprocess.run([os.environ["SHARDPLAN_TEST_BUNDLE"], self.root, name, version],
+                       check=True, timeout=60)
+
+    def test_reload_models_serves_a_new_version(self):
+        listed = {(m.name, m.version): m for m in self.client.list_models()}
+        self.assertEqual(listed[("tiny", "1")].hardware_profile, "test-profile")
+        self.assertEqual(listed[("tiny", "1")].test_mse["compute"], 0.25)
+        self.write_bundle("tiny", "2")
+        report = self.client.reload_models()
+        self.assertEqual(list(report.loaded), ["tiny@2"])
+        self.assertEqual(list(report.unchanged), ["tiny@1"])
+        self.assertEqual(len(report.refused), 0)
+        plan = self.client.plan(example_task("task_4dev.json"), model="tiny")
+        self.assertEqual(plan.cost_model, "tiny@2")
 
 
 if __name__ == "__main__":

@@ -62,7 +62,10 @@ TEST(CliMainTest, UsageErrorsExit2AndPointAtHelp) {
        "shardplan: usage: evaluate expects TASK PLAN, got 3 arguments "
        "(see 'shardplan evaluate --help')\n"},
       {{"models", "x"},
-       "shardplan: usage: models expects no arguments, got 1 argument "
+       "shardplan: usage: models: unknown subcommand \"x\"; expected reload "
+       "(see 'shardplan models --help')\n"},
+      {{"models", "reload", "x"},
+       "shardplan: usage: models expects [reload], got 2 arguments "
        "(see 'shardplan models --help')\n"},
       {{"get", "job", "--format", "yaml"},
        "shardplan: usage: --format must be text, json or torchrec, got 'yaml' "
