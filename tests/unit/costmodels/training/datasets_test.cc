@@ -77,7 +77,7 @@ TEST(ForEachLineTest, ReadsGzipAndPlainAlikeWithLineNumbers) {
   const std::string text = "first\n\nthird without newline";
   WriteGzip(dir + "/a.gz", text);
   WriteFile(dir + "/a.txt", text);
-  for (const std::string path : {dir + "/a.gz", dir + "/a.txt"}) {
+  for (const std::string& path : {dir + "/a.gz", dir + "/a.txt"}) {
     std::vector<std::string> lines;
     std::vector<int64_t> numbers;
     ASSERT_TRUE(ForEachLine(path, [&](int64_t n, const std::string& line) {
