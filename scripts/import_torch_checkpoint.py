@@ -4,7 +4,7 @@
     import_torch_checkpoint.py --compute compute.pt --comm 4 fw4.pt bw4.pt \
         --name neuroshard --version 1 --models-root models --hardware-profile rtx2080ti
 
-writes models/neuroshard/1/ exactly as the C++ writer (costmodels/artifacts/model_bundle.cc)
+writes models/neuroshard/1/ exactly as the C++ writer (costmodels/artifacts/bundle_writer.cc)
 does: manifest.json plus one SPWT weights file per sub-model, built in a hidden temporary
 directory and renamed into place (docs/model-bundles.md). Without --comm the bundle has zero
 comm costs. torch is needed only to load the .pt files: the conversion itself

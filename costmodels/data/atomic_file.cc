@@ -56,7 +56,10 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view conte
     return status;
   }
   // The rename is durable only once the directory entry is on disk.
-  const std::string dir = DirectoryOf(path);
+  return FsyncDirectory(DirectoryOf(path));
+}
+
+absl::Status FsyncDirectory(const std::string& dir) {
   const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd < 0) return ErrnoError("cannot open directory to fsync", dir, errno);
   const int rc = ::fsync(dir_fd);

@@ -14,6 +14,10 @@ namespace shardplan {
 // path and the failing step.
 absl::Status WriteFileAtomically(const std::string& path, std::string_view contents);
 
+// Fsyncs the directory `dir`, making the creations, renames and removals of its entries durable
+// (a file's own fsync does not cover its directory entry). Errors name the directory and the step.
+absl::Status FsyncDirectory(const std::string& dir);
+
 }  // namespace shardplan
 
 #endif  // SHARDPLAN_COSTMODELS_DATA_ATOMIC_FILE_H_

@@ -1,0 +1,188 @@
+#include "costmodels/artifacts/bundle_manifest.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_join.h"
+#include "costmodels/artifacts/mlp_tensors.h"
+#include "costmodels/artifacts/sha256.h"
+#include "costmodels/artifacts/weights_file.h"
+
+namespace shardplan::bundle_internal {
+namespace {
+
+// Names and versions become path components: no separators, no "..", nothing hidden.
+bool IsValidComponent(const std::string& s) {
+  if (s.empty() || s.front() == '.' || s.size() > 128) return false;
+  for (char c : s) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+const char* DirectionName(NeuralCommModel::Direction direction) {
+  return direction == NeuralCommModel::Direction::kForward ? "forward" : "backward";
+}
+
+// Sub-model names of `model` in manifest order.
+std::vector<std::string> SubModelNames(const NeuralCostModel& model) {
+  std::vector<std::string> names = {"compute"};
+  for (const auto& [n, models] : model.comm()) {
+    names.push_back(CommSubModelName(n, NeuralCommModel::Direction::kForward));
+    names.push_back(CommSubModelName(n, NeuralCommModel::Direction::kBackward));
+  }
+  return names;
+}
+
+json NormalizationJson(const FeatureNormalizer& normalizer) {
+  // nlohmann writes doubles with 17 significant digits, so they read back bit-identical.
+  return {{"mean", normalizer.means()}, {"std", normalizer.stds()}};
+}
+
+json TrainingJson(const SubModelTraining& t) {
+  return {{"data_file", t.data_file}, {"data_sha256", t.data_sha256}, {"samples", t.samples},
+          {"epochs", t.epochs},       {"train_mse", t.train_mse},     {"valid_mse", t.valid_mse},
+          {"test_mse", t.test_mse}};
+}
+
+void AddTraining(const BundleInfo& info, const std::string& sub_model, json& entry) {
+  auto it = info.training.find(sub_model);
+  if (it != info.training.end()) entry["training"] = TrainingJson(it->second);
+}
+
+json CommEntryJson(const BundleInfo& info, const NeuralCommModel& comm, const std::string& file,
+                   const std::string& sha256) {
+  const std::string sub_model = CommSubModelName(comm.num_devices(), comm.direction());
+  json entry = {{"num_devices", comm.num_devices()},
+                {"direction", DirectionName(comm.direction())},
+                {"weights", file},
+                {"sha256", sha256},
+                {"mlp_sizes", MlpSizes(comm.mlp())},
+                {"inputs", CommInputNames(comm.num_devices(), comm.direction())},
+                {"normalization", NormalizationJson(comm.normalizer())}};
+  AddTraining(info, sub_model, entry);
+  return entry;
+}
+
+}  // namespace
+
+std::string CommSubModelName(int n, NeuralCommModel::Direction direction) {
+  return absl::StrCat("comm_", n, "_", DirectionName(direction));
+}
+
+std::vector<std::string> CommInputNames(int n, NeuralCommModel::Direction direction) {
+  std::vector<std::string> names;
+  for (int i = 0; i < n; ++i) names.push_back(absl::StrCat("dim_sum_", i));
+  if (direction == NeuralCommModel::Direction::kForward) {
+    for (int i = 0; i < n; ++i) names.push_back(absl::StrCat("wait_", i));
+  }
+  return names;
+}
+
+std::vector<std::string> FeatureNames() {
+  std::vector<std::string> names;
+  for (std::string_view name : TableFeatureNames()) names.emplace_back(name);
+  return names;
+}
+
+absl::Status CheckBundleInfo(const BundleInfo& info, const NeuralCostModel& model) {
+  if (!IsValidComponent(info.name)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bundle name '", info.name, "' is invalid: use [A-Za-z0-9._-], not starting with '.'"));
+  }
+  if (!IsValidComponent(info.version)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bundle version '", info.version,
+                     "' is invalid: use [A-Za-z0-9._-], not starting with '.'"));
+  }
+  if (model.id() != info.name + "@" + info.version) {
+    return absl::InvalidArgumentError(absl::StrCat("bundle info names ", info.name, "@",
+                                                   info.version, " but the model is ", model.id()));
+  }
+  const std::vector<std::string> sub_models = SubModelNames(model);
+  for (const auto& [sub_model, training] : info.training) {
+    if (std::find(sub_models.begin(), sub_models.end(), sub_model) == sub_models.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("training is given for '", sub_model,
+                                                     "', which the model does not have (it has ",
+                                                     absl::StrJoin(sub_models, ", "), ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<BundleFiles> EncodeBundle(const BundleInfo& info, const NeuralCostModel& model) {
+  BundleFiles files;
+  const NeuralComputeModel& compute = model.compute();
+  std::vector<WeightsTensor> tensors;
+  AppendMlpTensors("table_mlp", compute.table_mlp(), tensors);
+  AppendMlpTensors("pred_mlp", compute.pred_mlp(), tensors);
+  SHARDPLAN_ASSIGN_OR_RETURN(std::string compute_bytes, SerializeWeights(tensors));
+
+  json manifest = {
+      {"format_version", kModelBundleFormatVersion},
+      {"name", info.name},
+      {"version", info.version},
+      {"kind", "neural"},
+      {"description", info.description},
+      {"hardware_profile", info.hardware_profile},
+      {"backend", info.backend},
+      {"created", info.created},
+      {"seed", info.seed},
+      {"comm_costs", model.comm_costs() == NeuralCostModel::CommCosts::kZero ? "zero" : "neural"}};
+  json compute_entry = {{"weights", kComputeWeightsFile},
+                        {"sha256", Sha256Hex(compute_bytes)},
+                        {"table_mlp_sizes", MlpSizes(compute.table_mlp())},
+                        {"pred_mlp_sizes", MlpSizes(compute.pred_mlp())},
+                        {"features", FeatureNames()},
+                        {"normalization", NormalizationJson(compute.normalizer())}};
+  AddTraining(info, "compute", compute_entry);
+  manifest["compute"] = std::move(compute_entry);
+  files.weights.emplace_back(kComputeWeightsFile, std::move(compute_bytes));
+
+  json comm = json::array();
+  for (const auto& [n, models] : model.comm()) {
+    for (const NeuralCommModel* m : {&models.forward, &models.backward}) {
+      tensors.clear();
+      AppendMlpTensors("mlp", m->mlp(), tensors);
+      SHARDPLAN_ASSIGN_OR_RETURN(std::string bytes, SerializeWeights(tensors));
+      const std::string file = CommSubModelName(n, m->direction()) + ".weights";
+      comm.push_back(CommEntryJson(info, *m, file, Sha256Hex(bytes)));
+      files.weights.emplace_back(file, std::move(bytes));
+    }
+  }
+  manifest["comm"] = std::move(comm);
+  files.manifest = manifest.dump(2) + "\n";
+  return files;
+}
+
+absl::StatusOr<FeatureNormalizer> ReadNormalizer(const ManifestReader& reader, const json& entry,
+                                                 const std::string& where) {
+  SHARDPLAN_ASSIGN_OR_RETURN(const json* norm, reader.Field(entry, "normalization", where));
+  const std::string path = ManifestReader::Path(where, "normalization");
+  SHARDPLAN_ASSIGN_OR_RETURN(std::vector<double> mean, reader.Doubles(*norm, "mean", path));
+  SHARDPLAN_ASSIGN_OR_RETURN(std::vector<double> std, reader.Doubles(*norm, "std", path));
+  auto normalizer = FeatureNormalizer::Create(std::move(mean), std::move(std));
+  if (!normalizer.ok())
+    return reader.Error(absl::StrCat(path, ": ", normalizer.status().message()));
+  return normalizer;
+}
+
+absl::Status ReadTraining(const ManifestReader& reader, const json& entry, const std::string& where,
+                          const std::string& sub_model, BundleInfo& info) {
+  if (!entry.contains("training")) return absl::OkStatus();
+  const json& t = entry["training"];
+  const std::string path = ManifestReader::Path(where, "training");
+  SubModelTraining training;
+  SHARDPLAN_ASSIGN_OR_RETURN(training.data_file, reader.String(t, "data_file", path));
+  SHARDPLAN_ASSIGN_OR_RETURN(training.data_sha256, reader.String(t, "data_sha256", path));
+  SHARDPLAN_ASSIGN_OR_RETURN(training.samples, reader.Int(t, "samples", path));
+  SHARDPLAN_ASSIGN_OR_RETURN(training.epochs, reader.Int(t, "epochs", path));
+  SHARDPLAN_ASSIGN_OR_RETURN(training.train_mse, reader.Double(t, "train_mse", path));
+  SHARDPLAN_ASSIGN_OR_RETURN(training.valid_mse, reader.Double(t, "valid_mse", path));
+  SHARDPLAN_ASSIGN_OR_RETURN(training.test_mse, reader.Double(t, "test_mse", path));
+  info.training[sub_model] = std::move(training);
+  return absl::OkStatus();
+}
+
+}  // namespace shardplan::bundle_internal
