@@ -102,7 +102,7 @@ absl::StatusOr<ResolvedModel> ModelRegistry::Resolve(const std::string& spec) co
     version = spec.substr(at + 1);
     if (name.empty() || version.empty() || version.find('@') != std::string::npos) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "model: \"", spec, "\" is not of the form name or name@version"));
+          "\"", spec, "\" is not of the form name or name@version"));
     }
   }
   std::lock_guard<std::mutex> lock(mu_);
@@ -111,7 +111,7 @@ absl::StatusOr<ResolvedModel> ModelRegistry::Resolve(const std::string& spec) co
   if (by_name == models_.end() || by_name->second.empty()) {
     std::vector<std::string> names;
     for (const auto& [known, unused] : models_) names.push_back(known);
-    return absl::NotFoundError(absl::StrCat("model: no model named \"", name,
+    return absl::NotFoundError(absl::StrCat("no model named \"", name,
                                             "\" is loaded; loaded: ",
                                             names.empty() ? "none" : absl::StrJoin(names, ", ")));
   }
@@ -121,7 +121,7 @@ absl::StatusOr<ResolvedModel> ModelRegistry::Resolve(const std::string& spec) co
   if (found == versions.end()) {
     std::vector<std::string> known;
     for (const auto& [v, unused] : versions) known.push_back(v);
-    return absl::NotFoundError(absl::StrCat("model: ", name, " has no version \"", version,
+    return absl::NotFoundError(absl::StrCat(name, " has no version \"", version,
                                             "\"; versions: ", absl::StrJoin(known, ", ")));
   }
   return found->second;

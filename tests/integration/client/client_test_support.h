@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
@@ -29,11 +30,13 @@ shardplan::v1::PlanRequest SlowRequest();
 
 // One shardplan-server for the whole suite; client_ is connected to it before every test, with a
 // 20 s call deadline and a 30 s watch deadline (a hung job fails its test, not the suite).
+// A suite that needs server flags defines its own SetUpTestSuite calling StartServer(flags).
 class ServerClientTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
+  static void SetUpTestSuite() { StartServer({}); }
+  static void StartServer(const std::vector<std::string>& flags) {
     server_ = new ServerProcess();
-    const absl::Status started = server_->Start();
+    const absl::Status started = server_->Start(flags);
     ASSERT_TRUE(started.ok()) << started;
   }
   static void TearDownTestSuite() {
