@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Trains the neural cost-model bundles shipped in models/ from the datasets in data/cost_data/
+# and plots predicted vs measured cost (paper Figure 8, left) into docs/models/.
+#
+#   scripts/train_shipped_models.sh [BUILD_DIR]      (default build; run scripts/build.sh first)
+#   MODELS_ROOT=/tmp/models scripts/train_shipped_models.sh   (retrain elsewhere: the weights
+#                                                              files' SHA-256 match the shipped)
+#
+# Resumable per bundle: versions are immutable, so a bundle already in models/ is skipped (delete
+# its directory to retrain it). The same data and seed give the same weights bit for bit, for any
+# thread count. The Table 2-style summaries go to <root>/<name>/training-<version>.txt as well as
+# stdout; the test-split predictions to BUILD_DIR/predictions/<name>/ (for
+# scripts/summarize_model_fit.py) and their plot to docs/models/<name>-<version>-scatter.png.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${1:-build}
+CLI="$BUILD_DIR/client/cli/shardplan"
+ROOT=${MODELS_ROOT:-models}
+VERSION=1
+SEED=0
+
+train() {  # name description args...
+  local name=$1 description=$2
+  shift 2
+  if [[ -d "$ROOT/$name/$VERSION" ]]; then
+    echo "== $name@$VERSION exists in $ROOT; skipping (delete $ROOT/$name/$VERSION to retrain)"
+    return
+  fi
+  local predictions="$BUILD_DIR/predictions/$name"
+  rm -rf "$predictions"
+  mkdir -p "$predictions" "$ROOT/$name"
+  echo "== training $name@$VERSION"
+  "$CLI" model train --name "$name" --version "$VERSION" --seed "$SEED" --models-root "$ROOT" \
+      --description "$description" --predictions-dir "$predictions" "$@" \
+      | tee "$ROOT/$name/training-$VERSION.txt"
+  mkdir -p docs/models
+  /usr/bin/python3 scripts/plot_model_scatter.py "$predictions" \
+      --out "docs/models/$name-$VERSION-scatter.png" --title "$name@$VERSION, test split"
+}
+
+for profile in rtx2080ti h100-sxm; do
+  data="data/cost_data/sim-$profile"
+  train "sim-$profile" "NeuroShard cost models on the simulated $profile cluster (4 and 8 devices)" \
+      --compute-data "$data/compute.jsonl.gz" --comm-data "$data/comm_4.jsonl.gz,$data/comm_8.jsonl.gz"
+done
+train cpu-amd-epyc "NeuroShard compute model measured on this project's CPU kernel; no interconnect" \
+    --compute-data data/cost_data/cpu-amd-epyc/compute.jsonl.gz --zero-comm

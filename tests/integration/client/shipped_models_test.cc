@@ -1,0 +1,96 @@
+// The bundles shipped in models/ through the real server: every one loads, lists its manifest
+// and plans the example tasks of the device counts it covers; the plan records the exact version.
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "gtest/gtest.h"
+#include "tests/integration/client/client_test_support.h"
+
+namespace shardplan::testing {
+namespace {
+
+// What each shipped bundle must cover (keep in step with scripts/train_shipped_models.sh).
+struct ShippedModel {
+  std::string id;
+  std::vector<int> device_counts;  // empty: any (zero comm costs)
+};
+const std::vector<ShippedModel>& Shipped() {
+  static const auto* shipped = new std::vector<ShippedModel>{
+      {"sim-rtx2080ti@1", {4, 8}}, {"sim-h100-sxm@1", {4, 8}}, {"cpu-amd-epyc@1", {}}};
+  return *shipped;
+}
+
+class ShippedModelsTest : public ServerClientTest {
+ protected:
+  static void SetUpTestSuite() {
+    StartServer({"--models_dir", SHARDPLAN_MODELS_DIR, "--model_reload_interval_s=0"});
+  }
+};
+
+TEST_F(ShippedModelsTest, EveryBundleIsListedWithItsTrainingSummary) {
+  auto response = client_->ListModels();
+  ASSERT_TRUE(response.ok()) << response.status();
+  std::map<std::string, shardplan::v1::ModelInfo> listed;
+  for (const auto& model : response->models()) {
+    listed[model.name() + "@" + model.version()] = model;
+  }
+  for (const ShippedModel& shipped : Shipped()) {
+    SCOPED_TRACE(shipped.id);
+    ASSERT_TRUE(listed.contains(shipped.id));
+    const shardplan::v1::ModelInfo& info = listed[shipped.id];
+    EXPECT_EQ(info.kind(), "neural");
+    EXPECT_GT(info.data_size(), 0);
+    EXPECT_FALSE(info.created().empty());
+    EXPECT_FALSE(info.hardware_profile().empty());
+    ASSERT_TRUE(info.test_mse().contains("compute"));
+    EXPECT_GT(info.test_mse().at("compute"), 0.0);
+    EXPECT_EQ(std::vector<int>(info.device_counts().begin(), info.device_counts().end()),
+              shipped.device_counts);
+    for (int n : shipped.device_counts) {
+      EXPECT_TRUE(info.test_mse().contains("comm_" + std::to_string(n) + "_forward")) << n;
+      EXPECT_TRUE(info.test_mse().contains("comm_" + std::to_string(n) + "_backward")) << n;
+    }
+  }
+}
+
+TEST_F(ShippedModelsTest, EveryBundlePlansTheExamplesItCovers) {
+  for (const std::string example : {"task_4dev.json", "task_8dev.json"}) {
+    const shardplan::v1::Task task = ExampleTask(example);
+    for (const ShippedModel& shipped : Shipped()) {
+      SCOPED_TRACE(example + " with " + shipped.id);
+      shardplan::v1::PlanRequest request;
+      *request.mutable_task() = task;
+      request.set_model(shipped.id.substr(0, shipped.id.find('@')));  // the latest version
+      auto response = client_->Plan(request);
+      ASSERT_TRUE(response.ok()) << response.status();
+      const shardplan::v1::Plan& plan = response->plan();
+      EXPECT_EQ(plan.cost_model(), shipped.id);
+      EXPECT_EQ(plan.tables_size(), task.tables_size());
+      ASSERT_EQ(plan.devices_size(), task.topology().num_devices());
+      double max_total = 0;
+      for (const auto& device : plan.devices()) max_total = std::max(max_total, device.total_ms());
+      EXPECT_DOUBLE_EQ(plan.cost_ms(), max_total);
+      EXPECT_GT(plan.cost_ms(), 0.0);
+    }
+  }
+}
+
+TEST_F(ShippedModelsTest, ADeviceCountWithoutCommModelsIsAFailedPrecondition) {
+  shardplan::v1::PlanRequest request;
+  *request.mutable_task() = SmallTask(6, 2);
+  request.set_model("sim-rtx2080ti@1");
+  auto response = client_->Plan(request);
+  ASSERT_FALSE(response.ok());
+  EXPECT_EQ(response.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(response.status().message().find("2 devices"), std::string::npos)
+      << response.status();
+  // The cpu bundle has no interconnect to model: any device count.
+  request.set_model("cpu-amd-epyc");
+  EXPECT_TRUE(client_->Plan(request).ok());
+}
+
+}  // namespace
+}  // namespace shardplan::testing
