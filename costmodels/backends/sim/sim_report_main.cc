@@ -17,10 +17,11 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
-#include "costmodels/backends/sim/comm_model.h"
+#include "costmodels/backends/ground_truth.h"
 #include "costmodels/backends/sim/compute_model.h"
 #include "costmodels/backends/sim/hardware_profiles.h"
 #include "costmodels/backends/sim/observations.h"
+#include "costmodels/backends/sim/sim_backend.h"
 #include "costmodels/backends/sim/synthetic_tables.h"
 #include "costmodels/data/generators.h"
 #include "costmodels/data/seeded_rng.h"
@@ -60,7 +61,7 @@ struct PlanCost {
 };
 
 // Greedy by single-table cost under the memory cap, then the reference's plan cost on the
-// simulator (DESIGN.md section 2). False when some table fits nowhere.
+// simulator (DESIGN.md section 2, ScorePlacementOnHardware). False when some table fits nowhere.
 bool GreedyPlanCost(const HardwareProfile& p, const std::vector<Table>& tables, int devices,
                     PlanCost& out) {
   std::vector<int> order(tables.size());
@@ -81,24 +82,18 @@ bool GreedyPlanCost(const HardwareProfile& p, const std::vector<Table>& tables, 
     load[best] += cost[i];
     mem[best] += GiB(tables[i]);
   }
-  std::vector<double> compute(devices);
-  std::vector<int64_t> dim_sums(devices, 0);
-  for (int d = 0; d < devices; ++d) {
-    compute[d] = SimulateCompute(p, placed[d], kBatch).total_ms();
-    for (const Table& t : placed[d]) dim_sums[d] += t.dim;
+  // Noise off: the simulator's exact figures, scored by the shared ground-truth formula.
+  SimBackend sim(p, devices, SimOptions{});
+  absl::StatusOr<HardwarePlanCost> scored = ScorePlacementOnHardware(placed, kBatch, sim);
+  if (!scored.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(scored.status().message()).c_str());
+    std::exit(1);
   }
-  const std::vector<double> zeros(devices, 0.0);
-  const CommMeasurement bw = SimulateComm(p, dim_sums, zeros, kBatch);
-  std::vector<double> waits(devices);
-  for (int d = 0; d < devices; ++d) waits[d] = compute[d] + bw.backward_ms[d];
-  const double earliest = *std::min_element(waits.begin(), waits.end());
-  for (double& w : waits) w -= earliest;
-  const CommMeasurement fw = SimulateComm(p, dim_sums, waits, kBatch);
-  out = {};
+  out = {.total = scored->cost_ms};
   for (int d = 0; d < devices; ++d) {
-    out.total = std::max(out.total, compute[d] + bw.backward_ms[d] + fw.forward_ms[d]);
-    out.max_compute = std::max(out.max_compute, compute[d]);
-    out.max_comm = std::max(out.max_comm, bw.backward_ms[d] + fw.forward_ms[d]);
+    out.max_compute = std::max(out.max_compute, scored->compute_ms[d]);
+    out.max_comm =
+        std::max(out.max_comm, scored->backward_comm_ms[d] + scored->forward_comm_ms[d]);
   }
   return true;
 }
