@@ -1,0 +1,477 @@
+// reproduce_table1: NeuroShard's Table 1 (paper section 4.1, appendix D Table 5) on this
+// repository's pieces. For every (devices, max dim) setting it draws --tasks seeded tasks from
+// the table pool (GenerateTask: the reference's gen_tasks, 4 GiB per device), plans each with
+// every requested algorithm through PlanTask under the shipped neural model (the "simulated"
+// cost), and scores every plan on ground truth: the rtx2080ti simulator with noise off
+// (ScorePlanOnHardware). docs/benchmarks.md explains the output.
+//
+//   build/bench/reproduce_table1 [--devices 4,8] [--max-dims 4,8,16,32,64,128] [--tasks 100]
+//       [--seed 0] [--pool data/table_pool/dlrm_856.json] [--models-dir models]
+//       [--model sim-rtx2080ti@1] [--algorithms random,...,neuroshard]
+//       [--analytic-row neuroshard] [--out bench/results/table1] [--fresh]
+//
+// Settings already in --out.json with the same configuration are reused (resume); --fresh
+// recomputes everything.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "costmodels/artifacts/model_directory_loader.h"
+#include "costmodels/backends/ground_truth.h"
+#include "costmodels/backends/sim/sim_backend.h"
+#include "costmodels/data/generators.h"
+#include "costmodels/model_registry.h"
+#include "costmodels/tools/offline_command.h"
+#include "costmodels/tools/tool_support.h"
+#include "nlohmann/json.hpp"
+#include "planner/algorithm_registry.h"
+#include "planner/evaluation.h"
+#include "planner/plan_task.h"
+#include "planner/status_macros.h"
+
+namespace shardplan::bench {
+namespace {
+
+using ::nlohmann::json;
+using offline::Args;
+using offline::Command;
+using offline::UsageError;
+
+// The ground truth of the paper's GPUs (8x 2080 Ti), as the shipped sim model was trained on.
+constexpr char kGroundTruthProfile[] = "rtx2080ti";
+constexpr char kAnalyticModel[] = "analytic@1";
+constexpr char kAnalyticRowLabel[] = "torchrec-analytic";
+constexpr char kNeuroShard[] = "neuroshard";
+
+// One row of the table: an algorithm planned under a cost model.
+struct Row {
+  std::string label;
+  std::string algorithm;
+  std::string model;  // name@version
+  const Planner* planner = nullptr;
+  std::shared_ptr<const CostModel> cost_model;
+};
+
+struct Config {
+  std::vector<int> devices;
+  std::vector<int> max_dims;
+  int tasks = 0;
+  uint64_t seed = 0;
+  std::string pool;
+  std::string model;  // the neural model every plan is also predicted by
+  std::string out;
+};
+
+absl::StatusOr<std::vector<int>> IntList(const Args& args, const std::string& flag) {
+  std::vector<int> values;
+  for (const absl::string_view part : absl::StrSplit(args.Get(flag), ',', absl::SkipEmpty())) {
+    int value = 0;
+    if (!absl::SimpleAtoi(part, &value) || value < 1) {
+      return UsageError(absl::StrCat("--", flag, ": '", part, "' is not a positive integer"));
+    }
+    values.push_back(value);
+  }
+  if (values.empty()) return UsageError(absl::StrCat("--", flag, " is empty"));
+  return values;
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const size_t mid = v.size() / 2;
+  return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
+// The rows to run; names not registered (neuroshard before it lands) are skipped with a note.
+absl::StatusOr<std::vector<Row>> ResolveRows(const Args& args, const AlgorithmRegistry& algorithms,
+                                             const ModelRegistry& models,
+                                             std::vector<std::string>& notes) {
+  std::vector<Row> rows;
+  const std::string model_spec = args.Get("model");
+  SHARDPLAN_ASSIGN_OR_RETURN(const ResolvedModel model, models.Resolve(model_spec));
+  auto add = [&](const std::string& label, const std::string& algorithm,
+                 const ResolvedModel& resolved) {
+    absl::StatusOr<const Planner*> planner = algorithms.Find(algorithm);
+    if (!planner.ok()) {
+      notes.push_back(absl::StrCat("skipped ", label, ": algorithm \"", algorithm,
+                                   "\" is not registered"));
+      return;
+    }
+    rows.push_back(Row{label, algorithm, resolved.manifest.id(), *planner, resolved.model});
+  };
+  for (const absl::string_view name :
+       absl::StrSplit(args.Get("algorithms"), ',', absl::SkipEmpty())) {
+    add(std::string(name), std::string(name), model);
+  }
+  // TorchRec's planner is "search under an analytic estimate": the same search, analytic costs.
+  if (const std::string analytic_row = args.Get("analytic-row"); !analytic_row.empty()) {
+    SHARDPLAN_ASSIGN_OR_RETURN(const ResolvedModel analytic, models.Resolve(kAnalyticModel));
+    add(kAnalyticRowLabel, analytic_row, analytic);
+  }
+  if (rows.empty()) return UsageError("no registered algorithm to run");
+  return rows;
+}
+
+json ConfigJson(const Config& config, const std::vector<Row>& rows) {
+  json row_list = json::array();
+  for (const Row& row : rows) {
+    row_list.push_back({{"label", row.label}, {"algorithm", row.algorithm}, {"model", row.model}});
+  }
+  return {{"tasks", config.tasks},
+          {"seed", config.seed},
+          {"pool", config.pool},
+          {"model", config.model},
+          {"ground_truth", absl::StrCat("sim-", kGroundTruthProfile, ", noise 0")},
+          {"rows", row_list}};
+}
+
+// Mean ground-truth and predicted cost (null unless every task succeeded), success rate and
+// planning times of one row in one setting.
+json Summarize(const json& tasks, const std::string& label) {
+  double cost = 0, predicted = 0;
+  int ok = 0;
+  std::vector<double> times;
+  for (const json& task : tasks) {
+    const json& r = task["results"][label];
+    times.push_back(r["planning_ms"].get<double>());
+    if (!r["ok"].get<bool>()) continue;
+    ++ok;
+    cost += r["cost_ms"].get<double>();
+    predicted += r["predicted_cost_ms"].get<double>();
+  }
+  const int n = static_cast<int>(tasks.size());
+  const bool all = n > 0 && ok == n;
+  return {{"mean_cost_ms", all ? json(cost / n) : json(nullptr)},
+          {"mean_predicted_cost_ms", all ? json(predicted / n) : json(nullptr)},
+          {"success_rate", n > 0 ? static_cast<double>(ok) / n : 0.0},
+          {"median_planning_ms", Median(times)},
+          {"mean_planning_ms",
+           times.empty() ? 0.0 : std::accumulate(times.begin(), times.end(), 0.0) / n}};
+}
+
+// The paper's "simulated" cost: `plan` under the main neural model, whatever it was planned
+// under, so that every row is predicted by the same model.
+absl::StatusOr<double> PredictedCost(const Task& task, const Plan& plan, const Row& row,
+                                     const CostModel& main_model) {
+  if (row.cost_model.get() == &main_model) return plan.cost_ms;
+  Plan copy;
+  copy.tables = plan.tables;
+  SHARDPLAN_RETURN_IF_ERROR(EvaluatePlan(task, main_model, copy));
+  return copy.cost_ms;
+}
+
+json RunTask(const Task& task, const std::vector<Row>& rows, const CostModel& main_model,
+             uint64_t plan_seed, HardwareBackend& ground_truth) {
+  json results = json::object();
+  for (const Row& row : rows) {
+    PlanTaskOptions options;
+    options.seed = plan_seed;
+    const auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<Plan> plan = PlanTask(*row.planner, task, *row.cost_model, options);
+    const double wall_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count();
+    json r = {{"ok", false}, {"planning_ms", plan.ok() ? plan->stats.planning_time_ms : wall_ms}};
+    absl::StatusOr<HardwarePlanCost> truth =
+        plan.ok() ? ScorePlanOnHardware(task, *plan, ground_truth) : plan.status();
+    absl::StatusOr<double> predicted =
+        truth.ok() ? PredictedCost(task, *plan, row, main_model) : truth.status();
+    if (!predicted.ok()) {
+      r["error"] = predicted.status().ToString();
+    } else {
+      r["ok"] = true;
+      r["cost_ms"] = truth->cost_ms;
+      r["predicted_cost_ms"] = *predicted;
+      r["planning_model_cost_ms"] = plan->cost_ms;
+      r["comm_measured"] = truth->comm_measured;
+      if (plan->stats.cost_cache_hits + plan->stats.cost_cache_misses > 0) {
+        r["cache_hits"] = plan->stats.cost_cache_hits;
+        r["cache_misses"] = plan->stats.cost_cache_misses;
+      }
+    }
+    results[row.label] = std::move(r);
+  }
+  return results;
+}
+
+std::string Cost(const json& value) {
+  return value.is_null() ? "-" : absl::StrFormat("%.2f", value.get<double>());
+}
+
+// The paper's layout as a markdown table: rows = algorithms, columns = devices / max dim.
+std::string CostTable(const Config& config, const std::vector<Row>& rows, const json& settings,
+                      const std::string& field) {
+  std::string header = "| algorithm |", rule = "|---|";
+  for (int devices : config.devices) {
+    for (int max_dim : config.max_dims) {
+      absl::StrAppend(&header, " ", devices, " / ", max_dim, " |");
+      absl::StrAppend(&rule, "---:|");
+    }
+  }
+  std::string out = absl::StrCat(header, "\n", rule, "\n");
+  for (const Row& row : rows) {
+    absl::StrAppend(&out, "| ", row.label, " |");
+    for (const json& setting : settings) {
+      absl::StrAppend(&out, " ", Cost(setting["summary"][row.label][field]), " |");
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  const bool has_neuroshard =
+      std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.label == kNeuroShard; });
+  if (!has_neuroshard) return out;
+  // The paper's bottom row: (strongest baseline - NeuroShard) / NeuroShard.
+  absl::StrAppend(&out, "| improvement of neuroshard over the strongest baseline |");
+  for (const json& setting : settings) {
+    const json& ours = setting["summary"][kNeuroShard][field];
+    std::optional<double> best;
+    for (const Row& row : rows) {
+      const json& theirs = setting["summary"][row.label][field];
+      if (row.label == kNeuroShard || theirs.is_null()) continue;
+      best = std::min(best.value_or(theirs.get<double>()), theirs.get<double>());
+    }
+    if (ours.is_null() || !best.has_value()) {
+      absl::StrAppend(&out, " - |");
+    } else {
+      const double gain = (*best - ours.get<double>()) / ours.get<double>() * 100;
+      absl::StrAppend(&out, absl::StrFormat(" %+.1f%% |", gain));
+    }
+  }
+  absl::StrAppend(&out, "\n");
+  return out;
+}
+
+// Success rate and planning time per algorithm and device count, over all max dims.
+std::string TimeTable(const Config& config, const std::vector<Row>& rows, const json& settings) {
+  std::string out = "| algorithm | devices | success | median ms | mean ms | median ms at the "
+                    "largest max dim |\n|---|---:|---:|---:|---:|---:|\n";
+  for (const Row& row : rows) {
+    for (int devices : config.devices) {
+      std::vector<double> times, last_times;
+      int ok = 0;
+      for (const json& setting : settings) {
+        if (setting["devices"] != devices) continue;
+        const bool last = setting["max_dim"] == config.max_dims.back();
+        for (const json& task : setting["tasks"]) {
+          const json& r = task["results"][row.label];
+          times.push_back(r["planning_ms"].get<double>());
+          if (last) last_times.push_back(times.back());
+          ok += r["ok"].get<bool>() ? 1 : 0;
+        }
+      }
+      if (times.empty()) continue;
+      absl::StrAppend(
+          &out, absl::StrFormat("| %s | %d | %.0f%% | %.3f | %.3f | %.3f |\n", row.label, devices,
+                                100.0 * ok / times.size(), Median(times),
+                                std::accumulate(times.begin(), times.end(), 0.0) / times.size(),
+                                Median(last_times)));
+    }
+  }
+  return out;
+}
+
+std::string Report(const Config& config, const std::vector<Row>& rows, const json& settings,
+                   const std::vector<std::string>& notes) {
+  std::string out = absl::StrFormat(
+      "# NeuroShard Table 1 reproduction\n\n%d tasks per setting, seed %d, pool %s; columns are "
+      "devices / max dim. Ground truth: sim-%s, noise off (ScorePlanOnHardware). \"-\": at "
+      "least one task failed.\n\n",
+      config.tasks, config.seed, config.pool, kGroundTruthProfile);
+  absl::StrAppend(&out, "## Mean ground-truth cost (ms)\n\n",
+                  CostTable(config, rows, settings, "mean_cost_ms"));
+  absl::StrAppend(&out, "\n## Mean cost predicted by ", config.model,
+                  " (\"simulated\", ms)\n\n",
+                  CostTable(config, rows, settings, "mean_predicted_cost_ms"));
+  absl::StrAppend(&out, "\n## Success rate and planning time\n\n",
+                  TimeTable(config, rows, settings));
+  // The first failure of each row, so a "-" can be explained.
+  std::string failures;
+  for (const Row& row : rows) {
+    for (const json& setting : settings) {
+      const json* failed = nullptr;
+      for (const json& task : setting["tasks"]) {
+        if (!task["results"][row.label]["ok"].get<bool>()) failed = &task;
+        if (failed != nullptr) break;
+      }
+      if (failed == nullptr) continue;
+      absl::StrAppend(&failures, "- ", row.label, " at ", setting["devices"].get<int>(), " / ",
+                      setting["max_dim"].get<int>(), ", task ", (*failed)["index"].get<int>(),
+                      ": ", (*failed)["results"][row.label]["error"].get<std::string>(), "\n");
+      break;
+    }
+  }
+  if (!failures.empty()) absl::StrAppend(&out, "\n## First failure per algorithm\n\n", failures);
+  if (!notes.empty()) {
+    absl::StrAppend(&out, "\n## Notes\n\n- ", absl::StrJoin(notes, "\n- "), "\n");
+  }
+  return out;
+}
+
+// The settings of a previous run of the same configuration, by "devices/max_dim".
+std::map<std::string, json> PreviousSettings(const std::string& path, const json& config) {
+  std::map<std::string, json> previous;
+  std::ifstream in(path);
+  if (!in) return previous;
+  const json old = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!old.is_object() || old.value("config", json()) != config) return previous;
+  for (const json& setting : old["settings"]) {
+    previous[absl::StrCat(setting["devices"].get<int>(), "/", setting["max_dim"].get<int>())] =
+        setting;
+  }
+  return previous;
+}
+
+absl::Status Run(const Args& args) {
+  Config config;
+  SHARDPLAN_ASSIGN_OR_RETURN(config.devices, IntList(args, "devices"));
+  SHARDPLAN_ASSIGN_OR_RETURN(config.max_dims, IntList(args, "max-dims"));
+  SHARDPLAN_ASSIGN_OR_RETURN(const int64_t tasks, args.GetInt("tasks"));
+  SHARDPLAN_ASSIGN_OR_RETURN(config.seed, args.GetUint("seed"));
+  if (tasks < 1) return UsageError("--tasks must be >= 1");
+  config.tasks = static_cast<int>(tasks);
+  config.pool = args.Get("pool");
+  config.model = args.Get("model");
+  config.out = args.Get("out");
+  for (int max_dim : config.max_dims) {
+    if (DimGrid(max_dim).empty()) return UsageError("--max-dims must be multiples of 4");
+  }
+
+  SHARDPLAN_ASSIGN_OR_RETURN(const offline::LoadedPool pool, offline::LoadPoolWithHash(config.pool));
+  ModelRegistry models;
+  SHARDPLAN_RETURN_IF_ERROR(RegisterBuiltinModels(models));
+  ModelDirectoryLoader loader(args.Get("models-dir"), &models,
+                              [](const std::string& line) { std::cerr << line << "\n"; });
+  SHARDPLAN_RETURN_IF_ERROR(loader.Reload().status());
+  const AlgorithmRegistry algorithms = BuiltinAlgorithms();
+  std::vector<std::string> notes;
+  SHARDPLAN_ASSIGN_OR_RETURN(const std::vector<Row> rows,
+                             ResolveRows(args, algorithms, models, notes));
+  for (const std::string& note : notes) std::cerr << "note: " << note << "\n";
+  SHARDPLAN_ASSIGN_OR_RETURN(const ResolvedModel main, models.Resolve(config.model));
+  const CostModel* main_model = main.model.get();
+
+  const json config_json = ConfigJson(config, rows);
+  const std::string json_path = config.out + ".json";
+  std::map<std::string, json> previous;
+  if (!args.Has("fresh")) previous = PreviousSettings(json_path, config_json);
+  const std::atomic<bool>* stop = offline::InstallStopOnSignal();
+
+  json settings = json::array();
+  const int total = static_cast<int>(config.devices.size() * config.max_dims.size()) *
+                    config.tasks;
+  int done = 0, computed = 0;
+  const auto start = std::chrono::steady_clock::now();
+  auto write = [&] {
+    const json doc = {{"config", config_json}, {"notes", notes}, {"settings", settings}};
+    return offline::WriteTextFile(json_path, doc.dump(1) + "\n");
+  };
+  for (int devices : config.devices) {
+    SHARDPLAN_ASSIGN_OR_RETURN(std::unique_ptr<HardwareBackend> ground_truth,
+                               MakeSimBackend(kGroundTruthProfile, devices, SimOptions{}));
+    for (int max_dim : config.max_dims) {
+      const std::string key = absl::StrCat(devices, "/", max_dim);
+      if (auto it = previous.find(key); it != previous.end()) {
+        std::cerr << "[" << key << "] reused from " << json_path << "\n";
+        settings.push_back(it->second);
+        done += config.tasks;
+        continue;
+      }
+      TaskGenOptions options;
+      options.num_devices = devices;
+      options.max_dim = max_dim;
+      json task_results = json::array();
+      for (int i = 0; i < config.tasks; ++i) {
+        if (stop->load()) return offline::InterruptedError("interrupted; rerun to resume");
+        // Index i of every setting draws from (seed, i): the same T and pool ids at every max
+        // dim (until a memory resample), so columns differ mainly by the dims.
+        SHARDPLAN_ASSIGN_OR_RETURN(const Task task,
+                                   GenerateTask(pool.pool, options, config.seed, i));
+        task_results.push_back({{"index", i},
+                                {"num_tables", task.tables.size()},
+                                {"results", RunTask(task, rows, *main_model, config.seed + i,
+                                                    *ground_truth)}});
+        ++done;
+        ++computed;
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::cerr << absl::StrFormat("\r[%s] task %d/%d  total %d/%d  elapsed %.0fs  ETA %.0fs   ",
+                                     key, i + 1, config.tasks, done, total, elapsed,
+                                     elapsed / computed * (total - done));
+      }
+      std::cerr << "\n";
+      json setting = {{"devices", devices}, {"max_dim", max_dim}, {"tasks", task_results}};
+      json summary = json::object();
+      for (const Row& row : rows) summary[row.label] = Summarize(task_results, row.label);
+      setting["summary"] = std::move(summary);
+      settings.push_back(std::move(setting));
+      // After every setting, so an interrupted run resumes from here.
+      SHARDPLAN_RETURN_IF_ERROR(write());
+    }
+  }
+  SHARDPLAN_RETURN_IF_ERROR(write());
+  const std::string report = Report(config, rows, settings, notes);
+  SHARDPLAN_RETURN_IF_ERROR(offline::WriteTextFile(config.out + ".md", report));
+  std::cout << report << "\nwrote " << json_path << " and " << config.out << ".md\n";
+  return absl::OkStatus();
+}
+
+Command Table1Command() {
+  return Command{
+      .group = "bench",
+      .name = "reproduce_table1",
+      .summary = "NeuroShard Table 1: mean ground-truth plan cost per algorithm and setting",
+      .description = "See docs/benchmarks.md.\n",
+      .flags =
+          {
+              {"devices", "N,...", "device counts", "4,8"},
+              {"max-dims", "D,...", "max table dims", "4,8,16,32,64,128"},
+              {"tasks", "N", "tasks per setting", "100"},
+              {"seed", "S", "task seed", "0"},
+              {"pool", "FILE", "table pool", offline::kDefaultPool},
+              {"models-dir", "DIR", "model bundles", "models"},
+              {"model", "NAME@VERSION", "cost model the algorithms plan under",
+               "sim-rtx2080ti@1"},
+              {"algorithms", "A,...", "algorithms (unregistered ones are skipped)",
+               "random,size_greedy,dim_greedy,lookup_greedy,size_lookup_greedy,neuroshard"},
+              {"analytic-row", "ALGORITHM",
+               "algorithm run under analytic@1 as the torchrec-analytic row; empty: none",
+               kNeuroShard},
+              {"out", "PREFIX", "writes PREFIX.json and PREFIX.md", "bench/results/table1"},
+              {"fresh", "", "ignore the results of a previous run", ""},
+          },
+      .run = Run,
+  };
+}
+
+}  // namespace
+}  // namespace shardplan::bench
+
+int main(int argc, char** argv) {
+  using namespace shardplan::offline;
+  const Command command = shardplan::bench::Table1Command();
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+    std::cout << CommandHelp(command);
+    return 0;
+  }
+  absl::StatusOr<Args> parsed = ParseArgs(command, args);
+  absl::Status status = parsed.ok() ? command.run(*parsed) : parsed.status();
+  if (!status.ok()) std::cerr << "reproduce_table1: " << status.message() << "\n";
+  return ExitCodeFor(status);
+}
