@@ -9,6 +9,7 @@
 #include "planner/baselines/exhaustive_planner.h"
 #include "planner/baselines/greedy_planner.h"
 #include "planner/baselines/random_planner.h"
+#include "planner/neuroshard/neuroshard_planner.h"
 
 namespace shardplan {
 
@@ -45,6 +46,7 @@ AlgorithmRegistry BuiltinAlgorithms() {
     registry.Register(std::make_unique<GreedyPlanner>(weight));
   }
   registry.Register(std::make_unique<ExhaustivePlanner>());
+  registry.Register(std::make_unique<NeuroShardPlanner>());
   return registry;
 }
 

@@ -26,8 +26,9 @@ std::vector<std::string> Names(const AlgorithmRegistry& registry) {
 
 TEST(BuiltinAlgorithmsTest, ListsEveryBaselineSortedByName) {
   const AlgorithmRegistry registry = BuiltinAlgorithms();
-  EXPECT_THAT(Names(registry), ElementsAre("dim_greedy", "exhaustive", "lookup_greedy", "random",
-                                           "size_greedy", "size_lookup_greedy"));
+  EXPECT_THAT(Names(registry),
+              ElementsAre("dim_greedy", "exhaustive", "lookup_greedy", "neuroshard", "random",
+                          "size_greedy", "size_lookup_greedy"));
 }
 
 TEST(BuiltinAlgorithmsTest, InfoIsComplete) {
@@ -37,8 +38,13 @@ TEST(BuiltinAlgorithmsTest, InfoIsComplete) {
     SCOPED_TRACE(info.name);
     EXPECT_FALSE(info.description.empty());
     EXPECT_EQ(info.description.find('\n'), std::string::npos) << "one line";
-    EXPECT_THAT(info.sharding_types, ElementsAre(ShardingType::kTableWise));
-    EXPECT_EQ(info.uses_cost_model, info.name == "exhaustive");
+    if (info.name == "neuroshard") {
+      EXPECT_THAT(info.sharding_types,
+                  ElementsAre(ShardingType::kTableWise, ShardingType::kColumnWise));
+    } else {
+      EXPECT_THAT(info.sharding_types, ElementsAre(ShardingType::kTableWise));
+    }
+    EXPECT_EQ(info.uses_cost_model, info.name == "exhaustive" || info.name == "neuroshard");
     for (const ParamSpec& spec : info.params) {
       EXPECT_FALSE(spec.description.empty()) << spec.name;
     }
@@ -74,9 +80,9 @@ TEST(BuiltinAlgorithmsTest, EveryAlgorithmPlansASmallTask) {
 
 TEST(AlgorithmRegistryTest, UnknownNameListsTheKnownOnes) {
   const AlgorithmRegistry registry = BuiltinAlgorithms();
-  EXPECT_STATUS(registry.Find("neuroshard"), absl::StatusCode::kNotFound,
-                "unknown algorithm \"neuroshard\"; known: dim_greedy, exhaustive, lookup_greedy, "
-                "random, size_greedy, size_lookup_greedy");
+  EXPECT_STATUS(registry.Find("autoshard"), absl::StatusCode::kNotFound,
+                "unknown algorithm \"autoshard\"; known: dim_greedy, exhaustive, lookup_greedy, "
+                "neuroshard, random, size_greedy, size_lookup_greedy");
   EXPECT_STATUS(registry.Find(""), absl::StatusCode::kNotFound, "unknown algorithm \"\"");
 }
 

@@ -1,0 +1,152 @@
+#include "planner/neuroshard/beam_search.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+
+namespace shardplan::neuroshard {
+namespace {
+
+// The n indices with the largest value, ties to the lower index.
+std::vector<int> TopN(const std::vector<double>& values, int n) {
+  std::vector<int> order(values.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return values[a] > values[b]; });
+  order.resize(std::min<size_t>(order.size(), static_cast<size_t>(n)));
+  return order;
+}
+
+// Grid-searches every state, on up to `threads` threads; results[i] belongs to states[i].
+std::vector<GridResult> GridSearchAll(const SearchProblem& problem,
+                                      const std::vector<SplitState>& states,
+                                      const GridOptions& options, const CostModel& model,
+                                      const StopSignal& stop, int threads) {
+  std::vector<GridResult> results(states.size());
+  const int workers = std::clamp<int>(threads, 1, static_cast<int>(states.size()));
+  if (workers <= 1) {
+    for (size_t i = 0; i < states.size(); ++i) {
+      results[i] = GridSearch(problem, states[i], options, model, stop);
+    }
+    return results;
+  }
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next.fetch_add(1); i < states.size(); i = next.fetch_add(1)) {
+      results[i] = GridSearch(problem, states[i], options, model, stop);
+    }
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(workers - 1);
+  for (int w = 1; w < workers; ++w) pool.emplace_back(work);
+  work();
+  for (std::thread& thread : pool) thread.join();
+  return results;
+}
+
+}  // namespace
+
+std::vector<int> SplitCandidates(const SearchProblem& problem, const SplitState& state, int n,
+                                 const CostModel& model) {
+  const std::vector<Piece>& pieces = state.pieces();
+  std::vector<int> candidates;
+  if (static_cast<size_t>(n) > pieces.size()) {
+    for (size_t i = 0; i < pieces.size(); ++i) candidates.push_back(static_cast<int>(i));
+  } else {
+    std::vector<double> bytes(pieces.size());
+    std::vector<double> costs(pieces.size());
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      const Table& table = problem.task->tables[pieces[i].table];
+      const ShardView shard{.table = &table, .rows = table.rows, .columns = pieces[i].columns};
+      bytes[i] = static_cast<double>(PieceBytes(problem, pieces[i]));
+      costs[i] = model.ComputeCost(problem.cost_context, {&shard, 1});
+    }
+    candidates = TopN(bytes, n);
+    const std::vector<int> by_cost = TopN(costs, n);
+    candidates.insert(candidates.end(), by_cost.begin(), by_cost.end());
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  }
+  std::erase_if(candidates, [&](int i) {
+    return !problem.splittable[pieces[i].table] || !HalfIsSplittable(pieces[i].columns);
+  });
+  return candidates;
+}
+
+SearchResult BeamSearch(const SearchProblem& problem, const BeamOptions& options,
+                        const CostModel& model, const StopSignal& stop,
+                        const std::function<void(const PlanningProgress&)>& on_progress) {
+  SearchResult result;
+  result.state = SplitState(*problem.task);
+  auto account = [&](const GridResult& grid) {
+    result.greedy_runs += grid.greedy_runs;
+    result.plan_evaluations += grid.plan_evaluations;
+  };
+  auto consider = [&](const SplitState& state, GridResult& grid) {
+    ++result.candidates_evaluated;
+    if (!grid.feasible || (result.feasible && grid.cost_ms >= result.cost_ms)) return;
+    result.feasible = true;
+    result.cost_ms = grid.cost_ms;
+    result.state = state;
+    result.device_of_piece = std::move(grid.device_of_piece);
+  };
+
+  GridResult unsplit = GridSearch(problem, result.state, options.grid, model, stop);
+  account(unsplit);
+  if (unsplit.stopped) {
+    result.stopped = true;
+    return result;
+  }
+  result.unsplit_failure = unsplit.failure;
+  const double unsplit_cost = unsplit.cost_ms;
+  consider(SplitState(result.state), unsplit);
+  if (!options.beam_search) return result;
+
+  struct BeamEntry {
+    SplitState state;
+    double cost_ms;
+  };
+  std::vector<BeamEntry> beam = {{result.state, unsplit_cost}};
+  for (int step = 1; step <= options.max_steps; ++step) {
+    std::vector<SplitState> states;
+    for (const BeamEntry& entry : beam) {
+      for (int index : SplitCandidates(problem, entry.state, options.candidates, model)) {
+        states.push_back(entry.state);
+        states.back().Split(index);
+      }
+    }
+    if (states.empty()) break;
+    std::vector<GridResult> grids =
+        GridSearchAll(problem, states, options.grid, model, stop, options.threads);
+
+    std::vector<BeamEntry> next;
+    for (size_t i = 0; i < states.size(); ++i) {
+      account(grids[i]);
+      if (grids[i].stopped) {
+        result.stopped = true;
+        continue;  // an unfinished grid search is not a score
+      }
+      next.push_back({states[i], grids[i].cost_ms});
+      consider(states[i], grids[i]);
+    }
+    if (result.stopped) break;
+    // Stable order on ties: the earlier split sequence first.
+    std::stable_sort(next.begin(), next.end(), [](const BeamEntry& a, const BeamEntry& b) {
+      return std::tie(a.cost_ms, a.state.steps()) < std::tie(b.cost_ms, b.state.steps());
+    });
+    if (next.size() > static_cast<size_t>(options.beam_width)) next.resize(options.beam_width);
+    beam = std::move(next);
+    if (on_progress) {
+      on_progress(PlanningProgress{
+          absl::StrCat("neuroshard: step ", step, "/", options.max_steps, ", best cost ",
+                       result.cost_ms, " ms"),
+          static_cast<double>(step) / options.max_steps});
+    }
+  }
+  return result;
+}
+
+}  // namespace shardplan::neuroshard

@@ -1,0 +1,214 @@
+#include "planner/neuroshard/greedy_grid.h"
+
+#include <algorithm>
+#include <optional>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "planner/evaluation.h"
+#include "planner/memory.h"
+#include "planner/status_macros.h"
+
+namespace shardplan::neuroshard {
+namespace {
+
+// What the greedy places in one move.
+struct Item {
+  std::vector<int> pieces;  // ascending augmented indices
+  int unit = 0;             // problem.units index
+  int64_t bytes = 0;
+  int64_t dims = 0;
+  double cost = 0.0;  // predicted compute cost of the item alone
+};
+
+std::vector<Item> ItemsOf(const SearchProblem& problem, const SplitState& state) {
+  std::vector<Item> items;
+  std::vector<int> item_of_unit(problem.units.size(), -1);
+  const std::vector<Piece>& pieces = state.pieces();
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const int unit = problem.unit_of_table[pieces[i].table];
+    // Pieces of a splittable table move alone; a colocated or pinned unit moves whole.
+    const bool whole_unit = !problem.splittable[pieces[i].table];
+    int item = whole_unit ? item_of_unit[unit] : -1;
+    if (item < 0) {
+      item = static_cast<int>(items.size());
+      items.emplace_back().unit = unit;
+      if (whole_unit) item_of_unit[unit] = item;
+    }
+    items[item].pieces.push_back(static_cast<int>(i));
+    items[item].bytes = AddBytes(items[item].bytes, PieceBytes(problem, pieces[i]));
+    items[item].dims += pieces[i].columns;
+  }
+  return items;
+}
+
+void AppendShards(const SearchProblem& problem, const SplitState& state,
+                  const std::vector<int>& pieces, std::vector<ShardView>& shards) {
+  for (int i : pieces) {
+    const Piece& piece = state.pieces()[i];
+    const Table& table = problem.task->tables[piece.table];
+    shards.push_back(ShardView{.table = &table, .rows = table.rows, .columns = piece.columns});
+  }
+}
+
+PlacementUnit UnitOfItem(const SearchProblem& problem, const SplitState& state, const Item& item) {
+  PlacementUnit unit = problem.units[item.unit];
+  if (problem.splittable[state.pieces()[item.pieces[0]].table]) unit.bytes = item.bytes;
+  return unit;
+}
+
+}  // namespace
+
+absl::StatusOr<SearchProblem> MakeSearchProblem(const Task& task, bool allow_splits) {
+  SearchProblem problem;
+  problem.task = &task;
+  problem.cost_context = CostContext::For(task);
+  SHARDPLAN_ASSIGN_OR_RETURN(problem.units, TableWiseUnits(task, kAlgorithmName));
+  problem.unit_of_table.assign(task.tables.size(), 0);
+  problem.splittable.assign(task.tables.size(), false);
+  for (size_t u = 0; u < problem.units.size(); ++u) {
+    const PlacementUnit& unit = problem.units[u];
+    for (int t : unit.tables) problem.unit_of_table[t] = static_cast<int>(u);
+    problem.splittable[unit.tables[0]] =
+        allow_splits && unit.tables.size() == 1 && !unit.pinned_device &&
+        task.tables[unit.tables[0]].Allows(ShardingType::kColumnWise);
+  }
+  int64_t dim_sum = 0;
+  for (const Table& table : task.tables) dim_sum += table.dim;
+  problem.mean_dim =
+      static_cast<double>(dim_sum) / std::max(1, task.topology.num_devices());
+  return problem;
+}
+
+int64_t PieceBytes(const SearchProblem& problem, const Piece& piece) {
+  const Table& table = problem.task->tables[piece.table];
+  return ShardMemoryBytes(table, table.rows, piece.columns, problem.task->memory);
+}
+
+absl::StatusOr<std::vector<int32_t>> Greedy(const SearchProblem& problem, const SplitState& state,
+                                            double scale, const CostModel& model) {
+  const Task& task = *problem.task;
+  const int num_devices = task.topology.num_devices();
+  std::vector<Item> items = ItemsOf(problem, state);
+  std::vector<ShardView> shards;
+  for (Item& item : items) {
+    shards.clear();
+    AppendShards(problem, state, item.pieces, shards);
+    item.cost = model.ComputeCost(problem.cost_context, shards);
+  }
+
+  MemoryLedger ledger(task.topology);
+  std::vector<int64_t> dim_sum(num_devices, 0);
+  std::vector<double> compute(num_devices, 0.0);
+  std::vector<std::vector<int>> pieces_on(num_devices);
+  std::vector<int32_t> device_of_piece(state.pieces().size(), 0);
+  auto place = [&](const Item& item, int d) {
+    ledger.Add(d, item.bytes);
+    dim_sum[d] += item.dims;
+    for (int i : item.pieces) device_of_piece[i] = d;
+    pieces_on[d].insert(pieces_on[d].end(), item.pieces.begin(), item.pieces.end());
+    shards.clear();
+    AppendShards(problem, state, pieces_on[d], shards);
+    // The whole shard set is re-predicted (compute is not additive); the cache makes it cheap.
+    compute[d] = model.ComputeCost(problem.cost_context, shards);
+  };
+
+  std::vector<size_t> order;
+  for (size_t k = 0; k < items.size(); ++k) {
+    const std::optional<int32_t>& pinned = problem.units[items[k].unit].pinned_device;
+    if (!pinned) {
+      order.push_back(k);
+      continue;
+    }
+    if (!ledger.Fits(*pinned, items[k].bytes)) {
+      return ledger.PinnedDoesNotFit(kAlgorithmName, task, UnitOfItem(problem, state, items[k]));
+    }
+    place(items[k], *pinned);
+  }
+  // Items are in ascending augmented index order, so a stable sort keeps the reference's tie
+  // order once reversed: equal costs pop the higher index first.
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return items[a].cost < items[b].cost; });
+  std::reverse(order.begin(), order.end());
+
+  const double dim_cap = scale * problem.mean_dim;
+  for (size_t k : order) {
+    const Item& item = items[k];
+    int best = -1;
+    bool any_memory = false;
+    for (int d = 0; d < num_devices; ++d) {
+      if (!ledger.Fits(d, item.bytes)) continue;
+      any_memory = true;
+      if (static_cast<double>(dim_sum[d] + item.dims) > dim_cap) continue;
+      if (best < 0 || compute[d] < compute[best] ||
+          (compute[d] == compute[best] && ledger.used(d) < ledger.used(best))) {
+        best = d;
+      }
+    }
+    if (best < 0) {
+      const PlacementUnit unit = UnitOfItem(problem, state, item);
+      if (!any_memory) return ledger.NoDeviceFits(kAlgorithmName, task, unit);
+      return absl::FailedPreconditionError(
+          absl::StrCat(unit.Describe(task), " (", item.dims, " columns) exceeds the max device dim ",
+                       dim_cap, " on every device with room"));
+    }
+    place(item, best);
+  }
+  return device_of_piece;
+}
+
+GridResult GridSearch(const SearchProblem& problem, const SplitState& state,
+                      const GridOptions& options, const CostModel& model, const StopSignal& stop) {
+  constexpr double kUncapped = std::numeric_limits<double>::infinity();
+  std::vector<double> scales;
+  if (!options.grid_search) {
+    scales.push_back(kUncapped);
+  } else if (options.grid_steps <= 1) {
+    scales.push_back(1.0);
+  } else {
+    for (int k = 0; k < options.grid_steps; ++k) {
+      scales.push_back(1.0 + 0.5 * k / (options.grid_steps - 1));
+    }
+  }
+
+  GridResult result;
+  const int num_devices = problem.task->topology.num_devices();
+  auto try_scale = [&](double scale) {
+    ++result.greedy_runs;
+    absl::StatusOr<std::vector<int32_t>> placement = Greedy(problem, state, scale, model);
+    if (!placement.ok()) {
+      result.failure = placement.status();
+      return;
+    }
+    std::vector<std::vector<int>> pieces_on(num_devices);
+    for (size_t i = 0; i < placement->size(); ++i) {
+      pieces_on[(*placement)[i]].push_back(static_cast<int>(i));
+    }
+    std::vector<std::vector<ShardView>> shards(num_devices);
+    for (int d = 0; d < num_devices; ++d) AppendShards(problem, state, pieces_on[d], shards[d]);
+    ++result.plan_evaluations;
+    const double cost = CostOfPlacement(model, problem.cost_context, shards).cost_ms;
+    if (!result.feasible || cost < result.cost_ms) {
+      result.feasible = true;
+      result.cost_ms = cost;
+      result.device_of_piece = *std::move(placement);
+    }
+  };
+  for (double scale : scales) {
+    if (!stop.Check().ok()) {
+      result.stopped = true;
+      return result;
+    }
+    try_scale(scale);
+  }
+  if (!result.feasible && scales.back() != kUncapped) {
+    if (!stop.Check().ok()) {
+      result.stopped = true;
+      return result;
+    }
+    try_scale(kUncapped);
+  }
+  return result;
+}
+
+}  // namespace shardplan::neuroshard

@@ -1,0 +1,76 @@
+#ifndef SHARDPLAN_PLANNER_NEUROSHARD_GREEDY_GRID_H_
+#define SHARDPLAN_PLANNER_NEUROSHARD_GREEDY_GRID_H_
+
+// NeuroShard's inner loop: greedy table-wise placement of the augmented list under a max device
+// dim cap, grid-searched over the cap and scored by the full plan cost.
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "planner/baselines/placement_units.h"
+#include "planner/cost_model.h"
+#include "planner/neuroshard/split_state.h"
+#include "planner/stop_signal.h"
+#include "planner/task.h"
+
+namespace shardplan::neuroshard {
+
+inline constexpr char kAlgorithmName[] = "neuroshard";
+
+// The facts of one task the search consults throughout.
+struct SearchProblem {
+  const Task* task = nullptr;
+  CostContext cost_context;
+  std::vector<PlacementUnit> units;  // TableWiseUnits: colocation groups move together
+  std::vector<int> unit_of_table;
+  // Tables the search may halve: they allow COLUMN_WISE and are neither pinned nor colocated
+  // (their pieces could then go to different devices).
+  std::vector<bool> splittable;
+  double mean_dim = 0.0;  // sum of dims / devices; invariant under splits
+};
+
+// FAILED_PRECONDITION as TableWiseUnits does (tables that forbid TABLE_WISE); `allow_splits`
+// false makes no table splittable.
+absl::StatusOr<SearchProblem> MakeSearchProblem(const Task& task, bool allow_splits);
+
+// The memory of pieces[i] (all rows, its columns).
+int64_t PieceBytes(const SearchProblem& problem, const Piece& piece);
+
+// _greedy(scale): items (a piece, or the whole of a colocated or pinned unit) by single-item
+// predicted compute cost descending, ties to the higher augmented index (the reference's stable
+// ascending sort popped from the back); pinned items first, on their devices. Each item goes to
+// the device with the lowest predicted compute cost of its current shard set, among devices with
+// room in memory and dim_sum + dim <= scale * mean_dim; ties to the smaller memory used, then
+// the lower index. Returns device_of_piece, or FAILED_PRECONDITION naming the item that fit
+// nowhere (the memory message of the baselines when no device has the memory).
+absl::StatusOr<std::vector<int32_t>> Greedy(const SearchProblem& problem, const SplitState& state,
+                                            double scale, const CostModel& model);
+
+struct GridOptions {
+  int grid_steps = 11;       // scales 1.0, ..., 1.5 of mean_dim
+  bool grid_search = true;   // false: one greedy run without the dim cap
+};
+
+struct GridResult {
+  bool feasible = false;
+  bool stopped = false;  // the stop signal fired before every scale ran
+  std::vector<int32_t> device_of_piece;
+  double cost_ms = std::numeric_limits<double>::infinity();
+  absl::Status failure;  // when infeasible: the uncapped greedy's error
+  int64_t greedy_runs = 0;
+  int64_t plan_evaluations = 0;  // full plan-cost evaluations (comm model calls)
+};
+
+// _table_wise_shard: Greedy at every scale, each feasible placement scored by CostOfPlacement,
+// the lowest cost kept (the first scale on ties). Deviation: when no scale is feasible, one more
+// greedy without the dim cap, so that the dim cap alone never makes a task infeasible.
+// Checks `stop` before every greedy run.
+GridResult GridSearch(const SearchProblem& problem, const SplitState& state,
+                      const GridOptions& options, const CostModel& model, const StopSignal& stop);
+
+}  // namespace shardplan::neuroshard
+
+#endif  // SHARDPLAN_PLANNER_NEUROSHARD_GREEDY_GRID_H_

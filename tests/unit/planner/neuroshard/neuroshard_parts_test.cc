@@ -1,0 +1,217 @@
+// NeuroShard's building blocks: the split rule and state, the cost cache, the greedy and the grid.
+
+#include <algorithm>
+#include <limits>
+#include <thread>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "neuroshard_test_util.h"
+#include "planner/evaluation.h"
+#include "planner/neuroshard/greedy_grid.h"
+#include "planner/neuroshard/shard_cost_cache.h"
+#include "planner/neuroshard/split_state.h"
+#include "planner/validation.h"
+
+namespace shardplan::neuroshard {
+namespace {
+
+using test::kGiB;
+using test::MakeTable;
+using ::testing::ElementsAre;
+
+constexpr double kUncapped = std::numeric_limits<double>::infinity();
+
+TEST(SplitRuleTest, HalfMustBeAPositiveMultipleOfFour) {
+  EXPECT_TRUE(HalfIsSplittable(64));   // -> 32
+  EXPECT_TRUE(HalfIsSplittable(8));    // -> 4
+  EXPECT_FALSE(HalfIsSplittable(4));   // -> 2
+  EXPECT_FALSE(HalfIsSplittable(12));  // -> 6
+  EXPECT_TRUE(HalfIsSplittable(24));   // -> 12
+}
+
+TEST(SplitStateTest, RepeatedSplitsGiveUnevenWidths) {
+  const Task task = test::MakeTask({MakeTable("a", 100, 128), MakeTable("b", 100, 16)}, 2, kGiB);
+  SplitState state(task);
+  state.Split(0);
+  state.Split(0);
+  ASSERT_EQ(state.pieces().size(), 4u);
+  auto shape = [&](int i) {
+    const Piece& p = state.pieces()[i];
+    return std::vector<int>{p.table, p.columns, p.column_offset};
+  };
+  EXPECT_THAT(shape(0), ElementsAre(0, 32, 0));
+  EXPECT_THAT(shape(1), ElementsAre(1, 16, 0));
+  EXPECT_THAT(shape(2), ElementsAre(0, 64, 64));
+  EXPECT_THAT(shape(3), ElementsAre(0, 32, 32));  // 128 -> 64 + 32 + 32
+  EXPECT_THAT(state.steps(), ElementsAre(0, 0));
+}
+
+TEST(SplitStateTest, PlanOfStateValidatesAndCoversEveryColumnOnce) {
+  const Task task = test::MakeTask(
+      {MakeTable("a", 1000, 128), MakeTable("b", 1000, 16), MakeTable("c", 1000, 64)}, 3, kGiB);
+  SplitState state(task);
+  state.Split(0);  // a: 64 + 64
+  state.Split(2);  // c: 32 + 32
+  state.Split(3);  // a's upper half: 32 + 32
+  const Plan plan = PlanOfState(task, state, {0, 1, 2, 1, 0, 2});
+  ASSERT_TRUE(ValidatePlan(task, plan).ok()) << ValidatePlan(task, plan);
+  EXPECT_THAT(plan.column_splits, ElementsAre("a", "c", "a"));
+  ASSERT_EQ(plan.tables.size(), 3u);
+  EXPECT_EQ(plan.tables[1].sharding_type, ShardingType::kTableWise);
+  for (int t : {0, 2}) {
+    const TableSharding& sharding = plan.tables[t];
+    EXPECT_EQ(sharding.sharding_type, ShardingType::kColumnWise);
+    int32_t next = 0;  // contiguous, ascending, all rows
+    for (const Shard& shard : sharding.shards) {
+      EXPECT_EQ(shard.column_offset, next);
+      EXPECT_EQ(shard.row_count, 1000);
+      next += shard.column_count;
+    }
+    EXPECT_EQ(next, task.tables[t].dim);
+  }
+  EXPECT_EQ(plan.tables[0].shards.size(), 3u);
+}
+
+TEST(ShardCostCacheTest, KeyIsTheMultisetNotTheOrder) {
+  const Task task = test::MakeTask(
+      {MakeTable("a", 100, 16), MakeTable("b", 200, 32), MakeTable("c", 300, 8)}, 2, kGiB);
+  const test::NonAdditiveModel model;
+  const ShardCostCache cache(model, task, /*enabled=*/true);
+  const CostContext context = CostContext::For(task);
+  const ShardView a{&task.tables[0], 100, 16}, b{&task.tables[1], 200, 32},
+      c{&task.tables[2], 300, 8}, a8{&task.tables[0], 100, 8};
+  const std::vector<ShardView> orders[] = {{a, b, c}, {c, b, a}, {b, a, c}};
+  const double first = cache.ComputeCost(context, orders[0]);
+  for (const auto& order : orders) EXPECT_DOUBLE_EQ(cache.ComputeCost(context, order), first);
+  EXPECT_EQ(cache.misses(), 1);
+  EXPECT_EQ(cache.hits(), 3);  // the three orders after the first lookup
+  EXPECT_EQ(model.compute_calls.load(), 1);
+  // Another width of the same table is another key.
+  const std::vector<ShardView> narrower = {a8, b, c};
+  EXPECT_NE(cache.ComputeCost(context, narrower), first);
+  EXPECT_EQ(cache.misses(), 2);
+}
+
+TEST(ShardCostCacheTest, DisabledCallsTheModelEveryTime) {
+  const Task task = test::MakeTask({MakeTable("a", 100, 16)}, 1, kGiB);
+  const test::NonAdditiveModel model;
+  const ShardCostCache cache(model, task, /*enabled=*/false);
+  const ShardView a{&task.tables[0], 100, 16};
+  for (int i = 0; i < 3; ++i) cache.ComputeCost(CostContext::For(task), {&a, 1});
+  EXPECT_EQ(cache.hits(), 0);
+  EXPECT_EQ(cache.misses(), 3);
+  EXPECT_EQ(model.compute_calls.load(), 3);
+}
+
+TEST(ShardCostCacheTest, CountsDoNotDependOnThreadTiming) {
+  const Task task = test::MakeTask({MakeTable("a", 100, 16), MakeTable("b", 100, 8)}, 1, kGiB);
+  test::NonAdditiveModel model;
+  model.compute_sleep_us = 200;  // widen the window in which threads race for one key
+  const ShardCostCache cache(model, task, /*enabled=*/true);
+  const ShardView a{&task.tables[0], 100, 16}, b{&task.tables[1], 100, 8};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 20; ++i) {
+        const std::vector<ShardView> shards = i % 2 ? std::vector{a, b} : std::vector{b};
+        cache.ComputeCost(CostContext::For(task), shards);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(cache.misses(), 2);
+  EXPECT_EQ(cache.hits(), 78);
+  EXPECT_EQ(model.compute_calls.load(), 2);
+}
+
+TEST(GreedyTest, TieBreaks) {
+  // Equal predicted costs: the reference pops the higher index first (c, b, a). c goes to
+  // device 0 (all equal, lowest index), b to device 1 (cheaper), a ties on cost and goes to the
+  // device with less memory used (device 1: b is smaller than c).
+  const Task task = test::MakeTask(
+      {MakeTable("a", 100, 8), MakeTable("b", 100, 8), MakeTable("c", 200, 8)}, 2, kGiB);
+  const test::FakeCostModel model;  // compute = columns x pooling
+  absl::StatusOr<SearchProblem> problem = MakeSearchProblem(task, true);
+  ASSERT_TRUE(problem.ok());
+  const SplitState state(task);
+  absl::StatusOr<std::vector<int32_t>> devices = Greedy(*problem, state, kUncapped, model);
+  ASSERT_TRUE(devices.ok()) << devices.status();
+  EXPECT_THAT(*devices, ElementsAre(1, 1, 0));
+  // mean_dim = 12: at scale 1.0 the cap of 12 leaves no room for a beside b or c.
+  EXPECT_EQ(Greedy(*problem, state, 1.0, model).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(Greedy(*problem, state, 1.5, model).ok());
+}
+
+TEST(GreedyTest, LargestPredictedCostFirstOntoTheCheapestDevice) {
+  const Task task = test::MakeTask({MakeTable("a", 100, 8, 1.0), MakeTable("b", 100, 8, 5.0),
+                                    MakeTable("c", 100, 8, 3.0), MakeTable("d", 100, 8, 2.0)},
+                                   2, kGiB);
+  const test::FakeCostModel model;
+  absl::StatusOr<SearchProblem> problem = MakeSearchProblem(task, true);
+  ASSERT_TRUE(problem.ok());
+  // b (40) -> 0; c (24) -> 1; d (16) -> 1 (24 < 40); a (8) -> 0 (40 = 40, and device 0 holds
+  // less memory)
+  absl::StatusOr<std::vector<int32_t>> devices =
+      Greedy(*problem, SplitState(task), kUncapped, model);
+  ASSERT_TRUE(devices.ok());
+  EXPECT_THAT(*devices, ElementsAre(0, 0, 1, 1));
+}
+
+TEST(GridSearchTest, KeepsTheCheapestScale) {
+  const Task task = test::SixTables(3);
+  const test::NonAdditiveModel model;
+  absl::StatusOr<SearchProblem> problem = MakeSearchProblem(task, true);
+  ASSERT_TRUE(problem.ok());
+  SplitState state(task);
+  state.Split(3);
+  const StopSignal never;
+  const GridResult grid = GridSearch(*problem, state, GridOptions{}, model, never);
+  ASSERT_TRUE(grid.feasible);
+  EXPECT_EQ(grid.greedy_runs, 11);
+  double best = std::numeric_limits<double>::infinity();
+  for (int k = 0; k < 11; ++k) {
+    absl::StatusOr<std::vector<int32_t>> devices =
+        Greedy(*problem, state, 1.0 + 0.05 * k, model);
+    if (!devices.ok()) continue;
+    Plan plan = PlanOfState(task, state, *devices);
+    ASSERT_TRUE(EvaluatePlan(task, model, plan).ok());
+    best = std::min(best, plan.cost_ms);
+  }
+  EXPECT_DOUBLE_EQ(grid.cost_ms, best);
+  Plan plan = PlanOfState(task, state, grid.device_of_piece);
+  ASSERT_TRUE(EvaluatePlan(task, model, plan).ok());
+  EXPECT_DOUBLE_EQ(plan.cost_ms, grid.cost_ms);
+}
+
+TEST(GridSearchTest, WithoutGridOneUncappedGreedy) {
+  const Task task = test::SixTables(3);
+  const test::NonAdditiveModel model;
+  absl::StatusOr<SearchProblem> problem = MakeSearchProblem(task, true);
+  ASSERT_TRUE(problem.ok());
+  const StopSignal never;
+  const GridResult grid = GridSearch(*problem, SplitState(task),
+                                     GridOptions{.grid_steps = 11, .grid_search = false}, model,
+                                     never);
+  EXPECT_TRUE(grid.feasible);
+  EXPECT_EQ(grid.greedy_runs, 1);
+  EXPECT_EQ(grid.plan_evaluations, 1);
+}
+
+TEST(GridSearchTest, FallsBackToUncappedWhenNoScaleFits) {
+  // One dominant table: its dim alone exceeds 1.5 x the mean device dim sum.
+  const Task task =
+      test::MakeTask({MakeTable("big", 100, 128), MakeTable("small", 100, 8)}, 4, kGiB);
+  const test::FakeCostModel model;
+  absl::StatusOr<SearchProblem> problem = MakeSearchProblem(task, true);
+  ASSERT_TRUE(problem.ok());
+  const StopSignal never;
+  const GridResult grid = GridSearch(*problem, SplitState(task), GridOptions{}, model, never);
+  EXPECT_TRUE(grid.feasible);
+  EXPECT_EQ(grid.greedy_runs, 12);
+}
+
+}  // namespace
+}  // namespace shardplan::neuroshard
