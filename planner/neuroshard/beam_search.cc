@@ -108,8 +108,9 @@ SearchResult BeamSearch(const SearchProblem& problem, const BeamOptions& options
   struct BeamEntry {
     SplitState state;
     double cost_ms;
+    int64_t unplaced_bytes;
   };
-  std::vector<BeamEntry> beam = {{result.state, unsplit_cost}};
+  std::vector<BeamEntry> beam = {{result.state, unsplit_cost, unsplit.unplaced_bytes}};
   for (int step = 1; step <= options.max_steps; ++step) {
     std::vector<SplitState> states;
     for (const BeamEntry& entry : beam) {
@@ -129,13 +130,15 @@ SearchResult BeamSearch(const SearchProblem& problem, const BeamOptions& options
         result.stopped = true;
         continue;  // an unfinished grid search is not a score
       }
-      next.push_back({states[i], grids[i].cost_ms});
+      next.push_back({states[i], grids[i].cost_ms, grids[i].unplaced_bytes});
       consider(states[i], grids[i]);
     }
     if (result.stopped) break;
-    // Stable order on ties: the earlier split sequence first.
+    // Infeasible states (infinite cost) rank by the memory left unplaced, so the beam heads for
+    // splits of the tables that do not fit; the earlier split sequence wins remaining ties.
     std::stable_sort(next.begin(), next.end(), [](const BeamEntry& a, const BeamEntry& b) {
-      return std::tie(a.cost_ms, a.state.steps()) < std::tie(b.cost_ms, b.state.steps());
+      return std::tie(a.cost_ms, a.unplaced_bytes, a.state.steps()) <
+             std::tie(b.cost_ms, b.unplaced_bytes, b.state.steps());
     });
     if (next.size() > static_cast<size_t>(options.beam_width)) next.resize(options.beam_width);
     beam = std::move(next);

@@ -86,7 +86,8 @@ int64_t PieceBytes(const SearchProblem& problem, const Piece& piece) {
 }
 
 absl::StatusOr<std::vector<int32_t>> Greedy(const SearchProblem& problem, const SplitState& state,
-                                            double scale, const CostModel& model) {
+                                            double scale, const CostModel& model,
+                                            int64_t* unplaced_bytes) {
   const Task& task = *problem.task;
   const int num_devices = task.topology.num_devices();
   std::vector<Item> items = ItemsOf(problem, state);
@@ -132,6 +133,7 @@ absl::StatusOr<std::vector<int32_t>> Greedy(const SearchProblem& problem, const 
   std::reverse(order.begin(), order.end());
 
   const double dim_cap = scale * problem.mean_dim;
+  absl::Status first_unplaced;
   for (size_t k : order) {
     const Item& item = items[k];
     int best = -1;
@@ -147,6 +149,11 @@ absl::StatusOr<std::vector<int32_t>> Greedy(const SearchProblem& problem, const 
     }
     if (best < 0) {
       const PlacementUnit unit = UnitOfItem(problem, state, item);
+      if (!any_memory && unplaced_bytes != nullptr) {
+        if (first_unplaced.ok()) first_unplaced = ledger.NoDeviceFits(kAlgorithmName, task, unit);
+        *unplaced_bytes = AddBytes(*unplaced_bytes, item.bytes);
+        continue;
+      }
       if (!any_memory) return ledger.NoDeviceFits(kAlgorithmName, task, unit);
       return absl::FailedPreconditionError(
           absl::StrCat(unit.Describe(task), " (", item.dims, " columns) exceeds the max device dim ",
@@ -154,6 +161,7 @@ absl::StatusOr<std::vector<int32_t>> Greedy(const SearchProblem& problem, const 
     }
     place(item, best);
   }
+  if (!first_unplaced.ok()) return first_unplaced;
   return device_of_piece;
 }
 
@@ -175,7 +183,9 @@ GridResult GridSearch(const SearchProblem& problem, const SplitState& state,
   const int num_devices = problem.task->topology.num_devices();
   auto try_scale = [&](double scale) {
     ++result.greedy_runs;
-    absl::StatusOr<std::vector<int32_t>> placement = Greedy(problem, state, scale, model);
+    result.unplaced_bytes = 0;
+    absl::StatusOr<std::vector<int32_t>> placement =
+        Greedy(problem, state, scale, model, scale == kUncapped ? &result.unplaced_bytes : nullptr);
     if (!placement.ok()) {
       result.failure = placement.status();
       return;

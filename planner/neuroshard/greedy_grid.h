@@ -46,8 +46,12 @@ int64_t PieceBytes(const SearchProblem& problem, const Piece& piece);
 // room in memory and dim_sum + dim <= scale * mean_dim; ties to the smaller memory used, then
 // the lower index. Returns device_of_piece, or FAILED_PRECONDITION naming the item that fit
 // nowhere (the memory message of the baselines when no device has the memory).
+// With `unplaced_bytes`, an item that no device has the memory for is skipped and its bytes
+// added there, and the greedy goes on, so that infeasible states can be ranked by how much did
+// not fit; the error is still the first such item's.
 absl::StatusOr<std::vector<int32_t>> Greedy(const SearchProblem& problem, const SplitState& state,
-                                            double scale, const CostModel& model);
+                                            double scale, const CostModel& model,
+                                            int64_t* unplaced_bytes = nullptr);
 
 struct GridOptions {
   int grid_steps = 11;       // scales 1.0, ..., 1.5 of mean_dim
@@ -60,6 +64,9 @@ struct GridResult {
   std::vector<int32_t> device_of_piece;
   double cost_ms = std::numeric_limits<double>::infinity();
   absl::Status failure;  // when infeasible: the uncapped greedy's error
+  // When infeasible: the memory the uncapped greedy could not place anywhere. The beam ranks
+  // infeasible states by it (a deviation: the reference sees them all as infinitely costly).
+  int64_t unplaced_bytes = 0;
   int64_t greedy_runs = 0;
   int64_t plan_evaluations = 0;  // full plan-cost evaluations (comm model calls)
 };

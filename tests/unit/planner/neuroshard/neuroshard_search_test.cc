@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "neuroshard_test_util.h"
@@ -197,6 +198,23 @@ TEST(NeuroShardTest, RespectsConstraints) {
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_TRUE(plan->column_splits.empty());
   EXPECT_TRUE(ValidatePlan(task, *plan).ok());
+}
+
+TEST(NeuroShardTest, SplitsTablesTooLargeForAnyDevice) {
+  // Two tables larger than any device, listed after six small ones: every single split leaves the
+  // state infeasible, so the beam must rank infeasible states by the memory left unplaced to
+  // reach the state with both halved (the reference ranks them all as infinitely costly and
+  // keeps the lexicographically first splits, of the small tables).
+  std::vector<Table> tables;
+  for (int i = 0; i < 6; ++i) tables.push_back(MakeTable(absl::StrCat("s", i), 1000, 64));
+  tables.push_back(test::TableOfBytes("big1", 5 * kGiB / 2, 64));
+  tables.push_back(test::TableOfBytes("big2", 5 * kGiB / 2, 64));
+  const Task task = test::MakeTask(std::move(tables), 4, 2 * kGiB);
+  absl::StatusOr<shardplan::Plan> plan = Plan(task, test::NonAdditiveModel());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_THAT(plan->column_splits, ::testing::IsSupersetOf({"big1", "big2"}));
+  EXPECT_STATUS(Plan(task, test::NonAdditiveModel(), {{"beam_search", "false"}}),
+                absl::StatusCode::kFailedPrecondition, "needs 2.50 GiB");
 }
 
 TEST(NeuroShardTest, InfeasibleNamesTheTable) {
