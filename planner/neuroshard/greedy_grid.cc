@@ -12,17 +12,8 @@
 namespace shardplan::neuroshard {
 namespace {
 
-// What the greedy places in one move.
-struct Item {
-  std::vector<int> pieces;  // ascending augmented indices
-  int unit = 0;             // problem.units index
-  int64_t bytes = 0;
-  int64_t dims = 0;
-  double cost = 0.0;  // predicted compute cost of the item alone
-};
-
-std::vector<Item> ItemsOf(const SearchProblem& problem, const SplitState& state) {
-  std::vector<Item> items;
+std::vector<GreedyItem> ItemsOf(const SearchProblem& problem, const SplitState& state) {
+  std::vector<GreedyItem> items;
   std::vector<int> item_of_unit(problem.units.size(), -1);
   const std::vector<Piece>& pieces = state.pieces();
   for (size_t i = 0; i < pieces.size(); ++i) {
@@ -51,7 +42,7 @@ void AppendShards(const SearchProblem& problem, const SplitState& state,
   }
 }
 
-PlacementUnit UnitOfItem(const SearchProblem& problem, const SplitState& state, const Item& item) {
+PlacementUnit UnitOfItem(const SearchProblem& problem, const SplitState& state, const GreedyItem& item) {
   PlacementUnit unit = problem.units[item.unit];
   if (problem.splittable[state.pieces()[item.pieces[0]].table]) unit.bytes = item.bytes;
   return unit;
@@ -85,25 +76,48 @@ int64_t PieceBytes(const SearchProblem& problem, const Piece& piece) {
   return ShardMemoryBytes(table, table.rows, piece.columns, problem.task->memory);
 }
 
-absl::StatusOr<std::vector<int32_t>> Greedy(const SearchProblem& problem, const SplitState& state,
-                                            double scale, const CostModel& model,
-                                            int64_t* unplaced_bytes) {
-  const Task& task = *problem.task;
-  const int num_devices = task.topology.num_devices();
-  std::vector<Item> items = ItemsOf(problem, state);
+std::vector<GreedyItem> GreedyOrder(const SearchProblem& problem, const SplitState& state,
+                                    const CostModel& model) {
+  std::vector<GreedyItem> items = ItemsOf(problem, state);
   std::vector<ShardView> shards;
-  for (Item& item : items) {
+  for (GreedyItem& item : items) {
     shards.clear();
     AppendShards(problem, state, item.pieces, shards);
     item.cost = model.ComputeCost(problem.cost_context, shards);
   }
+  // Pinned items go first, in index order. The others follow by cost: items are in ascending
+  // augmented index order, so a stable ascending sort read backwards is the reference's order,
+  // equal costs popping the higher index first.
+  std::vector<GreedyItem> ordered;
+  std::vector<GreedyItem> free_items;
+  for (GreedyItem& item : items) {
+    (problem.units[item.unit].pinned_device ? ordered : free_items).push_back(std::move(item));
+  }
+  std::stable_sort(free_items.begin(), free_items.end(),
+                   [](const GreedyItem& a, const GreedyItem& b) { return a.cost < b.cost; });
+  ordered.insert(ordered.end(), std::make_move_iterator(free_items.rbegin()),
+                 std::make_move_iterator(free_items.rend()));
+  return ordered;
+}
 
+absl::StatusOr<std::vector<int32_t>> Greedy(const SearchProblem& problem, const SplitState& state,
+                                            double scale, const CostModel& model,
+                                            int64_t* unplaced_bytes) {
+  return Greedy(problem, state, GreedyOrder(problem, state, model), scale, model, unplaced_bytes);
+}
+
+absl::StatusOr<std::vector<int32_t>> Greedy(const SearchProblem& problem, const SplitState& state,
+                                            const std::vector<GreedyItem>& items, double scale,
+                                            const CostModel& model, int64_t* unplaced_bytes) {
+  const Task& task = *problem.task;
+  const int num_devices = task.topology.num_devices();
+  std::vector<ShardView> shards;
   MemoryLedger ledger(task.topology);
   std::vector<int64_t> dim_sum(num_devices, 0);
   std::vector<double> compute(num_devices, 0.0);
   std::vector<std::vector<int>> pieces_on(num_devices);
   std::vector<int32_t> device_of_piece(state.pieces().size(), 0);
-  auto place = [&](const Item& item, int d) {
+  auto place = [&](const GreedyItem& item, int d) {
     ledger.Add(d, item.bytes);
     dim_sum[d] += item.dims;
     for (int i : item.pieces) device_of_piece[i] = d;
@@ -114,28 +128,16 @@ absl::StatusOr<std::vector<int32_t>> Greedy(const SearchProblem& problem, const 
     compute[d] = model.ComputeCost(problem.cost_context, shards);
   };
 
-  std::vector<size_t> order;
-  for (size_t k = 0; k < items.size(); ++k) {
-    const std::optional<int32_t>& pinned = problem.units[items[k].unit].pinned_device;
-    if (!pinned) {
-      order.push_back(k);
-      continue;
-    }
-    if (!ledger.Fits(*pinned, items[k].bytes)) {
-      return ledger.PinnedDoesNotFit(kAlgorithmName, task, UnitOfItem(problem, state, items[k]));
-    }
-    place(items[k], *pinned);
-  }
-  // Items are in ascending augmented index order, so a stable sort keeps the reference's tie
-  // order once reversed: equal costs pop the higher index first.
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return items[a].cost < items[b].cost; });
-  std::reverse(order.begin(), order.end());
-
   const double dim_cap = scale * problem.mean_dim;
   absl::Status first_unplaced;
-  for (size_t k : order) {
-    const Item& item = items[k];
+  for (const GreedyItem& item : items) {
+    if (const std::optional<int32_t>& pinned = problem.units[item.unit].pinned_device) {
+      if (!ledger.Fits(*pinned, item.bytes)) {
+        return ledger.PinnedDoesNotFit(kAlgorithmName, task, UnitOfItem(problem, state, item));
+      }
+      place(item, *pinned);
+      continue;
+    }
     int best = -1;
     bool any_memory = false;
     for (int d = 0; d < num_devices; ++d) {
@@ -181,15 +183,21 @@ GridResult GridSearch(const SearchProblem& problem, const SplitState& state,
 
   GridResult result;
   const int num_devices = problem.task->topology.num_devices();
+  const std::vector<GreedyItem> items = GreedyOrder(problem, state, model);
+  std::vector<std::vector<int32_t>> scored;  // placements already scored by this grid
   auto try_scale = [&](double scale) {
     ++result.greedy_runs;
     result.unplaced_bytes = 0;
     absl::StatusOr<std::vector<int32_t>> placement =
-        Greedy(problem, state, scale, model, scale == kUncapped ? &result.unplaced_bytes : nullptr);
+        Greedy(problem, state, items, scale, model,
+               scale == kUncapped ? &result.unplaced_bytes : nullptr);
     if (!placement.ok()) {
       result.failure = placement.status();
       return;
     }
+    // Neighbouring scales often give the same placement: score it once (it could only tie).
+    if (std::find(scored.begin(), scored.end(), *placement) != scored.end()) return;
+    scored.push_back(*placement);
     std::vector<std::vector<int>> pieces_on(num_devices);
     for (size_t i = 0; i < placement->size(); ++i) {
       pieces_on[(*placement)[i]].push_back(static_cast<int>(i));

@@ -39,6 +39,20 @@ absl::StatusOr<SearchProblem> MakeSearchProblem(const Task& task, bool allow_spl
 // The memory of pieces[i] (all rows, its columns).
 int64_t PieceBytes(const SearchProblem& problem, const Piece& piece);
 
+// What the greedy places in one move: a piece, or a whole colocated or pinned unit.
+struct GreedyItem {
+  std::vector<int> pieces;  // ascending augmented indices
+  int unit = 0;             // problem.units index
+  int64_t bytes = 0;
+  int64_t dims = 0;
+  double cost = 0.0;  // predicted compute cost of the item alone
+};
+
+// The items of `state` in the order the greedy places them (below); it does not depend on the
+// scale, so the grid computes it once per state.
+std::vector<GreedyItem> GreedyOrder(const SearchProblem& problem, const SplitState& state,
+                                    const CostModel& model);
+
 // _greedy(scale): items (a piece, or the whole of a colocated or pinned unit) by single-item
 // predicted compute cost descending, ties to the higher augmented index (the reference's stable
 // ascending sort popped from the back); pinned items first, on their devices. Each item goes to
@@ -51,6 +65,11 @@ int64_t PieceBytes(const SearchProblem& problem, const Piece& piece);
 // not fit; the error is still the first such item's.
 absl::StatusOr<std::vector<int32_t>> Greedy(const SearchProblem& problem, const SplitState& state,
                                             double scale, const CostModel& model,
+                                            int64_t* unplaced_bytes = nullptr);
+// The same with `items` from GreedyOrder(problem, state, model).
+absl::StatusOr<std::vector<int32_t>> Greedy(const SearchProblem& problem, const SplitState& state,
+                                            const std::vector<GreedyItem>& items, double scale,
+                                            const CostModel& model,
                                             int64_t* unplaced_bytes = nullptr);
 
 struct GridOptions {
