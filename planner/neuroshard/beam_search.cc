@@ -14,8 +14,7 @@ namespace {
 std::vector<int> TopN(const std::vector<double>& values, int n) {
   std::vector<int> order(values.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return values[a] > values[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return values[a] > values[b]; });
   order.resize(std::min<size_t>(order.size(), static_cast<size_t>(n)));
   return order;
 }
@@ -143,10 +142,9 @@ SearchResult BeamSearch(const SearchProblem& problem, const BeamOptions& options
     if (next.size() > static_cast<size_t>(options.beam_width)) next.resize(options.beam_width);
     beam = std::move(next);
     if (on_progress) {
-      on_progress(PlanningProgress{
-          absl::StrCat("neuroshard: step ", step, "/", options.max_steps, ", best cost ",
-                       result.cost_ms, " ms"),
-          static_cast<double>(step) / options.max_steps});
+      on_progress(PlanningProgress{absl::StrCat("neuroshard: step ", step, "/", options.max_steps,
+                                                ", best cost ", result.cost_ms, " ms"),
+                                   static_cast<double>(step) / options.max_steps});
     }
   }
   return result;

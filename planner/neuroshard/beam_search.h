@@ -19,9 +19,9 @@
 namespace shardplan::neuroshard {
 
 struct BeamOptions {
-  int beam_width = 3;   // K
-  int candidates = 10;  // N, per criterion (size, single-piece predicted cost)
-  int max_steps = 10;   // L
+  int beam_width = 3;       // K
+  int candidates = 10;      // N, per criterion (size, single-piece predicted cost)
+  int max_steps = 10;       // L
   bool beam_search = true;  // false: the unsplit state only
   int threads = 1;          // grid searches of one step's candidates run in parallel
   GridOptions grid;
@@ -33,7 +33,7 @@ struct SearchResult {
   SplitState state;      // of the best plan (the unsplit state when none is feasible)
   std::vector<int32_t> device_of_piece;
   double cost_ms = std::numeric_limits<double>::infinity();
-  absl::Status unsplit_failure;  // why the unsplit state has no placement, if it has none
+  absl::Status unsplit_failure;      // why the unsplit state has no placement, if it has none
   int64_t candidates_evaluated = 0;  // states whose grid search completed
   int64_t greedy_runs = 0;
   int64_t plan_evaluations = 0;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "planner/evaluation.h"
@@ -42,7 +41,8 @@ void AppendShards(const SearchProblem& problem, const SplitState& state,
   }
 }
 
-PlacementUnit UnitOfItem(const SearchProblem& problem, const SplitState& state, const GreedyItem& item) {
+PlacementUnit UnitOfItem(const SearchProblem& problem, const SplitState& state,
+                         const GreedyItem& item) {
   PlacementUnit unit = problem.units[item.unit];
   if (problem.splittable[state.pieces()[item.pieces[0]].table]) unit.bytes = item.bytes;
   return unit;
@@ -66,8 +66,7 @@ absl::StatusOr<SearchProblem> MakeSearchProblem(const Task& task, bool allow_spl
   }
   int64_t dim_sum = 0;
   for (const Table& table : task.tables) dim_sum += table.dim;
-  problem.mean_dim =
-      static_cast<double>(dim_sum) / std::max(1, task.topology.num_devices());
+  problem.mean_dim = static_cast<double>(dim_sum) / std::max(1, task.topology.num_devices());
   return problem;
 }
 
@@ -157,9 +156,9 @@ absl::StatusOr<std::vector<int32_t>> Greedy(const SearchProblem& problem, const 
         continue;
       }
       if (!any_memory) return ledger.NoDeviceFits(kAlgorithmName, task, unit);
-      return absl::FailedPreconditionError(
-          absl::StrCat(unit.Describe(task), " (", item.dims, " columns) exceeds the max device dim ",
-                       dim_cap, " on every device with room"));
+      return absl::FailedPreconditionError(absl::StrCat(unit.Describe(task), " (", item.dims,
+                                                        " columns) exceeds the max device dim ",
+                                                        dim_cap, " on every device with room"));
     }
     place(item, best);
   }
@@ -188,9 +187,8 @@ GridResult GridSearch(const SearchProblem& problem, const SplitState& state,
   auto try_scale = [&](double scale) {
     ++result.greedy_runs;
     result.unplaced_bytes = 0;
-    absl::StatusOr<std::vector<int32_t>> placement =
-        Greedy(problem, state, items, scale, model,
-               scale == kUncapped ? &result.unplaced_bytes : nullptr);
+    absl::StatusOr<std::vector<int32_t>> placement = Greedy(
+        problem, state, items, scale, model, scale == kUncapped ? &result.unplaced_bytes : nullptr);
     if (!placement.ok()) {
       result.failure = placement.status();
       return;

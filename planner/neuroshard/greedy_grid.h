@@ -73,8 +73,8 @@ absl::StatusOr<std::vector<int32_t>> Greedy(const SearchProblem& problem, const 
                                             int64_t* unplaced_bytes = nullptr);
 
 struct GridOptions {
-  int grid_steps = 11;       // scales 1.0, ..., 1.5 of mean_dim
-  bool grid_search = true;   // false: one greedy run without the dim cap
+  int grid_steps = 11;      // scales 1.0, ..., 1.5 of mean_dim
+  bool grid_search = true;  // false: one greedy run without the dim cap
 };
 
 struct GridResult {

@@ -45,15 +45,21 @@ NeuroShardPlanner::NeuroShardPlanner() {
                "predicted compute cost.",
                1, 1024),
       IntParam("max_steps", "10", "L: the most column-split steps.", 0, 64),
-      IntParam("grid_steps", "11", "M: max-dim scales tried, evenly from 1.0 to 1.5 of the mean "
-               "device dim sum.", 1, 101),
-      BoolParam("beam_search", "false: no column splits, the grid search on the unsplit tables "
+      IntParam("grid_steps", "11",
+               "M: max-dim scales tried, evenly from 1.0 to 1.5 of the mean "
+               "device dim sum.",
+               1, 101),
+      BoolParam("beam_search",
+                "false: no column splits, the grid search on the unsplit tables "
                 "only (paper Table 3 ablation)."),
-      BoolParam("grid_search", "false: one greedy run without the max-dim cap per state instead "
+      BoolParam("grid_search",
+                "false: one greedy run without the max-dim cap per state instead "
                 "of the grid (paper Table 3 ablation)."),
       BoolParam("cost_cache", "false: every compute-cost query calls the model (ablation)."),
-      IntParam("threads", "1", "Threads evaluating one beam step's candidates; the plan does "
-               "not depend on it.", 1, 64),
+      IntParam("threads", "1",
+               "Threads evaluating one beam step's candidates; the plan does "
+               "not depend on it.",
+               1, 64),
   };
   info_.sharding_types = {ShardingType::kTableWise, ShardingType::kColumnWise};
   info_.uses_cost_model = true;
@@ -74,8 +80,7 @@ absl::StatusOr<Plan> NeuroShardPlanner::Run(const Task& task,
 
   SHARDPLAN_ASSIGN_OR_RETURN(const neuroshard::SearchProblem problem,
                              neuroshard::MakeSearchProblem(task, options.beam_search));
-  const neuroshard::ShardCostCache cache(*context.cost_model, task,
-                                         params.GetBool("cost_cache"));
+  const neuroshard::ShardCostCache cache(*context.cost_model, task, params.GetBool("cost_cache"));
   neuroshard::SearchResult result =
       neuroshard::BeamSearch(problem, options, cache, *context.stop, context.on_progress);
   if (!result.feasible) {

@@ -33,11 +33,8 @@ class ShardCostCache : public CostModel {
   ShardCostCache(const CostModel& model, const Task& task, bool enabled);
 
   std::string id() const override { return model_.id(); }
-  absl::Status CheckSupports(const Task& task) const override {
-    return model_.CheckSupports(task);
-  }
-  double ComputeCost(const CostContext& context,
-                     std::span<const ShardView> shards) const override;
+  absl::Status CheckSupports(const Task& task) const override { return model_.CheckSupports(task); }
+  double ComputeCost(const CostContext& context, std::span<const ShardView> shards) const override;
   std::vector<double> BackwardCommCosts(const CostContext& context,
                                         std::span<const int64_t> dim_sums) const override {
     return model_.BackwardCommCosts(context, dim_sums);

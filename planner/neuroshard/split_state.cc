@@ -12,9 +12,8 @@ bool HalfIsSplittable(int32_t columns) {
 SplitState::SplitState(const Task& task) {
   pieces_.reserve(task.tables.size());
   for (size_t t = 0; t < task.tables.size(); ++t) {
-    pieces_.push_back(Piece{.table = static_cast<int>(t),
-                            .columns = task.tables[t].dim,
-                            .column_offset = 0});
+    pieces_.push_back(
+        Piece{.table = static_cast<int>(t), .columns = task.tables[t].dim, .column_offset = 0});
   }
 }
 
@@ -54,7 +53,8 @@ Plan PlanOfState(const Task& task, const SplitState& state,
         sharding.shards.size() == 1 ? ShardingType::kTableWise : ShardingType::kColumnWise;
     plan.tables.push_back(std::move(sharding));
   }
-  for (int index : state.steps()) plan.column_splits.push_back(task.tables[pieces[index].table].name);
+  for (int index : state.steps())
+    plan.column_splits.push_back(task.tables[pieces[index].table].name);
   return plan;
 }
 

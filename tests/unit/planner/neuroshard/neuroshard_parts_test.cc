@@ -173,8 +173,7 @@ TEST(GridSearchTest, KeepsTheCheapestScale) {
   EXPECT_EQ(grid.greedy_runs, 11);
   double best = std::numeric_limits<double>::infinity();
   for (int k = 0; k < 11; ++k) {
-    absl::StatusOr<std::vector<int32_t>> devices =
-        Greedy(*problem, state, 1.0 + 0.05 * k, model);
+    absl::StatusOr<std::vector<int32_t>> devices = Greedy(*problem, state, 1.0 + 0.05 * k, model);
     if (!devices.ok()) continue;
     Plan plan = PlanOfState(task, state, *devices);
     ASSERT_TRUE(EvaluatePlan(task, model, plan).ok());
@@ -192,9 +191,9 @@ TEST(GridSearchTest, WithoutGridOneUncappedGreedy) {
   absl::StatusOr<SearchProblem> problem = MakeSearchProblem(task, true);
   ASSERT_TRUE(problem.ok());
   const StopSignal never;
-  const GridResult grid = GridSearch(*problem, SplitState(task),
-                                     GridOptions{.grid_steps = 11, .grid_search = false}, model,
-                                     never);
+  const GridResult grid =
+      GridSearch(*problem, SplitState(task), GridOptions{.grid_steps = 11, .grid_search = false},
+                 model, never);
   EXPECT_TRUE(grid.feasible);
   EXPECT_EQ(grid.greedy_runs, 1);
   EXPECT_EQ(grid.plan_evaluations, 1);

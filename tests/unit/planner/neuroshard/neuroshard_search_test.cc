@@ -52,9 +52,13 @@ TEST(NeuroShardTest, RegisteredWithItsParameters) {
   EXPECT_TRUE(info.uses_cost_model);
   std::map<std::string, std::string> defaults;
   for (const ParamSpec& spec : info.params) defaults[spec.name] = spec.default_value;
-  EXPECT_EQ(defaults, (Params{{"beam_width", "3"}, {"candidates", "10"}, {"max_steps", "10"},
-                              {"grid_steps", "11"}, {"beam_search", "true"},
-                              {"grid_search", "true"}, {"cost_cache", "true"},
+  EXPECT_EQ(defaults, (Params{{"beam_width", "3"},
+                              {"candidates", "10"},
+                              {"max_steps", "10"},
+                              {"grid_steps", "11"},
+                              {"beam_search", "true"},
+                              {"grid_search", "true"},
+                              {"cost_cache", "true"},
                               {"threads", "1"}}));
 }
 
@@ -93,9 +97,9 @@ TEST(NeuroShardTest, SplitsNeverHurtAndHelpADominantTable) {
     EXPECT_TRUE(ValidatePlan(task, *split).ok());
   }
   // One table carries almost all the work: halving it is the only way to balance two devices.
-  const Task task = test::MakeTask({MakeTable("hot", 1000, 128, 50.0), MakeTable("x", 1000, 8),
-                                    MakeTable("y", 1000, 8)},
-                                   2, kGiB);
+  const Task task = test::MakeTask(
+      {MakeTable("hot", 1000, 128, 50.0), MakeTable("x", 1000, 8), MakeTable("y", 1000, 8)}, 2,
+      kGiB);
   const test::FakeCostModel additive;
   absl::StatusOr<shardplan::Plan> flat = Plan(task, additive, {{"beam_search", "false"}});
   absl::StatusOr<shardplan::Plan> split = Plan(task, additive);
@@ -119,8 +123,7 @@ TEST(NeuroShardTest, DeterministicAcrossRunsAndThreadCounts) {
         ASSERT_EQ(other->tables[t].shards.size(), one->tables[t].shards.size());
         for (size_t s = 0; s < one->tables[t].shards.size(); ++s) {
           EXPECT_EQ(other->tables[t].shards[s].device, one->tables[t].shards[s].device);
-          EXPECT_EQ(other->tables[t].shards[s].column_count,
-                    one->tables[t].shards[s].column_count);
+          EXPECT_EQ(other->tables[t].shards[s].column_count, one->tables[t].shards[s].column_count);
         }
       }
       EXPECT_EQ(other->column_splits, one->column_splits);

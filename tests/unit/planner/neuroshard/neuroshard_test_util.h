@@ -21,8 +21,7 @@ struct NonAdditiveModel : FakeCostModel {
     fw_per_column = 0.003;
     wait_factor = 0.2;
   }
-  double ComputeCost(const CostContext& context,
-                     std::span<const ShardView> shards) const override {
+  double ComputeCost(const CostContext& context, std::span<const ShardView> shards) const override {
     return FakeCostModel::ComputeCost(context, shards) +
            0.3 * std::sqrt(static_cast<double>(shards.size()));
   }
