@@ -1,5 +1,6 @@
 // The bundles shipped in models/ through the real server: every one loads, lists its manifest
-// and plans the example tasks of the device counts it covers; the plan records the exact version.
+// and plans the example tasks of the device counts it covers, with the baselines and with
+// neuroshard; the plan records the exact version.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -75,6 +76,26 @@ TEST_F(ShippedModelsTest, EveryBundlePlansTheExamplesItCovers) {
       EXPECT_DOUBLE_EQ(plan.cost_ms(), max_total);
       EXPECT_GT(plan.cost_ms(), 0.0);
     }
+  }
+}
+
+TEST_F(ShippedModelsTest, NeuroShardPlansWithEveryBundle) {
+  const shardplan::v1::Task task = ExampleTask("task_4dev.json");
+  for (const ShippedModel& shipped : Shipped()) {
+    SCOPED_TRACE(shipped.id);
+    shardplan::v1::PlanRequest request;
+    *request.mutable_task() = task;
+    request.set_algorithm("neuroshard");
+    request.set_model(shipped.id);
+    auto response = client_->Plan(request);
+    ASSERT_TRUE(response.ok()) << response.status();
+    const shardplan::v1::Plan& plan = response->plan();
+    EXPECT_EQ(plan.algorithm(), "neuroshard");
+    EXPECT_EQ(plan.cost_model(), shipped.id);
+    EXPECT_EQ(plan.tables_size(), task.tables_size());
+    EXPECT_GT(plan.stats().cost_cache_hits(), 0);
+    EXPECT_GT(plan.stats().cost_cache_misses(), 0);
+    EXPECT_FALSE(plan.stats().anytime_result());
   }
 }
 
