@@ -5,26 +5,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "costmodels/neural/dense_kernels.h"
 
 namespace shardplan {
-namespace {
-
-// y[0..out) = bias + x[0..in) * wt[in][out]; optionally ReLU.
-void DenseForward(const float* __restrict x, int in, int out, const float* __restrict wt,
-                  const float* __restrict bias, bool relu, float* __restrict y) {
-  std::copy(bias, bias + out, y);
-  for (int i = 0; i < in; ++i) {
-    const float xi = x[i];
-    const float* __restrict row = wt + static_cast<size_t>(i) * out;
-    for (int o = 0; o < out; ++o) y[o] += xi * row[o];
-  }
-  if (relu) {
-    for (int o = 0; o < out; ++o) y[o] = y[o] > 0.0f ? y[o] : 0.0f;
-  }
-}
-
-}  // namespace
-
 absl::StatusOr<Mlp> Mlp::Create(std::vector<DenseLayer> layers, bool relu_on_output) {
   if (layers.empty()) return absl::InvalidArgumentError("mlp: no layers");
   for (size_t l = 0; l < layers.size(); ++l) {
@@ -53,11 +36,7 @@ Mlp::Mlp(std::vector<DenseLayer> layers, bool relu_on_output)
   transposed_.reserve(layers_.size());
   for (const DenseLayer& layer : layers_) {
     std::vector<float> wt(layer.weight.size());
-    for (int o = 0; o < layer.out; ++o) {
-      for (int i = 0; i < layer.in; ++i) {
-        wt[static_cast<size_t>(i) * layer.out + o] = layer.weight[static_cast<size_t>(o) * layer.in + i];
-      }
-    }
+    TransposeWeights(layer.weight.data(), layer.in, layer.out, wt.data());
     transposed_.push_back(std::move(wt));
     max_width_ = std::max({max_width_, layer.in, layer.out});
   }

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
+#include "costmodels/neural/dense_kernels.h"
 #include "planner/random.h"
 
 namespace shardplan::training {
@@ -57,10 +57,7 @@ void TransposedWeights::Update(const MlpShape& shape, std::span<const float> par
     const int out = shape.out(l);
     std::vector<float>& wt = weights_[l];
     wt.resize(static_cast<size_t>(in) * out);
-    const float* w = params.data() + shape.weight_offset(l);
-    for (int o = 0; o < out; ++o) {
-      for (int i = 0; i < in; ++i) wt[static_cast<size_t>(i) * out + o] = w[o * in + i];
-    }
+    TransposeWeights(params.data() + shape.weight_offset(l), in, out, wt.data());
   }
 }
 
@@ -79,17 +76,8 @@ void MlpForward(const MlpShape& shape, std::span<const float> params,
     const float* bias = params.data() + shape.bias_offset(l);
     const bool relu = shape.relu_after(l);
     for (int b = 0; b < batch; ++b) {
-      float* __restrict y = y_all + static_cast<size_t>(b) * out;
-      const float* xb = x + static_cast<size_t>(b) * in;
-      std::memcpy(y, bias, sizeof(float) * out);
-      for (int i = 0; i < in; ++i) {
-        const float xi = xb[i];
-        const float* __restrict w = wt + static_cast<size_t>(i) * out;
-        for (int o = 0; o < out; ++o) y[o] += xi * w[o];
-      }
-      if (relu) {
-        for (int o = 0; o < out; ++o) y[o] = y[o] > 0.0f ? y[o] : 0.0f;
-      }
+      DenseForward(x + static_cast<size_t>(b) * in, in, out, wt, bias, relu,
+                   y_all + static_cast<size_t>(b) * out);
     }
     x = y_all;
   }
