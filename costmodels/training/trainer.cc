@@ -10,7 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "costmodels/collection/progress.h"
 #include "costmodels/data/seeded_rng.h"
-#include "costmodels/training/worker_pool.h"
+#include "planner/worker_pool.h"
 
 namespace shardplan::training {
 namespace {

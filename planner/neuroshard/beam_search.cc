@@ -1,11 +1,10 @@
 #include "planner/neuroshard/beam_search.h"
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "planner/worker_pool.h"
 
 namespace shardplan::neuroshard {
 namespace {
@@ -19,30 +18,15 @@ std::vector<int> TopN(const std::vector<double>& values, int n) {
   return order;
 }
 
-// Grid-searches every state, on up to `threads` threads; results[i] belongs to states[i].
+// Grid-searches every state on `pool`; results[i] belongs to states[i], whichever thread ran it.
 std::vector<GridResult> GridSearchAll(const SearchProblem& problem,
                                       const std::vector<SplitState>& states,
                                       const GridOptions& options, const CostModel& model,
-                                      const StopSignal& stop, int threads) {
+                                      const StopSignal& stop, WorkerPool& pool) {
   std::vector<GridResult> results(states.size());
-  const int workers = std::clamp<int>(threads, 1, static_cast<int>(states.size()));
-  if (workers <= 1) {
-    for (size_t i = 0; i < states.size(); ++i) {
-      results[i] = GridSearch(problem, states[i], options, model, stop);
-    }
-    return results;
-  }
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next.fetch_add(1); i < states.size(); i = next.fetch_add(1)) {
-      results[i] = GridSearch(problem, states[i], options, model, stop);
-    }
-  };
-  std::vector<std::thread> pool;
-  pool.reserve(workers - 1);
-  for (int w = 1; w < workers; ++w) pool.emplace_back(work);
-  work();
-  for (std::thread& thread : pool) thread.join();
+  pool.Run(static_cast<int64_t>(states.size()), [&](int64_t i, int /*worker*/) {
+    results[i] = GridSearch(problem, states[i], options, model, stop);
+  });
   return results;
 }
 
@@ -110,6 +94,7 @@ SearchResult BeamSearch(const SearchProblem& problem, const BeamOptions& options
     int64_t unplaced_bytes;
   };
   std::vector<BeamEntry> beam = {{result.state, unsplit_cost, unsplit.unplaced_bytes}};
+  WorkerPool pool(std::max(1, options.threads));  // one pool for every step's candidates
   for (int step = 1; step <= options.max_steps; ++step) {
     std::vector<SplitState> states;
     for (const BeamEntry& entry : beam) {
@@ -120,7 +105,7 @@ SearchResult BeamSearch(const SearchProblem& problem, const BeamOptions& options
     }
     if (states.empty()) break;
     std::vector<GridResult> grids =
-        GridSearchAll(problem, states, options.grid, model, stop, options.threads);
+        GridSearchAll(problem, states, options.grid, model, stop, pool);
 
     std::vector<BeamEntry> next;
     for (size_t i = 0; i < states.size(); ++i) {

@@ -1,5 +1,5 @@
-#ifndef SHARDPLAN_COSTMODELS_TRAINING_WORKER_POOL_H_
-#define SHARDPLAN_COSTMODELS_TRAINING_WORKER_POOL_H_
+#ifndef SHARDPLAN_PLANNER_WORKER_POOL_H_
+#define SHARDPLAN_PLANNER_WORKER_POOL_H_
 
 #include <condition_variable>
 #include <cstdint>
@@ -8,10 +8,11 @@
 #include <thread>
 #include <vector>
 
-namespace shardplan::training {
+namespace shardplan {
 
 // A fixed set of threads that run the tasks of one parallel loop at a time; the calling thread
-// is worker 0 and takes tasks too. Which worker runs which task varies; callers keep results
+// is worker 0 and takes tasks too, so a pool of 1 runs everything inline. Kept for many loops
+// (training batches, search steps) so threads are not started per loop. Which worker runs which task varies; callers keep results
 // per task (not per worker) to stay deterministic.
 class WorkerPool {
  public:
@@ -41,6 +42,6 @@ class WorkerPool {
   bool stop_ = false;
 };
 
-}  // namespace shardplan::training
+}  // namespace shardplan
 
-#endif  // SHARDPLAN_COSTMODELS_TRAINING_WORKER_POOL_H_
+#endif  // SHARDPLAN_PLANNER_WORKER_POOL_H_

@@ -1,6 +1,6 @@
-#include "costmodels/training/worker_pool.h"
+#include "planner/worker_pool.h"
 
-namespace shardplan::training {
+namespace shardplan {
 
 WorkerPool::WorkerPool(int threads) {
   for (int w = 1; w < threads; ++w) helpers_.emplace_back([this, w] { HelperLoop(w); });
@@ -58,4 +58,4 @@ void WorkerPool::Run(int64_t num_tasks, const std::function<void(int64_t, int)>&
   num_tasks_ = 0;
 }
 
-}  // namespace shardplan::training
+}  // namespace shardplan
