@@ -116,12 +116,13 @@ absl::StatusOr<ModelReloadReport> ModelDirectoryLoader::Reload() {
           absl::StrCat(dir.string(), ": ", id, " is a built-in model; pick another name"));
     } else {
       ModelManifest manifest = bundle->manifest;
-      manifest.content_sha256 =
-          bundle->manifest_sha256.empty() ? fingerprint : bundle->manifest_sha256;
+      manifest.content_sha256 = bundle->manifest_sha256;
       refusal = registry_->Add(std::move(manifest), bundle->model);
     }
     if (refusal.ok()) {
-      loaded_[key] = Loaded{fingerprint};
+      // The fingerprint of the manifest actually loaded (it may have changed since the
+      // fingerprint above was taken; the next scan then sees the difference).
+      loaded_[key] = Loaded{bundle->manifest_sha256};
       report.loaded.push_back(id);
       refusals_.erase(dir.string());
       continue;
