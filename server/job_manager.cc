@@ -222,6 +222,11 @@ void JobManager::WorkerLoop() {
       outcome = absl::InternalError("planning failed with an unknown exception");
     }
     work = nullptr;  // release what the work captured (the request) outside the lock
+    // An anytime planner answers a stop with its best plan so far; that is right for a
+    // deadline, but a cancelled job must end cancelled, not succeed with a partial search.
+    if (outcome.ok() && job->stop.cancelled()) {
+      outcome = absl::CancelledError("planning was cancelled");
+    }
     std::lock_guard<std::mutex> lock(mu_);
     --running_;
     FinishLocked(*job, std::move(outcome));

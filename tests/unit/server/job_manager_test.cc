@@ -176,6 +176,26 @@ TEST(JobManagerTest, CancellingARunningJobStopsIt) {
   EXPECT_EQ(done.error.code(), absl::StatusCode::kCancelled);
 }
 
+TEST(JobManagerTest, CancellingAnAnytimePlannerEndsCancelledNotWithItsPartialPlan) {
+  // Like NeuroShard: on a stop it returns the best plan found so far instead of an error.
+  std::atomic<bool> running{false};
+  JobManager jobs({.workers = 1});
+  auto job = jobs.Submit(
+      [&](const StopSignal& stop, const JobManager::ProgressFn&) -> absl::StatusOr<PlanningResult> {
+        running = true;
+        while (stop.Check().ok()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        PlanningResult partial;
+        partial.plan.algorithm = "anytime";
+        partial.plan.stats.anytime_result = true;
+        return partial;
+      });
+  while (!running.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(jobs.Cancel(job->id).ok());
+  JobSnapshot done = AwaitState(jobs, job->id, JobState::kCancelled);
+  EXPECT_EQ(done.error.code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(done.result, nullptr);
+}
+
 TEST(JobManagerTest, CancellingAFinishedJobChangesNothing) {
   JobManager jobs({.workers = 1});
   auto id = jobs.Submit(Succeeds())->id;
