@@ -168,3 +168,43 @@ TEST_F(JobsTest, WatchReturnsWhenTheClientGoesAway) {
 
 }  // namespace
 }  // namespace shardplan::integration
+
+namespace shardplan::integration {
+namespace {
+
+// A NeuroShard search made slow on purpose (no cost cache, a fine grid, many steps) so that it
+// is still running when its first beam step ends.
+v1::PlanRequest SlowNeuroShardRequest() {
+  v1::PlanRequest request;
+  *request.mutable_task() = SmallTask(120, 8);
+  request.set_algorithm("neuroshard");
+  (*request.mutable_parameters())["cost_cache"] = "false";
+  (*request.mutable_parameters())["grid_steps"] = "101";
+  (*request.mutable_parameters())["max_steps"] = "64";
+  return request;
+}
+
+TEST_F(JobsTest, NeuroShardStreamsEachBeamStepToWatchers) {
+  StartServer();
+  const std::string id = Submit(SlowNeuroShardRequest());
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + kRpcTimeout);
+  auto reader = stub_->WatchPlan(&context, Job(id));
+  v1::JobStatus step_status;
+  for (v1::JobStatus status; reader->Read(&status);) {
+    if (status.progress().starts_with("neuroshard: step ")) {
+      step_status = status;
+      v1::JobStatus cancelled;
+      ASSERT_TRUE(stub_->CancelPlan(Context().get(), Job(id), &cancelled).ok());
+    }
+  }
+  EXPECT_TRUE(reader->Finish().ok());
+  EXPECT_EQ(step_status.state(), v1::RUNNING) << step_status.DebugString();
+  EXPECT_THAT(step_status.progress(), HasSubstr("/64, best cost "));
+  EXPECT_GT(step_status.progress_fraction(), 0.0);
+  EXPECT_LT(step_status.progress_fraction(), 1.0);
+  EXPECT_EQ(AwaitState(id, v1::CANCELLED).state(), v1::CANCELLED);
+}
+
+}  // namespace
+}  // namespace shardplan::integration
