@@ -6,37 +6,9 @@
 #include <vector>
 
 #include "planner/cost_model.h"
+#include "planner/torchrec/shard_perf.h"  // AnalyticParams, the formulas it wraps
 
 namespace shardplan {
-
-// Hardware constants of TorchRec's perf estimator (torchrec/distributed/planner/constants.py).
-// Bandwidths between devices come from the task's topology.
-struct AnalyticParams {
-  double hbm_bandwidth_gibps = 897.0;     // HBM_MEM_BW, the "fused" kernel's device bandwidth
-  double bwd_compute_multiplier = 2.0;    // BWD_COMPUTE_MULTIPLIER
-  double half_block_penalty = 1.15;       // 64 <= emb_dim < 128
-  double quarter_block_penalty = 1.75;    // emb_dim < 64
-  int32_t full_block_dim = 128;           // FULL_BLOCK_EMB_DIM
-  int32_t min_lookup_dim = 32;            // lookups read at least 32 columns
-  int input_bytes = 8;                    // BIGINT_DTYPE: indices are int64
-  int activation_bytes = 4;               // fp32 pooled outputs in the all-to-all
-};
-
-// TorchRec's perf terms for one table-wise or column-wise shard (shard_estimators.py), in ms.
-struct ShardPerf {
-  double fwd_compute = 0.0;
-  double fwd_comms = 0.0;
-  double bwd_compute = 0.0;
-  double bwd_comms = 0.0;
-  double total() const { return fwd_compute + fwd_comms + bwd_compute + bwd_comms; }
-};
-
-// The perf of a shard of `columns` columns of a table with `pooling_factor` and element size
-// `table_bytes`, for a global batch over `world_size` devices with `local_world_size` per host.
-ShardPerf EstimateShardPerf(const AnalyticParams& params, double pooling_factor,
-                            int table_bytes, int32_t columns, int64_t global_batch_size,
-                            int world_size, int local_world_size,
-                            double intra_host_bandwidth_gibps, double inter_host_bandwidth_gibps);
 
 // The embedded default cost model: TorchRec's analytic estimator behind the CostModel interface.
 //   compute[d] = sum over d's shards of fwd_compute + bwd_compute

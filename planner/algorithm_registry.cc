@@ -10,6 +10,7 @@
 #include "planner/baselines/greedy_planner.h"
 #include "planner/baselines/random_planner.h"
 #include "planner/neuroshard/neuroshard_planner.h"
+#include "planner/torchrec/torchrec_planner.h"
 
 namespace shardplan {
 
@@ -47,6 +48,7 @@ AlgorithmRegistry BuiltinAlgorithms() {
   }
   registry.Register(std::make_unique<ExhaustivePlanner>());
   registry.Register(std::make_unique<NeuroShardPlanner>());
+  registry.Register(std::make_unique<TorchRecPlanner>());
   return registry;
 }
 

@@ -28,7 +28,7 @@ class AlgorithmRegistry {
 };
 
 // Every built-in algorithm: random, size_greedy, dim_greedy, lookup_greedy,
-// size_lookup_greedy, exhaustive.
+// size_lookup_greedy, exhaustive, neuroshard, torchrec.
 AlgorithmRegistry BuiltinAlgorithms();
 
 }  // namespace shardplan

@@ -40,7 +40,6 @@ std::string PlacementUnit::Describe(const Task& task) const {
 
 absl::StatusOr<std::vector<PlacementUnit>> TableWiseUnits(const Task& task,
                                                           absl::string_view algorithm) {
-  const size_t n = task.tables.size();
   for (const Table& table : task.tables) {
     if (!table.Allows(ShardingType::kTableWise)) {
       return absl::FailedPreconditionError(absl::StrCat(
@@ -48,6 +47,11 @@ absl::StatusOr<std::vector<PlacementUnit>> TableWiseUnits(const Task& task,
           "\" does not allow TABLE_WISE sharding, the only kind ", algorithm, " produces"));
     }
   }
+  return PlacementUnits(task);
+}
+
+absl::StatusOr<std::vector<PlacementUnit>> PlacementUnits(const Task& task) {
+  const size_t n = task.tables.size();
   std::unordered_map<std::string_view, int> index_of;
   for (size_t i = 0; i < n; ++i) index_of.emplace(task.tables[i].name, static_cast<int>(i));
   TableSets sets(n);

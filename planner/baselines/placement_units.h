@@ -38,6 +38,10 @@ struct PlacementUnit {
 absl::StatusOr<std::vector<PlacementUnit>> TableWiseUnits(const Task& task,
                                                           absl::string_view algorithm);
 
+// The same without the TABLE_WISE check, for planners that also cut tables: a unit of several
+// tables, or a pinned one, must still land whole on one device.
+absl::StatusOr<std::vector<PlacementUnit>> PlacementUnits(const Task& task);
+
 // Memory taken on every device while units are placed.
 class MemoryLedger {
  public:

@@ -351,6 +351,7 @@ class CatalogTest(ServerTestCase):
         self.assertExit(text, EXIT_OK)
         self.assertRegex(text.stdout, r"(?m)^size_lookup_greedy +\* ")
         self.assertIn("max_placements", text.stdout)
+        self.assertIn("min_partition", text.stdout)  # torchrec's
         listed = json.loads(self.cli("algorithms", "--json").stdout)["algorithms"]
         self.assertLessEqual(set(BASELINES), {a["name"] for a in listed})
 

@@ -188,7 +188,7 @@ TEST_F(ClientTest, ListAlgorithmsHasTheBaselinesAndOneDefault) {
     is_default[algorithm.name()] = algorithm.is_default();
   }
   for (const std::string name : {"random", "size_greedy", "dim_greedy", "lookup_greedy",
-                                 "size_lookup_greedy", "exhaustive"}) {
+                                 "size_lookup_greedy", "exhaustive", "neuroshard", "torchrec"}) {
     EXPECT_TRUE(is_default.count(name)) << name;
   }
   EXPECT_EQ(std::count_if(is_default.begin(), is_default.end(),

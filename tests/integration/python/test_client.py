@@ -49,6 +49,14 @@ class PlanTest(ServerTestCase):
                     self.assertEqual(plan.cost_model, "analytic@1")
                     check_plan_covers(self, plan, task)
 
+    def test_torchrec_plans_both_examples(self):
+        for name in ("task_4dev.json", "task_8dev.json"):
+            with self.subTest(example=name):
+                task = example_task(name)
+                plan = self.client.plan(task, algorithm="torchrec")
+                self.assertEqual(plan.parameters["min_partition"], "4")
+                check_plan_covers(self, plan, task)
+
     def test_task_message_and_params(self):
         task = shardplan.task_from_dict(example_task("task_4dev.json"))
         plan = self.client.plan(task, algorithm="random", params={"respect_memory": True},
@@ -76,7 +84,7 @@ class PlanTest(ServerTestCase):
 
     def test_catalogue_and_health(self):
         algorithms = {a.name: a for a in self.client.list_algorithms()}
-        for name in BASELINES + ("exhaustive",):
+        for name in BASELINES + ("exhaustive", "neuroshard", "torchrec"):
             self.assertIn(name, algorithms)
         self.assertTrue(algorithms["size_lookup_greedy"].is_default)
         models = [(m.name, m.version) for m in self.client.list_models()]

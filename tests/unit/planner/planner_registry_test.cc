@@ -28,7 +28,7 @@ TEST(BuiltinAlgorithmsTest, ListsEveryBaselineSortedByName) {
   const AlgorithmRegistry registry = BuiltinAlgorithms();
   EXPECT_THAT(Names(registry),
               ElementsAre("dim_greedy", "exhaustive", "lookup_greedy", "neuroshard", "random",
-                          "size_greedy", "size_lookup_greedy"));
+                          "size_greedy", "size_lookup_greedy", "torchrec"));
 }
 
 TEST(BuiltinAlgorithmsTest, InfoIsComplete) {
@@ -38,7 +38,7 @@ TEST(BuiltinAlgorithmsTest, InfoIsComplete) {
     SCOPED_TRACE(info.name);
     EXPECT_FALSE(info.description.empty());
     EXPECT_EQ(info.description.find('\n'), std::string::npos) << "one line";
-    if (info.name == "neuroshard") {
+    if (info.name == "neuroshard" || info.name == "torchrec") {
       EXPECT_THAT(info.sharding_types,
                   ElementsAre(ShardingType::kTableWise, ShardingType::kColumnWise));
     } else {
@@ -82,7 +82,7 @@ TEST(AlgorithmRegistryTest, UnknownNameListsTheKnownOnes) {
   const AlgorithmRegistry registry = BuiltinAlgorithms();
   EXPECT_STATUS(registry.Find("autoshard"), absl::StatusCode::kNotFound,
                 "unknown algorithm \"autoshard\"; known: dim_greedy, exhaustive, lookup_greedy, "
-                "neuroshard, random, size_greedy, size_lookup_greedy");
+                "neuroshard, random, size_greedy, size_lookup_greedy, torchrec");
   EXPECT_STATUS(registry.Find(""), absl::StatusCode::kNotFound, "unknown algorithm \"\"");
 }
 
