@@ -177,10 +177,6 @@ json Summarize(const json& tasks) {
           {"mean_candidates_evaluated", Mean(candidates)}};
 }
 
-std::string Number(const json& value, const char* format = "%.2f") {
-  return value.is_null() ? "-" : absl::StrFormat(format, value.get<double>());
-}
-
 std::string Percent(const json& value) {
   return value.is_null() ? "-" : absl::StrFormat("%.1f%%", 100 * value.get<double>());
 }
@@ -237,12 +233,12 @@ std::string Report(const Config& config, const std::map<std::string, json>& entr
           &out,
           absl::StrFormat("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s "
                           "| %s |\n",
-                          row.label, Number(s["mean_cost_ms"]), Number(s["mean_cost_ok_ms"]),
-                          Percent(s["success_rate"]), Number(s["median_planning_ms"], "%.1f"),
-                          Number(s["mean_planning_ms"], "%.1f"), Number(ratio, "%.3gx"),
+                          row.label, NumberOrDash(s["mean_cost_ms"]), NumberOrDash(s["mean_cost_ok_ms"]),
+                          Percent(s["success_rate"]), NumberOrDash(s["median_planning_ms"], "%.1f"),
+                          NumberOrDash(s["mean_planning_ms"], "%.1f"), NumberOrDash(ratio, "%.3gx"),
                           Percent(s["cache_hit_rate"]), Percent(s["mean_task_cache_hit_rate"]),
-                          Number(s["mean_cost_model_calls"], "%.0f"),
-                          Number(s["mean_candidates_evaluated"], "%.1f"),
+                          NumberOrDash(s["mean_cost_model_calls"], "%.0f"),
+                          NumberOrDash(s["mean_candidates_evaluated"], "%.1f"),
                           paper ? paper->cost : "", paper ? paper->success : "",
                           paper ? paper->time_s : "", paper ? paper->hit_rate : ""));
       for (const json& task : it->second["tasks"]) {
@@ -256,8 +252,8 @@ std::string Report(const Config& config, const std::map<std::string, json>& entr
     const json table1_cost = Table1Cost(table1, config, devices);
     if (!table1_cost.is_null() && full != nullptr) {
       absl::StrAppend(&out, "\nreproduce_table1's neuroshard at ", devices, " / ", config.max_dim,
-                      ": ", Number(table1_cost), " ms (", kFullRow, " here: ",
-                      Number((*full)["mean_cost_ms"]), " ms).\n");
+                      ": ", NumberOrDash(table1_cost), " ms (", kFullRow, " here: ",
+                      NumberOrDash((*full)["mean_cost_ms"]), " ms).\n");
     }
   }
   if (!failures.empty()) absl::StrAppend(&out, "\n## First failure per row\n\n", failures);
@@ -351,9 +347,7 @@ absl::Status Run(const Args& args) {
     table1 = json::parse(in, nullptr, /*allow_exceptions=*/false);
   }
   const std::string report = Report(config, entries, table1);
-  SHARDPLAN_RETURN_IF_ERROR(offline::WriteTextFile(config.out + ".md", report));
-  std::cout << report << "\nwrote " << json_path << " and " << config.out << ".md\n";
-  return absl::OkStatus();
+  return WriteReport(config.out, report);
 }
 
 Command AblationCommand() {

@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "costmodels/artifacts/model_directory_loader.h"
 #include "costmodels/backends/sim/sim_backend.h"
+#include "costmodels/tools/tool_support.h"
 
 namespace shardplan::bench {
 
@@ -83,6 +84,16 @@ void Progress::Step(const std::string& label, int i, int n) {
   std::cerr << absl::StrFormat("\r[%s] task %d/%d  total %d/%d  elapsed %.0fs  ETA %.0fs   ",
                                label, i, n, done_, total_, elapsed,
                                elapsed / computed_ * (total_ - done_));
+}
+
+std::string NumberOrDash(const json& value, const char* format) {
+  return value.is_null() ? "-" : absl::StrFormat(format, value.get<double>());
+}
+
+absl::Status WriteReport(const std::string& out_prefix, const std::string& report) {
+  if (absl::Status s = offline::WriteTextFile(out_prefix + ".md", report); !s.ok()) return s;
+  std::cout << report << "\nwrote " << out_prefix << ".json and " << out_prefix << ".md\n";
+  return absl::OkStatus();
 }
 
 int CommandMain(const offline::Command& command, int argc, char** argv) {

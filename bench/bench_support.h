@@ -69,6 +69,12 @@ class Progress {
   std::chrono::steady_clock::time_point start_;
 };
 
+// `value` formatted with `format` (a double conversion), or "-" when it is null.
+std::string NumberOrDash(const nlohmann::json& value, const char* format = "%.2f");
+
+// Writes `report` to PREFIX.md and prints it, with the paths of PREFIX.json and PREFIX.md.
+absl::Status WriteReport(const std::string& out_prefix, const std::string& report);
+
 // main() of a benchmark program: --help, parsing, running, "name: error" and the exit code.
 int CommandMain(const offline::Command& command, int argc, char** argv);
 

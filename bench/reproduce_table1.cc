@@ -183,7 +183,7 @@ json RunTask(const Task& task, const std::vector<Row>& rows, const CostModel& ma
 }
 
 std::string Cost(const json& value) {
-  return value.is_null() ? "-" : absl::StrFormat("%.2f", value.get<double>());
+  return NumberOrDash(value, "%.2f");
 }
 
 // The paper's layout as a markdown table: rows = algorithms, columns = devices / max dim.
@@ -380,9 +380,7 @@ absl::Status Run(const Args& args) {
   }
   SHARDPLAN_RETURN_IF_ERROR(write());
   const std::string report = Report(config, rows, settings, notes);
-  SHARDPLAN_RETURN_IF_ERROR(offline::WriteTextFile(config.out + ".md", report));
-  std::cout << report << "\nwrote " << json_path << " and " << config.out << ".md\n";
-  return absl::OkStatus();
+  return WriteReport(config.out, report);
 }
 
 Command Table1Command() {

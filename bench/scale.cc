@@ -183,10 +183,6 @@ json Summarize(const std::vector<json>& results) {
           {"mean_column_splits", Mean(splits)}};
 }
 
-std::string Number(const json& value, const char* format = "%.2f") {
-  return value.is_null() ? "-" : absl::StrFormat(format, value.get<double>());
-}
-
 // Tasks whose neuroshard plans differ in cost between thread counts (they must not).
 std::vector<std::string> ThreadDisagreements(const json& entry) {
   std::vector<std::string> out;
@@ -203,8 +199,8 @@ std::vector<std::string> ThreadDisagreements(const json& entry) {
         out.push_back(absl::StrFormat(
             "%s %s task %d: threads %s %s, threads %s %s", entry["size"].get<std::string>(),
             entry["model"].get<std::string>(), task["index"].get<int>(), first_threads,
-            Number(first->value("cost_ms", json()), "%.6f ms"), threads,
-            Number(r.value("cost_ms", json()), "%.6f ms")));
+            NumberOrDash(first->value("cost_ms", json()), "%.6f ms"), threads,
+            NumberOrDash(r.value("cost_ms", json()), "%.6f ms")));
       }
     }
   }
@@ -244,12 +240,12 @@ std::string Report(const Config& config, const std::vector<json>& entries) {
               "%.3f | %.0f%% | %s |\n",
               entry["size"].get<std::string>(), entry["model"].get<std::string>(), threads,
               100 * s["success_rate"].get<double>(), median, s["max_planning_ms"].get<double>(),
-              Number(speedup, "%.2fx"), Number(s["mean_cost_ms"]),
-              Number(s["mean_cost_model_calls"], "%.0f"), Number(s["mean_cache_hits"], "%.0f"),
-              Number(s["mean_cache_misses"], "%.0f"), Number(s["cache_hit_rate"], "%.3f"),
-              Number(s["mean_candidates_evaluated"], "%.0f"),
-              Number(s["mean_column_splits"], "%.1f"), base["median_planning_ms"].get<double>(),
-              100 * base["success_rate"].get<double>(), Number(base["mean_cost_ms"])));
+              NumberOrDash(speedup, "%.2fx"), NumberOrDash(s["mean_cost_ms"]),
+              NumberOrDash(s["mean_cost_model_calls"], "%.0f"), NumberOrDash(s["mean_cache_hits"], "%.0f"),
+              NumberOrDash(s["mean_cache_misses"], "%.0f"), NumberOrDash(s["cache_hit_rate"], "%.3f"),
+              NumberOrDash(s["mean_candidates_evaluated"], "%.0f"),
+              NumberOrDash(s["mean_column_splits"], "%.1f"), base["median_planning_ms"].get<double>(),
+              100 * base["success_rate"].get<double>(), NumberOrDash(base["mean_cost_ms"])));
       if (entry["tables"] == largest.tables && entry["devices"] == largest.devices) {
         targets.push_back(absl::StrFormat(
             "%s, threads %s: median %.2f s, max %.2f s: %s", entry["model"].get<std::string>(),
@@ -402,9 +398,7 @@ absl::Status Run(const Args& args) {
   }
   SHARDPLAN_RETURN_IF_ERROR(write());
   const std::string report = Report(config, entries);
-  SHARDPLAN_RETURN_IF_ERROR(offline::WriteTextFile(config.out + ".md", report));
-  std::cout << report << "\nwrote " << json_path << " and " << config.out << ".md\n";
-  return absl::OkStatus();
+  return WriteReport(config.out, report);
 }
 
 Command ScaleCommand() {
