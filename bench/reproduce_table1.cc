@@ -13,11 +13,9 @@
 // Settings already in --out.json with the same configuration are reused (resume); --fresh
 // recomputes everything.
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -28,14 +26,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "costmodels/artifacts/model_directory_loader.h"
+#include "bench/bench_support.h"
 #include "costmodels/backends/ground_truth.h"
-#include "costmodels/backends/sim/sim_backend.h"
 #include "costmodels/data/generators.h"
 #include "costmodels/model_registry.h"
 #include "costmodels/tools/offline_command.h"
@@ -54,8 +50,6 @@ using offline::Args;
 using offline::Command;
 using offline::UsageError;
 
-// The ground truth of the paper's GPUs (8x 2080 Ti), as the shipped sim model was trained on.
-constexpr char kGroundTruthProfile[] = "rtx2080ti";
 constexpr char kAnalyticModel[] = "analytic@1";
 constexpr char kAnalyticRowLabel[] = "torchrec-analytic";
 constexpr char kNeuroShard[] = "neuroshard";
@@ -78,26 +72,6 @@ struct Config {
   std::string model;  // the neural model every plan is also predicted by
   std::string out;
 };
-
-absl::StatusOr<std::vector<int>> IntList(const Args& args, const std::string& flag) {
-  std::vector<int> values;
-  for (const absl::string_view part : absl::StrSplit(args.Get(flag), ',', absl::SkipEmpty())) {
-    int value = 0;
-    if (!absl::SimpleAtoi(part, &value) || value < 1) {
-      return UsageError(absl::StrCat("--", flag, ": '", part, "' is not a positive integer"));
-    }
-    values.push_back(value);
-  }
-  if (values.empty()) return UsageError(absl::StrCat("--", flag, " is empty"));
-  return values;
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const size_t mid = v.size() / 2;
-  return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
-}
 
 // The rows to run; names not registered (neuroshard before it lands) are skipped with a note.
 absl::StatusOr<std::vector<Row>> ResolveRows(const Args& args, const AlgorithmRegistry& algorithms,
@@ -183,12 +157,9 @@ json RunTask(const Task& task, const std::vector<Row>& rows, const CostModel& ma
   for (const Row& row : rows) {
     PlanTaskOptions options;
     options.seed = plan_seed;
-    const auto start = std::chrono::steady_clock::now();
-    absl::StatusOr<Plan> plan = PlanTask(*row.planner, task, *row.cost_model, options);
-    const double wall_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count();
-    json r = {{"ok", false}, {"planning_ms", plan.ok() ? plan->stats.planning_time_ms : wall_ms}};
+    TimedPlan timed = PlanAndTime(*row.planner, task, *row.cost_model, options);
+    absl::StatusOr<Plan>& plan = timed.plan;
+    json r = {{"ok", false}, {"planning_ms", timed.planning_ms}};
     absl::StatusOr<HardwarePlanCost> truth =
         plan.ok() ? ScorePlanOnHardware(task, *plan, ground_truth) : plan.status();
     absl::StatusOr<double> predicted =
@@ -212,7 +183,7 @@ json RunTask(const Task& task, const std::vector<Row>& rows, const CostModel& ma
 }
 
 std::string Cost(const json& value) {
-  return value.is_null() ? "-" : absl::StrFormat("%.2f", value.get<double>());
+  return NumberOrDash(value, "%.2f");
 }
 
 // The paper's layout as a markdown table: rows = algorithms, columns = devices / max dim.
@@ -325,16 +296,9 @@ std::string Report(const Config& config, const std::vector<Row>& rows, const jso
 
 // The settings of a previous run of the same configuration, by "devices/max_dim".
 std::map<std::string, json> PreviousSettings(const std::string& path, const json& config) {
-  std::map<std::string, json> previous;
-  std::ifstream in(path);
-  if (!in) return previous;
-  const json old = json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (!old.is_object() || old.value("config", json()) != config) return previous;
-  for (const json& setting : old["settings"]) {
-    previous[absl::StrCat(setting["devices"].get<int>(), "/", setting["max_dim"].get<int>())] =
-        setting;
-  }
-  return previous;
+  return PreviousEntries(path, config, "settings", [](const json& setting) {
+    return absl::StrCat(setting["devices"].get<int>(), "/", setting["max_dim"].get<int>());
+  });
 }
 
 absl::Status Run(const Args& args) {
@@ -354,10 +318,7 @@ absl::Status Run(const Args& args) {
 
   SHARDPLAN_ASSIGN_OR_RETURN(const offline::LoadedPool pool, offline::LoadPoolWithHash(config.pool));
   ModelRegistry models;
-  SHARDPLAN_RETURN_IF_ERROR(RegisterBuiltinModels(models));
-  ModelDirectoryLoader loader(args.Get("models-dir"), &models,
-                              [](const std::string& line) { std::cerr << line << "\n"; });
-  SHARDPLAN_RETURN_IF_ERROR(loader.Reload().status());
+  SHARDPLAN_RETURN_IF_ERROR(LoadModels(args.Get("models-dir"), models));
   const AlgorithmRegistry algorithms = BuiltinAlgorithms();
   std::vector<std::string> notes;
   SHARDPLAN_ASSIGN_OR_RETURN(const std::vector<Row> rows,
@@ -375,21 +336,20 @@ absl::Status Run(const Args& args) {
   json settings = json::array();
   const int total = static_cast<int>(config.devices.size() * config.max_dims.size()) *
                     config.tasks;
-  int done = 0, computed = 0;
-  const auto start = std::chrono::steady_clock::now();
+  Progress progress(total);
   auto write = [&] {
     const json doc = {{"config", config_json}, {"notes", notes}, {"settings", settings}};
     return offline::WriteTextFile(json_path, doc.dump(1) + "\n");
   };
   for (int devices : config.devices) {
     SHARDPLAN_ASSIGN_OR_RETURN(std::unique_ptr<HardwareBackend> ground_truth,
-                               MakeSimBackend(kGroundTruthProfile, devices, SimOptions{}));
+                               MakeGroundTruth(devices));
     for (int max_dim : config.max_dims) {
       const std::string key = absl::StrCat(devices, "/", max_dim);
       if (auto it = previous.find(key); it != previous.end()) {
         std::cerr << "[" << key << "] reused from " << json_path << "\n";
         settings.push_back(it->second);
-        done += config.tasks;
+        progress.Reuse(config.tasks);
         continue;
       }
       TaskGenOptions options;
@@ -406,13 +366,7 @@ absl::Status Run(const Args& args) {
                                 {"num_tables", task.tables.size()},
                                 {"results", RunTask(task, rows, *main_model, config.seed + i,
                                                     *ground_truth)}});
-        ++done;
-        ++computed;
-        const double elapsed =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::cerr << absl::StrFormat("\r[%s] task %d/%d  total %d/%d  elapsed %.0fs  ETA %.0fs   ",
-                                     key, i + 1, config.tasks, done, total, elapsed,
-                                     elapsed / computed * (total - done));
+        progress.Step(key, i + 1, config.tasks);
       }
       std::cerr << "\n";
       json setting = {{"devices", devices}, {"max_dim", max_dim}, {"tasks", task_results}};
@@ -426,9 +380,7 @@ absl::Status Run(const Args& args) {
   }
   SHARDPLAN_RETURN_IF_ERROR(write());
   const std::string report = Report(config, rows, settings, notes);
-  SHARDPLAN_RETURN_IF_ERROR(offline::WriteTextFile(config.out + ".md", report));
-  std::cout << report << "\nwrote " << json_path << " and " << config.out << ".md\n";
-  return absl::OkStatus();
+  return WriteReport(config.out, report);
 }
 
 Command Table1Command() {
@@ -463,15 +415,5 @@ Command Table1Command() {
 }  // namespace shardplan::bench
 
 int main(int argc, char** argv) {
-  using namespace shardplan::offline;
-  const Command command = shardplan::bench::Table1Command();
-  const std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-    std::cout << CommandHelp(command);
-    return 0;
-  }
-  absl::StatusOr<Args> parsed = ParseArgs(command, args);
-  absl::Status status = parsed.ok() ? command.run(*parsed) : parsed.status();
-  if (!status.ok()) std::cerr << "reproduce_table1: " << status.message() << "\n";
-  return ExitCodeFor(status);
+  return shardplan::bench::CommandMain(shardplan::bench::Table1Command(), argc, argv);
 }

@@ -1,0 +1,111 @@
+#include "bench/bench_support.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <numeric>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "costmodels/artifacts/model_directory_loader.h"
+#include "costmodels/backends/sim/sim_backend.h"
+#include "costmodels/tools/tool_support.h"
+
+namespace shardplan::bench {
+
+using ::nlohmann::json;
+
+absl::StatusOr<std::vector<int>> IntList(const offline::Args& args, const std::string& flag) {
+  std::vector<int> values;
+  for (const absl::string_view part : absl::StrSplit(args.Get(flag), ',', absl::SkipEmpty())) {
+    int value = 0;
+    if (!absl::SimpleAtoi(part, &value) || value < 1) {
+      return offline::UsageError(
+          absl::StrCat("--", flag, ": '", part, "' is not a positive integer"));
+    }
+    values.push_back(value);
+  }
+  if (values.empty()) return offline::UsageError(absl::StrCat("--", flag, " is empty"));
+  return values;
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const size_t mid = v.size() / 2;
+  return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
+double Mean(const std::vector<double>& v) {
+  return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / v.size();
+}
+
+absl::Status LoadModels(const std::string& models_dir, ModelRegistry& models) {
+  if (absl::Status s = RegisterBuiltinModels(models); !s.ok()) return s;
+  ModelDirectoryLoader loader(models_dir, &models,
+                              [](const std::string& line) { std::cerr << line << "\n"; });
+  return loader.Reload().status();
+}
+
+absl::StatusOr<std::unique_ptr<HardwareBackend>> MakeGroundTruth(int devices) {
+  return MakeSimBackend(kGroundTruthProfile, devices, SimOptions{});
+}
+
+TimedPlan PlanAndTime(const Planner& planner, const Task& task, const CostModel& model,
+                      const PlanTaskOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<Plan> plan = PlanTask(planner, task, model, options);
+  const double wall_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+          .count();
+  const double planning_ms = plan.ok() ? plan->stats.planning_time_ms : wall_ms;
+  return TimedPlan{std::move(plan), planning_ms};
+}
+
+std::map<std::string, json> PreviousEntries(const std::string& path, const json& config,
+                                            const std::string& field,
+                                            const std::function<std::string(const json&)>& key) {
+  std::map<std::string, json> previous;
+  std::ifstream in(path);
+  if (!in) return previous;
+  const json old = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!old.is_object() || old.value("config", json()) != config) return previous;
+  for (const json& entry : old.value(field, json::array())) previous[key(entry)] = entry;
+  return previous;
+}
+
+void Progress::Step(const std::string& label, int i, int n) {
+  ++done_;
+  ++computed_;
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  std::cerr << absl::StrFormat("\r[%s] task %d/%d  total %d/%d  elapsed %.0fs  ETA %.0fs   ",
+                               label, i, n, done_, total_, elapsed,
+                               elapsed / computed_ * (total_ - done_));
+}
+
+std::string NumberOrDash(const json& value, const char* format) {
+  return value.is_null() ? "-" : absl::StrFormat(format, value.get<double>());
+}
+
+absl::Status WriteReport(const std::string& out_prefix, const std::string& report) {
+  if (absl::Status s = offline::WriteTextFile(out_prefix + ".md", report); !s.ok()) return s;
+  std::cout << report << "\nwrote " << out_prefix << ".json and " << out_prefix << ".md\n";
+  return absl::OkStatus();
+}
+
+int CommandMain(const offline::Command& command, int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+    std::cout << offline::CommandHelp(command);
+    return 0;
+  }
+  absl::StatusOr<offline::Args> parsed = offline::ParseArgs(command, args);
+  absl::Status status = parsed.ok() ? command.run(*parsed) : parsed.status();
+  if (!status.ok()) std::cerr << command.name << ": " << status.message() << "\n";
+  return offline::ExitCodeFor(status);
+}
+
+}  // namespace shardplan::bench

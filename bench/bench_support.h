@@ -1,0 +1,83 @@
+#ifndef SHARDPLAN_BENCH_BENCH_SUPPORT_H_
+#define SHARDPLAN_BENCH_BENCH_SUPPORT_H_
+
+// What the table-printing benchmark programs (reproduce_table1, ablation, scale) share: flag
+// parsing, statistics, model loading, ground-truth scoring, resuming from a previous run's JSON,
+// the progress line and main().
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "costmodels/backends/hardware_backend.h"
+#include "costmodels/model_registry.h"
+#include "costmodels/tools/offline_command.h"
+#include "nlohmann/json.hpp"
+#include "planner/plan_task.h"
+
+namespace shardplan::bench {
+
+// The ground truth of the paper's GPUs (8x 2080 Ti), as the shipped sim model was trained on.
+inline constexpr char kGroundTruthProfile[] = "rtx2080ti";
+
+// --flag as a comma-separated list of positive integers; a usage error naming the flag.
+absl::StatusOr<std::vector<int>> IntList(const offline::Args& args, const std::string& flag);
+
+// 0 for an empty vector.
+double Median(std::vector<double> v);
+double Mean(const std::vector<double>& v);
+
+// The built-in models plus every bundle under `models_dir` (refusals are logged to stderr).
+absl::Status LoadModels(const std::string& models_dir, ModelRegistry& models);
+
+// The ground-truth backend: the sim backend, profile kGroundTruthProfile, noise off.
+absl::StatusOr<std::unique_ptr<HardwareBackend>> MakeGroundTruth(int devices);
+
+// One PlanTask call and its planning time: Plan.stats.planning_time_ms, or the wall time when
+// planning failed.
+struct TimedPlan {
+  absl::StatusOr<Plan> plan;
+  double planning_ms = 0.0;
+};
+TimedPlan PlanAndTime(const Planner& planner, const Task& task, const CostModel& model,
+                      const PlanTaskOptions& options);
+
+// The entries of array `field` of a previous run's JSON at `path`, by key(entry), if that run's
+// "config" equals `config`; empty otherwise (no file, unreadable, other configuration).
+std::map<std::string, nlohmann::json> PreviousEntries(
+    const std::string& path, const nlohmann::json& config, const std::string& field,
+    const std::function<std::string(const nlohmann::json&)>& key);
+
+// The progress line on stderr: "\r[label] task i/n  total done/total  elapsed Xs  ETA Ys".
+class Progress {
+ public:
+  explicit Progress(int total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+  // `n` items taken from a previous run.
+  void Reuse(int n) { done_ += n; }
+  // One item computed: item `i` (1-based) of `n` under `label`.
+  void Step(const std::string& label, int i, int n);
+
+ private:
+  int total_;
+  int done_ = 0;
+  int computed_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// `value` formatted with `format` (a double conversion), or "-" when it is null.
+std::string NumberOrDash(const nlohmann::json& value, const char* format = "%.2f");
+
+// Writes `report` to PREFIX.md and prints it, with the paths of PREFIX.json and PREFIX.md.
+absl::Status WriteReport(const std::string& out_prefix, const std::string& report);
+
+// main() of a benchmark program: --help, parsing, running, "name: error" and the exit code.
+int CommandMain(const offline::Command& command, int argc, char** argv);
+
+}  // namespace shardplan::bench
+
+#endif  // SHARDPLAN_BENCH_BENCH_SUPPORT_H_
