@@ -94,6 +94,21 @@ TEST(ShardCostCacheTest, KeyIsTheMultisetNotTheOrder) {
   EXPECT_EQ(cache.misses(), 2);
 }
 
+TEST(ShardCostCacheTest, MultiplicityIsPartOfTheKey) {
+  // Equal halves of one table are two equal pairs; the multiset must keep both.
+  const Task task =
+      test::MakeTask({MakeTable("a", 100, 16), MakeTable("b", 200, 16)}, 1, kGiB);
+  const test::NonAdditiveModel model;
+  const ShardCostCache cache(model, task, /*enabled=*/true);
+  const CostContext context = CostContext::For(task);
+  const ShardView a{&task.tables[0], 100, 8}, b{&task.tables[1], 200, 8};
+  const std::vector<std::vector<ShardView>> sets = {{a}, {a, a}, {a, a, b}, {a, b, b}, {b, a, a}};
+  for (const auto& set : sets) cache.ComputeCost(context, set);
+  EXPECT_EQ(cache.misses(), 4);  // {b, a, a} is {a, a, b}
+  EXPECT_EQ(cache.hits(), 1);
+  EXPECT_EQ(model.compute_calls.load(), 4);
+}
+
 TEST(ShardCostCacheTest, DisabledCallsTheModelEveryTime) {
   const Task task = test::MakeTask({MakeTable("a", 100, 16)}, 1, kGiB);
   const test::NonAdditiveModel model;
