@@ -81,9 +81,27 @@ void Progress::Step(const std::string& label, int i, int n) {
   ++computed_;
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  std::cerr << absl::StrFormat("\r[%s] task %d/%d  total %d/%d  elapsed %.0fs  ETA %.0fs   ",
-                               label, i, n, done_, total_, elapsed,
-                               elapsed / computed_ * (total_ - done_));
+  Print(absl::StrFormat("\r[%s] task %d/%d  total %d/%d  elapsed %.0fs  ETA %.0fs   ", label, i,
+                        n, done_, total_, elapsed, elapsed / computed_ * (total_ - done_)));
+}
+
+void Progress::Working(const std::string& label, int i, int n, const std::string& what) {
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  std::string eta;
+  if (computed_ > 0) {
+    eta = absl::StrFormat("  ETA %.0fs", elapsed / computed_ * (total_ - done_));
+  }
+  Print(absl::StrFormat("\r[%s] task %d/%d: %s  total %d/%d  elapsed %.0fs%s   ", label, i, n,
+                        what, done_, total_, elapsed, eta));
+}
+
+void Progress::Print(const std::string& line) {
+  std::cerr << line;
+  // Blank out the rest of a longer previous line (a step right after a working line).
+  if (line.size() < last_length_) std::cerr << std::string(last_length_ - line.size(), ' ');
+  std::cerr << std::flush;
+  last_length_ = line.size();
 }
 
 std::string NumberOrDash(const json& value, const char* format) {

@@ -61,12 +61,19 @@ class Progress {
   void Reuse(int n) { done_ += n; }
   // One item computed: item `i` (1-based) of `n` under `label`.
   void Step(const std::string& label, int i, int n);
+  // Item `i` of `n` under `label` is under way, now at `what`: rewrites the line without
+  // counting, so that slow items (seconds each) show the program alive.
+  void Working(const std::string& label, int i, int n, const std::string& what);
 
  private:
+  // Prints `line` over the previous one (\r, padded to the previous length).
+  void Print(const std::string& line);
+
   int total_;
   int done_ = 0;
   int computed_ = 0;
   std::chrono::steady_clock::time_point start_;
+  size_t last_length_ = 0;
 };
 
 // `value` formatted with `format` (a double conversion), or "-" when it is null.

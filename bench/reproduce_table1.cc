@@ -2,13 +2,15 @@
 // repository's pieces. For every (devices, max dim) setting it draws --tasks seeded tasks from
 // the table pool (GenerateTask: the reference's gen_tasks, 4 GiB per device), plans each with
 // every requested algorithm through PlanTask under the shipped neural model (the "simulated"
-// cost), and scores every plan on ground truth: the rtx2080ti simulator with noise off
-// (ScorePlanOnHardware). docs/benchmarks.md explains the output.
+// cost), and scores every plan on ground truth (ScorePlanOnHardware): the rtx2080ti simulator
+// with noise off, or with --ground-truth cpu a measurement on this machine's CPU (CpuBackend,
+// compute only) of plans made under a cpu-trained model. docs/benchmarks.md explains the output.
 //
 //   build/bench/reproduce_table1 [--devices 4,8] [--max-dims 4,8,16,32,64,128] [--tasks 100]
 //       [--seed 0] [--pool data/table_pool/dlrm_856.json] [--models-dir models]
-//       [--model sim-rtx2080ti@1] [--algorithms random,...,neuroshard]
-//       [--analytic-row neuroshard] [--out bench/results/table1] [--fresh]
+//       [--model sim-rtx2080ti@1] [--algorithms random,...,torchrec,neuroshard]
+//       [--analytic-row neuroshard] [--ground-truth sim|cpu] [--out bench/results/table1]
+//       [--fresh]
 //
 // Settings already in --out.json with the same configuration are reused (resume); --fresh
 // recomputes everything.
@@ -16,11 +18,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,6 +35,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "bench/bench_support.h"
+#include "costmodels/backends/cpu/cpu_backend.h"
 #include "costmodels/backends/ground_truth.h"
 #include "costmodels/data/generators.h"
 #include "costmodels/model_registry.h"
@@ -51,8 +56,21 @@ using offline::Command;
 using offline::UsageError;
 
 constexpr char kAnalyticModel[] = "analytic@1";
-constexpr char kAnalyticRowLabel[] = "torchrec-analytic";
+// The --analytic-row algorithm planned under kAnalyticModel is labelled <algorithm> + this: by
+// default "neuroshard-analytic", NeuroShard's search with its neural cost models ablated.
+constexpr char kAnalyticRowSuffix[] = "-analytic";
 constexpr char kNeuroShard[] = "neuroshard";
+// --ground-truth cpu generates its tasks at the cpu backend's batch: the cpu-amd-epyc cost data
+// (and so the cpu model) was collected at CpuBackendOptions' default batch of 2048, because the
+// reference's 65536 takes seconds per measurement on a CPU (docs/cpu-backend.md). Planning and
+// measuring at that batch keeps the model, the analytic estimators and the measurement on the
+// same workload.
+constexpr int64_t kCpuBatchSize = CpuBackendOptions{}.batch_size;
+// The paper's Table 1 baselines that this repository has (AutoShard and DreamShard are not
+// here). "The strongest baseline" is the best of these rows; other rows (the analytic ablation
+// of NeuroShard, any extra --algorithms) never count as baselines.
+constexpr const char* kPaperBaselines[] = {"random",        "size_greedy",        "dim_greedy",
+                                           "lookup_greedy", "size_lookup_greedy", "torchrec"};
 
 // One row of the table: an algorithm planned under a cost model.
 struct Row {
@@ -63,7 +81,36 @@ struct Row {
   std::shared_ptr<const CostModel> cost_model;
 };
 
+enum class GroundTruth { kSim, kCpu };
+
+// The cpu ground truth: CpuBackend, except that a device with no shards costs 0 ms. CpuBackend
+// refuses an empty measurement ("no tables to measure"), but a plan may leave a device empty
+// (random does), and a CPU that holds no table does no embedding work. The simulator, which
+// may charge an empty device a fixed overhead, is used as it is.
+class CpuGroundTruth final : public HardwareBackend {
+ public:
+  CpuBackend& cpu() { return cpu_; }
+  std::string name() const override { return cpu_.name(); }
+  std::string hardware_profile() const override { return cpu_.hardware_profile(); }
+  absl::StatusOr<double> MeasureCompute(std::span<const Table> tables,
+                                        int64_t batch_size) override {
+    if (tables.empty()) return 0.0;
+    return cpu_.MeasureCompute(tables, batch_size);
+  }
+  absl::StatusOr<CommMeasurement> MeasureComm(std::span<const int64_t> dim_sums,
+                                              std::span<const double> start_offsets_ms,
+                                              int64_t batch_size) override {
+    return cpu_.MeasureComm(dim_sums, start_offsets_ms, batch_size);
+  }
+
+ private:
+  CpuBackend cpu_;
+};
+
 struct Config {
+  GroundTruth ground_truth = GroundTruth::kSim;
+  // With kCpu: what ConfigJson and the report say about the measurement.
+  std::string cpu_description;
   std::vector<int> devices;
   std::vector<int> max_dims;
   int tasks = 0;
@@ -94,10 +141,10 @@ absl::StatusOr<std::vector<Row>> ResolveRows(const Args& args, const AlgorithmRe
        absl::StrSplit(args.Get("algorithms"), ',', absl::SkipEmpty())) {
     add(std::string(name), std::string(name), model);
   }
-  // TorchRec's planner is "search under an analytic estimate": the same search, analytic costs.
+  // An ablation, not a baseline: the same search driven by analytic instead of learned costs.
   if (const std::string analytic_row = args.Get("analytic-row"); !analytic_row.empty()) {
     SHARDPLAN_ASSIGN_OR_RETURN(const ResolvedModel analytic, models.Resolve(kAnalyticModel));
-    add(kAnalyticRowLabel, analytic_row, analytic);
+    add(analytic_row + kAnalyticRowSuffix, analytic_row, analytic);
   }
   if (rows.empty()) return UsageError("no registered algorithm to run");
   return rows;
@@ -108,12 +155,17 @@ json ConfigJson(const Config& config, const std::vector<Row>& rows) {
   for (const Row& row : rows) {
     row_list.push_back({{"label", row.label}, {"algorithm", row.algorithm}, {"model", row.model}});
   }
-  return {{"tasks", config.tasks},
-          {"seed", config.seed},
-          {"pool", config.pool},
-          {"model", config.model},
-          {"ground_truth", absl::StrCat("sim-", kGroundTruthProfile, ", noise 0")},
-          {"rows", row_list}};
+  json out = {{"tasks", config.tasks},
+              {"seed", config.seed},
+              {"pool", config.pool},
+              {"model", config.model},
+              {"ground_truth", absl::StrCat("sim-", kGroundTruthProfile, ", noise 0")},
+              {"rows", row_list}};
+  if (config.ground_truth == GroundTruth::kCpu) {
+    out["ground_truth"] = config.cpu_description;
+    out["batch_size"] = kCpuBatchSize;
+  }
+  return out;
 }
 
 // Mean ground-truth and predicted cost (null unless every task succeeded), success rate and
@@ -151,10 +203,13 @@ absl::StatusOr<double> PredictedCost(const Task& task, const Plan& plan, const R
   return copy.cost_ms;
 }
 
+// `on_row(label)` is called before each row is planned and scored (progress of slow runs).
 json RunTask(const Task& task, const std::vector<Row>& rows, const CostModel& main_model,
-             uint64_t plan_seed, HardwareBackend& ground_truth) {
+             uint64_t plan_seed, HardwareBackend& ground_truth,
+             const std::function<void(const std::string&)>& on_row) {
   json results = json::object();
   for (const Row& row : rows) {
+    on_row(row.label);
     PlanTaskOptions options;
     options.seed = plan_seed;
     TimedPlan timed = PlanAndTime(*row.planner, task, *row.cost_model, options);
@@ -204,27 +259,54 @@ std::string CostTable(const Config& config, const std::vector<Row>& rows, const 
     }
     absl::StrAppend(&out, "\n");
   }
-  const bool has_neuroshard =
-      std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.label == kNeuroShard; });
-  if (!has_neuroshard) return out;
-  // The paper's bottom row: (strongest baseline - NeuroShard) / NeuroShard.
-  absl::StrAppend(&out, "| improvement of neuroshard over the strongest baseline |");
+  auto has_row = [&](const std::string& label) {
+    return std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r.label == label; });
+  };
+  if (!has_row(kNeuroShard)) return out;
+  auto gain = [](double theirs, double ours) {
+    return absl::StrFormat(" %+.1f%% |", (theirs - ours) / ours * 100);
+  };
+  // The paper's bottom row: (strongest baseline - NeuroShard) / NeuroShard, the strongest
+  // baseline being the lowest mean among kPaperBaselines rows that succeeded on every task.
+  std::string strongest = "| strongest baseline |";
+  std::string improvement = "| improvement of neuroshard over the strongest baseline |";
   for (const json& setting : settings) {
     const json& ours = setting["summary"][kNeuroShard][field];
     std::optional<double> best;
-    for (const Row& row : rows) {
-      const json& theirs = setting["summary"][row.label][field];
-      if (row.label == kNeuroShard || theirs.is_null()) continue;
-      best = std::min(best.value_or(theirs.get<double>()), theirs.get<double>());
+    std::string best_label;
+    for (const char* baseline : kPaperBaselines) {
+      if (!has_row(baseline)) continue;
+      const json& theirs = setting["summary"][baseline][field];
+      if (theirs.is_null()) continue;  // "-": some task failed, not a candidate
+      if (!best.has_value() || theirs.get<double>() < *best) {
+        best = theirs.get<double>();
+        best_label = baseline;
+      }
     }
-    if (ours.is_null() || !best.has_value()) {
-      absl::StrAppend(&out, " - |");
-    } else {
-      const double gain = (*best - ours.get<double>()) / ours.get<double>() * 100;
-      absl::StrAppend(&out, absl::StrFormat(" %+.1f%% |", gain));
+    if (!best.has_value()) {
+      absl::StrAppend(&strongest, " n/a |");
+      absl::StrAppend(&improvement, " n/a (no baseline succeeded on every task) |");
+      continue;
     }
+    absl::StrAppend(&strongest, " ", best_label, " |");
+    absl::StrAppend(&improvement,
+                    ours.is_null() ? " - |" : gain(*best, ours.get<double>()));
   }
-  absl::StrAppend(&out, "\n");
+  absl::StrAppend(&out, strongest, "\n", improvement, "\n");
+  // The ablation: the same search under the analytic model instead of the neural ones.
+  const std::string ablation = absl::StrCat(kNeuroShard, kAnalyticRowSuffix);
+  if (has_row(ablation)) {
+    absl::StrAppend(&out, "| improvement of neuroshard over ", ablation,
+                    " (neural vs analytic cost model, same search) |");
+    for (const json& setting : settings) {
+      const json& ours = setting["summary"][kNeuroShard][field];
+      const json& theirs = setting["summary"][ablation][field];
+      absl::StrAppend(&out, ours.is_null() || theirs.is_null()
+                                ? " - |"
+                                : gain(theirs.get<double>(), ours.get<double>()));
+    }
+    absl::StrAppend(&out, "\n");
+  }
   return out;
 }
 
@@ -257,14 +339,82 @@ std::string TimeTable(const Config& config, const std::vector<Row>& rows, const 
   return out;
 }
 
+// What the rows and the improvement lines mean, for the report's notes.
+std::vector<std::string> RowNotes(const std::vector<Row>& rows) {
+  std::vector<std::string> notes;
+  std::vector<std::string> baselines;
+  for (const char* baseline : kPaperBaselines) {
+    for (const Row& row : rows) {
+      if (row.label == baseline) baselines.push_back(row.label);
+    }
+  }
+  for (const Row& row : rows) {
+    if (row.label == "torchrec") {
+      notes.push_back(
+          "torchrec: TorchRec's planner (planner/torchrec/, docs/torchrec-planner.md); it plans "
+          "with its own analytic estimator, not with the request's cost model");
+    } else if (row.label != row.algorithm) {
+      notes.push_back(absl::StrCat(
+          row.label, ": ", row.algorithm, " planned under ", row.model,
+          row.algorithm == kNeuroShard
+              ? ", i.e. NeuroShard's search with the neural cost models ablated. An ablation of "
+                "NeuroShard, not a baseline"
+              : ". Not a baseline"));
+    }
+  }
+  const bool has_neuroshard =
+      std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.label == kNeuroShard; });
+  if (!has_neuroshard) return notes;
+  notes.push_back(absl::StrCat(
+      "improvement of neuroshard over the strongest baseline: (best - neuroshard) / neuroshard, "
+      "best being the lowest mean among the paper's baselines run here (",
+      baselines.empty() ? "none" : absl::StrJoin(baselines, ", "),
+      ") that succeeded on every task of the setting; the \"strongest baseline\" line names it. "
+      "\"n/a\": no baseline succeeded on every task; \"-\": neuroshard failed a task"));
+  const std::string ablation = absl::StrCat(kNeuroShard, kAnalyticRowSuffix);
+  if (std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r.label == ablation; })) {
+    notes.push_back(absl::StrCat(
+        "improvement of neuroshard over ", ablation, ": (", ablation,
+        " - neuroshard) / neuroshard, what the neural cost models add to the same search; ",
+        ablation, " is not counted as a baseline. \"-\": either row failed a task"));
+  }
+  return notes;
+}
+
 std::string Report(const Config& config, const std::vector<Row>& rows, const json& settings,
                    const std::vector<std::string>& notes) {
-  std::string out = absl::StrFormat(
-      "# NeuroShard Table 1 reproduction\n\n%d tasks per setting, seed %d, pool %s; columns are "
-      "devices / max dim. Ground truth: sim-%s, noise off (ScorePlanOnHardware). \"-\": at "
-      "least one task failed.\n\n",
-      config.tasks, config.seed, config.pool, kGroundTruthProfile);
-  absl::StrAppend(&out, "## Mean ground-truth cost (ms)\n\n",
+  std::string out;
+  if (config.ground_truth == GroundTruth::kSim) {
+    out = absl::StrFormat(
+        "# NeuroShard Table 1 reproduction\n\n%d tasks per setting, seed %d, pool %s; columns "
+        "are devices / max dim. Ground truth: sim-%s, noise off (ScorePlanOnHardware). \"-\": at "
+        "least one task failed.\n\n",
+        config.tasks, config.seed, config.pool, kGroundTruthProfile);
+  } else {
+    int compute_only = 0, scored = 0;
+    for (const json& setting : settings) {
+      for (const json& task : setting["tasks"]) {
+        for (const auto& [label, r] : task["results"].items()) {
+          if (!r["ok"].get<bool>()) continue;
+          ++scored;
+          compute_only += r["comm_measured"].get<bool>() ? 0 : 1;
+        }
+      }
+    }
+    out = absl::StrFormat(
+        "# NeuroShard Table 1 reproduction, scored on the CPU (compute only)\n\n%d tasks per "
+        "setting, seed %d, pool %s, batch %d; columns are devices / max dim. Plans made under "
+        "%s. Ground truth: measured on this machine's CPU (ScorePlanOnHardware on %s). The "
+        "costs are **compute only**: a CPU has no interconnect, so both all-to-all terms are 0 "
+        "(comm_measured false for %d of the %d scored plans); a plan's cost is its slowest "
+        "device's measured compute. \"-\": at least one task failed.\n\n",
+        config.tasks, config.seed, config.pool, kCpuBatchSize, config.model,
+        config.cpu_description, compute_only, scored);
+  }
+  absl::StrAppend(&out,
+                  config.ground_truth == GroundTruth::kSim
+                      ? "## Mean ground-truth cost (ms)\n\n"
+                      : "## Mean ground-truth cost (ms; CPU-measured compute, no comm)\n\n",
                   CostTable(config, rows, settings, "mean_cost_ms"));
   absl::StrAppend(&out, "\n## Mean cost predicted by ", config.model,
                   " (\"simulated\", ms)\n\n",
@@ -288,8 +438,10 @@ std::string Report(const Config& config, const std::vector<Row>& rows, const jso
     }
   }
   if (!failures.empty()) absl::StrAppend(&out, "\n## First failure per algorithm\n\n", failures);
-  if (!notes.empty()) {
-    absl::StrAppend(&out, "\n## Notes\n\n- ", absl::StrJoin(notes, "\n- "), "\n");
+  std::vector<std::string> all_notes = RowNotes(rows);
+  all_notes.insert(all_notes.end(), notes.begin(), notes.end());
+  if (!all_notes.empty()) {
+    absl::StrAppend(&out, "\n## Notes\n\n- ", absl::StrJoin(all_notes, "\n- "), "\n");
   }
   return out;
 }
@@ -312,6 +464,11 @@ absl::Status Run(const Args& args) {
   config.pool = args.Get("pool");
   config.model = args.Get("model");
   config.out = args.Get("out");
+  if (const std::string ground_truth = args.Get("ground-truth"); ground_truth == "cpu") {
+    config.ground_truth = GroundTruth::kCpu;
+  } else if (ground_truth != "sim") {
+    return UsageError(absl::StrCat("--ground-truth must be sim or cpu, not '", ground_truth, "'"));
+  }
   for (int max_dim : config.max_dims) {
     if (DimGrid(max_dim).empty()) return UsageError("--max-dims must be multiples of 4");
   }
@@ -326,6 +483,28 @@ absl::Status Run(const Args& args) {
   for (const std::string& note : notes) std::cerr << "note: " << note << "\n";
   SHARDPLAN_ASSIGN_OR_RETURN(const ResolvedModel main, models.Resolve(config.model));
   const CostModel* main_model = main.model.get();
+  // The cpu ground truth is measured once per device (no comm), reused for every device count.
+  std::unique_ptr<CpuGroundTruth> cpu;
+  if (config.ground_truth == GroundTruth::kCpu) {
+    if (main.manifest.backend != "cpu") {
+      return UsageError(absl::StrCat(
+          "--ground-truth cpu needs a --model trained on cpu data (e.g. --model cpu-amd-epyc@1); ",
+          main.manifest.id(), " was trained on ",
+          main.manifest.backend.empty() ? "no data (analytic)" : main.manifest.backend + " data"));
+    }
+    cpu = std::make_unique<CpuGroundTruth>();
+    const CpuBackendOptions& o = cpu->cpu().options();
+    config.cpu_description = absl::StrFormat(
+        "cpu backend, profile %s, %d thread%s, median of %d repetitions after %d warm-up, "
+        "batch %d, a device without shards 0 ms; compute only (no interconnect)",
+        cpu->hardware_profile(), o.threads, o.threads == 1 ? "" : "s", o.repetitions, o.warmup, kCpuBatchSize);
+    if (cpu->hardware_profile() != main.manifest.hardware_profile) {
+      notes.push_back(absl::StrCat(main.manifest.id(), " was trained on ",
+                                   main.manifest.hardware_profile, " but the ground truth is "
+                                   "measured on ", cpu->hardware_profile()));
+      std::cerr << "note: " << notes.back() << "\n";
+    }
+  }
 
   const json config_json = ConfigJson(config, rows);
   const std::string json_path = config.out + ".json";
@@ -342,8 +521,11 @@ absl::Status Run(const Args& args) {
     return offline::WriteTextFile(json_path, doc.dump(1) + "\n");
   };
   for (int devices : config.devices) {
-    SHARDPLAN_ASSIGN_OR_RETURN(std::unique_ptr<HardwareBackend> ground_truth,
-                               MakeGroundTruth(devices));
+    std::unique_ptr<HardwareBackend> sim;
+    if (!cpu) {
+      SHARDPLAN_ASSIGN_OR_RETURN(sim, MakeGroundTruth(devices));
+    }
+    HardwareBackend& ground_truth = cpu ? static_cast<HardwareBackend&>(*cpu) : *sim;
     for (int max_dim : config.max_dims) {
       const std::string key = absl::StrCat(devices, "/", max_dim);
       if (auto it = previous.find(key); it != previous.end()) {
@@ -355,6 +537,7 @@ absl::Status Run(const Args& args) {
       TaskGenOptions options;
       options.num_devices = devices;
       options.max_dim = max_dim;
+      if (cpu) options.batch_size = kCpuBatchSize;
       json task_results = json::array();
       for (int i = 0; i < config.tasks; ++i) {
         if (stop->load()) return offline::InterruptedError("interrupted; rerun to resume");
@@ -362,10 +545,14 @@ absl::Status Run(const Args& args) {
         // dim (until a memory resample), so columns differ mainly by the dims.
         SHARDPLAN_ASSIGN_OR_RETURN(const Task task,
                                    GenerateTask(pool.pool, options, config.seed, i));
+        // A cpu-scored task takes tens of seconds: say which row it is at.
+        auto on_row = [&](const std::string& label) {
+          if (cpu) progress.Working(key, i + 1, config.tasks, label);
+        };
         task_results.push_back({{"index", i},
                                 {"num_tables", task.tables.size()},
                                 {"results", RunTask(task, rows, *main_model, config.seed + i,
-                                                    *ground_truth)}});
+                                                    ground_truth, on_row)}});
         progress.Step(key, i + 1, config.tasks);
       }
       std::cerr << "\n";
@@ -400,10 +587,16 @@ Command Table1Command() {
               {"model", "NAME@VERSION", "cost model the algorithms plan under",
                "sim-rtx2080ti@1"},
               {"algorithms", "A,...", "algorithms (unregistered ones are skipped)",
-               "random,size_greedy,dim_greedy,lookup_greedy,size_lookup_greedy,neuroshard"},
+               "random,size_greedy,dim_greedy,lookup_greedy,size_lookup_greedy,torchrec,"
+               "neuroshard"},
               {"analytic-row", "ALGORITHM",
-               "algorithm run under analytic@1 as the torchrec-analytic row; empty: none",
+               "algorithm also run under analytic@1, as row ALGORITHM-analytic (default: "
+               "NeuroShard's search with the neural cost models ablated); empty: none",
                kNeuroShard},
+              {"ground-truth", "sim|cpu",
+               "sim: the rtx2080ti simulator, noise off; cpu: measured on this CPU, compute "
+               "only, tasks at batch 2048 (needs a cpu-trained --model, e.g. cpu-amd-epyc@1)",
+               "sim"},
               {"out", "PREFIX", "writes PREFIX.json and PREFIX.md", "bench/results/table1"},
               {"fresh", "", "ignore the results of a previous run", ""},
           },
