@@ -33,11 +33,10 @@ ShardCostCache::Key ShardCostCache::KeyOf(std::span<const ShardView> shards) con
 
 double ShardCostCache::ComputeCost(const CostContext& context,
                                    std::span<const ShardView> shards) const {
-  Shard& shard = shards_[0];
   if (!enabled_) {
     {
-      std::lock_guard<std::mutex> lock(shard.mutex);
-      ++shard.misses;
+      std::lock_guard<std::mutex> lock(shards_[0].mutex);  // the counts live in the shards
+      ++shards_[0].misses;
     }
     return model_.ComputeCost(context, shards);
   }
