@@ -85,8 +85,9 @@ enum class GroundTruth { kSim, kCpu };
 
 // The cpu ground truth: CpuBackend, except that a device with no shards costs 0 ms. CpuBackend
 // refuses an empty measurement ("no tables to measure"), but a plan may leave a device empty
-// (random does), and a CPU that holds no table does no embedding work. The simulator, which
-// may charge an empty device a fixed overhead, is used as it is.
+// (random does), and a CPU that holds no table does no embedding work: the simulator already
+// gives such a device 0 ms. Answered here rather than in ScorePlanOnHardware, which must keep
+// asking the backend so that a noisy simulator's noise stream stays as it is.
 class CpuGroundTruth final : public HardwareBackend {
  public:
   CpuBackend& cpu() { return cpu_; }
