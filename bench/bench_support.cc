@@ -31,17 +31,6 @@ absl::StatusOr<std::vector<int>> IntList(const offline::Args& args, const std::s
   return values;
 }
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const size_t mid = v.size() / 2;
-  return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
-}
-
-double Mean(const std::vector<double>& v) {
-  return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / v.size();
-}
-
 absl::Status LoadModels(const std::string& models_dir, ModelRegistry& models) {
   if (absl::Status s = RegisterBuiltinModels(models); !s.ok()) return s;
   ModelDirectoryLoader loader(models_dir, &models,

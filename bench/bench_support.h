@@ -19,6 +19,7 @@
 #include "costmodels/tools/offline_command.h"
 #include "nlohmann/json.hpp"
 #include "planner/plan_task.h"
+#include "planner/statistics.h"
 
 namespace shardplan::bench {
 
@@ -28,9 +29,6 @@ inline constexpr char kGroundTruthProfile[] = "rtx2080ti";
 // --flag as a comma-separated list of positive integers; a usage error naming the flag.
 absl::StatusOr<std::vector<int>> IntList(const offline::Args& args, const std::string& flag);
 
-// 0 for an empty vector.
-double Median(std::vector<double> v);
-double Mean(const std::vector<double>& v);
 
 // The built-in models plus every bundle under `models_dir` (refusals are logged to stderr).
 absl::Status LoadModels(const std::string& models_dir, ModelRegistry& models);

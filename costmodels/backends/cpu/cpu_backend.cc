@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "costmodels/backends/cpu/embedding_bag_kernel.h"
 #include "costmodels/backends/cpu/lookup_sampler.h"
+#include "planner/statistics.h"
 #include "planner/status_macros.h"
 
 namespace shardplan {
@@ -65,12 +66,6 @@ double WallMs() {
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 int64_t ParseCacheSize(const std::string& text) {
