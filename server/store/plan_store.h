@@ -1,0 +1,90 @@
+#ifndef SHARDPLAN_SERVER_STORE_PLAN_STORE_H_
+#define SHARDPLAN_SERVER_STORE_PLAN_STORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace shardplan {
+
+// One planning job as the store keeps it: every synchronous plan the server computed, every
+// SubmitPlan job, and the plans training jobs named with a job key. The store knows nothing of
+// protobuf: the request and the plan are the proto3 JSON the server wrote.
+struct PlanRecord {
+  std::string job_id;        // primary key: 32 lowercase hex characters
+  std::string job_key;       // the name a training job gave its plan; "" for none (unique when set)
+  std::string request_hash;  // PlanCacheKey of the resolved request (Plan.request_hash)
+  std::string request_json;  // the PlanRequest as received, canonical proto3 JSON
+  std::string plan_json;     // the PlanResponse.plan; "" unless status is "SUCCEEDED"
+  std::string algorithm;     // resolved algorithm name
+  std::string model_version; // exact "name@version" the job was resolved to
+  std::string status;        // "QUEUED", "RUNNING", "SUCCEEDED", "FAILED" or "CANCELLED"
+  int32_t error_code = 0;    // google.rpc.Code when FAILED or CANCELLED
+  std::string error_message;
+  std::string owner;         // replica that runs the job (ServerConfig::replica_id)
+  int64_t submitted_unix_ms = 0;
+  int64_t started_unix_ms = 0;   // 0 until it runs
+  int64_t finished_unix_ms = 0;  // 0 until it ends
+};
+
+// The durable home of plans and jobs. Implementations are thread-safe, and each call is one
+// transaction: after it returns OK the change survives a crash of the process (kill -9) and, as
+// far as the database promises it, of the machine. A failed call changes nothing and returns
+// UNAVAILABLE (database unreachable, disk full, read-only file: the message says which) or the
+// code documented below; it never throws.
+class PlanStore {
+ public:
+  virtual ~PlanStore() = default;
+
+  // "sqlite" or "postgresql", for logs and metrics.
+  virtual std::string backend() const = 0;
+
+  // Adds a new record. ALREADY_EXISTS when its job_id exists, or when its job_key is set and
+  // another record holds it (the message names which), so two replicas racing on one key cannot
+  // both win.
+  virtual absl::Status Insert(const PlanRecord& record) = 0;
+
+  // Overwrites the record with record.job_id: every field but job_id, job_key and
+  // submitted_unix_ms. NOT_FOUND when it does not exist.
+  virtual absl::Status Update(const PlanRecord& record) = 0;
+
+  // Atomically gives `record.job_key` to `record` (a new job_id): the record that held the key,
+  // if any, keeps its data but loses the key, then `record` is inserted. An explicit re-plan.
+  virtual absl::Status ReplaceKeyed(const PlanRecord& record) = 0;
+
+  // nullopt when absent.
+  virtual absl::StatusOr<std::optional<PlanRecord>> GetByJobId(const std::string& job_id) = 0;
+  virtual absl::StatusOr<std::optional<PlanRecord>> GetByJobKey(const std::string& job_key) = 0;
+
+  // The most recently finished SUCCEEDED record with this request hash (a plan for exactly this
+  // request, model version included), or nullopt: what a cold cache falls back to.
+  virtual absl::StatusOr<std::optional<PlanRecord>> FindSucceeded(
+      const std::string& request_hash) = 0;
+
+  // Records of `owner` in status QUEUED or RUNNING, oldest submitted first: what a restarted
+  // replica must resume or fail.
+  virtual absl::StatusOr<std::vector<PlanRecord>> ListUnfinished(const std::string& owner) = 0;
+
+  // Removes the record. NOT_FOUND when it does not exist.
+  virtual absl::Status Delete(const std::string& job_id) = 0;
+
+  // Records in the store (all statuses).
+  virtual absl::StatusOr<int64_t> Count() = 0;
+};
+
+// Opens the store a `store` setting names, creating the schema when missing:
+//   "sqlite:<path>"        an SQLite file (created with its directory's permissions), WAL mode
+//   "postgresql://..."     a PostgreSQL connection URI (libpq), for several replicas
+//   "postgres://..."       the same
+// INVALID_ARGUMENT naming `store` for any other spelling; UNAVAILABLE when the database cannot
+// be opened or its schema created (the message carries the database's own reason).
+absl::StatusOr<std::unique_ptr<PlanStore>> OpenPlanStore(const std::string& store);
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_SERVER_STORE_PLAN_STORE_H_
