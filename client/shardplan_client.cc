@@ -151,6 +151,11 @@ absl::StatusOr<shardplan::v1::PlanResponse> PlannerClient::Plan(
   return CallUnary(options_, "Plan", call, *stub_, &PlannerStub::Plan, request);
 }
 
+absl::StatusOr<shardplan::v1::PlanResponse> PlannerClient::Replan(
+    const shardplan::v1::PlanRequest& request, const CallOptions& call) {
+  return CallUnary(options_, "Replan", call, *stub_, &PlannerStub::Replan, request);
+}
+
 absl::StatusOr<shardplan::v1::SubmitPlanResponse> PlannerClient::SubmitPlan(
     const shardplan::v1::PlanRequest& request, const CallOptions& call) {
   return CallUnary(options_, "SubmitPlan", call, *stub_, &PlannerStub::SubmitPlan, request);
@@ -227,6 +232,15 @@ absl::StatusOr<shardplan::v1::ReloadModelsResponse> PlannerClient::ReloadModels(
   return CallUnary(options_, "ReloadModels", call, *admin_stub_,
                    &shardplan::v1::AdminService::Stub::ReloadModels,
                    shardplan::v1::ReloadModelsRequest());
+}
+
+absl::StatusOr<shardplan::v1::DeletePlanResponse> PlannerClient::DeletePlan(
+    absl::string_view job_id, absl::string_view job_key, const CallOptions& call) {
+  shardplan::v1::DeletePlanRequest request;
+  request.set_job_id(std::string(job_id));
+  request.set_job_key(std::string(job_key));
+  return CallUnary(options_, "DeletePlan", call, *admin_stub_,
+                   &shardplan::v1::AdminService::Stub::DeletePlan, request);
 }
 
 absl::StatusOr<HealthStatus> PlannerClient::Health(absl::string_view service,

@@ -70,6 +70,16 @@ class PlannerClient {
   absl::StatusOr<shardplan::v1::PlanResponse> Plan(const shardplan::v1::PlanRequest& request,
                                                    const CallOptions& call = {});
 
+  // With request.job_key set, the first plan under the key is stored and every later Plan or
+  // SubmitPlan with the same key and request returns it (response.from_store), from the same
+  // model version, across newer models and server restarts: what a job resuming from a
+  // checkpoint needs. The same key with another request is FAILED_PRECONDITION.
+
+  // Plans a keyed request again and gives its key the new plan (e.g. to move a job to a newer
+  // model on purpose). INVALID_ARGUMENT without a job_key.
+  absl::StatusOr<shardplan::v1::PlanResponse> Replan(const shardplan::v1::PlanRequest& request,
+                                                     const CallOptions& call = {});
+
   // Queues the task and returns the job id at once. The request is checked before it is queued,
   // so an invalid task fails here rather than in the job.
   absl::StatusOr<shardplan::v1::SubmitPlanResponse> SubmitPlan(
@@ -105,6 +115,13 @@ class PlannerClient {
   // bundles are listed in the response, not an error; FAILED_PRECONDITION when the server has
   // no models_dir or cannot list it. Idempotent, so retried like the other calls.
   absl::StatusOr<shardplan::v1::ReloadModelsResponse> ReloadModels(const CallOptions& call = {});
+
+  // shardplan.v1.AdminService/DeletePlan: removes the stored plan named by exactly one of
+  // `job_id` and `job_key` (the other ""). NOT_FOUND when none; FAILED_PRECONDITION for a job
+  // still queued or running.
+  absl::StatusOr<shardplan::v1::DeletePlanResponse> DeletePlan(absl::string_view job_id,
+                                                               absl::string_view job_key,
+                                                               const CallOptions& call = {});
 
   // grpc.health.v1.Health/Check for `service` ("" is the server as a whole).
   absl::StatusOr<HealthStatus> Health(absl::string_view service = "", const CallOptions& call = {});

@@ -4,6 +4,7 @@
 #include "grpcpp/grpcpp.h"
 #include "server/metrics.h"
 #include "server/model_reloader.h"
+#include "server/plan_ledger.h"
 #include "shardplan/v1/admin.grpc.pb.h"
 
 namespace shardplan {
@@ -12,15 +13,18 @@ namespace shardplan {
 // permission can guard them (issue 6).
 class AdminServiceImpl final : public v1::AdminService::Service {
  public:
-  // Both must outlive the service.
-  AdminServiceImpl(ModelReloader* reloader, ServerMetrics* metrics)
-      : reloader_(reloader), metrics_(metrics) {}
+  // All must outlive the service.
+  AdminServiceImpl(ModelReloader* reloader, const PlanLedger* ledger, ServerMetrics* metrics)
+      : reloader_(reloader), ledger_(ledger), metrics_(metrics) {}
 
   grpc::Status ReloadModels(grpc::ServerContext* context, const v1::ReloadModelsRequest* request,
                             v1::ReloadModelsResponse* response) override;
+  grpc::Status DeletePlan(grpc::ServerContext* context, const v1::DeletePlanRequest* request,
+                          v1::DeletePlanResponse* response) override;
 
  private:
   ModelReloader* const reloader_;
+  const PlanLedger* const ledger_;
   ServerMetrics* const metrics_;
 };
 

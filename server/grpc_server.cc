@@ -1,12 +1,16 @@
 #include "server/grpc_server.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "server/durable_jobs.h"
 #include "server/logging.h"
 #include "server/status_conversion.h"
 
@@ -57,15 +61,25 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
     return WithPrefix(found.status(), "default_");  // "default_algorithm: unknown ..."
   }
 
+  if (absl::Status opened = s->OpenStore(); !opened.ok()) return opened;
+
   JobManagerOptions job_options;
   job_options.workers = static_cast<int>(config.workers);
   job_options.queue_capacity = static_cast<int>(config.queue_capacity);
   job_options.max_retained_jobs = static_cast<int>(config.max_retained_jobs);
   s->jobs_ = std::make_unique<JobManager>(job_options, &s->metrics_);
-  s->service_ =
-      std::make_unique<PlannerServiceImpl>(s->engine_.get(), s->jobs_.get(), &s->algorithms_,
-                                           &s->models_, &s->plan_slots_, &s->metrics_);
-  s->admin_service_ = std::make_unique<AdminServiceImpl>(s->reloader_.get(), &s->metrics_);
+  absl::StatusOr<RecoveryReport> recovered =
+      ResumeUnfinishedJobs(s->engine_.get(), s->ledger_.get(), s->jobs_.get(), &s->metrics_);
+  if (!recovered.ok()) return WithPrefix(recovered.status(), "store: ");
+  if (recovered->resumed + recovered->failed > 0) {
+    LogLine(absl::StrCat("store: resumed ", recovered->resumed, " unfinished jobs, marked ",
+                         recovered->failed, " failed"));
+  }
+  s->service_ = std::make_unique<PlannerServiceImpl>(s->engine_.get(), s->jobs_.get(),
+                                                     s->ledger_.get(), &s->algorithms_,
+                                                     &s->models_, &s->plan_slots_, &s->metrics_);
+  s->admin_service_ =
+      std::make_unique<AdminServiceImpl>(s->reloader_.get(), s->ledger_.get(), &s->metrics_);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -107,6 +121,34 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
   return s;
 }
 
+absl::Status ShardplanServer::OpenStore() {
+  const std::string& spec = config_.store;
+  if (absl::StartsWith(spec, "sqlite:")) {
+    absl::StatusOr<std::unique_ptr<InstanceLock>> lock =
+        InstanceLock::Acquire(absl::StrCat(spec.substr(7), ".lock"), "store");
+    if (!lock.ok()) return lock.status();
+    store_lock_ = *std::move(lock);
+  }
+  if (!spec.empty()) {
+    absl::StatusOr<std::unique_ptr<PlanStore>> store = OpenPlanStore(spec);
+    if (!store.ok()) return store.status();
+    store_ = *std::move(store);
+    absl::StatusOr<int64_t> records = store_->Count();
+    LogLine(absl::StrCat("store: ", store_->backend(), ", ",
+                         records.ok() ? absl::StrCat(*records, " records")
+                                      : std::string(records.status().message())));
+  } else {
+    LogLine("store: none (store is \"\"): plans live only in the cache, job keys are refused");
+  }
+  std::string replica = config_.replica_id;
+  if (replica.empty()) {
+    char host[256] = {};
+    replica = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "localhost";
+  }
+  ledger_ = std::make_unique<PlanLedger>(store_.get(), replica, config_.task_limits(), &metrics_);
+  return absl::OkStatus();
+}
+
 ShardplanServer::~ShardplanServer() { Drain(std::chrono::seconds(0)); }
 
 void ShardplanServer::Drain(std::chrono::steady_clock::duration timeout) {
@@ -116,6 +158,7 @@ void ShardplanServer::Drain(std::chrono::steady_clock::duration timeout) {
   if (reloader_ != nullptr) reloader_->Stop();  // no scan outlives the server
   if (!started_) {  // start-up failed half way: nothing was served yet
     if (server_ != nullptr) server_->Shutdown(std::chrono::system_clock::now());
+    if (ledger_ != nullptr) ledger_->BeginShutdown();
     if (jobs_ != nullptr) jobs_->Shutdown();
     return;
   }
@@ -130,6 +173,7 @@ void ShardplanServer::Drain(std::chrono::steady_clock::duration timeout) {
   if (!jobs_->WaitUntilIdle(deadline)) {
     LogLine(absl::StrCat("drain timeout: cancelling ", jobs_->queued(), " queued and ",
                          jobs_->running(), " running jobs"));
+    ledger_->BeginShutdown();  // the cancelled jobs stay unfinished in the store: resumed later
     jobs_->CancelAll();
     jobs_->WaitUntilIdle(std::chrono::steady_clock::now() + kCancelGrace);
   }

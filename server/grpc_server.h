@@ -11,13 +11,16 @@
 #include "planner/algorithm_registry.h"
 #include "server/admin_service.h"
 #include "server/concurrency_limiter.h"
+#include "server/instance_lock.h"
 #include "server/job_manager.h"
 #include "server/metrics.h"
 #include "server/model_reloader.h"
 #include "server/plan_cache.h"
+#include "server/plan_ledger.h"
 #include "server/planner_service.h"
 #include "server/planning_engine.h"
 #include "server/server_config.h"
+#include "server/store/plan_store.h"
 
 namespace shardplan {
 
@@ -26,7 +29,9 @@ namespace shardplan {
 // (PlannerService, AdminService, grpc.health.v1, reflection) and the metrics endpoint.
 class ShardplanServer {
  public:
-  // Builds everything, loads models_dir and starts listening. UNAVAILABLE when an address
+  // Builds everything, loads models_dir, opens the plan store and resumes the jobs it holds
+  // unfinished, and starts listening. UNAVAILABLE also when the store cannot be opened,
+  // FAILED_PRECONDITION when another server holds its SQLite file. UNAVAILABLE when an address
   // cannot be bound, INVALID_ARGUMENT when the default algorithm or model does not exist,
   // FAILED_PRECONDITION when models_dir exists but cannot be listed. Refused bundles are
   // logged and do not stop the start.
@@ -44,6 +49,8 @@ class ShardplanServer {
 
  private:
   explicit ShardplanServer(const ServerConfig& config);
+  // Opens config_.store (locking an SQLite file first) and builds the ledger over it.
+  absl::Status OpenStore();
 
   const ServerConfig config_;
   // Declared in dependency order: members are destroyed bottom-up, users before what they use.
@@ -52,6 +59,9 @@ class ShardplanServer {
   ModelRegistry models_;
   std::unique_ptr<ModelReloader> reloader_;  // stopped in Drain, before what it feeds
   PlanCache cache_;
+  std::unique_ptr<InstanceLock> store_lock_;  // an SQLite store's file, one server per file
+  std::unique_ptr<PlanStore> store_;          // null when config.store is ""
+  std::unique_ptr<PlanLedger> ledger_;        // used by job work closures: outlives jobs_
   ConcurrencyLimiter plan_slots_;  // max_concurrent_plans
   std::unique_ptr<PlanningEngine> engine_;
   std::unique_ptr<JobManager> jobs_;

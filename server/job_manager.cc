@@ -46,8 +46,11 @@ JobManagerOptions Sanitized(JobManagerOptions options) {
 
 }  // namespace
 
+std::string NewJobId() { return RandomHexId(); }
+
 struct JobManager::Job {
   std::string id;
+  std::string job_key;
   Work work;  // cleared once started
   JobState state = JobState::kQueued;
   std::shared_ptr<const PlanningResult> result;
@@ -86,20 +89,26 @@ JobManager::JobManager(JobManagerOptions options, ServerMetrics* metrics)
 
 JobManager::~JobManager() { Shutdown(); }
 
-absl::StatusOr<JobSnapshot> JobManager::Submit(Work work) {
+absl::StatusOr<JobSnapshot> JobManager::Submit(Work work, SubmitOptions options) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!accepting_) {
     return absl::UnavailableError("the server is shutting down and accepts no new jobs");
   }
-  if (static_cast<int64_t>(queue_.size()) >= options_.queue_capacity) {
+  if (!options.id.empty() && jobs_.contains(options.id)) {
+    return absl::AlreadyExistsError(absl::StrCat("job_id: job ", options.id, " exists"));
+  }
+  if (!options.ignore_capacity &&
+      static_cast<int64_t>(queue_.size()) >= options_.queue_capacity) {
     return absl::ResourceExhaustedError(absl::StrCat("queue_capacity: the job queue is full (",
                                                      queue_.size(),
                                                      " jobs waiting for a worker); retry later"));
   }
   auto job = std::make_shared<Job>();
-  job->id = NewIdLocked();
+  job->id = options.id.empty() ? NewIdLocked() : std::move(options.id);
+  job->job_key = std::move(options.job_key);
   job->work = std::move(work);
-  job->submitted_unix_ms = UnixMillis();
+  job->submitted_unix_ms =
+      options.submitted_unix_ms > 0 ? options.submitted_unix_ms : UnixMillis();
   job->version = 1;
   jobs_.emplace(job->id, job);
   queue_.push_back(job);
@@ -249,6 +258,7 @@ void JobManager::ReportProgress(Job& job, const PlanningProgress& progress) {
 JobSnapshot JobManager::SnapshotLocked(const Job& job) const {
   JobSnapshot snapshot;
   snapshot.id = job.id;
+  snapshot.job_key = job.job_key;
   snapshot.state = job.state;
   snapshot.result = job.result;
   snapshot.error = job.error;

@@ -35,6 +35,7 @@ inline bool IsTerminal(JobState state) {
 // A consistent copy of a job's state.
 struct JobSnapshot {
   std::string id;
+  std::string job_key;  // the request's job key; "" for none
   JobState state = JobState::kQueued;
   std::shared_ptr<const PlanningResult> result;  // set when kSucceeded
   absl::Status error;                            // set when kFailed or kCancelled
@@ -55,6 +56,20 @@ struct JobManagerOptions {
   std::chrono::milliseconds progress_interval{50};
 };
 
+// A new random job id: 32 lowercase hex characters (128 bits), unique in practice across
+// servers and restarts, so a durable store can hand it out before the job is queued.
+std::string NewJobId();
+
+// How Submit queues a job; the defaults suit a new job.
+struct SubmitOptions {
+  std::string id;                 // "": NewJobId(); else this id (ALREADY_EXISTS when taken)
+  std::string job_key;            // shown in snapshots
+  int64_t submitted_unix_ms = 0;  // 0: now; a resumed job keeps its first submission time
+  // A job accepted before a restart is resumed even when the queue is at capacity: it was
+  // accepted once and is owed its run.
+  bool ignore_capacity = false;
+};
+
 // A bounded queue of planning jobs run by a fixed pool of worker threads. Thread-safe.
 class JobManager {
  public:
@@ -70,9 +85,9 @@ class JobManager {
   JobManager(const JobManager&) = delete;
   JobManager& operator=(const JobManager&) = delete;
 
-  // Queues `work` under a new random 128-bit hex id. RESOURCE_EXHAUSTED when the queue is full,
-  // UNAVAILABLE after StopAccepting.
-  absl::StatusOr<JobSnapshot> Submit(Work work);
+  // Queues `work` (under a new random id unless options.id is set). RESOURCE_EXHAUSTED when the
+  // queue is full, UNAVAILABLE after StopAccepting, ALREADY_EXISTS when options.id is taken.
+  absl::StatusOr<JobSnapshot> Submit(Work work, SubmitOptions options = {});
 
   // NOT_FOUND for an unknown (or no longer retained) id.
   absl::StatusOr<JobSnapshot> Get(const std::string& id) const;

@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "absl/strings/str_cat.h"
+#include "server/status_conversion.h"
 
 namespace shardplan {
 namespace {
@@ -88,7 +89,15 @@ ServerMetrics::ServerMetrics()
                         "for the same reason is not counted again")
               .Add({})),
       models_refused_(SingleGauge(*registry_, "shardplan_models_refused",
-                                  "Model bundles the last models_dir scan refused")) {}
+                                  "Model bundles the last models_dir scan refused")),
+      store_calls_(CounterFamily(*registry_, "shardplan_store_operations_total",
+                                 "Plan-store calls, by operation and gRPC status code")),
+      jobs_recovered_(CounterFamily(*registry_, "shardplan_jobs_recovered_total",
+                                    "Jobs found queued or running at start-up, by outcome "
+                                    "(resumed, failed)")),
+      job_key_hits_(CounterFamily(*registry_, "shardplan_job_key_hits_total",
+                                  "Keyed Plan calls answered with the key's stored plan")
+                        .Add({})) {}
 
 void ServerMetrics::RecordRpcStart(absl::string_view method) {
   rpcs_in_flight_.Add({{"method", std::string(method)}}).Increment();
@@ -176,5 +185,18 @@ absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(
   }
   return std::unique_ptr<MetricsEndpoint>(new MetricsEndpoint(std::move(exposer), ports[0]));
 }
+
+void ServerMetrics::RecordStoreCall(absl::string_view operation, absl::StatusCode code) {
+  store_calls_
+      .Add({{"operation", std::string(operation)},
+            {"code", std::string(GrpcCodeName(static_cast<grpc::StatusCode>(code)))}})
+      .Increment();
+}
+
+void ServerMetrics::RecordJobRecovery(absl::string_view outcome) {
+  jobs_recovered_.Add({{"outcome", std::string(outcome)}}).Increment();
+}
+
+void ServerMetrics::RecordJobKeyHit() { job_key_hits_.Increment(); }
 
 }  // namespace shardplan

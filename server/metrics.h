@@ -68,6 +68,12 @@ class ServerMetrics {
   // One models_dir scan ended: `result` is "ok", "refusals" or "error"; `new_refusals` bundles
   // were refused for a reason not seen before, `refused` in all.
   void RecordModelReload(absl::string_view result, int64_t new_refusals, int64_t refused);
+  // One plan-store call (`operation`: insert, update, get_by_key, ...) ended with `code`.
+  void RecordStoreCall(absl::string_view operation, absl::StatusCode code);
+  // A job found unfinished at start-up was resumed ("resumed") or marked failed ("failed").
+  void RecordJobRecovery(absl::string_view outcome);
+  // A keyed Plan call was answered with the key's stored plan.
+  void RecordJobKeyHit();
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
@@ -91,6 +97,9 @@ class ServerMetrics {
   prometheus::Family<prometheus::Counter>& model_reloads_;
   prometheus::Counter& model_load_failures_;
   prometheus::Gauge& models_refused_;
+  prometheus::Family<prometheus::Counter>& store_calls_;
+  prometheus::Family<prometheus::Counter>& jobs_recovered_;
+  prometheus::Counter& job_key_hits_;
   std::mutex model_info_mu_;  // SetModelInfo replaces the series as one step
   std::vector<prometheus::Gauge*> model_info_series_;
 };

@@ -5,10 +5,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "server/durable_jobs.h"
 #include "server/proto_conversion.h"
 #include "server/rpc_handler.h"
 #include "server/status_conversion.h"
@@ -41,19 +43,31 @@ absl::Status StopReason(const absl::Status& status, const StopSignal& stop) {
   return status;
 }
 
+// How often WatchPlan re-reads a job that only the plan store knows (another replica's).
+constexpr auto kStoreWatchPollInterval = std::chrono::milliseconds(500);
+
 absl::Status RequireJobId(const v1::JobRequest& request) {
   if (request.job_id().empty()) return absl::InvalidArgumentError("job_id: required");
   return absl::OkStatus();
 }
 
+absl::Status DifferentKeyedRequest(const PlanRecord& record) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "job_key: \"", record.job_key, "\" already names the plan of a different request (job ",
+      record.job_id, "); send the same request to get that plan, call Replan to replace it, or "
+      "use another job_key"));
+}
+
 }  // namespace
 
 PlannerServiceImpl::PlannerServiceImpl(const PlanningEngine* engine, JobManager* jobs,
+                                       const PlanLedger* ledger,
                                        const AlgorithmRegistry* algorithms,
                                        const ModelRegistry* models, ConcurrencyLimiter* plan_slots,
                                        ServerMetrics* metrics)
     : engine_(engine),
       jobs_(jobs),
+      ledger_(ledger),
       algorithms_(algorithms),
       models_(models),
       plan_slots_(plan_slots),
@@ -74,17 +88,10 @@ absl::Status PlannerServiceImpl::RefuseWhileDraining() const {
 }
 
 absl::StatusOr<PreparedRequest> PlannerServiceImpl::Prepare(const v1::PlanRequest& request) const {
-  absl::StatusOr<Task> task = TaskFromProto(request.task(), engine_->options().limits);
-  if (!task.ok()) return task.status();
-  PlanningRequest planning;
-  planning.task = *std::move(task);
-  planning.algorithm = request.algorithm();
-  planning.params =
-      std::map<std::string, std::string>(request.parameters().begin(), request.parameters().end());
-  planning.seed = request.seed();
-  planning.model = request.model();
-  planning.bypass_cache = request.bypass_cache();
-  return engine_->Prepare(std::move(planning));
+  absl::StatusOr<PlanningRequest> planning =
+      PlanningRequestFromProto(request, engine_->options().limits);
+  if (!planning.ok()) return planning.status();
+  return engine_->Prepare(*std::move(planning));
 }
 
 absl::StatusOr<PlanningResult> PlannerServiceImpl::PlanNow(const grpc::ServerContext& context,
@@ -105,20 +112,126 @@ absl::StatusOr<PlanningResult> PlannerServiceImpl::PlanNow(const grpc::ServerCon
   return result;
 }
 
+absl::StatusOr<PlannerServiceImpl::KeyedLookup> PlannerServiceImpl::LookUpJobKey(
+    const v1::PlanRequest& request) const {
+  KeyedLookup lookup;
+  if (request.job_key().empty()) return lookup;
+  if (absl::Status valid = ValidateJobKey(request.job_key()); !valid.ok()) return valid;
+  if (!ledger_->enabled()) {
+    return absl::FailedPreconditionError(
+        "job_key: this server keeps no plan store (its `store` setting is empty), so it cannot "
+        "keep named plans");
+  }
+  absl::StatusOr<std::optional<PlanRecord>> found = ledger_->FindKeyed(request.job_key());
+  if (!found.ok()) return found.status();
+  if (!found->has_value()) return lookup;
+  lookup.record = **std::move(found);
+  const std::string& status = lookup.record->status;
+  if (status == JobStateName(JobState::kFailed) || status == JobStateName(JobState::kCancelled)) {
+    lookup.replace = true;  // an attempt that left no plan: the key is free again
+    return lookup;
+  }
+  absl::StatusOr<v1::PlanRequest> stored = RecordRequest(*lookup.record);
+  if (!stored.ok()) return stored.status();
+  const TaskLimits& limits = engine_->options().limits;
+  absl::StatusOr<std::string> asked = KeyedRequestFingerprint(request, limits);
+  if (!asked.ok()) return asked.status();
+  absl::StatusOr<std::string> held = KeyedRequestFingerprint(*stored, limits);
+  if (!held.ok() || *held != *asked) return DifferentKeyedRequest(*lookup.record);
+  return lookup;
+}
+
+absl::Status PlannerServiceImpl::AnswerFromRecord(const PlanRecord& record,
+                                                  v1::PlanResponse* response) const {
+  absl::StatusOr<JobSnapshot> snapshot = RecordToSnapshot(record);
+  if (!snapshot.ok()) return snapshot.status();
+  PlanToProto(snapshot->result->plan, response->mutable_plan());
+  response->set_from_store(true);
+  response->set_job_id(record.job_id);
+  return absl::OkStatus();
+}
+
+absl::Status PlannerServiceImpl::PlanAndRecord(const grpc::ServerContext& context,
+                                               const v1::PlanRequest& request, bool replace_key,
+                                               v1::PlanResponse* response) {
+  absl::StatusOr<PreparedRequest> prepared = Prepare(request);
+  if (!prepared.ok()) return prepared.status();
+  // A cache hit does no planning, so it is served whatever max_concurrent_plans allows; so is
+  // a plan for exactly this request that the store kept (e.g. from before a restart).
+  std::optional<PlanningResult> cached = engine_->CachedResult(*prepared);
+  bool stored = false;
+  if (!cached && !prepared->bypass_cache) {
+    absl::StatusOr<std::optional<PlanningResult>> kept = ledger_->FindPlan(*prepared);
+    if (kept.ok() && kept->has_value()) {
+      cached = **std::move(kept);
+      stored = true;
+    }  // an unreadable store only costs a plan
+  }
+  absl::StatusOr<PlanningResult> result =
+      cached ? *std::move(cached) : PlanNow(context, *prepared);
+  if (!result.ok()) return result.status();
+
+  const bool keyed = !request.job_key().empty();
+  // Keyless plans are recorded when computed here and complete; an anytime plan stands only
+  // for the call that asked for it, as in the cache.
+  if (keyed || (!result->cache_hit && !stored && !result->plan.stats.anytime_result)) {
+    absl::StatusOr<std::string> job_id =
+        ledger_->RecordPlan(request, *prepared, *result, replace_key);
+    if (keyed && job_id.status().code() == absl::StatusCode::kAlreadyExists) {
+      // Another call took the key first: its plan is the key's plan.
+      absl::StatusOr<KeyedLookup> winner = LookUpJobKey(request);
+      if (!winner.ok()) return winner.status();
+      if (winner->record && winner->record->status == JobStateName(JobState::kSucceeded)) {
+        metrics_->RecordJobKeyHit();
+        return AnswerFromRecord(*winner->record, response);
+      }
+    }
+    if (keyed && !job_id.ok()) {
+      return absl::UnavailableError(absl::StrCat(
+          "job_key: the plan could not be stored under \"", request.job_key(),
+          "\", so the key would not bring it back; nothing was stored: ", job_id.status().message()));
+    }
+    if (job_id.ok()) response->set_job_id(*job_id);
+  }
+  PlanToProto(result->plan, response->mutable_plan());
+  response->set_cache_hit(result->cache_hit || stored);
+  response->set_from_store(stored);
+  return absl::OkStatus();
+}
+
 grpc::Status PlannerServiceImpl::Plan(grpc::ServerContext* context, const v1::PlanRequest* request,
                                       v1::PlanResponse* response) {
   return Handle("Plan", [&]() -> absl::Status {
     if (absl::Status refused = RefuseWhileDraining(); !refused.ok()) return refused;
-    absl::StatusOr<PreparedRequest> prepared = Prepare(*request);
-    if (!prepared.ok()) return prepared.status();
-    // A cache hit does no planning, so it is served whatever max_concurrent_plans allows.
-    std::optional<PlanningResult> cached = engine_->CachedResult(*prepared);
-    absl::StatusOr<PlanningResult> result =
-        cached ? *std::move(cached) : PlanNow(*context, *prepared);
-    if (!result.ok()) return result.status();
-    PlanToProto(result->plan, response->mutable_plan());
-    response->set_cache_hit(result->cache_hit);
-    return absl::OkStatus();
+    absl::StatusOr<KeyedLookup> keyed = LookUpJobKey(*request);
+    if (!keyed.ok()) return keyed.status();
+    if (keyed->record && !keyed->replace) {
+      if (keyed->record->status != JobStateName(JobState::kSucceeded)) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "job_key: \"", request->job_key(), "\" is job ", keyed->record->job_id, ", still ",
+            keyed->record->status, "; wait for it with WatchPlan or GetPlan"));
+      }
+      metrics_->RecordJobKeyHit();
+      return AnswerFromRecord(*keyed->record, response);
+    }
+    return PlanAndRecord(*context, *request, keyed->replace, response);
+  });
+}
+
+grpc::Status PlannerServiceImpl::Replan(grpc::ServerContext* context,
+                                        const v1::PlanRequest* request,
+                                        v1::PlanResponse* response) {
+  return Handle("Replan", [&]() -> absl::Status {
+    if (absl::Status refused = RefuseWhileDraining(); !refused.ok()) return refused;
+    if (request->job_key().empty()) {
+      return absl::InvalidArgumentError("job_key: Replan replaces a named plan; set job_key");
+    }
+    if (absl::Status valid = ValidateJobKey(request->job_key()); !valid.ok()) return valid;
+    if (!ledger_->enabled()) {
+      return absl::FailedPreconditionError(
+          "job_key: this server keeps no plan store (its `store` setting is empty)");
+    }
+    return PlanAndRecord(*context, *request, /*replace_key=*/true, response);
   });
 }
 
@@ -127,27 +240,61 @@ grpc::Status PlannerServiceImpl::SubmitPlan(grpc::ServerContext* context,
                                             v1::SubmitPlanResponse* response) {
   return Handle("SubmitPlan", [&]() -> absl::Status {
     if (absl::Status refused = RefuseWhileDraining(); !refused.ok()) return refused;
+    absl::StatusOr<KeyedLookup> keyed = LookUpJobKey(*request);
+    if (!keyed.ok()) return keyed.status();
+    if (keyed->record && !keyed->replace) {  // the key's job exists: submitting is idempotent
+      absl::StatusOr<JobSnapshot> job = RecordToSnapshot(*keyed->record);
+      if (!job.ok()) return job.status();
+      response->set_job_id(job->id);
+      v1::JobStatus status;
+      JobSnapshotToProto(*job, &status);
+      response->set_state(status.state());
+      return absl::OkStatus();
+    }
     // Bad requests fail here, synchronously, rather than as FAILED jobs.
     absl::StatusOr<PreparedRequest> prepared = Prepare(*request);
     if (!prepared.ok()) return prepared.status();
+    // Recorded before it is queued, so an accepted job is never lost: a restart resumes it.
+    const std::string id = NewJobId();
+    if (absl::Status recorded = ledger_->RecordQueued(id, *request, *prepared, keyed->replace);
+        !recorded.ok()) {
+      if (recorded.code() == absl::StatusCode::kAlreadyExists && !request->job_key().empty()) {
+        return absl::AbortedError(absl::StrCat("job_key: another call submitted \"",
+                                               request->job_key(), "\" just now; retry"));
+      }
+      return absl::UnavailableError(absl::StrCat(
+          "plan store: the job could not be recorded, so it was not accepted: ",
+          recorded.message()));
+    }
     auto shared = std::make_shared<const PreparedRequest>(*std::move(prepared));
-    const PlanningEngine* engine = engine_;
-    absl::StatusOr<JobSnapshot> job = jobs_->Submit(
-        [engine, shared](const StopSignal& stop, const JobManager::ProgressFn& progress) {
-          return engine->Run(*shared, stop, progress);
-        });
-    if (!job.ok()) return job.status();
+    SubmitOptions options;
+    options.id = id;
+    options.job_key = request->job_key();
+    absl::StatusOr<JobSnapshot> job =
+        jobs_->Submit(DurableJobWork(engine_, ledger_, shared, id), options);
+    if (!job.ok()) {
+      if (ledger_->enabled()) (void)ledger_->Delete(id);  // refused: it never was a job
+      return job.status();
+    }
     response->set_job_id(job->id);
     response->set_state(v1::QUEUED);
     return absl::OkStatus();
   });
 }
 
+absl::StatusOr<JobSnapshot> PlannerServiceImpl::FindJob(const std::string& job_id) const {
+  absl::StatusOr<JobSnapshot> job = jobs_->Get(job_id);
+  if (job.ok() || job.status().code() != absl::StatusCode::kNotFound) return job;
+  absl::StatusOr<std::optional<PlanRecord>> record = ledger_->FindJob(job_id);
+  if (!record.ok() || !record->has_value()) return job;
+  return RecordToSnapshot(**record);
+}
+
 grpc::Status PlannerServiceImpl::GetPlan(grpc::ServerContext* context,
                                          const v1::JobRequest* request, v1::JobStatus* response) {
   return Handle("GetPlan", [&]() -> absl::Status {
     if (absl::Status valid = RequireJobId(*request); !valid.ok()) return valid;
-    absl::StatusOr<JobSnapshot> job = jobs_->Get(request->job_id());
+    absl::StatusOr<JobSnapshot> job = FindJob(request->job_id());
     if (!job.ok()) return job.status();
     JobSnapshotToProto(*job, response);
     return absl::OkStatus();
@@ -160,6 +307,9 @@ grpc::Status PlannerServiceImpl::WatchPlan(grpc::ServerContext* context,
   return Handle("WatchPlan", [&]() -> absl::Status {
     if (absl::Status valid = RequireJobId(*request); !valid.ok()) return valid;
     absl::StatusOr<JobSnapshot> job = jobs_->Get(request->job_id());
+    if (!job.ok() && job.status().code() == absl::StatusCode::kNotFound) {
+      return WatchStoredJob(*context, request->job_id(), writer);
+    }
     if (!job.ok()) return job.status();
     while (true) {
       v1::JobStatus status;
@@ -177,13 +327,50 @@ grpc::Status PlannerServiceImpl::WatchPlan(grpc::ServerContext* context,
   });
 }
 
+absl::Status PlannerServiceImpl::WatchStoredJob(const grpc::ServerContext& context,
+                                                const std::string& job_id,
+                                                grpc::ServerWriter<v1::JobStatus>* writer) const {
+  absl::StatusOr<JobSnapshot> job = FindJob(job_id);
+  std::string last_sent;
+  while (true) {
+    if (!job.ok()) return job.status();
+    v1::JobStatus status;
+    JobSnapshotToProto(*job, &status);
+    if (std::string sent = status.SerializeAsString(); sent != last_sent) {
+      if (!writer->Write(status)) return absl::CancelledError("the client went away");
+      last_sent = std::move(sent);
+    }
+    if (IsTerminal(job->state)) return absl::OkStatus();
+    const SteadyClock::time_point next = SteadyClock::now() + kStoreWatchPollInterval;
+    while (SteadyClock::now() < next) {
+      if (context.IsCancelled()) return absl::CancelledError("the client went away");
+      std::this_thread::sleep_for(kWatchPollInterval);
+    }
+    job = FindJob(job_id);
+  }
+}
+
 grpc::Status PlannerServiceImpl::CancelPlan(grpc::ServerContext* context,
                                             const v1::JobRequest* request,
                                             v1::JobStatus* response) {
   return Handle("CancelPlan", [&]() -> absl::Status {
     if (absl::Status valid = RequireJobId(*request); !valid.ok()) return valid;
     absl::StatusOr<JobSnapshot> job = jobs_->Cancel(request->job_id());
+    if (!job.ok() && job.status().code() == absl::StatusCode::kNotFound) {
+      absl::StatusOr<JobSnapshot> stored = FindJob(request->job_id());
+      if (!stored.ok()) return stored.status();
+      if (!IsTerminal(stored->state)) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("job_id: job ", stored->id, " is ", JobStateName(stored->state),
+                         " on another replica (", stored->progress, "); cancel it there"));
+      }
+      JobSnapshotToProto(*stored, response);
+      return absl::OkStatus();
+    }
     if (!job.ok()) return job.status();
+    if (job->state == JobState::kCancelled && job->started_unix_ms == 0) {
+      ledger_->RecordFinished(job->id, job->error);  // never ran, so its work never records it
+    }
     // A running job stops at its planner's next check; wait briefly so the reply shows the
     // final state in the common case.
     SteadyClock::time_point until = SteadyClock::now() + kCancelGrace;

@@ -2,6 +2,8 @@
 #define SHARDPLAN_SERVER_PLANNER_SERVICE_H_
 
 #include <atomic>
+#include <optional>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -11,6 +13,7 @@
 #include "server/concurrency_limiter.h"
 #include "server/job_manager.h"
 #include "server/metrics.h"
+#include "server/plan_ledger.h"
 #include "server/planning_engine.h"
 #include "shardplan/v1/planner.grpc.pb.h"
 
@@ -25,7 +28,8 @@ class PlannerServiceImpl final : public v1::PlannerService::Service {
   // Every pointer must outlive the service. `plan_slots` caps the Plan calls planning at once
   // (max_concurrent_plans); a call that needs to plan and finds none free is refused with
   // RESOURCE_EXHAUSTED. Cache hits take no slot; jobs are bounded by their workers.
-  PlannerServiceImpl(const PlanningEngine* engine, JobManager* jobs,
+  // `ledger` records plans and jobs in the plan store and answers job keys.
+  PlannerServiceImpl(const PlanningEngine* engine, JobManager* jobs, const PlanLedger* ledger,
                      const AlgorithmRegistry* algorithms, const ModelRegistry* models,
                      ConcurrencyLimiter* plan_slots, ServerMetrics* metrics);
 
@@ -43,6 +47,8 @@ class PlannerServiceImpl final : public v1::PlannerService::Service {
                          grpc::ServerWriter<v1::JobStatus>* writer) override;
   grpc::Status CancelPlan(grpc::ServerContext* context, const v1::JobRequest* request,
                           v1::JobStatus* response) override;
+  grpc::Status Replan(grpc::ServerContext* context, const v1::PlanRequest* request,
+                      v1::PlanResponse* response) override;
   grpc::Status EvaluatePlan(grpc::ServerContext* context, const v1::EvaluatePlanRequest* request,
                             v1::EvaluatePlanResponse* response) override;
   grpc::Status ListAlgorithms(grpc::ServerContext* context,
@@ -62,8 +68,30 @@ class PlannerServiceImpl final : public v1::PlannerService::Service {
                                          const PreparedRequest& request);
   absl::Status RefuseWhileDraining() const;
 
+  // What the plan store holds under a request's job key.
+  struct KeyedLookup {
+    std::optional<PlanRecord> record;  // the key's record, if any
+    bool replace = false;  // the record is a failed or cancelled attempt: a new one takes the key
+  };
+  // FAILED_PRECONDITION when the key names a different request, or when the server keeps no
+  // store; UNAVAILABLE when the store cannot be read.
+  absl::StatusOr<KeyedLookup> LookUpJobKey(const v1::PlanRequest& request) const;
+  // Fills `response` with `record`'s stored plan.
+  absl::Status AnswerFromRecord(const PlanRecord& record, v1::PlanResponse* response) const;
+  // Plans (cache, store, then PlanNow) and records the plan; `replace_key` moves the job key.
+  absl::Status PlanAndRecord(const grpc::ServerContext& context, const v1::PlanRequest& request,
+                             bool replace_key, v1::PlanResponse* response);
+  // The job's snapshot from the JobManager, else from the plan store; NOT_FOUND from the
+  // JobManager when neither knows it.
+  absl::StatusOr<JobSnapshot> FindJob(const std::string& job_id) const;
+  // WatchPlan of a job only the plan store knows (another replica's, or finished before a
+  // restart): polls its record until it ends.
+  absl::Status WatchStoredJob(const grpc::ServerContext& context, const std::string& job_id,
+                              grpc::ServerWriter<v1::JobStatus>* writer) const;
+
   const PlanningEngine* const engine_;
   JobManager* const jobs_;
+  const PlanLedger* const ledger_;
   const AlgorithmRegistry* const algorithms_;
   const ModelRegistry* const models_;
   ConcurrencyLimiter* const plan_slots_;

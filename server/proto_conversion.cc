@@ -1,6 +1,7 @@
 #include "server/proto_conversion.h"
 
 #include <charconv>
+#include <map>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -152,6 +153,21 @@ absl::StatusOr<Task> TaskFromProto(const v1::Task& proto, const TaskLimits& limi
   return task;
 }
 
+absl::StatusOr<PlanningRequest> PlanningRequestFromProto(const v1::PlanRequest& proto,
+                                                         const TaskLimits& limits) {
+  absl::StatusOr<Task> task = TaskFromProto(proto.task(), limits);
+  if (!task.ok()) return task.status();
+  PlanningRequest request;
+  request.task = *std::move(task);
+  request.algorithm = proto.algorithm();
+  request.params =
+      std::map<std::string, std::string>(proto.parameters().begin(), proto.parameters().end());
+  request.seed = proto.seed();
+  request.model = proto.model();
+  request.bypass_cache = proto.bypass_cache();
+  return request;
+}
+
 absl::StatusOr<Plan> PlanShardsFromProto(const v1::Plan& proto) {
   Plan plan;
   plan.tables.reserve(proto.tables_size());
@@ -257,6 +273,7 @@ void ModelEntryToProto(const ModelRegistry::Entry& entry, v1::ModelInfo* proto) 
 void JobSnapshotToProto(const JobSnapshot& job, v1::JobStatus* proto) {
   proto->Clear();
   proto->set_job_id(job.id);
+  proto->set_job_key(job.job_key);
   switch (job.state) {
     case JobState::kQueued:
       proto->set_state(v1::QUEUED);
@@ -277,6 +294,7 @@ void JobSnapshotToProto(const JobSnapshot& job, v1::JobStatus* proto) {
   if (job.result != nullptr) {
     PlanToProto(job.result->plan, proto->mutable_result()->mutable_plan());
     proto->mutable_result()->set_cache_hit(job.result->cache_hit);
+    proto->mutable_result()->set_job_id(job.id);
   }
   if (!job.error.ok()) {
     const grpc::Status error = ToGrpcStatus(job.error);

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <variant>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -53,6 +54,10 @@ const std::vector<Option>& Options() {
        "model bundles <dir>/<name>/<version>/ (missing: none yet; \"\": bundles disabled)"},
       {"model_reload_interval_s", &ServerConfig::model_reload_interval_s,
        "seconds between scans of models_dir for changes (0: only at start and ReloadModels)"},
+      {"store", &ServerConfig::store,
+       "plan store: sqlite:<path>, postgresql://<uri>, or \"\" for none"},
+      {"replica_id", &ServerConfig::replica_id,
+       "this replica's name in the store (\"\": the host name)"},
       {"drain_timeout_s", &ServerConfig::drain_timeout_s,
        "seconds jobs and calls may take to finish after SIGTERM/SIGINT before cancellation"},
   };
@@ -193,6 +198,12 @@ absl::Status ValidateServerConfig(const ServerConfig& config) {
     return absl::InvalidArgumentError(absl::StrCat(
         "model_reload_interval_s: must be 0 or in [0.001, 86400], got ",
         config.model_reload_interval_s));
+  }
+  if (!config.store.empty() && !absl::StartsWith(config.store, "postgresql://") &&
+      !absl::StartsWith(config.store, "postgres://") &&
+      !(absl::StartsWith(config.store, "sqlite:") && config.store.size() > 7)) {
+    return absl::InvalidArgumentError(
+        "store: expected \"sqlite:<path>\", \"postgresql://...\" or \"\" (no store)");
   }
   if (!std::isfinite(config.drain_timeout_s) || config.drain_timeout_s < 0) {
     return absl::InvalidArgumentError(

@@ -60,6 +60,15 @@ struct ServerConfig {
   // Seconds between scans of models_dir for new, changed and removed bundles; 0 disables the
   // poll (start-up and ReloadModels still scan).
   double model_reload_interval_s = 10.0;
+  // The plan store (docs/plan-store.md): "sqlite:<path>" (one file, relative to the working
+  // directory; one server per file), "postgresql://..." (libpq URI, shared by replicas), or ""
+  // for none (plans live only in the cache; job keys are refused). Stored plans survive
+  // restarts: job keys, finished jobs, and jobs resumed after a crash.
+  std::string store = "sqlite:shardplan-plans.db";
+  // This replica's name in the store: a restart resumes the unfinished jobs recorded under it.
+  // "": the host name (a Kubernetes pod's name; give StatefulSet pods, or one machine's
+  // servers, distinct stable names).
+  std::string replica_id;
   // On SIGTERM/SIGINT: how long queued and running jobs and in-flight calls may take to finish
   // before they are cancelled.
   double drain_timeout_s = 30.0;

@@ -85,6 +85,9 @@ std::vector<FlagSpec> PlanRequestFlags() {
       FlagSpec::Value("model", "NAME[@VERSION]",
                       "cost model, latest version unless given (default: the server's)"),
       FlagSpec::Switch("no-cache", "plan again even if the server has this plan cached"),
+      FlagSpec::Value("job-key", "KEY",
+                      "name the plan: the same KEY and task return the stored plan later, across "
+                      "new models and restarts"),
   };
 }
 
@@ -117,6 +120,7 @@ absl::StatusOr<shardplan::v1::PlanRequest> BuildPlanRequest(const Invocation& in
     request.set_model(model);
   }
   request.set_bypass_cache(flags.Has("no-cache"));
+  request.set_job_key(flags.Get("job-key"));
   return request;
 }
 

@@ -4,8 +4,9 @@ namespace shardplan::cli {
 
 const std::vector<Command>& AllCommands() {
   static const std::vector<Command>* const commands = new std::vector<Command>{
-      PlanCommand(),     SubmitCommand(),     GetCommand(),    WatchCommand(),  CancelCommand(),
-      EvaluateCommand(), AlgorithmsCommand(), ModelsCommand(), HealthCommand(),
+      PlanCommand(),     ReplanCommand(),     SubmitCommand(), GetCommand(),    WatchCommand(),
+      CancelCommand(),   DeleteCommand(),     EvaluateCommand(), AlgorithmsCommand(),
+      ModelsCommand(),   HealthCommand(),
   };
   return *commands;
 }

@@ -9,10 +9,12 @@ namespace shardplan::cli {
 
 // Each command lives in its own file; this is the list `shardplan --help` shows, in order.
 Command PlanCommand();        // plan_commands.cc
+Command ReplanCommand();      // plan_commands.cc
 Command SubmitCommand();      // plan_commands.cc
 Command GetCommand();         // job_commands.cc
 Command WatchCommand();       // job_commands.cc
 Command CancelCommand();      // job_commands.cc
+Command DeleteCommand();      // job_commands.cc
 Command EvaluateCommand();    // evaluate_command.cc
 Command AlgorithmsCommand();  // catalog_commands.cc
 Command ModelsCommand();      // catalog_commands.cc

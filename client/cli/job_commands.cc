@@ -99,6 +99,20 @@ absl::Status RunCancel(const Invocation& invocation) {
   return WriteOutput(text, invocation.flags.Get("output"));
 }
 
+absl::Status RunDelete(const Invocation& invocation) {
+  const bool by_key = invocation.flags.Has("job-key");
+  if (by_key == (invocation.args().size() == 1)) {
+    return UsageError("delete wants either JOB_ID or --job-key KEY");
+  }
+  absl::StatusOr<shardplan::v1::DeletePlanResponse> response = invocation.client->DeletePlan(
+      by_key ? "" : invocation.args()[0], by_key ? invocation.flags.Get("job-key") : "");
+  if (!response.ok()) return response.status();
+  const std::string text = invocation.global.json
+                               ? ToJson(*response)
+                               : absl::StrCat("deleted job ", response->job_id(), "\n");
+  return WriteOutput(text, invocation.flags.Get("output"));
+}
+
 }  // namespace
 
 Command GetCommand() {
@@ -144,6 +158,23 @@ Command CancelCommand() {
   command.flags = {OutputFlag()};
   command.min_args = command.max_args = 1;
   command.run = RunCancel;
+  return command;
+}
+
+Command DeleteCommand() {
+  Command command;
+  command.name = "delete";
+  command.arguments = "[JOB_ID]";
+  command.summary = "delete a stored plan (admin)";
+  command.description =
+      "Removes a plan from the server's plan store, named by JOB_ID or by --job-key KEY\n"
+      "(AdminService/DeletePlan; needs an admin token where the server checks tokens). A\n"
+      "queued or running job must be cancelled first. The next plan under the key is new.\n";
+  command.flags = {FlagSpec::Value("job-key", "KEY", "the plan's job key instead of JOB_ID"),
+                   OutputFlag()};
+  command.min_args = 0;
+  command.max_args = 1;
+  command.run = RunDelete;
   return command;
 }
 

@@ -1,4 +1,5 @@
-// `shardplan plan` (synchronous) and `shardplan submit` (queue a job).
+// `shardplan plan` (synchronous), `shardplan replan` (a keyed plan anew) and `shardplan submit`
+// (queue a job).
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -34,6 +35,19 @@ absl::Status RunPlan(const Invocation& invocation) {
                   LocalWorldSize(request->task()));
 }
 
+absl::Status RunReplan(const Invocation& invocation) {
+  absl::StatusOr<shardplan::v1::PlanRequest> request = ReadPlanRequest(invocation);
+  if (!request.ok()) return request.status();
+  if (request->job_key().empty()) return UsageError("replan needs --job-key");
+  if (absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation); !format.ok()) {
+    return format.status();
+  }
+  absl::StatusOr<shardplan::v1::PlanResponse> response = invocation.client->Replan(*request);
+  if (!response.ok()) return response.status();
+  return EmitPlan(invocation, response->plan(), response->cache_hit(), *response,
+                  LocalWorldSize(request->task()));
+}
+
 absl::Status RunSubmit(const Invocation& invocation) {
   absl::StatusOr<shardplan::v1::PlanRequest> request = ReadPlanRequest(invocation);
   if (!request.ok()) return request.status();
@@ -61,6 +75,23 @@ Command PlanCommand() {
   for (FlagSpec& flag : PlanOutputFlags()) command.flags.push_back(std::move(flag));
   command.min_args = command.max_args = 1;
   command.run = RunPlan;
+  return command;
+}
+
+Command ReplanCommand() {
+  Command command;
+  command.name = "replan";
+  command.arguments = "TASK";
+  command.summary = "plan a keyed task anew and give its key the new plan";
+  command.description = absl::StrCat(
+      "Plans TASK again under --job-key KEY (required) and stores the new plan under KEY, so\n"
+      "later 'shardplan plan --job-key KEY' calls return it: e.g. to move a training job to a\n"
+      "newer cost model on purpose. The old plan stays readable with 'shardplan get ID'.\n\n",
+      kTaskHelp);
+  command.flags = PlanRequestFlags();
+  for (FlagSpec& flag : PlanOutputFlags()) command.flags.push_back(std::move(flag));
+  command.min_args = command.max_args = 1;
+  command.run = RunReplan;
   return command;
 }
 

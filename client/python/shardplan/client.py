@@ -87,26 +87,35 @@ class PlannerClient:
     # -- planning ---------------------------------------------------------------------------
 
     def plan(self, task, algorithm=None, params=None, seed=0, model=None, timeout=None,
-             bypass_cache=False):
+             bypass_cache=False, job_key=None):
         """Plans `task` and returns the shardplan.v1.Plan (see plan_response for cache_hit).
 
         task: the task's JSON dict or a shardplan.v1.Task. algorithm: None for the server's
         default. params: {name: value} (see list_algorithms). model: "name" or "name@version".
+        job_key: names the plan; the same key and request return the stored plan later, from
+        the same model version, across newer models and server restarts.
         Raises InvalidTaskError, InfeasibleTaskError, NotFoundError, DeadlineExceededError, ...
         """
         return self.plan_response(task, algorithm, params, seed, model, timeout,
-                                  bypass_cache).plan
+                                  bypass_cache, job_key).plan
 
     def plan_response(self, task, algorithm=None, params=None, seed=0, model=None, timeout=None,
-                      bypass_cache=False):
-        """Like plan(), but returns the PlanResponse: .plan and .cache_hit."""
-        request = self._plan_request(task, algorithm, params, seed, model, bypass_cache)
+                      bypass_cache=False, job_key=None):
+        """Like plan(), but returns the PlanResponse: .plan, .cache_hit, .from_store, .job_id."""
+        request = self._plan_request(task, algorithm, params, seed, model, bypass_cache, job_key)
         return self._call(self._stub.Plan, request, timeout)
 
+    def replan(self, task, job_key, algorithm=None, params=None, seed=0, model=None,
+               timeout=None):
+        """Plans a keyed task anew and gives `job_key` the new plan; returns the PlanResponse."""
+        request = self._plan_request(task, algorithm, params, seed, model, False, job_key)
+        return self._call(self._stub.Replan, request, timeout)
+
     def submit(self, task, algorithm=None, params=None, seed=0, model=None, timeout=None,
-               bypass_cache=False):
-        """Queues `task` on the server and returns the job id at once."""
-        request = self._plan_request(task, algorithm, params, seed, model, bypass_cache)
+               bypass_cache=False, job_key=None):
+        """Queues `task` on the server and returns the job id at once (with a job_key whose
+        job exists, that job's id)."""
+        request = self._plan_request(task, algorithm, params, seed, model, bypass_cache, job_key)
         return self._call(self._stub.SubmitPlan, request, timeout).job_id
 
     def get(self, job_id, timeout=None):
@@ -179,17 +188,24 @@ class PlannerClient:
         part of the answer, not an error."""
         return self._call(self._admin.ReloadModels, admin_pb2.ReloadModelsRequest(), timeout)
 
+    def delete_plan(self, job_id=None, job_key=None, timeout=None):
+        """AdminService.DeletePlan: removes the stored plan named by job_id or job_key (one of
+        them). Returns the deleted record's job id."""
+        request = admin_pb2.DeletePlanRequest(job_id=job_id or "", job_key=job_key or "")
+        return self._call(self._admin.DeletePlan, request, timeout).job_id
+
     def health(self, service="", timeout=None):
         """grpc.health.v1 Check: "SERVING", "NOT_SERVING", "UNKNOWN" or "SERVICE_UNKNOWN"."""
         return self._call(self._health_check, service, timeout)
 
     # -- plumbing ---------------------------------------------------------------------------
 
-    def _plan_request(self, task, algorithm, params, seed, model, bypass_cache):
+    def _plan_request(self, task, algorithm, params, seed, model, bypass_cache, job_key=None):
         return planner_pb2.PlanRequest(
             task=task_from_dict(task), algorithm=algorithm or "",
             parameters={str(k): _param_value(v) for k, v in (params or {}).items()},
-            seed=int(seed), model=model or "", bypass_cache=bool(bypass_cache))
+            seed=int(seed), model=model or "", bypass_cache=bool(bypass_cache),
+            job_key=job_key or "")
 
     def _deadline(self, timeout):
         timeout = self.timeout if timeout is None else timeout

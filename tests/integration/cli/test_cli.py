@@ -175,6 +175,27 @@ class PlanTest(ServerTestCase):
         third = json.loads(self.cli(*args, "--no-cache", stdin=json.dumps(task)).stdout)
         self.assertFalse(third["cache_hit"])
 
+    def test_job_key_replan_and_delete(self):
+        task = json.dumps(example_task("task_4dev.json"))
+        keyed = ["plan", "-", "--json", "--job-key", "cli/run-1"]
+        first = json.loads(self.cli(*keyed, stdin=task).stdout)
+        self.assertFalse(first.get("from_store", False))
+        again = json.loads(self.cli(*keyed, stdin=task).stdout)
+        self.assertTrue(again["from_store"])
+        self.assertEqual(again["job_id"], first["job_id"])
+        other = self.cli(*keyed, "--seed", "3", stdin=task)
+        self.assertExit(other, EXIT_INFEASIBLE)
+        self.assertIn("job_key", other.stderr)
+        self.assertExit(self.cli("replan", "-", stdin=task), EXIT_USAGE)
+        replanned = self.cli("replan", "-", "--json", "--job-key", "cli/run-1", stdin=task)
+        self.assertExit(replanned, EXIT_OK)
+        self.assertNotEqual(json.loads(replanned.stdout)["job_id"], first["job_id"])
+        deleted = self.cli("delete", "--job-key", "cli/run-1")
+        self.assertExit(deleted, EXIT_OK)
+        self.assertIn("deleted job", deleted.stdout)
+        self.assertExit(self.cli("delete", "--job-key", "cli/run-1"), EXIT_NOT_FOUND)
+        self.assertExit(self.cli("delete"), EXIT_USAGE)
+
     def test_evaluate_accepts_what_plan_printed(self):
         task = example("task_8dev.json")
         with tempfile.TemporaryDirectory() as tmp:

@@ -60,7 +60,9 @@ class ServerProcess:
         with open(os.path.join(self._dir.name, "server.log"), "wb") as log:
             self.process = subprocess.Popen(
                 [server_binary(), "--address", "127.0.0.1:0", "--metrics_address", "",
-                 "--port_file", port_file] + self.extra_args,
+                 "--port_file", port_file,
+                 "--store", "sqlite:" + os.path.join(self._dir.name, "plans.db")]
+                + self.extra_args,
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 preexec_fn=_die_with_parent)
         deadline = time.monotonic() + self.start_timeout

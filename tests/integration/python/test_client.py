@@ -92,6 +92,23 @@ class PlanTest(ServerTestCase):
         self.assertEqual(self.client.health(), "SERVING")
 
 
+class JobKeyTest(ServerTestCase):
+    def test_job_key_returns_the_stored_plan_then_replan_and_delete(self):
+        task = example_task("task_4dev.json")
+        first = self.client.plan_response(task, job_key="py/run-1")
+        self.assertFalse(first.from_store)
+        again = self.client.plan_response(task, job_key="py/run-1")
+        self.assertTrue(again.from_store)
+        self.assertEqual(again.job_id, first.job_id)
+        with self.assertRaises(shardplan.ShardplanError):
+            self.client.plan(task, seed=5, job_key="py/run-1")
+        replanned = self.client.replan(task, job_key="py/run-1")
+        self.assertNotEqual(replanned.job_id, first.job_id)
+        self.assertEqual(self.client.delete_plan(job_key="py/run-1"), replanned.job_id)
+        with self.assertRaises(shardplan.NotFoundError):
+            self.client.delete_plan(job_key="py/run-1")
+
+
 class ErrorTest(ServerTestCase):
     def test_invalid_task(self):
         with self.assertRaises(shardplan.InvalidTaskError) as caught:

@@ -127,6 +127,8 @@ std::shared_ptr<grpc::Channel> ServerProcess::Channel() const {
   return grpc::CreateChannel(target(), grpc::InsecureChannelCredentials());
 }
 
+std::string ServerProcess::store() const { return "sqlite:" + temp_dir_ + "/plans.db"; }
+
 std::string ServerProcess::log() const { return log_file_.empty() ? "" : ReadFile(log_file_); }
 
 absl::Status ServerProcess::Start(const std::vector<std::string>& extra_args,
@@ -147,7 +149,8 @@ absl::Status ServerProcess::Start(const std::vector<std::string>& extra_args,
 
   const std::string binary = ServerBinaryPath();
   std::vector<std::string> args = {binary,        "--address",   "127.0.0.1:0", "--metrics_address",
-                                   "127.0.0.1:0", "--port_file", port_file_};
+                                   "127.0.0.1:0", "--port_file", port_file_,
+                                   "--store",     store()};
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());

@@ -31,9 +31,9 @@ absl::StatusOr<int> CheckHealth(const std::shared_ptr<grpc::Channel>& channel,
 //   ASSERT_TRUE(server.Start({"--workers=1"}).ok());
 //   auto stub = shardplan::v1::PlannerService::NewStub(server.Channel());
 //
-// Start passes --address 127.0.0.1:0 --metrics_address 127.0.0.1:0 --port_file <tmp> and then
-// `extra_args`, which therefore override those three (e.g. "--metrics_address=" disables the
-// metrics endpoint). The server's stdout and stderr go to a temporary log file (log()).
+// Start passes --address 127.0.0.1:0 --metrics_address 127.0.0.1:0 --port_file <tmp>
+// --store sqlite:<tmp>/plans.db and then `extra_args`, which therefore override those four
+// (e.g. "--metrics_address=" disables the metrics endpoint). The server's stdout and stderr go to a temporary log file (log()).
 // The destructor kills the server with SIGKILL if it still runs and reaps it.
 // Call Start from a thread that outlives the server: the child is killed when that thread exits
 // (PR_SET_PDEATHSIG), so a crashed test never leaves a server behind.
@@ -66,6 +66,10 @@ class ServerProcess {
   // 128 + the signal number when a signal ended it (the shell's convention).
   // DEADLINE_EXCEEDED if it is still running; FAILED_PRECONDITION if it was never started.
   absl::StatusOr<int> WaitForExit(std::chrono::milliseconds timeout);
+
+  // The plan store Start passes: an SQLite file in this object's temporary directory, so a
+  // restart of the same ServerProcess finds its plans (valid once Start was called).
+  std::string store() const;
 
   // Everything the server wrote to stdout and stderr so far.
   std::string log() const;
