@@ -22,11 +22,11 @@ struct PlanRecord {
   std::string request_json;  // the PlanRequest as received, canonical proto3 JSON
   std::string plan_json;     // the PlanResponse.plan; "" unless status is "SUCCEEDED"
   std::string algorithm;     // resolved algorithm name
-  std::string model_version; // exact "name@version" the job was resolved to
-  std::string status;        // "QUEUED", "RUNNING", "SUCCEEDED", "FAILED" or "CANCELLED"
-  int32_t error_code = 0;    // google.rpc.Code when FAILED or CANCELLED
+  std::string model_version;  // exact "name@version" the job was resolved to
+  std::string status;         // "QUEUED", "RUNNING", "SUCCEEDED", "FAILED" or "CANCELLED"
+  int32_t error_code = 0;     // google.rpc.Code when FAILED or CANCELLED
   std::string error_message;
-  std::string owner;         // replica that runs the job (ServerConfig::replica_id)
+  std::string owner;  // replica that runs the job (ServerConfig::replica_id)
   int64_t submitted_unix_ms = 0;
   int64_t started_unix_ms = 0;   // 0 until it runs
   int64_t finished_unix_ms = 0;  // 0 until it ends

@@ -1,0 +1,47 @@
+#include "server/store/record_fields.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace shardplan::store_internal {
+namespace {
+
+absl::Status CheckNoNul(const char* field, const std::string& value) {
+  if (value.find('\0') == std::string::npos) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("plan store: record field ", field, " contains a NUL byte"));
+}
+
+}  // namespace
+
+absl::Status ValidateRecord(const PlanRecord& record) {
+  if (record.job_id.empty()) {
+    return absl::InvalidArgumentError("plan store: record field job_id is empty");
+  }
+  const std::string& s = record.status;
+  if (s != "QUEUED" && s != "RUNNING" && s != "SUCCEEDED" && s != "FAILED" && s != "CANCELLED") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("plan store: record field status is \"", s,
+                     "\"; expected QUEUED, RUNNING, SUCCEEDED, FAILED or CANCELLED"));
+  }
+  for (const auto& [name, value] :
+       {std::pair<const char*, const std::string*>{"job_id", &record.job_id},
+        {"job_key", &record.job_key},
+        {"request_hash", &record.request_hash},
+        {"request_json", &record.request_json},
+        {"plan_json", &record.plan_json},
+        {"algorithm", &record.algorithm},
+        {"model_version", &record.model_version},
+        {"error_message", &record.error_message},
+        {"owner", &record.owner}}) {
+    if (absl::Status status = CheckNoNul(name, *value); !status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+std::string StoreMessage(const std::string& backend, const std::string& where,
+                         const std::string& what, const std::string& detail) {
+  return absl::StrCat("plan store (", backend, " ", where, "): ", what, detail.empty() ? "" : ": ",
+                      detail);
+}
+
+}  // namespace shardplan::store_internal

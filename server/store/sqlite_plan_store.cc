@@ -1,0 +1,411 @@
+#include "server/store/sqlite_plan_store.h"
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "server/store/record_fields.h"
+
+namespace shardplan {
+namespace {
+
+using store_internal::kSelectColumns;
+
+constexpr char kBackend[] = "sqlite";
+
+// ?1..?14 are PlanRecord's fields in kSelectColumns' order; UPDATE leaves ?2 and ?12 unused.
+constexpr char kCreateSchema[] = R"sql(
+CREATE TABLE IF NOT EXISTS plans (
+  job_id TEXT PRIMARY KEY NOT NULL,
+  job_key TEXT NOT NULL DEFAULT '',
+  request_hash TEXT NOT NULL,
+  request_json TEXT NOT NULL,
+  plan_json TEXT NOT NULL,
+  algorithm TEXT NOT NULL,
+  model_version TEXT NOT NULL,
+  status TEXT NOT NULL,
+  error_code INTEGER NOT NULL,
+  error_message TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  submitted_unix_ms INTEGER NOT NULL,
+  started_unix_ms INTEGER NOT NULL,
+  finished_unix_ms INTEGER NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS plans_job_key ON plans (job_key) WHERE job_key <> '';
+CREATE INDEX IF NOT EXISTS plans_succeeded ON plans (request_hash, status, finished_unix_ms);
+CREATE INDEX IF NOT EXISTS plans_unfinished ON plans (owner, status, submitted_unix_ms);
+)sql";
+
+std::string Select(const char* rest) {
+  return absl::StrCat("SELECT ", kSelectColumns, " FROM plans ", rest);
+}
+
+struct Finalizer {
+  void operator()(sqlite3_stmt* statement) const { sqlite3_finalize(statement); }
+};
+using StatementPtr = std::unique_ptr<sqlite3_stmt, Finalizer>;
+
+// Leaves a statement ready for its next use, whatever path the call took.
+class ResetOnExit {
+ public:
+  explicit ResetOnExit(sqlite3_stmt* statement) : statement_(statement) {}
+  ~ResetOnExit() {
+    sqlite3_reset(statement_);
+    sqlite3_clear_bindings(statement_);
+  }
+  ResetOnExit(const ResetOnExit&) = delete;
+  ResetOnExit& operator=(const ResetOnExit&) = delete;
+
+ private:
+  sqlite3_stmt* statement_;
+};
+
+// The strings must outlive the statement's step (SQLITE_STATIC: no copy of multi-MB JSON).
+void BindText(sqlite3_stmt* statement, int index, const std::string& value) {
+  sqlite3_bind_text(statement, index, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
+}
+
+void BindRecord(sqlite3_stmt* statement, const PlanRecord& r) {
+  BindText(statement, 1, r.job_id);
+  BindText(statement, 2, r.job_key);
+  BindText(statement, 3, r.request_hash);
+  BindText(statement, 4, r.request_json);
+  BindText(statement, 5, r.plan_json);
+  BindText(statement, 6, r.algorithm);
+  BindText(statement, 7, r.model_version);
+  BindText(statement, 8, r.status);
+  sqlite3_bind_int64(statement, 9, r.error_code);
+  BindText(statement, 10, r.error_message);
+  BindText(statement, 11, r.owner);
+  sqlite3_bind_int64(statement, 12, r.submitted_unix_ms);
+  sqlite3_bind_int64(statement, 13, r.started_unix_ms);
+  sqlite3_bind_int64(statement, 14, r.finished_unix_ms);
+}
+
+std::string ColumnText(sqlite3_stmt* statement, int column) {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, column));
+  if (text == nullptr) return "";
+  return std::string(text, static_cast<size_t>(sqlite3_column_bytes(statement, column)));
+}
+
+PlanRecord ReadRecord(sqlite3_stmt* s) {
+  PlanRecord r;
+  r.job_id = ColumnText(s, 0);
+  r.job_key = ColumnText(s, 1);
+  r.request_hash = ColumnText(s, 2);
+  r.request_json = ColumnText(s, 3);
+  r.plan_json = ColumnText(s, 4);
+  r.algorithm = ColumnText(s, 5);
+  r.model_version = ColumnText(s, 6);
+  r.status = ColumnText(s, 7);
+  r.error_code = static_cast<int32_t>(sqlite3_column_int64(s, 8));
+  r.error_message = ColumnText(s, 9);
+  r.owner = ColumnText(s, 10);
+  r.submitted_unix_ms = sqlite3_column_int64(s, 11);
+  r.started_unix_ms = sqlite3_column_int64(s, 12);
+  r.finished_unix_ms = sqlite3_column_int64(s, 13);
+  return r;
+}
+
+std::string DirectoryOf(const std::string& path) {
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  return dir.empty() ? "." : dir;
+}
+
+bool Writable(const std::string& path) { return access(path.c_str(), W_OK) == 0; }
+
+}  // namespace
+
+struct SqlitePlanStore::Statements {
+  StatementPtr insert, update, release_key, get_by_id, get_by_key, find_succeeded, list_unfinished,
+      remove, count, begin, commit, rollback;
+};
+
+SqlitePlanStore::SqlitePlanStore(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
+
+SqlitePlanStore::~SqlitePlanStore() {
+  statements_.reset();  // finalized before the connection closes
+  sqlite3_close_v2(db_);
+}
+
+absl::StatusOr<std::unique_ptr<SqlitePlanStore>> SqlitePlanStore::Open(
+    const std::string& path, const SqlitePlanStoreOptions& options) {
+  auto fail = [&](const std::string& what, const std::string& detail) {
+    return absl::UnavailableError(store_internal::StoreMessage(kBackend, path, what, detail));
+  };
+  if (path.empty()) return fail("open", "the path is empty");
+  const std::string dir = DirectoryOf(path);
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) {
+    if (!std::filesystem::is_directory(dir, error)) {
+      return fail("create", absl::StrCat("directory ", dir, " does not exist"));
+    }
+    if (!Writable(dir)) {
+      return fail("create", absl::StrCat("directory ", dir, " is not writable"));
+    }
+  }
+  sqlite3* db = nullptr;
+  const int code = sqlite3_open_v2(
+      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (code != SQLITE_OK) {
+    std::string detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(code);
+    sqlite3_close_v2(db);
+    return fail("open", detail);
+  }
+  std::unique_ptr<SqlitePlanStore> store(new SqlitePlanStore(path, db));
+  if (absl::Status status = store->Initialize(options); !status.ok()) return status;
+  return store;
+}
+
+absl::Status SqlitePlanStore::Initialize(const SqlitePlanStoreOptions& options) {
+  sqlite3_extended_result_codes(db_, 1);
+  read_only_ = sqlite3_db_readonly(db_, "main") == 1;
+  if (absl::Status s = Exec(absl::StrCat("PRAGMA busy_timeout = ", options.busy_timeout_ms).c_str(),
+                            "set busy_timeout");
+      !s.ok()) {
+    return s;
+  }
+  // The first statement that reads the file: a garbage file fails here ("not a database").
+  absl::StatusOr<std::string> mode = QueryText("PRAGMA journal_mode = WAL", "enable WAL");
+  if (!mode.ok()) return mode.status();
+  if (*mode != "wal" && !read_only_) {
+    return absl::UnavailableError(store_internal::StoreMessage(
+        kBackend, path_, "enable WAL", absl::StrCat("journal mode stays ", *mode)));
+  }
+  if (absl::Status s = Exec("PRAGMA synchronous = FULL", "set synchronous"); !s.ok()) return s;
+  if (options.max_page_count > 0) {
+    if (absl::Status s =
+            Exec(absl::StrCat("PRAGMA max_page_count = ", options.max_page_count).c_str(),
+                 "set max_page_count");
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (absl::Status s = CreateSchemaIfMissing(); !s.ok()) return s;
+
+  statements_ = std::make_unique<Statements>();
+  const std::pair<StatementPtr*, std::string> sql[] = {
+      {&statements_->insert,
+       absl::StrCat("INSERT INTO plans (", kSelectColumns,
+                    ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)")},
+      {&statements_->update,
+       "UPDATE plans SET request_hash = ?3, request_json = ?4, plan_json = ?5, algorithm = ?6, "
+       "model_version = ?7, status = ?8, error_code = ?9, error_message = ?10, owner = ?11, "
+       "started_unix_ms = ?13, finished_unix_ms = ?14 WHERE job_id = ?1"},
+      {&statements_->release_key, "UPDATE plans SET job_key = '' WHERE job_key = ?1"},
+      {&statements_->get_by_id, Select("WHERE job_id = ?1")},
+      {&statements_->get_by_key, Select("WHERE job_key = ?1 AND job_key <> ''")},
+      {&statements_->find_succeeded, Select("WHERE request_hash = ?1 AND status = 'SUCCEEDED' "
+                                            "ORDER BY finished_unix_ms DESC, rowid DESC LIMIT 1")},
+      {&statements_->list_unfinished, Select("WHERE owner = ?1 AND status IN ('QUEUED', 'RUNNING') "
+                                             "ORDER BY submitted_unix_ms, rowid")},
+      {&statements_->remove, "DELETE FROM plans WHERE job_id = ?1"},
+      {&statements_->count, "SELECT COUNT(*) FROM plans"},
+      {&statements_->begin, "BEGIN IMMEDIATE"},
+      {&statements_->commit, "COMMIT"},
+      {&statements_->rollback, "ROLLBACK"},
+  };
+  for (const auto& [target, text] : sql) {
+    sqlite3_stmt* statement = nullptr;
+    const int code = sqlite3_prepare_v3(db_, text.c_str(), static_cast<int>(text.size()),
+                                        SQLITE_PREPARE_PERSISTENT, &statement, nullptr);
+    if (code != SQLITE_OK) return Error(code, absl::StrCat("prepare \"", text, "\""));
+    target->reset(statement);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SqlitePlanStore::CreateSchemaIfMissing() {
+  absl::StatusOr<std::string> version = QueryText("PRAGMA user_version", "read schema version");
+  if (!version.ok()) return version.status();
+  if (*version == "0") {
+    if (read_only_) {
+      return absl::UnavailableError(store_internal::StoreMessage(
+          kBackend, path_, "create schema", "the file is read-only and has no plan-store schema"));
+    }
+    // Under the write lock, so that two processes opening a new file create it once.
+    if (absl::Status s = Exec("BEGIN IMMEDIATE", "create schema"); !s.ok()) return s;
+    version = QueryText("PRAGMA user_version", "read schema version");
+    absl::Status created = version.status();
+    if (created.ok() && *version == "0") {
+      created = Exec(kCreateSchema, "create schema");
+      if (created.ok()) {
+        created =
+            Exec(absl::StrCat("PRAGMA user_version = ", store_internal::kSchemaVersion).c_str(),
+                 "create schema");
+      }
+      if (created.ok()) version = absl::StrCat(store_internal::kSchemaVersion);
+    }
+    if (created.ok()) created = Exec("COMMIT", "create schema");
+    if (!created.ok()) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      return created;
+    }
+  }
+  if (*version != absl::StrCat(store_internal::kSchemaVersion)) {
+    return absl::UnavailableError(store_internal::StoreMessage(
+        kBackend, path_, "open",
+        absl::StrCat("schema version ", *version, " is not the one this build knows (",
+                     store_internal::kSchemaVersion, ")")));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SqlitePlanStore::Error(int code, const std::string& what) const {
+  std::string detail = sqlite3_errmsg(db_);
+  if ((code & 0xff) == SQLITE_READONLY || (code & 0xff) == SQLITE_CANTOPEN) {
+    const std::string dir = DirectoryOf(path_);
+    if (read_only_) {
+      absl::StrAppend(&detail, " (the file is read-only)");
+    } else if (!Writable(dir)) {
+      absl::StrAppend(&detail, " (directory ", dir,
+                      " is not writable; WAL keeps the -wal and -shm files beside the database)");
+    }
+  }
+  return absl::UnavailableError(store_internal::StoreMessage(kBackend, path_, what, detail));
+}
+
+absl::Status SqlitePlanStore::Exec(const char* sql, const std::string& what) {
+  const int code = sqlite3_exec(db_, sql, nullptr, nullptr, nullptr);
+  return code == SQLITE_OK ? absl::OkStatus() : Error(code, what);
+}
+
+absl::StatusOr<std::string> SqlitePlanStore::QueryText(const char* sql, const std::string& what) {
+  sqlite3_stmt* raw = nullptr;
+  int code = sqlite3_prepare_v2(db_, sql, -1, &raw, nullptr);
+  StatementPtr statement(raw);
+  if (code != SQLITE_OK) return Error(code, what);
+  code = sqlite3_step(raw);
+  if (code == SQLITE_ROW) return ColumnText(raw, 0);
+  if (code == SQLITE_DONE) return std::string();
+  return Error(code, what);
+}
+
+absl::Status SqlitePlanStore::Step(sqlite3_stmt* statement, const std::string& what) {
+  ResetOnExit reset(statement);
+  const int code = sqlite3_step(statement);
+  return code == SQLITE_DONE ? absl::OkStatus() : Error(code, what);
+}
+
+absl::StatusOr<std::vector<PlanRecord>> SqlitePlanStore::Query(sqlite3_stmt* statement,
+                                                               const std::string& what) {
+  ResetOnExit reset(statement);
+  std::vector<PlanRecord> records;
+  for (;;) {
+    const int code = sqlite3_step(statement);
+    if (code == SQLITE_DONE) return records;
+    if (code != SQLITE_ROW) return Error(code, what);
+    records.push_back(ReadRecord(statement));
+  }
+}
+
+absl::StatusOr<std::optional<PlanRecord>> SqlitePlanStore::QueryOne(sqlite3_stmt* statement,
+                                                                    const std::string& what) {
+  absl::StatusOr<std::vector<PlanRecord>> records = Query(statement, what);
+  if (!records.ok()) return records.status();
+  if (records->empty()) return std::nullopt;
+  return std::move(records->front());
+}
+
+absl::Status SqlitePlanStore::InsertLocked(const PlanRecord& record, const std::string& what) {
+  sqlite3_stmt* statement = statements_->insert.get();
+  ResetOnExit reset(statement);
+  BindRecord(statement, record);
+  const int code = sqlite3_step(statement);
+  if (code == SQLITE_DONE) return absl::OkStatus();
+  if ((code & 0xff) == SQLITE_CONSTRAINT) {
+    const bool key = std::string(sqlite3_errmsg(db_)).find("job_key") != std::string::npos;
+    return absl::AlreadyExistsError(store_internal::StoreMessage(
+        kBackend, path_, what,
+        key ? absl::StrCat("job_key \"", record.job_key, "\" is held by another record")
+            : absl::StrCat("job_id ", record.job_id, " already exists")));
+  }
+  return Error(code, what);
+}
+
+absl::Status SqlitePlanStore::Insert(const PlanRecord& record) {
+  if (absl::Status s = store_internal::ValidateRecord(record); !s.ok()) return s;
+  std::lock_guard lock(mu_);
+  return InsertLocked(record, "insert");
+}
+
+absl::Status SqlitePlanStore::Update(const PlanRecord& record) {
+  if (absl::Status s = store_internal::ValidateRecord(record); !s.ok()) return s;
+  std::lock_guard lock(mu_);
+  sqlite3_stmt* statement = statements_->update.get();
+  BindRecord(statement, record);
+  if (absl::Status s = Step(statement, "update"); !s.ok()) return s;
+  if (sqlite3_changes(db_) == 0) {
+    return absl::NotFoundError(store_internal::StoreMessage(
+        kBackend, path_, "update", absl::StrCat("no record with job_id ", record.job_id)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SqlitePlanStore::ReplaceKeyed(const PlanRecord& record) {
+  if (absl::Status s = store_internal::ValidateRecord(record); !s.ok()) return s;
+  if (record.job_key.empty()) {
+    return absl::InvalidArgumentError("plan store: ReplaceKeyed needs a record with a job_key");
+  }
+  std::lock_guard lock(mu_);
+  if (absl::Status s = Step(statements_->begin.get(), "replace keyed: begin"); !s.ok()) return s;
+  sqlite3_stmt* release = statements_->release_key.get();
+  BindText(release, 1, record.job_key);
+  absl::Status status = Step(release, "replace keyed: release the key");
+  if (status.ok()) status = InsertLocked(record, "replace keyed: insert");
+  if (status.ok()) status = Step(statements_->commit.get(), "replace keyed: commit");
+  if (!status.ok() && !sqlite3_get_autocommit(db_)) {
+    (void)Step(statements_->rollback.get(), "replace keyed: rollback");
+  }
+  return status;
+}
+
+absl::StatusOr<std::optional<PlanRecord>> SqlitePlanStore::GetByJobId(const std::string& job_id) {
+  std::lock_guard lock(mu_);
+  BindText(statements_->get_by_id.get(), 1, job_id);
+  return QueryOne(statements_->get_by_id.get(), "get by job_id");
+}
+
+absl::StatusOr<std::optional<PlanRecord>> SqlitePlanStore::GetByJobKey(const std::string& job_key) {
+  std::lock_guard lock(mu_);
+  BindText(statements_->get_by_key.get(), 1, job_key);
+  return QueryOne(statements_->get_by_key.get(), "get by job_key");
+}
+
+absl::StatusOr<std::optional<PlanRecord>> SqlitePlanStore::FindSucceeded(
+    const std::string& request_hash) {
+  std::lock_guard lock(mu_);
+  BindText(statements_->find_succeeded.get(), 1, request_hash);
+  return QueryOne(statements_->find_succeeded.get(), "find succeeded");
+}
+
+absl::StatusOr<std::vector<PlanRecord>> SqlitePlanStore::ListUnfinished(const std::string& owner) {
+  std::lock_guard lock(mu_);
+  BindText(statements_->list_unfinished.get(), 1, owner);
+  return Query(statements_->list_unfinished.get(), "list unfinished");
+}
+
+absl::Status SqlitePlanStore::Delete(const std::string& job_id) {
+  std::lock_guard lock(mu_);
+  BindText(statements_->remove.get(), 1, job_id);
+  if (absl::Status s = Step(statements_->remove.get(), "delete"); !s.ok()) return s;
+  if (sqlite3_changes(db_) == 0) {
+    return absl::NotFoundError(store_internal::StoreMessage(
+        kBackend, path_, "delete", absl::StrCat("no record with job_id ", job_id)));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> SqlitePlanStore::Count() {
+  std::lock_guard lock(mu_);
+  sqlite3_stmt* statement = statements_->count.get();
+  ResetOnExit reset(statement);
+  const int code = sqlite3_step(statement);
+  if (code != SQLITE_ROW) return Error(code, "count");
+  return sqlite3_column_int64(statement, 0);
+}
+
+}  // namespace shardplan

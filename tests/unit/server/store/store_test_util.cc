@@ -1,0 +1,106 @@
+#include "tests/unit/server/store/store_test_util.h"
+
+#include <stdlib.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+
+namespace shardplan::store_testing {
+
+std::string JobId(int n) {
+  char id[33];
+  std::snprintf(id, sizeof(id), "%032x", n);
+  return id;
+}
+
+PlanRecord MakeRecord(int n) {
+  PlanRecord r;
+  r.job_id = JobId(n);
+  r.request_hash = absl::StrCat("hash-", n);
+  r.request_json = absl::StrCat(R"({"task":{"tables":[{"name":"t)", n, R"("}]}})");
+  r.algorithm = "neuroshard";
+  r.model_version = "default@1";
+  r.status = "QUEUED";
+  r.owner = "replica-a";
+  r.submitted_unix_ms = 1000 + n;
+  return r;
+}
+
+PlanRecord Succeeded(PlanRecord record, int64_t finished_unix_ms, const std::string& plan_json) {
+  record.status = "SUCCEEDED";
+  record.plan_json = plan_json;
+  record.started_unix_ms = finished_unix_ms - 1;
+  record.finished_unix_ms = finished_unix_ms;
+  return record;
+}
+
+TempDir::TempDir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern =
+      absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/shardplan-store-XXXXXX");
+  if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  if (path_.empty()) return;
+  std::error_code ignored;
+  // A test may have left it read-only.
+  std::filesystem::permissions(path_, std::filesystem::perms::owner_all,
+                               std::filesystem::perm_options::add, ignored);
+  std::filesystem::remove_all(path_, ignored);
+}
+
+namespace {
+
+// One server per test process, started on first use and stopped at exit.
+absl::StatusOr<testing::PostgresServer*> SharedPostgres() {
+  static std::mutex mu;
+  static std::unique_ptr<testing::PostgresServer>* server =
+      new std::unique_ptr<testing::PostgresServer>();
+  std::lock_guard lock(mu);
+  if (*server == nullptr) {
+    absl::StatusOr<std::unique_ptr<testing::PostgresServer>> started =
+        testing::PostgresServer::Start();
+    if (!started.ok()) return started.status();
+    *server = std::move(*started);
+    std::atexit([] { server->reset(); });
+  }
+  return server->get();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<StoreLocation>> StoreLocation::Create(const std::string& backend) {
+  std::unique_ptr<StoreLocation> location(new StoreLocation());
+  if (backend == "sqlite") {
+    location->dir_ = std::make_unique<TempDir>();
+    if (location->dir_->path().empty()) return absl::InternalError("mkdtemp failed");
+    location->spec_ = absl::StrCat("sqlite:", location->dir_->path(), "/plans.db");
+    return location;
+  }
+  absl::StatusOr<testing::PostgresServer*> server = SharedPostgres();
+  if (!server.ok()) return server.status();
+  static std::atomic<int> databases{0};
+  absl::StatusOr<std::string> uri =
+      (*server)->CreateDatabase(absl::StrCat("plans_", getpid(), "_", databases.fetch_add(1)));
+  if (!uri.ok()) return uri.status();
+  location->spec_ = *uri;
+  location->postgres_ = true;
+  return location;
+}
+
+testing::PostgresServer* StoreLocation::postgres() const {
+  if (!postgres_) return nullptr;
+  absl::StatusOr<testing::PostgresServer*> server = SharedPostgres();
+  return server.ok() ? *server : nullptr;
+}
+
+absl::StatusOr<std::unique_ptr<PlanStore>> StoreLocation::Open() const {
+  return OpenPlanStore(spec_);
+}
+
+}  // namespace shardplan::store_testing

@@ -1,0 +1,67 @@
+#ifndef SHARDPLAN_TESTS_UNIT_SERVER_STORE_STORE_TEST_UTIL_H_
+#define SHARDPLAN_TESTS_UNIT_SERVER_STORE_STORE_TEST_UTIL_H_
+
+// Records, temporary directories and backends shared by the plan-store suites.
+
+#include <memory>
+#include <string>
+#include <tuple>
+
+#include "absl/status/statusor.h"
+#include "server/store/plan_store.h"
+#include "tests/integration/support/postgres_server.h"
+
+namespace shardplan::store_testing {
+
+// 32 lowercase hex characters that encode `n`.
+std::string JobId(int n);
+
+// A QUEUED record with job id JobId(n), owner "replica-a", submitted at 1000 + n.
+PlanRecord MakeRecord(int n);
+
+// `record` SUCCEEDED at `finished_unix_ms` with a plan.
+PlanRecord Succeeded(PlanRecord record, int64_t finished_unix_ms,
+                     const std::string& plan_json = R"({"tables":[]})");
+
+// Every field, for EXPECT_EQ (gtest prints tuples).
+inline auto Fields(const PlanRecord& r) {
+  return std::tie(r.job_id, r.job_key, r.request_hash, r.request_json, r.plan_json, r.algorithm,
+                  r.model_version, r.status, r.error_code, r.error_message, r.owner,
+                  r.submitted_unix_ms, r.started_unix_ms, r.finished_unix_ms);
+}
+
+// A fresh directory under $TMPDIR (or /tmp), removed by the destructor.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Where one test keeps its store: a file in a temporary directory or a fresh PostgreSQL
+// database on a server shared by the test process. spec() is the `store` setting.
+class StoreLocation {
+ public:
+  // `backend`: "sqlite" or "postgresql".
+  static absl::StatusOr<std::unique_ptr<StoreLocation>> Create(const std::string& backend);
+  const std::string& spec() const { return spec_; }
+  // The PostgreSQL server (nullptr for sqlite).
+  testing::PostgresServer* postgres() const;
+  // A new store object on this location (OpenPlanStore(spec())).
+  absl::StatusOr<std::unique_ptr<PlanStore>> Open() const;
+
+ private:
+  StoreLocation() = default;
+  std::unique_ptr<TempDir> dir_;
+  std::string spec_;
+  bool postgres_ = false;
+};
+
+}  // namespace shardplan::store_testing
+
+#endif  // SHARDPLAN_TESTS_UNIT_SERVER_STORE_STORE_TEST_UTIL_H_
