@@ -2,13 +2,13 @@
 
 namespace shardplan::cli {
 
-const std::vector<Command>& AllCommands() {
-  static const std::vector<Command>* const commands = new std::vector<Command>{
-      PlanCommand(),     ReplanCommand(),     SubmitCommand(), GetCommand(),    WatchCommand(),
-      CancelCommand(),   DeleteCommand(),     EvaluateCommand(), AlgorithmsCommand(),
-      ModelsCommand(),   HealthCommand(),
+const std::vector<Command> &AllCommands() {
+  static const std::vector<Command> *const commands = new std::vector<Command>{
+      PlanCommand(),       ReplanCommand(), SubmitCommand(), GetCommand(),
+      WatchCommand(),      CancelCommand(), DeleteCommand(), EvaluateCommand(),
+      AlgorithmsCommand(), ModelsCommand(), HealthCommand(),
   };
   return *commands;
 }
 
-}  // namespace shardplan::cli
+} // namespace shardplan::cli

@@ -1,0 +1,129 @@
+#include "server/plan_ledger.h"
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "planner/json_io.h"
+#include "server/store/plan_store.h"
+#include "gtest/gtest.h"
+
+namespace shardplan {
+namespace {
+
+v1::PlanRequest Request() {
+  v1::PlanRequest request;
+  for (const char *name : {"a", "b"}) {
+    v1::Table *table = request.mutable_task()->add_tables();
+    table->set_name(name);
+    table->set_rows(1000);
+    table->set_dim(16);
+    table->set_pooling_factor(1.0);
+  }
+  request.mutable_task()->mutable_topology()->set_num_devices(2);
+  request.mutable_task()->mutable_topology()->set_device_memory_gib(1.0);
+  request.set_model("analytic");
+  return request;
+}
+
+TEST(JobKeyTest, AcceptsNamesAndRefusesOthersNamingTheField) {
+  EXPECT_TRUE(ValidateJobKey("").ok());
+  EXPECT_TRUE(ValidateJobKey("team/train-run_7:epoch.3").ok());
+  for (const std::string bad :
+       {std::string("has space"), std::string("quote\""), std::string(257, 'k'),
+        std::string("nul\0x", 5)}) {
+    absl::Status status = ValidateJobKey(bad);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_EQ(status.message().substr(0, 8), "job_key:") << bad;
+  }
+}
+
+TEST(JobKeyTest, FingerprintIgnoresTableOrderAndKeyButNotTheRequest) {
+  const TaskLimits limits;
+  const v1::PlanRequest request = Request();
+  const std::string base = *KeyedRequestFingerprint(request, limits);
+  v1::PlanRequest reordered = request;
+  reordered.mutable_task()->mutable_tables()->SwapElements(0, 1);
+  reordered.set_job_key("k");
+  reordered.set_bypass_cache(true);
+  EXPECT_EQ(*KeyedRequestFingerprint(reordered, limits), base);
+  for (auto change :
+       {+[](v1::PlanRequest &r) { r.set_seed(1); },
+        +[](v1::PlanRequest &r) { r.set_model("analytic@1"); },
+        +[](v1::PlanRequest &r) { r.set_algorithm("dim_greedy"); },
+        +[](v1::PlanRequest &r) { (*r.mutable_parameters())["x"] = "1"; },
+        +[](v1::PlanRequest &r) {
+          r.mutable_task()->mutable_tables(0)->set_dim(8);
+        }}) {
+    v1::PlanRequest changed = request;
+    change(changed);
+    EXPECT_NE(*KeyedRequestFingerprint(changed, limits), base);
+  }
+}
+
+TEST(PlanLedgerTest, WithoutAStoreFindsNothingAndWritesNothing) {
+  PlanLedger ledger(nullptr, "replica", TaskLimits{}, nullptr);
+  EXPECT_FALSE(ledger.enabled());
+  EXPECT_FALSE(ledger.FindKeyed("k")->has_value());
+  EXPECT_FALSE(ledger.FindJob("id")->has_value());
+  EXPECT_TRUE(ledger.Unfinished()->empty());
+  EXPECT_EQ(ledger.Delete("id").code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(PlanLedgerTest,
+     RecordsJobsThroughTheirLifeAndKeepsCancellationsForResumeOnShutdown) {
+  const std::string dir = ::testing::TempDir() + "/plan_ledger_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  absl::StatusOr<std::unique_ptr<PlanStore>> store =
+      OpenPlanStore("sqlite:" + dir + "/p.db");
+  ASSERT_TRUE(store.ok()) << store.status();
+  PlanLedger ledger(store->get(), "replica-a", TaskLimits{}, nullptr);
+  PreparedRequest prepared;
+  prepared.cache_key = "hash";
+  // A prepared request needs a planner for its name; RecordQueued reads only
+  // that.
+  class NamedPlanner : public Planner {
+  public:
+    NamedPlanner() { info_.name = "size_greedy"; }
+    const AlgorithmInfo &info() const override { return info_; }
+    absl::StatusOr<::shardplan::Plan>
+    Run(const Task &, const PlanningContext &) const override {
+      return absl::UnimplementedError("unused");
+    }
+
+  private:
+    AlgorithmInfo info_;
+  } planner;
+  prepared.planner = &planner;
+
+  ASSERT_TRUE(ledger.RecordQueued("job1", Request(), prepared, false).ok());
+  ASSERT_TRUE(ledger.RecordQueued("job2", Request(), prepared, false).ok());
+  ASSERT_EQ(ledger.Unfinished()->size(), 2u);
+  ledger.RecordRunning("job1");
+  EXPECT_EQ((*ledger.FindJob("job1"))->status, "RUNNING");
+
+  PlanningResult result;
+  result.plan.algorithm = "size_greedy";
+  result.plan.request_hash = "hash";
+  ledger.RecordFinished("job1", result);
+  absl::StatusOr<JobSnapshot> done = RecordToSnapshot(**ledger.FindJob("job1"));
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->state, JobState::kSucceeded);
+  EXPECT_EQ(done->result->plan.algorithm, "size_greedy");
+
+  ledger.BeginShutdown();
+  ledger.RecordFinished("job2", absl::CancelledError("shutting down"));
+  EXPECT_EQ((*ledger.FindJob("job2"))->status,
+            "QUEUED"); // resumed by the next start
+  ledger.RecordFinished("job2", absl::InternalError("boom"));
+  absl::StatusOr<JobSnapshot> failed =
+      RecordToSnapshot(**ledger.FindJob("job2"));
+  EXPECT_EQ(failed->state, JobState::kFailed);
+  EXPECT_EQ(failed->error.code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(failed->error.message(), "boom");
+  EXPECT_TRUE(ledger.Unfinished()->empty());
+}
+
+} // namespace
+} // namespace shardplan
