@@ -118,7 +118,7 @@ std::string Scrub(std::string text, const std::string& password) {
 // libpq's messages end in newlines and may span lines: one line for a Status.
 std::string OneLine(std::string text) {
   absl::StripTrailingAsciiWhitespace(&text);
-  absl::StrReplaceAll({{"\n", "; "}}, &text);
+  absl::StrReplaceAll({{"\n", "; "}, {"\t", ""}}, &text);
   return text;
 }
 
@@ -237,7 +237,11 @@ absl::StatusOr<std::unique_ptr<PostgresPlanStore>> PostgresPlanStore::Open(const
     const size_t scheme = uri.find("://");
     const size_t at = uri.rfind('@');
     if (scheme != std::string::npos && at != std::string::npos && at > scheme + 3) {
-      scrubbed = Scrub(std::move(scrubbed), uri.substr(scheme + 3, at - scheme - 3));
+      const std::string user_info = uri.substr(scheme + 3, at - scheme - 3);
+      scrubbed = Scrub(std::move(scrubbed), user_info);
+      if (const size_t colon = user_info.find(':'); colon != std::string::npos) {
+        scrubbed = Scrub(std::move(scrubbed), user_info.substr(colon + 1));
+      }
     }
     return absl::InvalidArgumentError(
         absl::StrCat("store: malformed PostgreSQL connection URI: ", scrubbed));
