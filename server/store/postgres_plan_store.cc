@@ -194,11 +194,12 @@ class PostgresPlanStore::Connection {
     const std::string sqlstate = state != nullptr ? state : "";
     if (sqlstate == "23505") {  // unique_violation
       const char* constraint = PQresultErrorField(result, PG_DIAG_CONSTRAINT_NAME);
-      const bool key = constraint != nullptr && std::strcmp(constraint, "plans_job_key") == 0;
+      const std::string name = constraint != nullptr ? constraint : "";
+      const char* which = name == "plans_job_key" ? "job_key is held by another record: "
+                          : name == "plans_pkey"  ? "job_id already exists: "
+                                                  : "";
       return absl::AlreadyExistsError(store_internal::StoreMessage(
-          kBackend, store_.description_, what,
-          absl::StrCat(key ? "job_key is held by another record: " : "job_id already exists: ",
-                       text)));
+          kBackend, store_.description_, what, absl::StrCat(which, text)));
     }
     std::string message = store_internal::StoreMessage(kBackend, store_.description_, what, text);
     // Class 22, data exception: the record, not the database, is at fault.

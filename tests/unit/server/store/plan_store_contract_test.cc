@@ -295,6 +295,33 @@ TEST_P(PlanStoreContractTest, ConcurrentInsertsAndUpdatesFromTwoStoresLoseNothin
   }
 }
 
+TEST_P(PlanStoreContractTest, RacingReplicasOnOneKeyHaveOneWinner) {
+  absl::StatusOr<std::unique_ptr<PlanStore>> second = location_->Open();
+  ASSERT_TRUE(second.ok()) << second.status();
+  PlanStore* stores[] = {store_.get(), second->get()};
+  constexpr int kThreads = 8;
+  std::vector<absl::Status> results(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      PlanRecord r = MakeRecord(t);
+      r.job_key = "contested";
+      results[t] = stores[t % 2]->Insert(r);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  int winners = 0;
+  for (const absl::Status& status : results) {
+    if (status.ok()) {
+      ++winners;
+    } else {
+      EXPECT_EQ(status.code(), absl::StatusCode::kAlreadyExists) << status;
+    }
+  }
+  EXPECT_EQ(winners, 1);
+  EXPECT_EQ(store_->Count().value(), 1);
+}
+
 TEST_P(PlanStoreContractTest, DataSurvivesClosingAndReopening) {
   PlanRecord record = Succeeded(MakeRecord(1), 4000);
   record.job_key = "job-a";
