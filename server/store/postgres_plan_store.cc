@@ -258,6 +258,8 @@ absl::StatusOr<std::unique_ptr<PostgresPlanStore>> PostgresPlanStore::Open(const
   }
   std::unique_ptr<PostgresPlanStore> store(
       new PostgresPlanStore(description, info->password, conn));
+  // libpq prints notices ("relation already exists, skipping") to stderr by default.
+  PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
   if (PQstatus(conn) != CONNECTION_OK) {
     return absl::UnavailableError(store_internal::StoreMessage(
         kBackend, description, "connect", Scrub(OneLine(PQerrorMessage(conn)), info->password)));
