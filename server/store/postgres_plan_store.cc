@@ -259,7 +259,8 @@ absl::StatusOr<std::unique_ptr<PostgresPlanStore>> PostgresPlanStore::Open(const
   std::unique_ptr<PostgresPlanStore> store(
       new PostgresPlanStore(description, info->password, conn));
   // libpq prints notices ("relation already exists, skipping") to stderr by default.
-  PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
+  PQsetNoticeProcessor(
+      conn, [](void*, const char*) {}, nullptr);
   if (PQstatus(conn) != CONNECTION_OK) {
     return absl::UnavailableError(store_internal::StoreMessage(
         kBackend, description, "connect", Scrub(OneLine(PQerrorMessage(conn)), info->password)));
@@ -353,14 +354,14 @@ absl::Status PostgresPlanStore::Insert(const PlanRecord& record) {
 
 absl::Status PostgresPlanStore::Update(const PlanRecord& record) {
   if (absl::Status s = store_internal::ValidateRecord(record); !s.ok()) return s;
+  // Every field but job_id, job_key and submitted_unix_ms; PostgreSQL wants each $n used.
   std::vector<std::string> params = RecordParams(record);
-  // job_key ($2) and submitted_unix_ms ($12) stay; PostgreSQL wants every $n used, so they are
-  // compared with themselves.
+  params.erase(params.begin() + 11);  // submitted_unix_ms
+  params.erase(params.begin() + 1);   // job_key
   static const char kSql[] =
-      "UPDATE plans SET request_hash = $3, request_json = $4, plan_json = $5, algorithm = $6, "
-      "model_version = $7, status = $8, error_code = $9, error_message = $10, owner = $11, "
-      "started_unix_ms = $13, finished_unix_ms = $14 "
-      "WHERE job_id = $1 AND $2::TEXT IS NOT NULL AND $12::BIGINT IS NOT NULL";
+      "UPDATE plans SET request_hash = $2, request_json = $3, plan_json = $4, algorithm = $5, "
+      "model_version = $6, status = $7, error_code = $8, error_message = $9, owner = $10, "
+      "started_unix_ms = $11, finished_unix_ms = $12 WHERE job_id = $1";
   return WithConnection(
       [&](Connection& c) { return c.ExecOne("update", kSql, params, record.job_id); });
 }

@@ -9,6 +9,7 @@
 
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -68,7 +69,16 @@ class SqlitePlanStoreTest : public ::testing::Test {
   void SetUp() override { ASSERT_FALSE(dir_.path().empty()); }
   std::string path() const { return dir_.path() + "/plans.db"; }
 
+  // chmods `file` and the directory, then gives up root until the test ends.
+  void ChmodAndDropRoot(const std::string& file, mode_t file_mode, mode_t dir_mode) {
+    ASSERT_EQ(chmod(file.c_str(), file_mode), 0);
+    ASSERT_EQ(chmod(dir_.path().c_str(), dir_mode), 0);
+    unprivileged_.emplace();
+    ASSERT_TRUE(unprivileged_->ok());
+  }
+
   TempDir dir_;
+  std::optional<AsUnprivilegedUser> unprivileged_;  // after dir_: root is back to remove it
 };
 
 TEST_F(SqlitePlanStoreTest, CreatesTheFileInWalModeWithSchemaVersionAndIndexes) {
@@ -133,10 +143,8 @@ TEST_F(SqlitePlanStoreTest, ReadOnlyFileServesReadsAndRefusesWrites) {
     ASSERT_TRUE(store.ok()) << store.status();
     ASSERT_TRUE((*store)->Insert(record).ok());
   }
-  ASSERT_EQ(chmod(path().c_str(), 0444), 0);
-  ASSERT_EQ(chmod(dir_.path().c_str(), 0777), 0);  // -shm may be created beside it
-  AsUnprivilegedUser unprivileged;
-  ASSERT_TRUE(unprivileged.ok());
+  // The directory stays writable: the -shm file may be created beside the file.
+  ASSERT_NO_FATAL_FAILURE(ChmodAndDropRoot(path(), 0444, 0777));
 
   auto store = SqlitePlanStore::Open(path());
   ASSERT_TRUE(store.ok()) << store.status();
@@ -158,10 +166,7 @@ TEST_F(SqlitePlanStoreTest, ReadOnlyFileServesReadsAndRefusesWrites) {
 
 TEST_F(SqlitePlanStoreTest, ReadOnlyFileWithoutSchemaIsUnavailable) {
   { std::ofstream empty(path()); }
-  ASSERT_EQ(chmod(path().c_str(), 0444), 0);
-  ASSERT_EQ(chmod(dir_.path().c_str(), 0777), 0);
-  AsUnprivilegedUser unprivileged;
-  ASSERT_TRUE(unprivileged.ok());
+  ASSERT_NO_FATAL_FAILURE(ChmodAndDropRoot(path(), 0444, 0777));
   auto store = SqlitePlanStore::Open(path());
   EXPECT_EQ(store.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(std::string(store.status().message()),
@@ -171,10 +176,7 @@ TEST_F(SqlitePlanStoreTest, ReadOnlyFileWithoutSchemaIsUnavailable) {
 TEST_F(SqlitePlanStoreTest, ReadOnlyDirectoryIsUnavailableNamingTheDirectory) {
   const std::string existing = dir_.path() + "/existing.db";
   ASSERT_TRUE(SqlitePlanStore::Open(existing).ok());
-  ASSERT_EQ(chmod(existing.c_str(), 0666), 0);
-  ASSERT_EQ(chmod(dir_.path().c_str(), 0555), 0);
-  AsUnprivilegedUser unprivileged;
-  ASSERT_TRUE(unprivileged.ok());
+  ASSERT_NO_FATAL_FAILURE(ChmodAndDropRoot(existing, 0666, 0555));
 
   auto created = SqlitePlanStore::Open(path());
   EXPECT_EQ(created.status().code(), absl::StatusCode::kUnavailable);
