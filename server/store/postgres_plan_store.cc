@@ -307,7 +307,14 @@ absl::Status PostgresPlanStore::WithConnection(
     const std::function<absl::Status(Connection&)>& body) {
   std::lock_guard lock(mu_);
   Connection connection(*this, conn_);
-  if (PQstatus(conn_) != CONNECTION_OK) PQreset(conn_);  // lost on an earlier call
+  if (PQstatus(conn_) != CONNECTION_OK) {  // lost on an earlier call: one reconnect, no retry
+    PQreset(conn_);
+    if (PQstatus(conn_) != CONNECTION_OK) {
+      return absl::UnavailableError(store_internal::StoreMessage(
+          kBackend, description_, "reconnect", Scrub(OneLine(PQerrorMessage(conn_)), password_)));
+    }
+    return body(connection);
+  }
   absl::Status status = body(connection);
   if (status.ok() || PQstatus(conn_) != CONNECTION_BAD) return status;
   PQreset(conn_);
