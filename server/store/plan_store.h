@@ -36,7 +36,8 @@ struct PlanRecord {
 // transaction: after it returns OK the change survives a crash of the process (kill -9) and, as
 // far as the database promises it, of the machine. A failed call changes nothing and returns
 // UNAVAILABLE (database unreachable, disk full, read-only file: the message says which) or the
-// code documented below; it never throws.
+// code documented below; it never throws. A record no backend can hold (empty job_id, a status
+// not among the five, a NUL byte in a string) is INVALID_ARGUMENT naming the field.
 class PlanStore {
  public:
   virtual ~PlanStore() = default;
@@ -55,6 +56,8 @@ class PlanStore {
 
   // Atomically gives `record.job_key` to `record` (a new job_id): the record that held the key,
   // if any, keeps its data but loses the key, then `record` is inserted. An explicit re-plan.
+  // INVALID_ARGUMENT when record.job_key is empty; ALREADY_EXISTS (and no change) when its
+  // job_id exists.
   virtual absl::Status ReplaceKeyed(const PlanRecord& record) = 0;
 
   // nullopt when absent.

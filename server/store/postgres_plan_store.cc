@@ -118,7 +118,7 @@ std::string Scrub(std::string text, const std::string& password) {
 // libpq's messages end in newlines and may span lines: one line for a Status.
 std::string OneLine(std::string text) {
   absl::StripTrailingAsciiWhitespace(&text);
-  absl::StrReplaceAll({{"\n", "; "}}, &text);
+  absl::StrReplaceAll({{"\n", "; "}, {"\t", ""}}, &text);
   return text;
 }
 
@@ -194,11 +194,12 @@ class PostgresPlanStore::Connection {
     const std::string sqlstate = state != nullptr ? state : "";
     if (sqlstate == "23505") {  // unique_violation
       const char* constraint = PQresultErrorField(result, PG_DIAG_CONSTRAINT_NAME);
-      const bool key = constraint != nullptr && std::strcmp(constraint, "plans_job_key") == 0;
+      const std::string name = constraint != nullptr ? constraint : "";
+      const char* which = name == "plans_job_key" ? "job_key is held by another record: "
+                          : name == "plans_pkey"  ? "job_id already exists: "
+                                                  : "";
       return absl::AlreadyExistsError(store_internal::StoreMessage(
-          kBackend, store_.description_, what,
-          absl::StrCat(key ? "job_key is held by another record: " : "job_id already exists: ",
-                       text)));
+          kBackend, store_.description_, what, absl::StrCat(which, text)));
     }
     std::string message = store_internal::StoreMessage(kBackend, store_.description_, what, text);
     // Class 22, data exception: the record, not the database, is at fault.
@@ -237,7 +238,11 @@ absl::StatusOr<std::unique_ptr<PostgresPlanStore>> PostgresPlanStore::Open(const
     const size_t scheme = uri.find("://");
     const size_t at = uri.rfind('@');
     if (scheme != std::string::npos && at != std::string::npos && at > scheme + 3) {
-      scrubbed = Scrub(std::move(scrubbed), uri.substr(scheme + 3, at - scheme - 3));
+      const std::string user_info = uri.substr(scheme + 3, at - scheme - 3);
+      scrubbed = Scrub(std::move(scrubbed), user_info);
+      if (const size_t colon = user_info.find(':'); colon != std::string::npos) {
+        scrubbed = Scrub(std::move(scrubbed), user_info.substr(colon + 1));
+      }
     }
     return absl::InvalidArgumentError(
         absl::StrCat("store: malformed PostgreSQL connection URI: ", scrubbed));
@@ -253,6 +258,9 @@ absl::StatusOr<std::unique_ptr<PostgresPlanStore>> PostgresPlanStore::Open(const
   }
   std::unique_ptr<PostgresPlanStore> store(
       new PostgresPlanStore(description, info->password, conn));
+  // libpq prints notices ("relation already exists, skipping") to stderr by default.
+  PQsetNoticeProcessor(
+      conn, [](void*, const char*) {}, nullptr);
   if (PQstatus(conn) != CONNECTION_OK) {
     return absl::UnavailableError(store_internal::StoreMessage(
         kBackend, description, "connect", Scrub(OneLine(PQerrorMessage(conn)), info->password)));
@@ -299,7 +307,14 @@ absl::Status PostgresPlanStore::WithConnection(
     const std::function<absl::Status(Connection&)>& body) {
   std::lock_guard lock(mu_);
   Connection connection(*this, conn_);
-  if (PQstatus(conn_) != CONNECTION_OK) PQreset(conn_);  // lost on an earlier call
+  if (PQstatus(conn_) != CONNECTION_OK) {  // lost on an earlier call: one reconnect, no retry
+    PQreset(conn_);
+    if (PQstatus(conn_) != CONNECTION_OK) {
+      return absl::UnavailableError(store_internal::StoreMessage(
+          kBackend, description_, "reconnect", Scrub(OneLine(PQerrorMessage(conn_)), password_)));
+    }
+    return body(connection);
+  }
   absl::Status status = body(connection);
   if (status.ok() || PQstatus(conn_) != CONNECTION_BAD) return status;
   PQreset(conn_);
@@ -346,14 +361,14 @@ absl::Status PostgresPlanStore::Insert(const PlanRecord& record) {
 
 absl::Status PostgresPlanStore::Update(const PlanRecord& record) {
   if (absl::Status s = store_internal::ValidateRecord(record); !s.ok()) return s;
+  // Every field but job_id, job_key and submitted_unix_ms; PostgreSQL wants each $n used.
   std::vector<std::string> params = RecordParams(record);
-  // job_key ($2) and submitted_unix_ms ($12) stay; PostgreSQL wants every $n used, so they are
-  // compared with themselves.
+  params.erase(params.begin() + 11);  // submitted_unix_ms
+  params.erase(params.begin() + 1);   // job_key
   static const char kSql[] =
-      "UPDATE plans SET request_hash = $3, request_json = $4, plan_json = $5, algorithm = $6, "
-      "model_version = $7, status = $8, error_code = $9, error_message = $10, owner = $11, "
-      "started_unix_ms = $13, finished_unix_ms = $14 "
-      "WHERE job_id = $1 AND $2::TEXT IS NOT NULL AND $12::BIGINT IS NOT NULL";
+      "UPDATE plans SET request_hash = $2, request_json = $3, plan_json = $4, algorithm = $5, "
+      "model_version = $6, status = $7, error_code = $8, error_message = $9, owner = $10, "
+      "started_unix_ms = $11, finished_unix_ms = $12 WHERE job_id = $1";
   return WithConnection(
       [&](Connection& c) { return c.ExecOne("update", kSql, params, record.job_id); });
 }

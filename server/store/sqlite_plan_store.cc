@@ -1,5 +1,6 @@
 #include "server/store/sqlite_plan_store.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -115,7 +116,18 @@ std::string DirectoryOf(const std::string& path) {
   return dir.empty() ? "." : dir;
 }
 
-bool Writable(const std::string& path) { return access(path.c_str(), W_OK) == 0; }
+// The effective user's permission (access(2) would check the real one).
+bool Writable(const std::string& path) {
+  return faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) == 0;
+}
+
+// Why SQLite could not open or write a file whose directory is read-only.
+std::string DirectoryHint(const std::string& path) {
+  const std::string dir = DirectoryOf(path);
+  if (Writable(dir)) return "";
+  return absl::StrCat(" (directory ", dir,
+                      " is not writable; WAL keeps the -wal and -shm files beside the database)");
+}
 
 }  // namespace
 
@@ -153,7 +165,7 @@ absl::StatusOr<std::unique_ptr<SqlitePlanStore>> SqlitePlanStore::Open(
   if (code != SQLITE_OK) {
     std::string detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(code);
     sqlite3_close_v2(db);
-    return fail("open", detail);
+    return fail("open", detail + DirectoryHint(path));
   }
   std::unique_ptr<SqlitePlanStore> store(new SqlitePlanStore(path, db));
   if (absl::Status status = store->Initialize(options); !status.ok()) return status;
@@ -257,13 +269,7 @@ absl::Status SqlitePlanStore::CreateSchemaIfMissing() {
 absl::Status SqlitePlanStore::Error(int code, const std::string& what) const {
   std::string detail = sqlite3_errmsg(db_);
   if ((code & 0xff) == SQLITE_READONLY || (code & 0xff) == SQLITE_CANTOPEN) {
-    const std::string dir = DirectoryOf(path_);
-    if (read_only_) {
-      absl::StrAppend(&detail, " (the file is read-only)");
-    } else if (!Writable(dir)) {
-      absl::StrAppend(&detail, " (directory ", dir,
-                      " is not writable; WAL keeps the -wal and -shm files beside the database)");
-    }
+    absl::StrAppend(&detail, read_only_ ? " (the file is read-only)" : DirectoryHint(path_));
   }
   return absl::UnavailableError(store_internal::StoreMessage(kBackend, path_, what, detail));
 }

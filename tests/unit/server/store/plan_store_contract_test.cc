@@ -70,7 +70,7 @@ TEST_P(PlanStoreContractTest, DuplicateJobIdIsAlreadyExists) {
   again.algorithm = "greedy";
   absl::Status status = store_->Insert(again);
   EXPECT_EQ(status.code(), absl::StatusCode::kAlreadyExists) << status;
-  EXPECT_THAT(status.message(), HasSubstr("job_id"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("job_id"));
   EXPECT_EQ(Get(*store_, JobId(1)).algorithm, "neuroshard");
   EXPECT_EQ(store_->Count().value(), 1);
 }
@@ -83,7 +83,7 @@ TEST_P(PlanStoreContractTest, TakenJobKeyIsAlreadyExistsButEmptyKeysNeverCollide
   second.job_key = "job-a";
   absl::Status status = store_->Insert(second);
   EXPECT_EQ(status.code(), absl::StatusCode::kAlreadyExists) << status;
-  EXPECT_THAT(status.message(), HasSubstr("job_key"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("job_key"));
   EXPECT_EQ(store_->GetByJobId(JobId(2)).value(), std::nullopt);
 
   for (int n = 3; n < 6; ++n) EXPECT_TRUE(store_->Insert(MakeRecord(n)).ok()) << n;
@@ -122,7 +122,7 @@ TEST_P(PlanStoreContractTest, UpdateOverwritesAllButIdKeyAndSubmittedTime) {
 TEST_P(PlanStoreContractTest, UpdateOfAMissingRecordIsNotFound) {
   absl::Status status = store_->Update(MakeRecord(1));
   EXPECT_EQ(status.code(), absl::StatusCode::kNotFound) << status;
-  EXPECT_THAT(status.message(), HasSubstr(JobId(1)));
+  EXPECT_THAT(std::string(status.message()), HasSubstr(JobId(1)));
   EXPECT_EQ(store_->Count().value(), 0);
 }
 
@@ -247,17 +247,17 @@ TEST_P(PlanStoreContractTest, RecordsItCannotHoldAreInvalidArgument) {
   nul.request_json = std::string("{\"a\":\"x\0y\"}", 13);
   absl::Status status = store_->Insert(nul);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
-  EXPECT_THAT(status.message(), HasSubstr("request_json"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("request_json"));
 
   PlanRecord no_id = MakeRecord(2);
   no_id.job_id = "";
-  EXPECT_THAT(store_->Insert(no_id).message(), HasSubstr("job_id"));
+  EXPECT_THAT(std::string(store_->Insert(no_id).message()), HasSubstr("job_id"));
 
   PlanRecord bad_status = MakeRecord(3);
   bad_status.status = "DONE";
   status = store_->Update(bad_status);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
-  EXPECT_THAT(status.message(), HasSubstr("status"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("status"));
   EXPECT_EQ(store_->Count().value(), 0);
 }
 
@@ -293,6 +293,33 @@ TEST_P(PlanStoreContractTest, ConcurrentInsertsAndUpdatesFromTwoStoresLoseNothin
     EXPECT_EQ(r.plan_json, absl::StrCat(R"({"n":)", n, "}"));
     EXPECT_EQ(r.job_key, absl::StrCat("key-", n));
   }
+}
+
+TEST_P(PlanStoreContractTest, RacingReplicasOnOneKeyHaveOneWinner) {
+  absl::StatusOr<std::unique_ptr<PlanStore>> second = location_->Open();
+  ASSERT_TRUE(second.ok()) << second.status();
+  PlanStore* stores[] = {store_.get(), second->get()};
+  constexpr int kThreads = 8;
+  std::vector<absl::Status> results(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      PlanRecord r = MakeRecord(t);
+      r.job_key = "contested";
+      results[t] = stores[t % 2]->Insert(r);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  int winners = 0;
+  for (const absl::Status& status : results) {
+    if (status.ok()) {
+      ++winners;
+    } else {
+      EXPECT_EQ(status.code(), absl::StatusCode::kAlreadyExists) << status;
+    }
+  }
+  EXPECT_EQ(winners, 1);
+  EXPECT_EQ(store_->Count().value(), 1);
 }
 
 TEST_P(PlanStoreContractTest, DataSurvivesClosingAndReopening) {
