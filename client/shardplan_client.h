@@ -50,15 +50,15 @@ absl::Status JobStatusToStatus(const shardplan::v1::JobStatus &status);
 bool IsTerminal(shardplan::v1::JobState state);
 
 class PlannerClient {
-public:
+ public:
   // Called with every status a WatchPlan stream delivers, in order.
   using WatchCallback = std::function<void(const shardplan::v1::JobStatus &)>;
 
   // A client for `target` ("host:port", "dns:///name:port", "unix:/path").
   // Connecting is lazy: this fails only for an empty target; an unreachable
   // server shows up as UNAVAILABLE on the first call.
-  static absl::StatusOr<std::unique_ptr<PlannerClient>>
-  Connect(absl::string_view target, ClientOptions options = {});
+  static absl::StatusOr<std::unique_ptr<PlannerClient>> Connect(absl::string_view target,
+                                                                ClientOptions options = {});
 
   // A client over an existing channel (tests, custom channel arguments).
   PlannerClient(std::shared_ptr<grpc::Channel> channel, ClientOptions options);
@@ -71,8 +71,8 @@ public:
   // passes first (the server stops searching); FAILED_PRECONDITION when the
   // task is infeasible; INVALID_ARGUMENT naming the bad field; NOT_FOUND for an
   // unknown algorithm or model.
-  absl::StatusOr<shardplan::v1::PlanResponse>
-  Plan(const shardplan::v1::PlanRequest &request, const CallOptions &call = {});
+  absl::StatusOr<shardplan::v1::PlanResponse> Plan(const shardplan::v1::PlanRequest &request,
+                                                   const CallOptions &call = {});
 
   // With request.job_key set, the first plan under the key is stored and every
   // later Plan or SubmitPlan with the same key and request returns it
@@ -82,20 +82,18 @@ public:
 
   // Plans a keyed request again and gives its key the new plan (e.g. to move a
   // job to a newer model on purpose). INVALID_ARGUMENT without a job_key.
-  absl::StatusOr<shardplan::v1::PlanResponse>
-  Replan(const shardplan::v1::PlanRequest &request,
-         const CallOptions &call = {});
+  absl::StatusOr<shardplan::v1::PlanResponse> Replan(const shardplan::v1::PlanRequest &request,
+                                                     const CallOptions &call = {});
 
   // Queues the task and returns the job id at once. The request is checked
   // before it is queued, so an invalid task fails here rather than in the job.
-  absl::StatusOr<shardplan::v1::SubmitPlanResponse>
-  SubmitPlan(const shardplan::v1::PlanRequest &request,
-             const CallOptions &call = {});
+  absl::StatusOr<shardplan::v1::SubmitPlanResponse> SubmitPlan(
+      const shardplan::v1::PlanRequest &request, const CallOptions &call = {});
 
   // The job's current status (its result once SUCCEEDED). NOT_FOUND for an
   // unknown job id.
-  absl::StatusOr<shardplan::v1::JobStatus>
-  GetPlan(absl::string_view job_id, const CallOptions &call = {});
+  absl::StatusOr<shardplan::v1::JobStatus> GetPlan(absl::string_view job_id,
+                                                   const CallOptions &call = {});
 
   // Follows the job until it ends, calling `on_status` (may be empty) with
   // every status the server streams, and returns the last one: SUCCEEDED with
@@ -103,50 +101,46 @@ public:
   // breaks with UNAVAILABLE is reopened under the retry policy (the server
   // replays the current status, so nothing is lost; a status may repeat). The
   // deadline defaults to ClientOptions::watch_timeout.
-  absl::StatusOr<shardplan::v1::JobStatus>
-  WatchPlan(absl::string_view job_id, const WatchCallback &on_status,
-            const CallOptions &call = {});
+  absl::StatusOr<shardplan::v1::JobStatus> WatchPlan(absl::string_view job_id,
+                                                     const WatchCallback &on_status,
+                                                     const CallOptions &call = {});
 
   // Asks the server to stop the job and returns its status afterwards
   // (CANCELLED, or the state it had already reached).
-  absl::StatusOr<shardplan::v1::JobStatus>
-  CancelPlan(absl::string_view job_id, const CallOptions &call = {});
+  absl::StatusOr<shardplan::v1::JobStatus> CancelPlan(absl::string_view job_id,
+                                                      const CallOptions &call = {});
 
   // Recomputes every figure of the caller's plan (only its shards are read)
   // under a cost model.
-  absl::StatusOr<shardplan::v1::EvaluatePlanResponse>
-  EvaluatePlan(const shardplan::v1::EvaluatePlanRequest &request,
-               const CallOptions &call = {});
+  absl::StatusOr<shardplan::v1::EvaluatePlanResponse> EvaluatePlan(
+      const shardplan::v1::EvaluatePlanRequest &request, const CallOptions &call = {});
 
-  absl::StatusOr<shardplan::v1::ListAlgorithmsResponse>
-  ListAlgorithms(const CallOptions &call = {});
-  absl::StatusOr<shardplan::v1::ListModelsResponse>
-  ListModels(const CallOptions &call = {});
+  absl::StatusOr<shardplan::v1::ListAlgorithmsResponse> ListAlgorithms(
+      const CallOptions &call = {});
+  absl::StatusOr<shardplan::v1::ListModelsResponse> ListModels(const CallOptions &call = {});
 
   // shardplan.v1.AdminService/ReloadModels: the server rescans its models_dir
   // now. Refused bundles are listed in the response, not an error;
   // FAILED_PRECONDITION when the server has no models_dir or cannot list it.
   // Idempotent, so retried like the other calls.
-  absl::StatusOr<shardplan::v1::ReloadModelsResponse>
-  ReloadModels(const CallOptions &call = {});
+  absl::StatusOr<shardplan::v1::ReloadModelsResponse> ReloadModels(const CallOptions &call = {});
 
   // shardplan.v1.AdminService/DeletePlan: removes the stored plan named by
   // exactly one of `job_id` and `job_key` (the other ""). NOT_FOUND when none;
   // FAILED_PRECONDITION for a job still queued or running.
-  absl::StatusOr<shardplan::v1::DeletePlanResponse>
-  DeletePlan(absl::string_view job_id, absl::string_view job_key,
-             const CallOptions &call = {});
+  absl::StatusOr<shardplan::v1::DeletePlanResponse> DeletePlan(absl::string_view job_id,
+                                                               absl::string_view job_key,
+                                                               const CallOptions &call = {});
 
   // grpc.health.v1.Health/Check for `service` ("" is the server as a whole).
-  absl::StatusOr<HealthStatus> Health(absl::string_view service = "",
-                                      const CallOptions &call = {});
+  absl::StatusOr<HealthStatus> Health(absl::string_view service = "", const CallOptions &call = {});
 
   const ClientOptions &options() const { return options_; }
   const std::shared_ptr<grpc::Channel> &channel() const { return channel_; }
 
-private:
-  struct HealthStub; // the generated grpc.health.v1 stub, kept out of this
-                     // header
+ private:
+  struct HealthStub;  // the generated grpc.health.v1 stub, kept out of this
+                      // header
 
   ClientOptions options_;
   std::shared_ptr<grpc::Channel> channel_;
@@ -155,6 +149,6 @@ private:
   std::unique_ptr<HealthStub> health_;
 };
 
-} // namespace shardplan::client
+}  // namespace shardplan::client
 
-#endif // SHARDPLAN_CLIENT_SHARDPLAN_CLIENT_H_
+#endif  // SHARDPLAN_CLIENT_SHARDPLAN_CLIENT_H_

@@ -5,15 +5,11 @@
 
 namespace shardplan {
 
-void ReloadReportToProto(const ModelReloadReport &report,
-                         v1::ReloadModelsResponse *proto) {
+void ReloadReportToProto(const ModelReloadReport &report, v1::ReloadModelsResponse *proto) {
   proto->Clear();
-  for (const std::string &id : report.loaded)
-    proto->add_loaded(id);
-  for (const std::string &id : report.unchanged)
-    proto->add_unchanged(id);
-  for (const std::string &id : report.removed)
-    proto->add_removed(id);
+  for (const std::string &id : report.loaded) proto->add_loaded(id);
+  for (const std::string &id : report.unchanged) proto->add_unchanged(id);
+  for (const std::string &id : report.removed) proto->add_removed(id);
   for (const ModelReloadReport::Refusal &refusal : report.refused) {
     v1::RefusedModel *refused = proto->add_refused();
     refused->set_directory(refusal.directory);
@@ -21,14 +17,12 @@ void ReloadReportToProto(const ModelReloadReport &report,
   }
 }
 
-grpc::Status
-AdminServiceImpl::ReloadModels(grpc::ServerContext * /*context*/,
-                               const v1::ReloadModelsRequest * /*request*/,
-                               v1::ReloadModelsResponse *response) {
+grpc::Status AdminServiceImpl::ReloadModels(grpc::ServerContext * /*context*/,
+                                            const v1::ReloadModelsRequest * /*request*/,
+                                            v1::ReloadModelsResponse *response) {
   return HandleRpc(*metrics_, "ReloadModels", [&]() -> absl::Status {
     absl::StatusOr<ModelReloadReport> report = reloader_->ReloadNow();
-    if (!report.ok())
-      return report.status();
+    if (!report.ok()) return report.status();
     ReloadReportToProto(*report, response);
     return absl::OkStatus();
   });
@@ -43,33 +37,26 @@ grpc::Status AdminServiceImpl::DeletePlan(grpc::ServerContext * /*context*/,
       return absl::InvalidArgumentError("job_id, job_key: set exactly one");
     }
     if (!ledger_->enabled()) {
-      return absl::FailedPreconditionError(
-          "store: this server keeps no plan store");
+      return absl::FailedPreconditionError("store: this server keeps no plan store");
     }
     absl::StatusOr<std::optional<PlanRecord>> found =
-        by_id ? ledger_->FindJob(request->job_id())
-              : ledger_->FindKeyed(request->job_key());
-    if (!found.ok())
-      return found.status();
+        by_id ? ledger_->FindJob(request->job_id()) : ledger_->FindKeyed(request->job_key());
+    if (!found.ok()) return found.status();
     if (!found->has_value()) {
       return absl::NotFoundError(
-          by_id ? absl::StrCat("job_id: no stored plan \"", request->job_id(),
-                               "\"")
-                : absl::StrCat("job_key: no stored plan \"", request->job_key(),
-                               "\""));
+          by_id ? absl::StrCat("job_id: no stored plan \"", request->job_id(), "\"")
+                : absl::StrCat("job_key: no stored plan \"", request->job_key(), "\""));
     }
     const PlanRecord &record = **found;
     if (record.status == JobStateName(JobState::kQueued) ||
         record.status == JobStateName(JobState::kRunning)) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("job ", record.job_id, " is ", record.status,
-                       "; cancel it before deleting it"));
+      return absl::FailedPreconditionError(absl::StrCat(
+          "job ", record.job_id, " is ", record.status, "; cancel it before deleting it"));
     }
-    if (absl::Status deleted = ledger_->Delete(record.job_id); !deleted.ok())
-      return deleted;
+    if (absl::Status deleted = ledger_->Delete(record.job_id); !deleted.ok()) return deleted;
     response->set_job_id(record.job_id);
     return absl::OkStatus();
   });
 }
 
-} // namespace shardplan
+}  // namespace shardplan

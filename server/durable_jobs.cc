@@ -14,41 +14,34 @@ namespace {
 absl::StatusOr<PreparedRequest> PrepareStored(const PlanningEngine &engine,
                                               const PlanRecord &record) {
   absl::StatusOr<v1::PlanRequest> proto = RecordRequest(record);
-  if (!proto.ok())
-    return proto.status();
+  if (!proto.ok()) return proto.status();
   absl::StatusOr<PlanningRequest> request =
       PlanningRequestFromProto(*proto, engine.options().limits);
-  if (!request.ok())
-    return request.status();
+  if (!request.ok()) return request.status();
   // The version it was submitted with, not today's latest: a resumed job plans
   // what was asked.
-  if (!record.model_version.empty())
-    request->model = record.model_version;
+  if (!record.model_version.empty()) request->model = record.model_version;
   return engine.Prepare(*std::move(request));
 }
 
-} // namespace
+}  // namespace
 
-JobManager::Work DurableJobWork(const PlanningEngine *engine,
-                                const PlanLedger *ledger,
-                                std::shared_ptr<const PreparedRequest> request,
-                                std::string id) {
+JobManager::Work DurableJobWork(const PlanningEngine *engine, const PlanLedger *ledger,
+                                std::shared_ptr<const PreparedRequest> request, std::string id) {
   return [engine, ledger, request = std::move(request), id = std::move(id)](
              const StopSignal &stop, const JobManager::ProgressFn &progress) {
     ledger->RecordRunning(id);
-    absl::StatusOr<PlanningResult> outcome =
-        engine->Run(*request, stop, progress);
+    absl::StatusOr<PlanningResult> outcome = engine->Run(*request, stop, progress);
     ledger->RecordFinished(id, outcome);
     return outcome;
   };
 }
 
-absl::StatusOr<RecoveryReport>
-ResumeUnfinishedJobs(const PlanningEngine *engine, const PlanLedger *ledger,
-                     JobManager *jobs, ServerMetrics *metrics) {
+absl::StatusOr<RecoveryReport> ResumeUnfinishedJobs(const PlanningEngine *engine,
+                                                    const PlanLedger *ledger, JobManager *jobs,
+                                                    ServerMetrics *metrics) {
   absl::StatusOr<std::vector<PlanRecord>> records = ledger->Unfinished();
-  if (!records.ok())
-    return records.status();
+  if (!records.ok()) return records.status();
   RecoveryReport report;
   for (PlanRecord &record : *records) {
     absl::StatusOr<PreparedRequest> prepared = PrepareStored(*engine, record);
@@ -59,17 +52,13 @@ ResumeUnfinishedJobs(const PlanningEngine *engine, const PlanLedger *ledger,
       options.job_key = record.job_key;
       options.submitted_unix_ms = record.submitted_unix_ms;
       options.ignore_capacity = true;
-      auto shared =
-          std::make_shared<const PreparedRequest>(*std::move(prepared));
+      auto shared = std::make_shared<const PreparedRequest>(*std::move(prepared));
       queued =
-          jobs->Submit(DurableJobWork(engine, ledger, shared, record.job_id),
-                       options)
-              .status();
+          jobs->Submit(DurableJobWork(engine, ledger, shared, record.job_id), options).status();
     }
     if (queued.ok()) {
       ++report.resumed;
-      if (metrics != nullptr)
-        metrics->RecordJobRecovery("resumed");
+      if (metrics != nullptr) metrics->RecordJobRecovery("resumed");
       continue;
     }
     const std::string reason =
@@ -78,10 +67,9 @@ ResumeUnfinishedJobs(const PlanningEngine *engine, const PlanLedger *ledger,
     LogLine(absl::StrCat("job ", record.job_id, ": ", reason));
     ledger->RecordUnresumable(std::move(record), reason);
     ++report.failed;
-    if (metrics != nullptr)
-      metrics->RecordJobRecovery("failed");
+    if (metrics != nullptr) metrics->RecordJobRecovery("failed");
   }
   return report;
 }
 
-} // namespace shardplan
+}  // namespace shardplan

@@ -16,10 +16,8 @@ class ServerMetrics;
 // A job's work that keeps the plan store in step: the record turns RUNNING when
 // the job starts and gets the plan or the error when it ends. Every pointer
 // must outlive the job.
-JobManager::Work DurableJobWork(const PlanningEngine *engine,
-                                const PlanLedger *ledger,
-                                std::shared_ptr<const PreparedRequest> request,
-                                std::string id);
+JobManager::Work DurableJobWork(const PlanningEngine *engine, const PlanLedger *ledger,
+                                std::shared_ptr<const PreparedRequest> request, std::string id);
 
 struct RecoveryReport {
   int64_t resumed = 0;
@@ -32,10 +30,10 @@ struct RecoveryReport {
 // no longer be prepared (its model version is gone, the server's limits shrank)
 // is marked FAILED with the reason. Nothing is lost silently. UNAVAILABLE when
 // the store cannot be read.
-absl::StatusOr<RecoveryReport>
-ResumeUnfinishedJobs(const PlanningEngine *engine, const PlanLedger *ledger,
-                     JobManager *jobs, ServerMetrics *metrics);
+absl::StatusOr<RecoveryReport> ResumeUnfinishedJobs(const PlanningEngine *engine,
+                                                    const PlanLedger *ledger, JobManager *jobs,
+                                                    ServerMetrics *metrics);
 
-} // namespace shardplan
+}  // namespace shardplan
 
-#endif // SHARDPLAN_SERVER_DURABLE_JOBS_H_
+#endif  // SHARDPLAN_SERVER_DURABLE_JOBS_H_

@@ -23,32 +23,28 @@ constexpr char kServiceName[] = "shardplan.v1.PlannerService";
 constexpr auto kCancelGrace = std::chrono::seconds(5);
 constexpr auto kStreamGrace = std::chrono::seconds(1);
 
-} // namespace
+}  // namespace
 
 ShardplanServer::ShardplanServer(const ServerConfig &config)
-    : config_(config), algorithms_(BuiltinAlgorithms()),
-      cache_(config.cache_bytes), plan_slots_(config.max_concurrent_plans) {}
+    : config_(config),
+      algorithms_(BuiltinAlgorithms()),
+      cache_(config.cache_bytes),
+      plan_slots_(config.max_concurrent_plans) {}
 
-absl::StatusOr<std::unique_ptr<ShardplanServer>>
-ShardplanServer::Start(const ServerConfig &config) {
-  if (absl::Status valid = ValidateServerConfig(config); !valid.ok())
-    return valid;
+absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
+    const ServerConfig &config) {
+  if (absl::Status valid = ValidateServerConfig(config); !valid.ok()) return valid;
   std::unique_ptr<ShardplanServer> s(new ShardplanServer(config));
 
-  if (absl::Status added = RegisterBuiltinModels(s->models_); !added.ok())
-    return added;
-  s->reloader_ = std::make_unique<ModelReloader>(config.models_dir, &s->models_,
-                                                 &s->metrics_);
+  if (absl::Status added = RegisterBuiltinModels(s->models_); !added.ok()) return added;
+  s->reloader_ = std::make_unique<ModelReloader>(config.models_dir, &s->models_, &s->metrics_);
   if (s->reloader_->enabled()) {
     absl::StatusOr<ModelReloadReport> report = s->reloader_->ReloadNow();
-    if (!report.ok())
-      return report.status(); // logged; refusals are not errors
-    LogLine(absl::StrCat("models_dir \"", config.models_dir,
-                         "\": ", report->loaded.size(), " bundles loaded, ",
-                         report->refused.size(), " refused"));
+    if (!report.ok()) return report.status();  // logged; refusals are not errors
+    LogLine(absl::StrCat("models_dir \"", config.models_dir, "\": ", report->loaded.size(),
+                         " bundles loaded, ", report->refused.size(), " refused"));
   }
-  if (absl::Status chosen = s->models_.SetDefault(config.default_model);
-      !chosen.ok()) {
+  if (absl::Status chosen = s->models_.SetDefault(config.default_model); !chosen.ok()) {
     return WithPrefix(chosen, "default_model: ");
   }
   s->metrics_.SetModelsLoaded(static_cast<int64_t>(s->models_.size()));
@@ -59,37 +55,33 @@ ShardplanServer::Start(const ServerConfig &config) {
   PlanningEngineOptions engine_options;
   engine_options.default_algorithm = config.default_algorithm;
   engine_options.limits = config.task_limits();
-  s->engine_ = std::make_unique<PlanningEngine>(
-      &s->algorithms_, &s->models_, &s->cache_, &s->metrics_, engine_options);
-  if (absl::StatusOr<const Planner *> found =
-          s->engine_->FindAlgorithm(config.default_algorithm);
+  s->engine_ = std::make_unique<PlanningEngine>(&s->algorithms_, &s->models_, &s->cache_,
+                                                &s->metrics_, engine_options);
+  if (absl::StatusOr<const Planner *> found = s->engine_->FindAlgorithm(config.default_algorithm);
       !found.ok()) {
     return WithPrefix(found.status(),
-                      "default_"); // "default_algorithm: unknown ..."
+                      "default_");  // "default_algorithm: unknown ..."
   }
 
-  if (absl::Status opened = s->OpenStore(); !opened.ok())
-    return opened;
+  if (absl::Status opened = s->OpenStore(); !opened.ok()) return opened;
 
   JobManagerOptions job_options;
   job_options.workers = static_cast<int>(config.workers);
   job_options.queue_capacity = static_cast<int>(config.queue_capacity);
   job_options.max_retained_jobs = static_cast<int>(config.max_retained_jobs);
   s->jobs_ = std::make_unique<JobManager>(job_options, &s->metrics_);
-  absl::StatusOr<RecoveryReport> recovered = ResumeUnfinishedJobs(
-      s->engine_.get(), s->ledger_.get(), s->jobs_.get(), &s->metrics_);
-  if (!recovered.ok())
-    return WithPrefix(recovered.status(), "store: ");
+  absl::StatusOr<RecoveryReport> recovered =
+      ResumeUnfinishedJobs(s->engine_.get(), s->ledger_.get(), s->jobs_.get(), &s->metrics_);
+  if (!recovered.ok()) return WithPrefix(recovered.status(), "store: ");
   if (recovered->resumed + recovered->failed > 0) {
-    LogLine(absl::StrCat("store: resumed ", recovered->resumed,
-                         " unfinished jobs, marked ", recovered->failed,
-                         " failed"));
+    LogLine(absl::StrCat("store: resumed ", recovered->resumed, " unfinished jobs, marked ",
+                         recovered->failed, " failed"));
   }
-  s->service_ = std::make_unique<PlannerServiceImpl>(
-      s->engine_.get(), s->jobs_.get(), s->ledger_.get(), &s->algorithms_,
-      &s->models_, &s->plan_slots_, &s->metrics_);
-  s->admin_service_ = std::make_unique<AdminServiceImpl>(
-      s->reloader_.get(), s->ledger_.get(), &s->metrics_);
+  s->service_ = std::make_unique<PlannerServiceImpl>(s->engine_.get(), s->jobs_.get(),
+                                                     s->ledger_.get(), &s->algorithms_, &s->models_,
+                                                     &s->plan_slots_, &s->metrics_);
+  s->admin_service_ =
+      std::make_unique<AdminServiceImpl>(s->reloader_.get(), s->ledger_.get(), &s->metrics_);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -97,8 +89,7 @@ ShardplanServer::Start(const ServerConfig &config) {
   // Without this, gRPC sets SO_REUSEPORT and a second server on a fixed port
   // would silently share it instead of failing.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder.AddListeningPort(config.address, grpc::InsecureServerCredentials(),
-                           &s->grpc_port_);
+  builder.AddListeningPort(config.address, grpc::InsecureServerCredentials(), &s->grpc_port_);
   builder.SetMaxReceiveMessageSize(static_cast<int>(config.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(config.max_message_bytes));
   // Bounds the synchronous handler threads (gRPC creates them on demand,
@@ -113,25 +104,22 @@ ShardplanServer::Start(const ServerConfig &config) {
   s->server_ = builder.BuildAndStart();
   if (s->server_ == nullptr || s->grpc_port_ == 0) {
     s->server_.reset();
-    return absl::UnavailableError(absl::StrCat("address: cannot listen on \"",
-                                               config.address,
-                                               "\" (in use, or malformed)"));
+    return absl::UnavailableError(
+        absl::StrCat("address: cannot listen on \"", config.address, "\" (in use, or malformed)"));
   }
   // After gRPC: a failed start then never waits for the HTTP server to stop
   // (civetweb takes up to two seconds).
   if (!config.metrics_address.empty()) {
     absl::StatusOr<std::unique_ptr<MetricsEndpoint>> endpoint =
         MetricsEndpoint::Start(config.metrics_address, s->metrics_.registry());
-    if (!endpoint.ok())
-      return endpoint.status();
+    if (!endpoint.ok()) return endpoint.status();
     s->metrics_endpoint_ = *std::move(endpoint);
   }
-  grpc::HealthCheckServiceInterface *health =
-      s->server_->GetHealthCheckService();
+  grpc::HealthCheckServiceInterface *health = s->server_->GetHealthCheckService();
   health->SetServingStatus(true);
   health->SetServingStatus(kServiceName, true);
-  s->reloader_->StartPolling(std::chrono::milliseconds(static_cast<int64_t>(
-      std::llround(config.model_reload_interval_s * 1000.0))));
+  s->reloader_->StartPolling(std::chrono::milliseconds(
+      static_cast<int64_t>(std::llround(config.model_reload_interval_s * 1000.0))));
   s->started_ = true;
   return s;
 }
@@ -141,31 +129,28 @@ absl::Status ShardplanServer::OpenStore() {
   if (absl::StartsWith(spec, "sqlite:")) {
     absl::StatusOr<std::unique_ptr<InstanceLock>> lock =
         InstanceLock::Acquire(absl::StrCat(spec.substr(7), ".lock"), "store");
-    if (!lock.ok())
-      return lock.status();
+    if (!lock.ok()) return lock.status();
     store_lock_ = *std::move(lock);
   }
   if (!spec.empty()) {
     absl::StatusOr<std::unique_ptr<PlanStore>> store = OpenPlanStore(spec);
-    if (!store.ok())
-      return store.status();
+    if (!store.ok()) return store.status();
     store_ = *std::move(store);
     absl::StatusOr<int64_t> records = store_->Count();
     LogLine(absl::StrCat("store: ", store_->backend(), ", ",
-                         records.ok()
-                             ? absl::StrCat(*records, " records")
-                             : std::string(records.status().message())));
+                         records.ok() ? absl::StrCat(*records, " records")
+                                      : std::string(records.status().message())));
   } else {
-    LogLine("store: none (store is \"\"): plans live only in the cache, job "
-            "keys are refused");
+    LogLine(
+        "store: none (store is \"\"): plans live only in the cache, job "
+        "keys are refused");
   }
   std::string replica = config_.replica_id;
   if (replica.empty()) {
     char host[256] = {};
     replica = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "localhost";
   }
-  ledger_ = std::make_unique<PlanLedger>(store_.get(), replica,
-                                         config_.task_limits(), &metrics_);
+  ledger_ = std::make_unique<PlanLedger>(store_.get(), replica, config_.task_limits(), &metrics_);
   return absl::OkStatus();
 }
 
@@ -173,18 +158,13 @@ ShardplanServer::~ShardplanServer() { Drain(std::chrono::seconds(0)); }
 
 void ShardplanServer::Drain(std::chrono::steady_clock::duration timeout) {
   std::lock_guard<std::mutex> lock(drain_mu_);
-  if (drained_)
-    return;
+  if (drained_) return;
   drained_ = true;
-  if (reloader_ != nullptr)
-    reloader_->Stop(); // no scan outlives the server
-  if (!started_) {     // start-up failed half way: nothing was served yet
-    if (server_ != nullptr)
-      server_->Shutdown(std::chrono::system_clock::now());
-    if (ledger_ != nullptr)
-      ledger_->BeginShutdown();
-    if (jobs_ != nullptr)
-      jobs_->Shutdown();
+  if (reloader_ != nullptr) reloader_->Stop();  // no scan outlives the server
+  if (!started_) {                              // start-up failed half way: nothing was served yet
+    if (server_ != nullptr) server_->Shutdown(std::chrono::system_clock::now());
+    if (ledger_ != nullptr) ledger_->BeginShutdown();
+    if (jobs_ != nullptr) jobs_->Shutdown();
     return;
   }
   const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -194,15 +174,13 @@ void ShardplanServer::Drain(std::chrono::steady_clock::duration timeout) {
   service_->StartDraining();
   jobs_->StopAccepting();
   LogLine(absl::StrCat(
-      "draining: ", jobs_->queued(), " queued and ", jobs_->running(),
-      " running jobs, up to ",
-      std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count(),
-      " ms"));
+      "draining: ", jobs_->queued(), " queued and ", jobs_->running(), " running jobs, up to ",
+      std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count(), " ms"));
   if (!jobs_->WaitUntilIdle(deadline)) {
-    LogLine(absl::StrCat("drain timeout: cancelling ", jobs_->queued(),
-                         " queued and ", jobs_->running(), " running jobs"));
-    ledger_->BeginShutdown(); // the cancelled jobs stay unfinished in the
-                              // store: resumed later
+    LogLine(absl::StrCat("drain timeout: cancelling ", jobs_->queued(), " queued and ",
+                         jobs_->running(), " running jobs"));
+    ledger_->BeginShutdown();  // the cancelled jobs stay unfinished in the
+                               // store: resumed later
     jobs_->CancelAll();
     jobs_->WaitUntilIdle(std::chrono::steady_clock::now() + kCancelGrace);
   }
@@ -210,14 +188,12 @@ void ShardplanServer::Drain(std::chrono::steady_clock::duration timeout) {
   // StopSignals fire and the handlers return. The short grace lets WatchPlan
   // streams deliver the final state of jobs that ended (or were cancelled) just
   // now.
-  const auto rpc_deadline =
-      std::max(deadline, std::chrono::steady_clock::now() + kStreamGrace);
-  server_->Shutdown(
-      std::chrono::system_clock::now() +
-      std::chrono::duration_cast<std::chrono::system_clock::duration>(
-          rpc_deadline - std::chrono::steady_clock::now()));
+  const auto rpc_deadline = std::max(deadline, std::chrono::steady_clock::now() + kStreamGrace);
+  server_->Shutdown(std::chrono::system_clock::now() +
+                    std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                        rpc_deadline - std::chrono::steady_clock::now()));
   jobs_->Shutdown();
   LogLine("drained");
 }
 
-} // namespace shardplan
+}  // namespace shardplan

@@ -29,7 +29,7 @@ namespace shardplan {
 // engine, job queue, the gRPC server (PlannerService, AdminService,
 // grpc.health.v1, reflection) and the metrics endpoint.
 class ShardplanServer {
-public:
+ public:
   // Builds everything, loads models_dir, opens the plan store and resumes the
   // jobs it holds unfinished, and starts listening. UNAVAILABLE also when the
   // store cannot be opened, FAILED_PRECONDITION when another server holds its
@@ -37,15 +37,12 @@ public:
   // when the default algorithm or model does not exist, FAILED_PRECONDITION
   // when models_dir exists but cannot be listed. Refused bundles are logged and
   // do not stop the start.
-  static absl::StatusOr<std::unique_ptr<ShardplanServer>>
-  Start(const ServerConfig &config);
+  static absl::StatusOr<std::unique_ptr<ShardplanServer>> Start(const ServerConfig &config);
 
-  ~ShardplanServer(); // Drain(0) if Drain was not called
+  ~ShardplanServer();  // Drain(0) if Drain was not called
 
   int grpc_port() const { return grpc_port_; }
-  int metrics_port() const {
-    return metrics_endpoint_ ? metrics_endpoint_->port() : 0;
-  }
+  int metrics_port() const { return metrics_endpoint_ ? metrics_endpoint_->port() : 0; }
 
   // Graceful shutdown: health turns NOT_SERVING, Plan and SubmitPlan answer
   // UNAVAILABLE, queued and running jobs and in-flight calls get `timeout` to
@@ -53,7 +50,7 @@ public:
   // Later calls return at once.
   void Drain(std::chrono::steady_clock::duration timeout);
 
-private:
+ private:
   explicit ShardplanServer(const ServerConfig &config);
   // Opens config_.store (locking an SQLite file first) and builds the ledger
   // over it.
@@ -65,15 +62,12 @@ private:
   ServerMetrics metrics_;
   AlgorithmRegistry algorithms_;
   ModelRegistry models_;
-  std::unique_ptr<ModelReloader>
-      reloader_; // stopped in Drain, before what it feeds
+  std::unique_ptr<ModelReloader> reloader_;  // stopped in Drain, before what it feeds
   PlanCache cache_;
-  std::unique_ptr<InstanceLock>
-      store_lock_; // an SQLite store's file, one server per file
-  std::unique_ptr<PlanStore> store_; // null when config.store is ""
-  std::unique_ptr<PlanLedger>
-      ledger_;                    // used by job work closures: outlives jobs_
-  ConcurrencyLimiter plan_slots_; // max_concurrent_plans
+  std::unique_ptr<InstanceLock> store_lock_;  // an SQLite store's file, one server per file
+  std::unique_ptr<PlanStore> store_;          // null when config.store is ""
+  std::unique_ptr<PlanLedger> ledger_;        // used by job work closures: outlives jobs_
+  ConcurrencyLimiter plan_slots_;             // max_concurrent_plans
   std::unique_ptr<PlanningEngine> engine_;
   std::unique_ptr<JobManager> jobs_;
   std::unique_ptr<PlannerServiceImpl> service_;
@@ -81,11 +75,11 @@ private:
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<MetricsEndpoint> metrics_endpoint_;
   int grpc_port_ = 0;
-  bool started_ = false; // Start completed
+  bool started_ = false;  // Start completed
   std::mutex drain_mu_;
   bool drained_ = false;
 };
 
-} // namespace shardplan
+}  // namespace shardplan
 
-#endif // SHARDPLAN_SERVER_GRPC_SERVER_H_
+#endif  // SHARDPLAN_SERVER_GRPC_SERVER_H_

@@ -13,20 +13,20 @@ namespace shardplan {
 // store against a second server on the same file: both would resume the same
 // unfinished jobs.
 class InstanceLock {
-public:
+ public:
   // FAILED_PRECONDITION naming `setting` and the path when another process
   // holds the lock; UNAVAILABLE when the file cannot be created.
-  static absl::StatusOr<std::unique_ptr<InstanceLock>>
-  Acquire(const std::string &path, const std::string &setting);
+  static absl::StatusOr<std::unique_ptr<InstanceLock>> Acquire(const std::string &path,
+                                                               const std::string &setting);
   ~InstanceLock();
   InstanceLock(const InstanceLock &) = delete;
   InstanceLock &operator=(const InstanceLock &) = delete;
 
-private:
+ private:
   explicit InstanceLock(int fd) : fd_(fd) {}
   int fd_;
 };
 
-} // namespace shardplan
+}  // namespace shardplan
 
-#endif // SHARDPLAN_SERVER_INSTANCE_LOCK_H_
+#endif  // SHARDPLAN_SERVER_INSTANCE_LOCK_H_

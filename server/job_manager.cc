@@ -25,8 +25,7 @@ std::string RandomHexId() {
     // and unguessable enough for a trusted network, which std::random_device
     // still gives.
     std::random_device device;
-    for (unsigned char &b : bytes)
-      b = static_cast<unsigned char>(device());
+    for (unsigned char &b : bytes) b = static_cast<unsigned char>(device());
   }
   static constexpr char kHex[] = "0123456789abcdef";
   std::string id;
@@ -46,14 +45,14 @@ JobManagerOptions Sanitized(JobManagerOptions options) {
   return options;
 }
 
-} // namespace
+}  // namespace
 
 std::string NewJobId() { return RandomHexId(); }
 
 struct JobManager::Job {
   std::string id;
   std::string job_key;
-  Work work; // cleared once started
+  Work work;  // cleared once started
   JobState state = JobState::kQueued;
   std::shared_ptr<const PlanningResult> result;
   absl::Status error;
@@ -69,16 +68,16 @@ struct JobManager::Job {
 
 const char *JobStateName(JobState state) {
   switch (state) {
-  case JobState::kQueued:
-    return "QUEUED";
-  case JobState::kRunning:
-    return "RUNNING";
-  case JobState::kSucceeded:
-    return "SUCCEEDED";
-  case JobState::kFailed:
-    return "FAILED";
-  case JobState::kCancelled:
-    return "CANCELLED";
+    case JobState::kQueued:
+      return "QUEUED";
+    case JobState::kRunning:
+      return "RUNNING";
+    case JobState::kSucceeded:
+      return "SUCCEEDED";
+    case JobState::kFailed:
+      return "FAILED";
+    case JobState::kCancelled:
+      return "CANCELLED";
   }
   return "UNKNOWN";
 }
@@ -86,35 +85,29 @@ const char *JobStateName(JobState state) {
 JobManager::JobManager(JobManagerOptions options, ServerMetrics *metrics)
     : options_(Sanitized(options)), metrics_(metrics) {
   workers_.reserve(options_.workers);
-  for (int i = 0; i < options_.workers; ++i)
-    workers_.emplace_back([this] { WorkerLoop(); });
+  for (int i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { WorkerLoop(); });
 }
 
 JobManager::~JobManager() { Shutdown(); }
 
-absl::StatusOr<JobSnapshot> JobManager::Submit(Work work,
-                                               SubmitOptions options) {
+absl::StatusOr<JobSnapshot> JobManager::Submit(Work work, SubmitOptions options) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!accepting_) {
-    return absl::UnavailableError(
-        "the server is shutting down and accepts no new jobs");
+    return absl::UnavailableError("the server is shutting down and accepts no new jobs");
   }
   if (!options.id.empty() && jobs_.contains(options.id)) {
-    return absl::AlreadyExistsError(
-        absl::StrCat("job_id: job ", options.id, " exists"));
+    return absl::AlreadyExistsError(absl::StrCat("job_id: job ", options.id, " exists"));
   }
-  if (!options.ignore_capacity &&
-      static_cast<int64_t>(queue_.size()) >= options_.queue_capacity) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("queue_capacity: the job queue is full (", queue_.size(),
-                     " jobs waiting for a worker); retry later"));
+  if (!options.ignore_capacity && static_cast<int64_t>(queue_.size()) >= options_.queue_capacity) {
+    return absl::ResourceExhaustedError(absl::StrCat("queue_capacity: the job queue is full (",
+                                                     queue_.size(),
+                                                     " jobs waiting for a worker); retry later"));
   }
   auto job = std::make_shared<Job>();
   job->id = options.id.empty() ? NewIdLocked() : std::move(options.id);
   job->job_key = std::move(options.job_key);
   job->work = std::move(work);
-  job->submitted_unix_ms =
-      options.submitted_unix_ms > 0 ? options.submitted_unix_ms : UnixMillis();
+  job->submitted_unix_ms = options.submitted_unix_ms > 0 ? options.submitted_unix_ms : UnixMillis();
   job->version = 1;
   jobs_.emplace(job->id, job);
   queue_.push_back(job);
@@ -126,18 +119,15 @@ absl::StatusOr<JobSnapshot> JobManager::Submit(Work work,
 absl::StatusOr<JobSnapshot> JobManager::Get(const std::string &id) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto found = jobs_.find(id);
-  if (found == jobs_.end())
-    return NotFound(id);
+  if (found == jobs_.end()) return NotFound(id);
   return SnapshotLocked(*found->second);
 }
 
 absl::StatusOr<JobSnapshot> JobManager::Cancel(const std::string &id) {
   std::lock_guard<std::mutex> lock(mu_);
   auto found = jobs_.find(id);
-  if (found == jobs_.end())
-    return NotFound(id);
-  const std::shared_ptr<Job> held =
-      found->second; // retention may drop it from jobs_
+  if (found == jobs_.end()) return NotFound(id);
+  const std::shared_ptr<Job> held = found->second;  // retention may drop it from jobs_
   Job &job = *held;
   if (job.state == JobState::kQueued) {
     CancelQueuedLocked(job, "cancelled before it started");
@@ -159,8 +149,7 @@ absl::StatusOr<JobSnapshot> JobManager::WaitForChange(
     job = found == jobs_.end() ? nullptr : found->second;
     return job == nullptr || job->version != seen_version;
   });
-  if (job == nullptr)
-    return NotFound(id);
+  if (job == nullptr) return NotFound(id);
   return SnapshotLocked(*job);
 }
 
@@ -169,31 +158,26 @@ void JobManager::StopAccepting() {
   accepting_ = false;
 }
 
-bool JobManager::WaitUntilIdle(
-    std::chrono::steady_clock::time_point deadline) const {
+bool JobManager::WaitUntilIdle(std::chrono::steady_clock::time_point deadline) const {
   std::unique_lock<std::mutex> lock(mu_);
-  return change_cv_.wait_until(lock, deadline,
-                               [&] { return queue_.empty() && running_ == 0; });
+  return change_cv_.wait_until(lock, deadline, [&] { return queue_.empty() && running_ == 0; });
 }
 
 void JobManager::CancelAll() {
   std::lock_guard<std::mutex> lock(mu_);
   while (!queue_.empty()) {
     const std::shared_ptr<Job> job = queue_.front();
-    CancelQueuedLocked(
-        *job, "cancelled before it started: the server is shutting down");
+    CancelQueuedLocked(*job, "cancelled before it started: the server is shutting down");
   }
   for (auto &[id, job] : jobs_) {
-    if (job->state == JobState::kRunning)
-      job->stop.RequestCancel();
+    if (job->state == JobState::kRunning) job->stop.RequestCancel();
   }
 }
 
 void JobManager::Shutdown() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (shutting_down_)
-      return;
+    if (shutting_down_) return;
     accepting_ = false;
   }
   CancelAll();
@@ -202,8 +186,7 @@ void JobManager::Shutdown() {
     shutting_down_ = true;
   }
   work_cv_.notify_all();
-  for (std::thread &worker : workers_)
-    worker.join();
+  for (std::thread &worker : workers_) worker.join();
   workers_.clear();
 }
 
@@ -224,8 +207,7 @@ void JobManager::WorkerLoop() {
     {
       std::unique_lock<std::mutex> lock(mu_);
       work_cv_.wait(lock, [&] { return !queue_.empty() || shutting_down_; });
-      if (queue_.empty())
-        return; // shutting down
+      if (queue_.empty()) return;  // shutting down
       job = queue_.front();
       queue_.pop_front();
       job->state = JobState::kRunning;
@@ -239,20 +221,17 @@ void JobManager::WorkerLoop() {
     }
     absl::StatusOr<PlanningResult> outcome;
     try {
-      outcome = work(job->stop, [this, &job](const PlanningProgress &p) {
-        ReportProgress(*job, p);
-      });
+      outcome =
+          work(job->stop, [this, &job](const PlanningProgress &p) { ReportProgress(*job, p); });
     } catch (const std::exception &e) {
       // Nothing of ours throws; this keeps a library bug from taking the server
       // down.
-      outcome =
-          absl::InternalError(absl::StrCat("planning failed: ", e.what()));
+      outcome = absl::InternalError(absl::StrCat("planning failed: ", e.what()));
     } catch (...) {
-      outcome =
-          absl::InternalError("planning failed with an unknown exception");
+      outcome = absl::InternalError("planning failed with an unknown exception");
     }
-    work = nullptr; // release what the work captured (the request) outside the
-                    // lock
+    work = nullptr;  // release what the work captured (the request) outside the
+                     // lock
     // An anytime planner answers a stop with its best plan so far; that is
     // right for a deadline, but a cancelled job must end cancelled, not succeed
     // with a partial search.
@@ -269,8 +248,7 @@ void JobManager::WorkerLoop() {
 void JobManager::ReportProgress(Job &job, const PlanningProgress &progress) {
   const auto now = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(mu_);
-  if (job.state != JobState::kRunning)
-    return;
+  if (job.state != JobState::kRunning) return;
   job.progress = progress.message;
   job.progress_fraction = std::clamp(progress.fraction, 0.0, 1.0);
   if (now - job.last_progress_notice >= options_.progress_interval) {
@@ -295,23 +273,20 @@ JobSnapshot JobManager::SnapshotLocked(const Job &job) const {
   return snapshot;
 }
 
-void JobManager::FinishLocked(Job &job,
-                              absl::StatusOr<PlanningResult> outcome) {
+void JobManager::FinishLocked(Job &job, absl::StatusOr<PlanningResult> outcome) {
   if (outcome.ok()) {
     job.state = JobState::kSucceeded;
     job.result = std::make_shared<const PlanningResult>(*std::move(outcome));
     job.progress = "done";
     job.progress_fraction = 1.0;
   } else {
-    job.state = outcome.status().code() == absl::StatusCode::kCancelled
-                    ? JobState::kCancelled
-                    : JobState::kFailed;
+    job.state = outcome.status().code() == absl::StatusCode::kCancelled ? JobState::kCancelled
+                                                                        : JobState::kFailed;
     job.error = outcome.status();
     job.progress = job.state == JobState::kCancelled ? "cancelled" : "failed";
   }
   job.finished_unix_ms = UnixMillis();
-  if (metrics_ != nullptr)
-    metrics_->RecordJobFinished(JobStateName(job.state));
+  if (metrics_ != nullptr) metrics_->RecordJobFinished(JobStateName(job.state));
   ChangedLocked(job);
   finished_.push_back(job.id);
   while (static_cast<int64_t>(finished_.size()) > options_.max_retained_jobs) {
@@ -321,11 +296,10 @@ void JobManager::FinishLocked(Job &job,
 }
 
 void JobManager::CancelQueuedLocked(Job &job, const std::string &reason) {
-  queue_.erase(std::remove_if(queue_.begin(), queue_.end(),
-                              [&](const std::shared_ptr<Job> &queued) {
-                                return queued.get() == &job;
-                              }),
-               queue_.end());
+  queue_.erase(
+      std::remove_if(queue_.begin(), queue_.end(),
+                     [&](const std::shared_ptr<Job> &queued) { return queued.get() == &job; }),
+      queue_.end());
   job.work = nullptr;
   FinishLocked(job, absl::CancelledError(absl::StrCat("job ", reason)));
   UpdateLoadLocked();
@@ -337,9 +311,8 @@ void JobManager::ChangedLocked(Job &job) {
 }
 
 void JobManager::UpdateLoadLocked() {
-  if (metrics_ != nullptr)
-    metrics_->SetJobLoad(static_cast<int64_t>(queue_.size()), running_);
-  change_cv_.notify_all(); // WaitUntilIdle watches the load
+  if (metrics_ != nullptr) metrics_->SetJobLoad(static_cast<int64_t>(queue_.size()), running_);
+  change_cv_.notify_all();  // WaitUntilIdle watches the load
 }
 
 std::string JobManager::NewIdLocked() const {
@@ -352,12 +325,11 @@ std::string JobManager::NewIdLocked() const {
 
 absl::Status JobManager::NotFound(const std::string &id) const {
   constexpr size_t kMaxShownId = 64;
-  const std::string shown =
-      id.size() > kMaxShownId ? id.substr(0, kMaxShownId) + "..." : id;
-  return absl::NotFoundError(absl::StrCat(
-      "job_id: no job \"", shown,
-      "\" (unknown, or finished and no longer retained: the server keeps ",
-      options_.max_retained_jobs, " finished jobs)"));
+  const std::string shown = id.size() > kMaxShownId ? id.substr(0, kMaxShownId) + "..." : id;
+  return absl::NotFoundError(
+      absl::StrCat("job_id: no job \"", shown,
+                   "\" (unknown, or finished and no longer retained: the server keeps ",
+                   options_.max_retained_jobs, " finished jobs)"));
 }
 
-} // namespace shardplan
+}  // namespace shardplan

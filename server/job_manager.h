@@ -36,23 +36,22 @@ inline bool IsTerminal(JobState state) {
 // A consistent copy of a job's state.
 struct JobSnapshot {
   std::string id;
-  std::string job_key; // the request's job key; "" for none
+  std::string job_key;  // the request's job key; "" for none
   JobState state = JobState::kQueued;
-  std::shared_ptr<const PlanningResult> result; // set when kSucceeded
-  absl::Status error; // set when kFailed or kCancelled
+  std::shared_ptr<const PlanningResult> result;  // set when kSucceeded
+  absl::Status error;                            // set when kFailed or kCancelled
   std::string progress;
   double progress_fraction = 0.0;
   int64_t submitted_unix_ms = 0;
-  int64_t started_unix_ms = 0;  // 0 until it runs
-  int64_t finished_unix_ms = 0; // 0 until it ends
-  uint64_t version = 0;         // grows with every visible change
+  int64_t started_unix_ms = 0;   // 0 until it runs
+  int64_t finished_unix_ms = 0;  // 0 until it ends
+  uint64_t version = 0;          // grows with every visible change
 };
 
 struct JobManagerOptions {
-  int workers = 2;         // threads running jobs
-  int queue_capacity = 64; // jobs waiting for a worker
-  int max_retained_jobs =
-      1000; // finished jobs kept; the oldest finished is forgotten first
+  int workers = 2;               // threads running jobs
+  int queue_capacity = 64;       // jobs waiting for a worker
+  int max_retained_jobs = 1000;  // finished jobs kept; the oldest finished is forgotten first
   // Progress reports closer together than this update the job without waking
   // watchers, so a planner reporting in a tight loop cannot flood WatchPlan
   // streams.
@@ -66,10 +65,9 @@ std::string NewJobId();
 
 // How Submit queues a job; the defaults suit a new job.
 struct SubmitOptions {
-  std::string id; // "": NewJobId(); else this id (ALREADY_EXISTS when taken)
-  std::string job_key; // shown in snapshots
-  int64_t submitted_unix_ms =
-      0; // 0: now; a resumed job keeps its first submission time
+  std::string id;                 // "": NewJobId(); else this id (ALREADY_EXISTS when taken)
+  std::string job_key;            // shown in snapshots
+  int64_t submitted_unix_ms = 0;  // 0: now; a resumed job keeps its first submission time
   // A job accepted before a restart is resumed even when the queue is at
   // capacity: it was accepted once and is owed its run.
   bool ignore_capacity = false;
@@ -78,17 +76,16 @@ struct SubmitOptions {
 // A bounded queue of planning jobs run by a fixed pool of worker threads.
 // Thread-safe.
 class JobManager {
-public:
+ public:
   using ProgressFn = std::function<void(const PlanningProgress &)>;
   // The job's work: plans, polls `stop`, and may report progress. A CANCELLED
   // result ends the job CANCELLED, another error FAILED, a value SUCCEEDED.
-  using Work = std::function<absl::StatusOr<PlanningResult>(
-      const StopSignal &stop, const ProgressFn &on_progress)>;
+  using Work = std::function<absl::StatusOr<PlanningResult>(const StopSignal &stop,
+                                                            const ProgressFn &on_progress)>;
 
   // `metrics` may be null (tests).
-  explicit JobManager(JobManagerOptions options,
-                      ServerMetrics *metrics = nullptr);
-  ~JobManager(); // Shutdown()
+  explicit JobManager(JobManagerOptions options, ServerMetrics *metrics = nullptr);
+  ~JobManager();  // Shutdown()
   JobManager(const JobManager &) = delete;
   JobManager &operator=(const JobManager &) = delete;
 
@@ -108,9 +105,8 @@ public:
   // Blocks until the job's version differs from `seen_version` or `deadline`
   // passes, then returns its latest snapshot (check `version` to tell which
   // happened).
-  absl::StatusOr<JobSnapshot>
-  WaitForChange(const std::string &id, uint64_t seen_version,
-                std::chrono::steady_clock::time_point deadline) const;
+  absl::StatusOr<JobSnapshot> WaitForChange(const std::string &id, uint64_t seen_version,
+                                            std::chrono::steady_clock::time_point deadline) const;
 
   // Submit answers UNAVAILABLE from now on; queued and running jobs go on.
   void StopAccepting();
@@ -125,7 +121,7 @@ public:
   int64_t queued() const;
   int64_t running() const;
 
-private:
+ private:
   struct Job;
 
   void WorkerLoop();
@@ -142,18 +138,17 @@ private:
   ServerMetrics *const metrics_;
 
   mutable std::mutex mu_;
-  std::condition_variable work_cv_; // a job was queued, or shutting down
-  mutable std::condition_variable change_cv_; // some job changed
+  std::condition_variable work_cv_;            // a job was queued, or shutting down
+  mutable std::condition_variable change_cv_;  // some job changed
   std::unordered_map<std::string, std::shared_ptr<Job>> jobs_;
   std::deque<std::shared_ptr<Job>> queue_;
-  std::deque<std::string>
-      finished_; // ids of retained finished jobs, oldest first
+  std::deque<std::string> finished_;  // ids of retained finished jobs, oldest first
   int64_t running_ = 0;
   bool accepting_ = true;
   bool shutting_down_ = false;
   std::vector<std::thread> workers_;
 };
 
-} // namespace shardplan
+}  // namespace shardplan
 
-#endif // SHARDPLAN_SERVER_JOB_MANAGER_H_
+#endif  // SHARDPLAN_SERVER_JOB_MANAGER_H_

@@ -54,18 +54,15 @@ namespace shardplan {
 //   shardplan_models_refused                         gauge of bundles the last
 //   scan refused
 class ServerMetrics {
-public:
+ public:
   ServerMetrics();
 
-  const std::shared_ptr<prometheus::Registry> &registry() const {
-    return registry_;
-  }
+  const std::shared_ptr<prometheus::Registry> &registry() const { return registry_; }
 
   // An RPC of `method` started; RecordRpc ends it. `code` is the gRPC code's
   // name, e.g. "OK".
   void RecordRpcStart(absl::string_view method);
-  void RecordRpc(absl::string_view method, absl::string_view code,
-                 double seconds);
+  void RecordRpc(absl::string_view method, absl::string_view code, double seconds);
   void RecordPlan(const std::string &algorithm, double seconds);
   // A Plan call started planning (it took a max_concurrent_plans slot);
   // RecordSyncPlanEnd ends it. RecordSyncPlanRejected: one found every slot
@@ -77,16 +74,14 @@ public:
   void RecordCacheEvictions(int64_t count);
   void SetCacheSize(int64_t bytes, int64_t entries);
   void SetJobLoad(int64_t queued, int64_t running);
-  void RecordJobFinished(
-      absl::string_view state); // "SUCCEEDED", "FAILED", "CANCELLED"
+  void RecordJobFinished(absl::string_view state);  // "SUCCEEDED", "FAILED", "CANCELLED"
   void SetModelsLoaded(int64_t count);
   // Replaces the shardplan_model_info series with one per version in `models`.
   void SetModelInfo(const std::vector<ModelRegistry::Entry> &models);
   // One models_dir scan ended: `result` is "ok", "refusals" or "error";
   // `new_refusals` bundles were refused for a reason not seen before, `refused`
   // in all.
-  void RecordModelReload(absl::string_view result, int64_t new_refusals,
-                         int64_t refused);
+  void RecordModelReload(absl::string_view result, int64_t new_refusals, int64_t refused);
   // One plan-store call (`operation`: insert, update, get_by_key, ...) ended
   // with `code`.
   void RecordStoreCall(absl::string_view operation, absl::StatusCode code);
@@ -96,7 +91,7 @@ public:
   // A keyed Plan call was answered with the key's stored plan.
   void RecordJobKeyHit();
 
-private:
+ private:
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter> &rpc_requests_;
   prometheus::Family<prometheus::Histogram> &rpc_duration_;
@@ -121,21 +116,20 @@ private:
   prometheus::Family<prometheus::Counter> &store_calls_;
   prometheus::Family<prometheus::Counter> &jobs_recovered_;
   prometheus::Counter &job_key_hits_;
-  std::mutex model_info_mu_; // SetModelInfo replaces the series as one step
+  std::mutex model_info_mu_;  // SetModelInfo replaces the series as one step
   std::vector<prometheus::Gauge *> model_info_series_;
 };
 
 // The HTTP endpoint serving `registry` at /metrics on `address` ("host:port",
 // port 0 picks a free one). UNAVAILABLE when the address cannot be bound.
 class MetricsEndpoint {
-public:
-  static absl::StatusOr<std::unique_ptr<MetricsEndpoint>>
-  Start(const std::string &address,
-        std::shared_ptr<prometheus::Registry> registry);
+ public:
+  static absl::StatusOr<std::unique_ptr<MetricsEndpoint>> Start(
+      const std::string &address, std::shared_ptr<prometheus::Registry> registry);
 
   int port() const { return port_; }
 
-private:
+ private:
   MetricsEndpoint(std::unique_ptr<prometheus::Exposer> exposer, int port)
       : exposer_(std::move(exposer)), port_(port) {}
 
@@ -143,6 +137,6 @@ private:
   int port_ = 0;
 };
 
-} // namespace shardplan
+}  // namespace shardplan
 
-#endif // SHARDPLAN_SERVER_METRICS_H_
+#endif  // SHARDPLAN_SERVER_METRICS_H_

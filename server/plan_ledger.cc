@@ -24,9 +24,8 @@ int64_t NowUnixMillis() {
 }
 
 bool JobKeyChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-' ||
-         c == ':' || c == '/';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '_' || c == '-' || c == ':' || c == '/';
 }
 
 // The request as stored: canonical proto3 JSON (fields in number order,
@@ -39,42 +38,37 @@ std::string RequestJson(const v1::PlanRequest &request) {
 }
 
 std::optional<JobState> ParseState(const std::string &status) {
-  for (JobState state :
-       {JobState::kQueued, JobState::kRunning, JobState::kSucceeded,
-        JobState::kFailed, JobState::kCancelled}) {
-    if (status == JobStateName(state))
-      return state;
+  for (JobState state : {JobState::kQueued, JobState::kRunning, JobState::kSucceeded,
+                         JobState::kFailed, JobState::kCancelled}) {
+    if (status == JobStateName(state)) return state;
   }
   return std::nullopt;
 }
 
-} // namespace
+}  // namespace
 
 absl::Status ValidateJobKey(const std::string &key) {
   if (key.size() > kMaxJobKeyLength) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "job_key: ", key.size(), " characters, more than ", kMaxJobKeyLength));
+    return absl::InvalidArgumentError(
+        absl::StrCat("job_key: ", key.size(), " characters, more than ", kMaxJobKeyLength));
   }
   for (char c : key) {
     if (!JobKeyChar(c)) {
-      return absl::InvalidArgumentError(
-          "job_key: only letters, digits and . _ - : / are allowed");
+      return absl::InvalidArgumentError("job_key: only letters, digits and . _ - : / are allowed");
     }
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string>
-KeyedRequestFingerprint(const v1::PlanRequest &request,
-                        const TaskLimits &limits) {
+absl::StatusOr<std::string> KeyedRequestFingerprint(const v1::PlanRequest &request,
+                                                    const TaskLimits &limits) {
   absl::StatusOr<Task> task = TaskFromProto(request.task(), limits);
-  if (!task.ok())
-    return task.status();
+  if (!task.ok()) return task.status();
   CacheKeyInputs inputs;
   inputs.task = &*task;
   inputs.algorithm = request.algorithm();
-  inputs.resolved_params = std::map<std::string, std::string>(
-      request.parameters().begin(), request.parameters().end());
+  inputs.resolved_params =
+      std::map<std::string, std::string>(request.parameters().begin(), request.parameters().end());
   inputs.seed = request.seed();
   inputs.model_id = request.model();
   return PlanCacheKey(inputs);
@@ -82,54 +76,40 @@ KeyedRequestFingerprint(const v1::PlanRequest &request,
 
 PlanLedger::PlanLedger(PlanStore *store, std::string owner, TaskLimits limits,
                        ServerMetrics *metrics)
-    : store_(store), owner_(std::move(owner)), limits_(limits),
-      metrics_(metrics) {}
+    : store_(store), owner_(std::move(owner)), limits_(limits), metrics_(metrics) {}
 
-absl::Status PlanLedger::Count(const char *operation,
-                               const absl::Status &status) const {
-  if (metrics_ != nullptr)
-    metrics_->RecordStoreCall(operation, status.code());
+absl::Status PlanLedger::Count(const char *operation, const absl::Status &status) const {
+  if (metrics_ != nullptr) metrics_->RecordStoreCall(operation, status.code());
   return status;
 }
 
-absl::StatusOr<std::optional<PlanRecord>>
-PlanLedger::FindKeyed(const std::string &job_key) const {
-  if (store_ == nullptr || job_key.empty())
-    return std::nullopt;
-  absl::StatusOr<std::optional<PlanRecord>> found =
-      store_->GetByJobKey(job_key);
+absl::StatusOr<std::optional<PlanRecord>> PlanLedger::FindKeyed(const std::string &job_key) const {
+  if (store_ == nullptr || job_key.empty()) return std::nullopt;
+  absl::StatusOr<std::optional<PlanRecord>> found = store_->GetByJobKey(job_key);
   Count("get_by_key", found.status());
   return found;
 }
 
-absl::StatusOr<std::optional<PlanRecord>>
-PlanLedger::FindJob(const std::string &job_id) const {
-  if (store_ == nullptr)
-    return std::nullopt;
+absl::StatusOr<std::optional<PlanRecord>> PlanLedger::FindJob(const std::string &job_id) const {
+  if (store_ == nullptr) return std::nullopt;
   absl::StatusOr<std::optional<PlanRecord>> found = store_->GetByJobId(job_id);
   Count("get_by_id", found.status());
   return found;
 }
 
-absl::StatusOr<std::optional<PlanningResult>>
-PlanLedger::FindPlan(const PreparedRequest &request) const {
-  if (store_ == nullptr || request.cache_key.empty())
-    return std::nullopt;
-  absl::StatusOr<std::optional<PlanRecord>> found =
-      store_->FindSucceeded(request.cache_key);
+absl::StatusOr<std::optional<PlanningResult>> PlanLedger::FindPlan(
+    const PreparedRequest &request) const {
+  if (store_ == nullptr || request.cache_key.empty()) return std::nullopt;
+  absl::StatusOr<std::optional<PlanRecord>> found = store_->FindSucceeded(request.cache_key);
   Count("find_succeeded", found.status());
-  if (!found.ok())
-    return found.status();
-  if (!found->has_value())
-    return std::nullopt;
+  if (!found.ok()) return found.status();
+  if (!found->has_value()) return std::nullopt;
   absl::StatusOr<JobSnapshot> snapshot = RecordToSnapshot(**found);
-  if (!snapshot.ok())
-    return snapshot.status();
+  if (!snapshot.ok()) return snapshot.status();
   return *snapshot->result;
 }
 
-PlanRecord PlanLedger::NewRecord(const std::string &job_id,
-                                 const v1::PlanRequest &request,
+PlanRecord PlanLedger::NewRecord(const std::string &job_id, const v1::PlanRequest &request,
                                  const PreparedRequest &prepared) const {
   PlanRecord record;
   record.job_id = job_id;
@@ -143,48 +123,40 @@ PlanRecord PlanLedger::NewRecord(const std::string &job_id,
   return record;
 }
 
-absl::Status PlanLedger::Store(const PlanRecord &record,
-                               bool replace_key) const {
+absl::Status PlanLedger::Store(const PlanRecord &record, bool replace_key) const {
   if (replace_key && !record.job_key.empty()) {
     return Count("replace_keyed", store_->ReplaceKeyed(record));
   }
   return Count("insert", store_->Insert(record));
 }
 
-absl::StatusOr<std::string>
-PlanLedger::RecordPlan(const v1::PlanRequest &request,
-                       const PreparedRequest &prepared,
-                       const PlanningResult &result, bool replace_key) const {
-  if (store_ == nullptr)
-    return std::string();
+absl::StatusOr<std::string> PlanLedger::RecordPlan(const v1::PlanRequest &request,
+                                                   const PreparedRequest &prepared,
+                                                   const PlanningResult &result,
+                                                   bool replace_key) const {
+  if (store_ == nullptr) return std::string();
   PlanRecord record = NewRecord(NewJobId(), request, prepared);
   record.status = JobStateName(JobState::kSucceeded);
   record.plan_json = PlanToJson(result.plan).dump();
   record.started_unix_ms = record.submitted_unix_ms;
   record.finished_unix_ms = NowUnixMillis();
-  if (absl::Status stored = Store(record, replace_key); !stored.ok())
-    return stored;
+  if (absl::Status stored = Store(record, replace_key); !stored.ok()) return stored;
   return record.job_id;
 }
 
-absl::Status PlanLedger::RecordQueued(const std::string &job_id,
-                                      const v1::PlanRequest &request,
-                                      const PreparedRequest &prepared,
-                                      bool replace_key) const {
-  if (store_ == nullptr)
-    return absl::OkStatus();
+absl::Status PlanLedger::RecordQueued(const std::string &job_id, const v1::PlanRequest &request,
+                                      const PreparedRequest &prepared, bool replace_key) const {
+  if (store_ == nullptr) return absl::OkStatus();
   PlanRecord record = NewRecord(job_id, request, prepared);
   record.status = JobStateName(JobState::kQueued);
   return Store(record, replace_key);
 }
 
 void PlanLedger::RecordRunning(const std::string &job_id) const {
-  if (store_ == nullptr)
-    return;
+  if (store_ == nullptr) return;
   absl::StatusOr<std::optional<PlanRecord>> found = FindJob(job_id);
   if (!found.ok() || !found->has_value()) {
-    LogLine(absl::StrCat("plan store: job ", job_id,
-                         " started but its record cannot be read: ",
+    LogLine(absl::StrCat("plan store: job ", job_id, " started but its record cannot be read: ",
                          found.ok() ? "missing" : found.status().ToString()));
     return;
   }
@@ -192,73 +164,58 @@ void PlanLedger::RecordRunning(const std::string &job_id) const {
   record.status = JobStateName(JobState::kRunning);
   record.owner = owner_;
   record.started_unix_ms = NowUnixMillis();
-  if (absl::Status updated = Count("update", store_->Update(record));
-      !updated.ok()) {
-    LogLine(absl::StrCat("plan store: cannot record job ", job_id,
-                         " RUNNING: ", updated.ToString()));
+  if (absl::Status updated = Count("update", store_->Update(record)); !updated.ok()) {
+    LogLine(
+        absl::StrCat("plan store: cannot record job ", job_id, " RUNNING: ", updated.ToString()));
   }
 }
 
-void PlanLedger::RecordFinished(
-    const std::string &job_id,
-    const absl::StatusOr<PlanningResult> &outcome) const {
-  if (store_ == nullptr)
-    return;
-  if (!outcome.ok() &&
-      outcome.status().code() == absl::StatusCode::kCancelled &&
-      shutting_down()) {
-    return; // the next start resumes it
+void PlanLedger::RecordFinished(const std::string &job_id,
+                                const absl::StatusOr<PlanningResult> &outcome) const {
+  if (store_ == nullptr) return;
+  if (!outcome.ok() && outcome.status().code() == absl::StatusCode::kCancelled && shutting_down()) {
+    return;  // the next start resumes it
   }
   absl::StatusOr<std::optional<PlanRecord>> found = FindJob(job_id);
   if (!found.ok() || !found->has_value()) {
-    LogLine(absl::StrCat("plan store: job ", job_id,
-                         " ended but its record cannot be read: ",
+    LogLine(absl::StrCat("plan store: job ", job_id, " ended but its record cannot be read: ",
                          found.ok() ? "missing" : found.status().ToString()));
     return;
   }
   PlanRecord record = **std::move(found);
   record.finished_unix_ms = NowUnixMillis();
-  if (record.started_unix_ms == 0)
-    record.started_unix_ms = record.finished_unix_ms;
+  if (record.started_unix_ms == 0) record.started_unix_ms = record.finished_unix_ms;
   if (outcome.ok()) {
     record.status = JobStateName(JobState::kSucceeded);
     record.plan_json = PlanToJson(outcome->plan).dump();
     record.request_hash = outcome->plan.request_hash;
   } else {
     record.status =
-        JobStateName(outcome.status().code() == absl::StatusCode::kCancelled
-                         ? JobState::kCancelled
-                         : JobState::kFailed);
+        JobStateName(outcome.status().code() == absl::StatusCode::kCancelled ? JobState::kCancelled
+                                                                             : JobState::kFailed);
     record.error_code = static_cast<int32_t>(outcome.status().code());
     record.error_message = std::string(outcome.status().message());
   }
-  if (absl::Status updated = Count("update", store_->Update(record));
-      !updated.ok()) {
-    LogLine(absl::StrCat("plan store: cannot record job ", job_id, " ",
-                         record.status, ": ", updated.ToString()));
+  if (absl::Status updated = Count("update", store_->Update(record)); !updated.ok()) {
+    LogLine(absl::StrCat("plan store: cannot record job ", job_id, " ", record.status, ": ",
+                         updated.ToString()));
   }
 }
 
 absl::StatusOr<std::vector<PlanRecord>> PlanLedger::Unfinished() const {
-  if (store_ == nullptr)
-    return std::vector<PlanRecord>();
-  absl::StatusOr<std::vector<PlanRecord>> records =
-      store_->ListUnfinished(owner_);
+  if (store_ == nullptr) return std::vector<PlanRecord>();
+  absl::StatusOr<std::vector<PlanRecord>> records = store_->ListUnfinished(owner_);
   Count("list_unfinished", records.status());
   return records;
 }
 
-void PlanLedger::RecordUnresumable(PlanRecord record,
-                                   const std::string &reason) const {
-  if (store_ == nullptr)
-    return;
+void PlanLedger::RecordUnresumable(PlanRecord record, const std::string &reason) const {
+  if (store_ == nullptr) return;
   record.status = JobStateName(JobState::kFailed);
-  record.error_code =
-      static_cast<int32_t>(absl::StatusCode::kFailedPrecondition);
+  record.error_code = static_cast<int32_t>(absl::StatusCode::kFailedPrecondition);
   record.error_message = reason;
   record.finished_unix_ms = NowUnixMillis();
-  if (absl::Status updated = Count("update", store_->Update(record));
-      !updated.ok()) {
+  if (absl::Status updated = Count("update", store_->Update(record)); !updated.ok()) {
     LogLine(absl::StrCat("plan store: cannot record job ", record.job_id,
                          " FAILED: ", updated.ToString()));
   }
@@ -266,8 +223,7 @@ void PlanLedger::RecordUnresumable(PlanRecord record,
 
 absl::Status PlanLedger::Delete(const std::string &job_id) const {
   if (store_ == nullptr) {
-    return absl::FailedPreconditionError(
-        "store: this server keeps no plan store");
+    return absl::FailedPreconditionError("store: this server keeps no plan store");
   }
   return Count("delete", store_->Delete(job_id));
 }
@@ -276,8 +232,7 @@ absl::StatusOr<JobSnapshot> RecordToSnapshot(const PlanRecord &record) {
   std::optional<JobState> state = ParseState(record.status);
   if (!state) {
     return absl::InternalError(absl::StrCat("plan store: job ", record.job_id,
-                                            " has an unknown status \"",
-                                            record.status, "\""));
+                                            " has an unknown status \"", record.status, "\""));
   }
   JobSnapshot snapshot;
   snapshot.id = record.job_id;
@@ -288,50 +243,43 @@ absl::StatusOr<JobSnapshot> RecordToSnapshot(const PlanRecord &record) {
   snapshot.finished_unix_ms = record.finished_unix_ms;
   snapshot.version = 1;
   switch (*state) {
-  case JobState::kQueued:
-    snapshot.progress = "queued";
-    break;
-  case JobState::kRunning:
-    snapshot.progress = absl::StrCat("running on ", record.owner);
-    break;
-  case JobState::kSucceeded: {
-    nlohmann::json json =
-        nlohmann::json::parse(record.plan_json, nullptr, false);
-    absl::StatusOr<Plan> plan = json.is_discarded()
-                                    ? absl::InvalidArgumentError("not JSON")
-                                    : PlanFromJson(json);
-    if (!plan.ok()) {
-      return absl::InternalError(
-          absl::StrCat("plan store: the plan of job ", record.job_id,
-                       " does not parse: ", plan.status().message()));
+    case JobState::kQueued:
+      snapshot.progress = "queued";
+      break;
+    case JobState::kRunning:
+      snapshot.progress = absl::StrCat("running on ", record.owner);
+      break;
+    case JobState::kSucceeded: {
+      nlohmann::json json = nlohmann::json::parse(record.plan_json, nullptr, false);
+      absl::StatusOr<Plan> plan =
+          json.is_discarded() ? absl::InvalidArgumentError("not JSON") : PlanFromJson(json);
+      if (!plan.ok()) {
+        return absl::InternalError(absl::StrCat("plan store: the plan of job ", record.job_id,
+                                                " does not parse: ", plan.status().message()));
+      }
+      snapshot.result = std::make_shared<const PlanningResult>(PlanningResult{*std::move(plan)});
+      snapshot.progress = "done";
+      snapshot.progress_fraction = 1.0;
+      break;
     }
-    snapshot.result = std::make_shared<const PlanningResult>(
-        PlanningResult{*std::move(plan)});
-    snapshot.progress = "done";
-    snapshot.progress_fraction = 1.0;
-    break;
-  }
-  case JobState::kFailed:
-  case JobState::kCancelled:
-    snapshot.error = absl::Status(
-        static_cast<absl::StatusCode>(record.error_code), record.error_message);
-    if (snapshot.error.ok())
-      snapshot.error = absl::UnknownError(record.error_message);
-    snapshot.progress = "done";
-    break;
+    case JobState::kFailed:
+    case JobState::kCancelled:
+      snapshot.error =
+          absl::Status(static_cast<absl::StatusCode>(record.error_code), record.error_message);
+      if (snapshot.error.ok()) snapshot.error = absl::UnknownError(record.error_message);
+      snapshot.progress = "done";
+      break;
   }
   return snapshot;
 }
 
 absl::StatusOr<v1::PlanRequest> RecordRequest(const PlanRecord &record) {
   v1::PlanRequest request;
-  if (!google::protobuf::util::JsonStringToMessage(record.request_json,
-                                                   &request)
-           .ok()) {
-    return absl::InternalError(absl::StrCat("plan store: the request of job ",
-                                            record.job_id, " does not parse"));
+  if (!google::protobuf::util::JsonStringToMessage(record.request_json, &request).ok()) {
+    return absl::InternalError(
+        absl::StrCat("plan store: the request of job ", record.job_id, " does not parse"));
   }
   return request;
 }
 
-} // namespace shardplan
+}  // namespace shardplan

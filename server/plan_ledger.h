@@ -27,34 +27,29 @@ absl::Status ValidateJobKey(const std::string &key);
 // and "latest" are resolved), so a job resuming with the same request matches
 // its stored plan whatever the server loaded since. INVALID_ARGUMENT /
 // RESOURCE_EXHAUSTED when the task does not convert.
-absl::StatusOr<std::string>
-KeyedRequestFingerprint(const v1::PlanRequest &request,
-                        const TaskLimits &limits);
+absl::StatusOr<std::string> KeyedRequestFingerprint(const v1::PlanRequest &request,
+                                                    const TaskLimits &limits);
 
 // The server's side of the plan store: turns plans, jobs and job keys into
 // PlanRecords and back, and counts every store call in the metrics. Without a
 // store (`store` null) every lookup finds nothing and every write succeeds
 // without effect, so callers need no branches. Thread-safe.
 class PlanLedger {
-public:
+ public:
   // `store` and `metrics` may be null; both must outlive the ledger. `owner` is
   // this replica's id (ServerConfig::replica_id), `limits` the server's task
   // limits (for stored requests).
-  PlanLedger(PlanStore *store, std::string owner, TaskLimits limits,
-             ServerMetrics *metrics);
+  PlanLedger(PlanStore *store, std::string owner, TaskLimits limits, ServerMetrics *metrics);
 
   bool enabled() const { return store_ != nullptr; }
   const std::string &owner() const { return owner_; }
 
   // The record holding `job_key`, if any.
-  absl::StatusOr<std::optional<PlanRecord>>
-  FindKeyed(const std::string &job_key) const;
+  absl::StatusOr<std::optional<PlanRecord>> FindKeyed(const std::string &job_key) const;
   // The record of `job_id`, if any.
-  absl::StatusOr<std::optional<PlanRecord>>
-  FindJob(const std::string &job_id) const;
+  absl::StatusOr<std::optional<PlanRecord>> FindJob(const std::string &job_id) const;
   // A stored plan for exactly this resolved request (its request hash), if any.
-  absl::StatusOr<std::optional<PlanningResult>>
-  FindPlan(const PreparedRequest &request) const;
+  absl::StatusOr<std::optional<PlanningResult>> FindPlan(const PreparedRequest &request) const;
 
   // Stores a plan a Plan or Replan call computed (or served from the cache) as
   // a SUCCEEDED record and returns its job id. With request.job_key set,
@@ -62,16 +57,13 @@ public:
   // `replace_key` (Replan), which moves the key to the new record.
   absl::StatusOr<std::string> RecordPlan(const v1::PlanRequest &request,
                                          const PreparedRequest &prepared,
-                                         const PlanningResult &result,
-                                         bool replace_key) const;
+                                         const PlanningResult &result, bool replace_key) const;
 
   // A SubmitPlan job, before it is queued: a QUEUED record (ALREADY_EXISTS as
   // for RecordPlan; `replace_key` when the key's record is a failed or
   // cancelled attempt).
-  absl::Status RecordQueued(const std::string &job_id,
-                            const v1::PlanRequest &request,
-                            const PreparedRequest &prepared,
-                            bool replace_key) const;
+  absl::Status RecordQueued(const std::string &job_id, const v1::PlanRequest &request,
+                            const PreparedRequest &prepared, bool replace_key) const;
   // The job started / ended. Failures are logged and counted, not returned: the
   // job itself goes on, and a restart finds the record unfinished and runs it
   // again (plans are deterministic, so it gets the same plan).
@@ -92,11 +84,10 @@ public:
 
   absl::Status Delete(const std::string &job_id) const;
 
-private:
+ private:
   // Counts one store call; returns `status` unchanged.
   absl::Status Count(const char *operation, const absl::Status &status) const;
-  PlanRecord NewRecord(const std::string &job_id,
-                       const v1::PlanRequest &request,
+  PlanRecord NewRecord(const std::string &job_id, const v1::PlanRequest &request,
                        const PreparedRequest &prepared) const;
   absl::Status Store(const PlanRecord &record, bool replace_key) const;
 
@@ -115,6 +106,6 @@ absl::StatusOr<JobSnapshot> RecordToSnapshot(const PlanRecord &record);
 // The stored request of `record`.
 absl::StatusOr<v1::PlanRequest> RecordRequest(const PlanRecord &record);
 
-} // namespace shardplan
+}  // namespace shardplan
 
-#endif // SHARDPLAN_SERVER_PLAN_LEDGER_H_
+#endif  // SHARDPLAN_SERVER_PLAN_LEDGER_H_

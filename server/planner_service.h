@@ -25,51 +25,41 @@ namespace shardplan {
 // wrapper that records the request metrics and turns a stray exception into
 // INTERNAL.
 class PlannerServiceImpl final : public v1::PlannerService::Service {
-public:
+ public:
   // Every pointer must outlive the service. `plan_slots` caps the Plan calls
   // planning at once (max_concurrent_plans); a call that needs to plan and
   // finds none free is refused with RESOURCE_EXHAUSTED. Cache hits take no
   // slot; jobs are bounded by their workers. `ledger` records plans and jobs in
   // the plan store and answers job keys.
-  PlannerServiceImpl(const PlanningEngine *engine, JobManager *jobs,
-                     const PlanLedger *ledger,
-                     const AlgorithmRegistry *algorithms,
-                     const ModelRegistry *models,
+  PlannerServiceImpl(const PlanningEngine *engine, JobManager *jobs, const PlanLedger *ledger,
+                     const AlgorithmRegistry *algorithms, const ModelRegistry *models,
                      ConcurrencyLimiter *plan_slots, ServerMetrics *metrics);
 
   // From now on Plan and SubmitPlan answer UNAVAILABLE; job queries,
   // EvaluatePlan and the lists are still served while the server drains.
   void StartDraining() { draining_.store(true); }
 
-  grpc::Status Plan(grpc::ServerContext *context,
-                    const v1::PlanRequest *request,
+  grpc::Status Plan(grpc::ServerContext *context, const v1::PlanRequest *request,
                     v1::PlanResponse *response) override;
-  grpc::Status SubmitPlan(grpc::ServerContext *context,
-                          const v1::PlanRequest *request,
+  grpc::Status SubmitPlan(grpc::ServerContext *context, const v1::PlanRequest *request,
                           v1::SubmitPlanResponse *response) override;
-  grpc::Status GetPlan(grpc::ServerContext *context,
-                       const v1::JobRequest *request,
+  grpc::Status GetPlan(grpc::ServerContext *context, const v1::JobRequest *request,
                        v1::JobStatus *response) override;
-  grpc::Status WatchPlan(grpc::ServerContext *context,
-                         const v1::JobRequest *request,
+  grpc::Status WatchPlan(grpc::ServerContext *context, const v1::JobRequest *request,
                          grpc::ServerWriter<v1::JobStatus> *writer) override;
-  grpc::Status CancelPlan(grpc::ServerContext *context,
-                          const v1::JobRequest *request,
+  grpc::Status CancelPlan(grpc::ServerContext *context, const v1::JobRequest *request,
                           v1::JobStatus *response) override;
-  grpc::Status Replan(grpc::ServerContext *context,
-                      const v1::PlanRequest *request,
+  grpc::Status Replan(grpc::ServerContext *context, const v1::PlanRequest *request,
                       v1::PlanResponse *response) override;
-  grpc::Status EvaluatePlan(grpc::ServerContext *context,
-                            const v1::EvaluatePlanRequest *request,
+  grpc::Status EvaluatePlan(grpc::ServerContext *context, const v1::EvaluatePlanRequest *request,
                             v1::EvaluatePlanResponse *response) override;
   grpc::Status ListAlgorithms(grpc::ServerContext *context,
                               const v1::ListAlgorithmsRequest *request,
                               v1::ListAlgorithmsResponse *response) override;
-  grpc::Status ListModels(grpc::ServerContext *context,
-                          const v1::ListModelsRequest *request,
+  grpc::Status ListModels(grpc::ServerContext *context, const v1::ListModelsRequest *request,
                           v1::ListModelsResponse *response) override;
 
-private:
+ private:
   // Runs `handler` (returning absl::Status), records shardplan_rpc_* for
   // `method`.
   template <typename Handler>
@@ -84,29 +74,25 @@ private:
 
   // What the plan store holds under a request's job key.
   struct KeyedLookup {
-    std::optional<PlanRecord> record; // the key's record, if any
-    bool replace = false; // the record is a failed or cancelled attempt: a new
-                          // one takes the key
+    std::optional<PlanRecord> record;  // the key's record, if any
+    bool replace = false;              // the record is a failed or cancelled attempt: a new
+                                       // one takes the key
   };
   // FAILED_PRECONDITION when the key names a different request, or when the
   // server keeps no store; UNAVAILABLE when the store cannot be read.
-  absl::StatusOr<KeyedLookup>
-  LookUpJobKey(const v1::PlanRequest &request) const;
+  absl::StatusOr<KeyedLookup> LookUpJobKey(const v1::PlanRequest &request) const;
   // Fills `response` with `record`'s stored plan.
-  absl::Status AnswerFromRecord(const PlanRecord &record,
-                                v1::PlanResponse *response) const;
+  absl::Status AnswerFromRecord(const PlanRecord &record, v1::PlanResponse *response) const;
   // Plans (cache, store, then PlanNow) and records the plan; `replace_key`
   // moves the job key.
-  absl::Status PlanAndRecord(const grpc::ServerContext &context,
-                             const v1::PlanRequest &request, bool replace_key,
-                             v1::PlanResponse *response);
+  absl::Status PlanAndRecord(const grpc::ServerContext &context, const v1::PlanRequest &request,
+                             bool replace_key, v1::PlanResponse *response);
   // The job's snapshot from the JobManager, else from the plan store; NOT_FOUND
   // from the JobManager when neither knows it.
   absl::StatusOr<JobSnapshot> FindJob(const std::string &job_id) const;
   // WatchPlan of a job only the plan store knows (another replica's, or
   // finished before a restart): polls its record until it ends.
-  absl::Status WatchStoredJob(const grpc::ServerContext &context,
-                              const std::string &job_id,
+  absl::Status WatchStoredJob(const grpc::ServerContext &context, const std::string &job_id,
                               grpc::ServerWriter<v1::JobStatus> *writer) const;
 
   const PlanningEngine *const engine_;
@@ -119,6 +105,6 @@ private:
   std::atomic<bool> draining_{false};
 };
 
-} // namespace shardplan
+}  // namespace shardplan
 
-#endif // SHARDPLAN_SERVER_PLANNER_SERVICE_H_
+#endif  // SHARDPLAN_SERVER_PLANNER_SERVICE_H_

@@ -15,8 +15,8 @@
 namespace shardplan {
 namespace {
 
-using Field = std::variant<std::string ServerConfig::*, int64_t ServerConfig::*,
-                           double ServerConfig::*>;
+using Field =
+    std::variant<std::string ServerConfig::*, int64_t ServerConfig::*, double ServerConfig::*>;
 
 struct Option {
   const char *name;
@@ -28,8 +28,7 @@ struct Option {
 // line.
 const std::vector<Option> &Options() {
   static const std::vector<Option> options = {
-      {"address", &ServerConfig::address,
-       "gRPC listen address (port 0: a free port)"},
+      {"address", &ServerConfig::address, "gRPC listen address (port 0: a free port)"},
       {"metrics_address", &ServerConfig::metrics_address,
        "Prometheus /metrics HTTP address (\"\": disabled, port 0: a free "
        "port)"},
@@ -44,8 +43,7 @@ const std::vector<Option> &Options() {
        "gRPC handler threads, one per call (>= max_concurrent_plans + 2)"},
       {"queue_capacity", &ServerConfig::queue_capacity,
        "queued jobs before SubmitPlan answers RESOURCE_EXHAUSTED"},
-      {"cache_bytes", &ServerConfig::cache_bytes,
-       "plan cache budget in bytes (0: no cache)"},
+      {"cache_bytes", &ServerConfig::cache_bytes, "plan cache budget in bytes (0: no cache)"},
       {"max_message_bytes", &ServerConfig::max_message_bytes,
        "largest gRPC message received or sent"},
       {"max_tables", &ServerConfig::max_tables, "most tables in a task"},
@@ -75,14 +73,12 @@ const std::vector<Option> &Options() {
 
 const Option *FindOption(absl::string_view name) {
   for (const Option &option : Options()) {
-    if (name == option.name)
-      return &option;
+    if (name == option.name) return &option;
   }
   return nullptr;
 }
 
-absl::Status SetFromString(const Option &option, const std::string &value,
-                           ServerConfig &config) {
+absl::Status SetFromString(const Option &option, const std::string &value, ServerConfig &config) {
   if (auto *field = std::get_if<std::string ServerConfig::*>(&option.field)) {
     config.*(*field) = value;
     return absl::OkStatus();
@@ -90,48 +86,42 @@ absl::Status SetFromString(const Option &option, const std::string &value,
   if (auto *field = std::get_if<int64_t ServerConfig::*>(&option.field)) {
     int64_t parsed = 0;
     if (!absl::SimpleAtoi(value, &parsed)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--", option.name, ": expected an integer, got \"", value, "\""));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", option.name, ": expected an integer, got \"", value, "\""));
     }
     config.*(*field) = parsed;
     return absl::OkStatus();
   }
   double parsed = 0;
   if (!absl::SimpleAtod(value, &parsed) || !std::isfinite(parsed)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--", option.name, ": expected a number, got \"", value, "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", option.name, ": expected a number, got \"", value, "\""));
   }
   config.*std::get<double ServerConfig::*>(option.field) = parsed;
   return absl::OkStatus();
 }
 
-absl::Status SetFromJson(const Option &option, const nlohmann::json &value,
-                         ServerConfig &config) {
+absl::Status SetFromJson(const Option &option, const nlohmann::json &value, ServerConfig &config) {
   if (auto *field = std::get_if<std::string ServerConfig::*>(&option.field)) {
     if (!value.is_string()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(option.name, ": expected a string"));
+      return absl::InvalidArgumentError(absl::StrCat(option.name, ": expected a string"));
     }
     config.*(*field) = value.get<std::string>();
     return absl::OkStatus();
   }
   if (auto *field = std::get_if<int64_t ServerConfig::*>(&option.field)) {
     if (value.is_number_unsigned() &&
-        value.get<uint64_t>() >
-            static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(option.name, ": out of range"));
+        value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return absl::InvalidArgumentError(absl::StrCat(option.name, ": out of range"));
     }
     if (!value.is_number_integer()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(option.name, ": expected an integer"));
+      return absl::InvalidArgumentError(absl::StrCat(option.name, ": expected an integer"));
     }
     config.*(*field) = value.get<int64_t>();
     return absl::OkStatus();
   }
   if (!value.is_number()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(option.name, ": expected a number"));
+    return absl::InvalidArgumentError(absl::StrCat(option.name, ": expected a number"));
   }
   config.*std::get<double ServerConfig::*>(option.field) = value.get<double>();
   return absl::OkStatus();
@@ -148,8 +138,7 @@ std::string DefaultText(const Option &option) {
   return absl::StrCat(defaults.*std::get<double ServerConfig::*>(option.field));
 }
 
-absl::Status CheckRange(absl::string_view name, int64_t value, int64_t min,
-                        int64_t max) {
+absl::Status CheckRange(absl::string_view name, int64_t value, int64_t min, int64_t max) {
   if (value < min || value > max) {
     return absl::InvalidArgumentError(
         absl::StrCat(name, ": must be in [", min, ", ", max, "], got ", value));
@@ -159,27 +148,22 @@ absl::Status CheckRange(absl::string_view name, int64_t value, int64_t min,
 
 absl::Status LoadConfigFile(const std::string &path, ServerConfig &config) {
   std::ifstream in(path);
-  if (!in)
-    return absl::NotFoundError(
-        absl::StrCat("--config: cannot read \"", path, "\""));
+  if (!in) return absl::NotFoundError(absl::StrCat("--config: cannot read \"", path, "\""));
   std::stringstream text;
   text << in.rdbuf();
-  nlohmann::json json =
-      nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  nlohmann::json json = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--config: \"", path, "\" is not valid JSON"));
+    return absl::InvalidArgumentError(absl::StrCat("--config: \"", path, "\" is not valid JSON"));
   }
   absl::Status applied = ApplyConfigJson(json, config);
   if (!applied.ok()) {
-    return absl::Status(
-        applied.code(),
-        absl::StrCat("--config \"", path, "\": ", applied.message()));
+    return absl::Status(applied.code(),
+                        absl::StrCat("--config \"", path, "\": ", applied.message()));
   }
   return absl::OkStatus();
 }
 
-} // namespace
+}  // namespace
 
 TaskLimits ServerConfig::task_limits() const {
   TaskLimits limits;
@@ -190,48 +174,39 @@ TaskLimits ServerConfig::task_limits() const {
 
 absl::Status ValidateServerConfig(const ServerConfig &config) {
   constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
-  if (config.address.empty())
-    return absl::InvalidArgumentError("address: must not be empty");
+  if (config.address.empty()) return absl::InvalidArgumentError("address: must not be empty");
   for (const absl::Status &status : {
            CheckRange("workers", config.workers, 1, 1024),
-           CheckRange("max_concurrent_plans", config.max_concurrent_plans, 1,
-                      1024),
+           CheckRange("max_concurrent_plans", config.max_concurrent_plans, 1, 1024),
            CheckRange("max_rpc_threads", config.max_rpc_threads, 3, 100000),
            CheckRange("queue_capacity", config.queue_capacity, 1, 1000000),
-           CheckRange("cache_bytes", config.cache_bytes, 0,
-                      std::numeric_limits<int64_t>::max()),
-           CheckRange("max_message_bytes", config.max_message_bytes, 1024,
-                      kMaxInt),
+           CheckRange("cache_bytes", config.cache_bytes, 0, std::numeric_limits<int64_t>::max()),
+           CheckRange("max_message_bytes", config.max_message_bytes, 1024, kMaxInt),
            CheckRange("max_tables", config.max_tables, 1, kMaxInt),
            CheckRange("max_devices", config.max_devices, 1, kMaxInt),
-           CheckRange("max_retained_jobs", config.max_retained_jobs, 1,
-                      10000000),
+           CheckRange("max_retained_jobs", config.max_retained_jobs, 1, 10000000),
        }) {
-    if (!status.ok())
-      return status;
+    if (!status.ok()) return status;
   }
   // The planning calls, one more call to refuse the next with
   // max_concurrent_plans's own message, and the thread gRPC keeps polling with.
   if (config.max_rpc_threads < config.max_concurrent_plans + 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "max_rpc_threads: must be at least max_concurrent_plans + 2 (",
-        config.max_concurrent_plans + 2, "), got ", config.max_rpc_threads));
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_rpc_threads: must be at least max_concurrent_plans + 2 (",
+                     config.max_concurrent_plans + 2, "), got ", config.max_rpc_threads));
   }
   if (config.default_algorithm.empty()) {
     return absl::InvalidArgumentError("default_algorithm: must not be empty");
   }
   // Below a millisecond would spin the poll thread; a day is an ample ceiling.
-  if (!std::isfinite(config.model_reload_interval_s) ||
-      config.model_reload_interval_s < 0 ||
-      (config.model_reload_interval_s > 0 &&
-       config.model_reload_interval_s < 0.001) ||
+  if (!std::isfinite(config.model_reload_interval_s) || config.model_reload_interval_s < 0 ||
+      (config.model_reload_interval_s > 0 && config.model_reload_interval_s < 0.001) ||
       config.model_reload_interval_s > 86400) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "model_reload_interval_s: must be 0 or in [0.001, 86400], got ",
-        config.model_reload_interval_s));
+    return absl::InvalidArgumentError(
+        absl::StrCat("model_reload_interval_s: must be 0 or in [0.001, 86400], got ",
+                     config.model_reload_interval_s));
   }
-  if (!config.store.empty() &&
-      !absl::StartsWith(config.store, "postgresql://") &&
+  if (!config.store.empty() && !absl::StartsWith(config.store, "postgresql://") &&
       !absl::StartsWith(config.store, "postgres://") &&
       !(absl::StartsWith(config.store, "sqlite:") && config.store.size() > 7)) {
     return absl::InvalidArgumentError(
@@ -239,30 +214,26 @@ absl::Status ValidateServerConfig(const ServerConfig &config) {
         "store)");
   }
   if (!std::isfinite(config.drain_timeout_s) || config.drain_timeout_s < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "drain_timeout_s: must be >= 0, got ", config.drain_timeout_s));
+    return absl::InvalidArgumentError(
+        absl::StrCat("drain_timeout_s: must be >= 0, got ", config.drain_timeout_s));
   }
   return absl::OkStatus();
 }
 
 absl::Status ApplyConfigJson(const nlohmann::json &json, ServerConfig &config) {
-  if (!json.is_object())
-    return absl::InvalidArgumentError("expected a JSON object");
+  if (!json.is_object()) return absl::InvalidArgumentError("expected a JSON object");
   for (const auto &[key, value] : json.items()) {
     const Option *option = FindOption(key);
     if (option == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unknown setting \"", key, "\""));
+      return absl::InvalidArgumentError(absl::StrCat("unknown setting \"", key, "\""));
     }
     absl::Status status = SetFromJson(*option, value, config);
-    if (!status.ok())
-      return status;
+    if (!status.ok()) return status;
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<CommandLine>
-ParseCommandLine(const std::vector<std::string> &args) {
+absl::StatusOr<CommandLine> ParseCommandLine(const std::vector<std::string> &args) {
   // Flags as (name, value) in order; --config is applied before all others.
   std::vector<std::pair<std::string, std::string>> flags;
   CommandLine result;
@@ -273,8 +244,8 @@ ParseCommandLine(const std::vector<std::string> &args) {
       return result;
     }
     if (arg.rfind("--", 0) != 0 || arg.size() == 2) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unexpected argument \"", arg, "\"; flags look like --name=value"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unexpected argument \"", arg, "\"; flags look like --name=value"));
     }
     std::string name = arg.substr(2);
     std::string value;
@@ -284,51 +255,42 @@ ParseCommandLine(const std::vector<std::string> &args) {
     } else if (i + 1 < args.size()) {
       value = args[++i];
     } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--", name, ": missing value"));
+      return absl::InvalidArgumentError(absl::StrCat("--", name, ": missing value"));
     }
     if (name != "config" && FindOption(name) == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unknown flag --", name, "; see --help"));
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name, "; see --help"));
     }
     flags.emplace_back(std::move(name), std::move(value));
   }
   for (const auto &[name, value] : flags) {
-    if (name != "config")
-      continue;
+    if (name != "config") continue;
     absl::Status loaded = LoadConfigFile(value, result.config);
-    if (!loaded.ok())
-      return loaded;
+    if (!loaded.ok()) return loaded;
   }
   for (const auto &[name, value] : flags) {
-    if (name == "config")
-      continue;
+    if (name == "config") continue;
     absl::Status set = SetFromString(*FindOption(name), value, result.config);
-    if (!set.ok())
-      return set;
+    if (!set.ok()) return set;
   }
   absl::Status valid = ValidateServerConfig(result.config);
-  if (!valid.ok())
-    return valid;
+  if (!valid.ok()) return valid;
   return result;
 }
 
 std::string HelpText(const std::string &program) {
-  std::string text = absl::StrCat(
-      "Usage: ", program, " [--config FILE] [--flag=value ...]\n\n",
-      "shardplan-server serves shardplan.v1.PlannerService (gRPC), "
-      "grpc.health.v1 and server\n"
-      "reflection, and Prometheus metrics over HTTP. SIGTERM/SIGINT drain it "
-      "gracefully.\n\n",
-      "  --config FILE  a JSON object whose keys are the flag names below; "
-      "flags override it\n");
+  std::string text =
+      absl::StrCat("Usage: ", program, " [--config FILE] [--flag=value ...]\n\n",
+                   "shardplan-server serves shardplan.v1.PlannerService (gRPC), "
+                   "grpc.health.v1 and server\n"
+                   "reflection, and Prometheus metrics over HTTP. SIGTERM/SIGINT drain it "
+                   "gracefully.\n\n",
+                   "  --config FILE  a JSON object whose keys are the flag names below; "
+                   "flags override it\n");
   for (const Option &option : Options()) {
-    absl::StrAppend(&text,
-                    absl::StrFormat("  --%-20s %s\n  %-22s default: %s\n",
-                                    option.name, option.help, "",
-                                    DefaultText(option)));
+    absl::StrAppend(&text, absl::StrFormat("  --%-20s %s\n  %-22s default: %s\n", option.name,
+                                           option.help, "", DefaultText(option)));
   }
   return text;
 }
 
-} // namespace shardplan
+}  // namespace shardplan

@@ -101,18 +101,17 @@ absl::Status ApplyConfigJson(const nlohmann::json &json, ServerConfig &config);
 // What the command line asked for.
 struct CommandLine {
   ServerConfig config;
-  bool help = false; // --help: print HelpText() and exit 0
+  bool help = false;  // --help: print HelpText() and exit 0
 };
 
 // Parses argv: --config <file> is read first, then every other flag overrides
 // it. Both
 // "--name=value" and "--name value" work. The result is validated.
-absl::StatusOr<CommandLine>
-ParseCommandLine(const std::vector<std::string> &args);
+absl::StatusOr<CommandLine> ParseCommandLine(const std::vector<std::string> &args);
 
 // Usage text listing every flag with its default.
 std::string HelpText(const std::string &program);
 
-} // namespace shardplan
+}  // namespace shardplan
 
-#endif // SHARDPLAN_SERVER_SERVER_CONFIG_H_
+#endif  // SHARDPLAN_SERVER_SERVER_CONFIG_H_

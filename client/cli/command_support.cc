@@ -17,18 +17,15 @@ namespace {
 
 constexpr char kDefaultServer[] = "127.0.0.1:50051";
 
-} // namespace
+}  // namespace
 
 std::vector<FlagSpec> GlobalFlags() {
   return {
-      FlagSpec::Value(
-          "server", "HOST:PORT",
-          "planner address (default: $SHARDPLAN_SERVER, else 127.0.0.1:50051)"),
-      FlagSpec::Value(
-          "timeout", "SECONDS",
-          "deadline of each call, retries included (default: 30; watch: none)"),
-      FlagSpec::Switch(
-          "json", "print proto JSON (original field names) instead of tables"),
+      FlagSpec::Value("server", "HOST:PORT",
+                      "planner address (default: $SHARDPLAN_SERVER, else 127.0.0.1:50051)"),
+      FlagSpec::Value("timeout", "SECONDS",
+                      "deadline of each call, retries included (default: 30; watch: none)"),
+      FlagSpec::Switch("json", "print proto JSON (original field names) instead of tables"),
       FlagSpec::Value("max-attempts", "N",
                       "tries per call while the server is unavailable "
                       "(default: 4; 1: no retry)"),
@@ -36,42 +33,35 @@ std::vector<FlagSpec> GlobalFlags() {
   };
 }
 
-absl::Status ReadGlobalOptions(const ParsedFlags &flags,
-                               GlobalOptions &global) {
+absl::Status ReadGlobalOptions(const ParsedFlags &flags, GlobalOptions &global) {
   if (flags.Has("server")) {
     global.server = flags.Get("server");
   } else if (global.server.empty()) {
     const char *env = std::getenv("SHARDPLAN_SERVER");
     global.server = env != nullptr && *env != '\0' ? env : kDefaultServer;
   }
-  if (global.server.empty())
-    return UsageError("--server is empty");
+  if (global.server.empty()) return UsageError("--server is empty");
   if (flags.Has("timeout")) {
     double seconds = 0;
     if (!absl::SimpleAtod(flags.Get("timeout"), &seconds) || !(seconds > 0)) {
-      return UsageError(
-          absl::StrCat("--timeout must be a positive number of seconds, got '",
-                       flags.Get("timeout"), "'"));
+      return UsageError(absl::StrCat("--timeout must be a positive number of seconds, got '",
+                                     flags.Get("timeout"), "'"));
     }
     global.timeout = absl::Seconds(seconds);
   }
-  if (flags.Has("json"))
-    global.json = true;
+  if (flags.Has("json")) global.json = true;
   if (flags.Has("max-attempts")) {
     int attempts = 0;
-    if (!absl::SimpleAtoi(flags.Get("max-attempts"), &attempts) ||
-        attempts < 1) {
-      return UsageError(
-          absl::StrCat("--max-attempts must be an integer >= 1, got '",
-                       flags.Get("max-attempts"), "'"));
+    if (!absl::SimpleAtoi(flags.Get("max-attempts"), &attempts) || attempts < 1) {
+      return UsageError(absl::StrCat("--max-attempts must be an integer >= 1, got '",
+                                     flags.Get("max-attempts"), "'"));
     }
     global.max_attempts = attempts;
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<client::PlannerClient>>
-ConnectClient(const GlobalOptions &global) {
+absl::StatusOr<std::unique_ptr<client::PlannerClient>> ConnectClient(const GlobalOptions &global) {
   client::ClientOptions options;
   if (global.timeout.has_value()) {
     options.default_timeout = *global.timeout;
@@ -80,9 +70,8 @@ ConnectClient(const GlobalOptions &global) {
   options.max_attempts = global.max_attempts;
   options.on_retry = [](const client::RetryEvent &event) {
     std::cerr << "shardplan: " << event.method << ": "
-              << absl::StatusCodeToString(event.status.code()) << ": "
-              << event.status.message() << "; retrying in "
-              << absl::StrFormat("%.1f", absl::ToDoubleSeconds(event.backoff))
+              << absl::StatusCodeToString(event.status.code()) << ": " << event.status.message()
+              << "; retrying in " << absl::StrFormat("%.1f", absl::ToDoubleSeconds(event.backoff))
               << " s (attempt " << event.attempt + 1 << ")\n";
   };
   return client::PlannerClient::Connect(global.server, std::move(options));
@@ -95,11 +84,9 @@ std::vector<FlagSpec> PlanRequestFlags() {
                       "'shardplan algorithms')"),
       FlagSpec::Value("param", "KEY=VALUE", "algorithm parameter").Repeatable(),
       FlagSpec::Value("seed", "N", "random seed (default: 0)"),
-      FlagSpec::Value(
-          "model", "NAME[@VERSION]",
-          "cost model, latest version unless given (default: the server's)"),
-      FlagSpec::Switch("no-cache",
-                       "plan again even if the server has this plan cached"),
+      FlagSpec::Value("model", "NAME[@VERSION]",
+                      "cost model, latest version unless given (default: the server's)"),
+      FlagSpec::Switch("no-cache", "plan again even if the server has this plan cached"),
       FlagSpec::Value("job-key", "KEY",
                       "name the plan: the same KEY and task return the stored "
                       "plan later, across "
@@ -107,8 +94,8 @@ std::vector<FlagSpec> PlanRequestFlags() {
   };
 }
 
-absl::StatusOr<shardplan::v1::PlanRequest>
-BuildPlanRequest(const Invocation &invocation, shardplan::v1::Task task) {
+absl::StatusOr<shardplan::v1::PlanRequest> BuildPlanRequest(const Invocation &invocation,
+                                                            shardplan::v1::Task task) {
   const ParsedFlags &flags = invocation.flags;
   shardplan::v1::PlanRequest request;
   *request.mutable_task() = std::move(task);
@@ -116,8 +103,7 @@ BuildPlanRequest(const Invocation &invocation, shardplan::v1::Task task) {
   for (const std::string &param : flags.GetAll("param")) {
     const size_t eq = param.find('=');
     if (eq == std::string::npos || eq == 0) {
-      return UsageError(
-          absl::StrCat("--param wants KEY=VALUE, got '", param, "'"));
+      return UsageError(absl::StrCat("--param wants KEY=VALUE, got '", param, "'"));
     }
     (*request.mutable_parameters())[param.substr(0, eq)] = param.substr(eq + 1);
   }
@@ -125,16 +111,14 @@ BuildPlanRequest(const Invocation &invocation, shardplan::v1::Task task) {
     uint64_t seed = 0;
     if (!absl::SimpleAtoi(flags.Get("seed"), &seed)) {
       return UsageError(
-          absl::StrCat("--seed must be a non-negative integer, got '",
-                       flags.Get("seed"), "'"));
+          absl::StrCat("--seed must be a non-negative integer, got '", flags.Get("seed"), "'"));
     }
     request.set_seed(seed);
   }
   if (flags.Has("model")) {
     const std::string model = flags.Get("model");
     if (model.empty() || model.front() == '@' || model.back() == '@') {
-      return UsageError(absl::StrCat(
-          "--model wants NAME or NAME@VERSION, got '", model, "'"));
+      return UsageError(absl::StrCat("--model wants NAME or NAME@VERSION, got '", model, "'"));
     }
     request.set_model(model);
   }
@@ -143,20 +127,16 @@ BuildPlanRequest(const Invocation &invocation, shardplan::v1::Task task) {
   return request;
 }
 
-FlagSpec OutputFlag() {
-  return FlagSpec::Value("output", "FILE", "write to FILE", 'o');
-}
+FlagSpec OutputFlag() { return FlagSpec::Value("output", "FILE", "write to FILE", 'o'); }
 
 std::vector<FlagSpec> PlanOutputFlags() {
   return {
-      FlagSpec::Value(
-          "format", "FORMAT",
-          "text (default), json, or torchrec (TorchRec ShardingPlan JSON)"),
+      FlagSpec::Value("format", "FORMAT",
+                      "text (default), json, or torchrec (TorchRec ShardingPlan JSON)"),
       OutputFlag(),
-      FlagSpec::Value(
-          "torchrec-module", "PATH",
-          "module path of the tables in the torchrec output (default: "
-          "embedding_bag_collection)"),
+      FlagSpec::Value("torchrec-module", "PATH",
+                      "module path of the tables in the torchrec output (default: "
+                      "embedding_bag_collection)"),
       FlagSpec::Value("local-world-size", "N",
                       "devices per host for torchrec placements "
                       "rank:R/cuda:R%N (default: the task's)"),
@@ -169,61 +149,49 @@ absl::StatusOr<OutputFormat> ResolveOutputFormat(const Invocation &invocation) {
   if (invocation.global.json && format != "json") {
     return UsageError(absl::StrCat("--json conflicts with --format ", format));
   }
-  if (format == "text")
-    return OutputFormat::kText;
-  if (format == "json")
-    return OutputFormat::kJson;
-  if (format == "torchrec")
-    return OutputFormat::kTorchRec;
-  return UsageError(absl::StrCat(
-      "--format must be text, json or torchrec, got '", format, "'"));
+  if (format == "text") return OutputFormat::kText;
+  if (format == "json") return OutputFormat::kJson;
+  if (format == "torchrec") return OutputFormat::kTorchRec;
+  return UsageError(absl::StrCat("--format must be text, json or torchrec, got '", format, "'"));
 }
 
-absl::Status EmitPlan(const Invocation &invocation,
-                      const shardplan::v1::Plan &plan,
-                      std::optional<bool> cache_hit,
-                      const google::protobuf::Message &json_message,
+absl::Status EmitPlan(const Invocation &invocation, const shardplan::v1::Plan &plan,
+                      std::optional<bool> cache_hit, const google::protobuf::Message &json_message,
                       int local_world_size) {
   absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation);
-  if (!format.ok())
-    return format.status();
+  if (!format.ok()) return format.status();
   const std::string path = invocation.flags.Get("output");
   switch (*format) {
-  case OutputFormat::kText:
-    return WriteOutput(FormatPlanText(plan, cache_hit), path);
-  case OutputFormat::kJson:
-    return WriteOutput(ToJson(json_message), path);
-  case OutputFormat::kTorchRec: {
-    TorchRecOptions options;
-    options.module_path =
-        invocation.flags.Get("torchrec-module", options.module_path);
-    options.local_world_size = local_world_size;
-    if (invocation.flags.Has("local-world-size")) {
-      if (!absl::SimpleAtoi(invocation.flags.Get("local-world-size"),
-                            &options.local_world_size) ||
-          options.local_world_size < 1) {
-        return UsageError(
-            absl::StrCat("--local-world-size must be an integer >= 1, got '",
-                         invocation.flags.Get("local-world-size"), "'"));
+    case OutputFormat::kText:
+      return WriteOutput(FormatPlanText(plan, cache_hit), path);
+    case OutputFormat::kJson:
+      return WriteOutput(ToJson(json_message), path);
+    case OutputFormat::kTorchRec: {
+      TorchRecOptions options;
+      options.module_path = invocation.flags.Get("torchrec-module", options.module_path);
+      options.local_world_size = local_world_size;
+      if (invocation.flags.Has("local-world-size")) {
+        if (!absl::SimpleAtoi(invocation.flags.Get("local-world-size"),
+                              &options.local_world_size) ||
+            options.local_world_size < 1) {
+          return UsageError(absl::StrCat("--local-world-size must be an integer >= 1, got '",
+                                         invocation.flags.Get("local-world-size"), "'"));
+        }
       }
+      if (options.module_path.empty()) return UsageError("--torchrec-module is empty");
+      absl::StatusOr<std::string> json = FormatTorchRecPlan(plan, options);
+      if (!json.ok()) return json.status();
+      return WriteOutput(*json, path);
     }
-    if (options.module_path.empty())
-      return UsageError("--torchrec-module is empty");
-    absl::StatusOr<std::string> json = FormatTorchRecPlan(plan, options);
-    if (!json.ok())
-      return json.status();
-    return WriteOutput(*json, path);
-  }
   }
   return absl::InternalError("unreachable output format");
 }
 
 int LocalWorldSize(const shardplan::v1::Task &task) {
   const auto &topology = task.topology();
-  if (topology.devices_per_host() > 0)
-    return topology.devices_per_host();
+  if (topology.devices_per_host() > 0) return topology.devices_per_host();
   return topology.num_devices() > 0 ? topology.num_devices()
                                     : topology.per_device_memory_gib_size();
 }
 
-} // namespace shardplan::cli
+}  // namespace shardplan::cli

@@ -11,4 +11,4 @@ const std::vector<Command> &AllCommands() {
   return *commands;
 }
 
-} // namespace shardplan::cli
+}  // namespace shardplan::cli

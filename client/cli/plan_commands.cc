@@ -18,68 +18,51 @@ constexpr char kTaskHelp[] =
     "standard input.\n";
 
 // The request for the TASK argument under the command's options.
-absl::StatusOr<shardplan::v1::PlanRequest>
-ReadPlanRequest(const Invocation &invocation) {
+absl::StatusOr<shardplan::v1::PlanRequest> ReadPlanRequest(const Invocation &invocation) {
   absl::StatusOr<shardplan::v1::Task> task = ReadTask(invocation.args()[0]);
-  if (!task.ok())
-    return task.status();
+  if (!task.ok()) return task.status();
   return BuildPlanRequest(invocation, *std::move(task));
 }
 
 absl::Status RunPlan(const Invocation &invocation) {
-  absl::StatusOr<shardplan::v1::PlanRequest> request =
-      ReadPlanRequest(invocation);
-  if (!request.ok())
-    return request.status();
+  absl::StatusOr<shardplan::v1::PlanRequest> request = ReadPlanRequest(invocation);
+  if (!request.ok()) return request.status();
   // Check the output options before spending the server's time.
-  if (absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation);
-      !format.ok()) {
+  if (absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation); !format.ok()) {
     return format.status();
   }
-  absl::StatusOr<shardplan::v1::PlanResponse> response =
-      invocation.client->Plan(*request);
-  if (!response.ok())
-    return response.status();
-  return EmitPlan(invocation, response->plan(), response->cache_hit(),
-                  *response, LocalWorldSize(request->task()));
+  absl::StatusOr<shardplan::v1::PlanResponse> response = invocation.client->Plan(*request);
+  if (!response.ok()) return response.status();
+  return EmitPlan(invocation, response->plan(), response->cache_hit(), *response,
+                  LocalWorldSize(request->task()));
 }
 
 absl::Status RunReplan(const Invocation &invocation) {
-  absl::StatusOr<shardplan::v1::PlanRequest> request =
-      ReadPlanRequest(invocation);
-  if (!request.ok())
-    return request.status();
-  if (request->job_key().empty())
-    return UsageError("replan needs --job-key");
-  if (absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation);
-      !format.ok()) {
+  absl::StatusOr<shardplan::v1::PlanRequest> request = ReadPlanRequest(invocation);
+  if (!request.ok()) return request.status();
+  if (request->job_key().empty()) return UsageError("replan needs --job-key");
+  if (absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation); !format.ok()) {
     return format.status();
   }
-  absl::StatusOr<shardplan::v1::PlanResponse> response =
-      invocation.client->Replan(*request);
-  if (!response.ok())
-    return response.status();
-  return EmitPlan(invocation, response->plan(), response->cache_hit(),
-                  *response, LocalWorldSize(request->task()));
+  absl::StatusOr<shardplan::v1::PlanResponse> response = invocation.client->Replan(*request);
+  if (!response.ok()) return response.status();
+  return EmitPlan(invocation, response->plan(), response->cache_hit(), *response,
+                  LocalWorldSize(request->task()));
 }
 
 absl::Status RunSubmit(const Invocation &invocation) {
-  absl::StatusOr<shardplan::v1::PlanRequest> request =
-      ReadPlanRequest(invocation);
-  if (!request.ok())
-    return request.status();
+  absl::StatusOr<shardplan::v1::PlanRequest> request = ReadPlanRequest(invocation);
+  if (!request.ok()) return request.status();
   absl::StatusOr<shardplan::v1::SubmitPlanResponse> response =
       invocation.client->SubmitPlan(*request);
-  if (!response.ok())
-    return response.status();
+  if (!response.ok()) return response.status();
   // Text output is the bare job id, so that `id=$(shardplan submit task.json)`
   // works.
-  return WriteOutput(invocation.global.json ? ToJson(*response)
-                                            : response->job_id() + "\n",
+  return WriteOutput(invocation.global.json ? ToJson(*response) : response->job_id() + "\n",
                      invocation.flags.Get("output"));
 }
 
-} // namespace
+}  // namespace
 
 Command PlanCommand() {
   Command command;
@@ -94,8 +77,7 @@ Command PlanCommand() {
       "PlanResponse, --format torchrec TorchRec's ShardingPlan JSON.\n\n",
       kTaskHelp);
   command.flags = PlanRequestFlags();
-  for (FlagSpec &flag : PlanOutputFlags())
-    command.flags.push_back(std::move(flag));
+  for (FlagSpec &flag : PlanOutputFlags()) command.flags.push_back(std::move(flag));
   command.min_args = command.max_args = 1;
   command.run = RunPlan;
   return command;
@@ -106,17 +88,16 @@ Command ReplanCommand() {
   command.name = "replan";
   command.arguments = "TASK";
   command.summary = "plan a keyed task anew and give its key the new plan";
-  command.description =
-      absl::StrCat("Plans TASK again under --job-key KEY (required) and stores "
-                   "the new plan under KEY, so\n"
-                   "later 'shardplan plan --job-key KEY' calls return it: e.g. "
-                   "to move a training job to a\n"
-                   "newer cost model on purpose. The old plan stays readable "
-                   "with 'shardplan get ID'.\n\n",
-                   kTaskHelp);
+  command.description = absl::StrCat(
+      "Plans TASK again under --job-key KEY (required) and stores "
+      "the new plan under KEY, so\n"
+      "later 'shardplan plan --job-key KEY' calls return it: e.g. "
+      "to move a training job to a\n"
+      "newer cost model on purpose. The old plan stays readable "
+      "with 'shardplan get ID'.\n\n",
+      kTaskHelp);
   command.flags = PlanRequestFlags();
-  for (FlagSpec &flag : PlanOutputFlags())
-    command.flags.push_back(std::move(flag));
+  for (FlagSpec &flag : PlanOutputFlags()) command.flags.push_back(std::move(flag));
   command.min_args = command.max_args = 1;
   command.run = RunReplan;
   return command;
@@ -127,13 +108,13 @@ Command SubmitCommand() {
   command.name = "submit";
   command.arguments = "TASK";
   command.summary = "queue a planning job and print its id";
-  command.description =
-      absl::StrCat("Queues TASK on the server's job queue and prints the job "
-                   "id at once (--json: the\n"
-                   "SubmitPlanResponse). Follow it with 'shardplan watch ID', "
-                   "poll it with 'shardplan get\n"
-                   "ID', stop it with 'shardplan cancel ID'.\n\n",
-                   kTaskHelp);
+  command.description = absl::StrCat(
+      "Queues TASK on the server's job queue and prints the job "
+      "id at once (--json: the\n"
+      "SubmitPlanResponse). Follow it with 'shardplan watch ID', "
+      "poll it with 'shardplan get\n"
+      "ID', stop it with 'shardplan cancel ID'.\n\n",
+      kTaskHelp);
   command.flags = PlanRequestFlags();
   command.flags.push_back(OutputFlag());
   command.min_args = command.max_args = 1;
@@ -141,4 +122,4 @@ Command SubmitCommand() {
   return command;
 }
 
-} // namespace shardplan::cli
+}  // namespace shardplan::cli

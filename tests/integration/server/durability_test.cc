@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "shardplan/v1/admin.grpc.pb.h"
 #include "tests/integration/server/server_test_support.h"
 #include "tests/integration/support/test_bundles.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 
 namespace shardplan::integration {
 namespace {
@@ -24,15 +24,14 @@ using testing_bundles::FreshTempDir;
 using testing_bundles::WriteTinyBundle;
 
 class DurabilityTest : public ServerTest {
-protected:
+ protected:
   DurabilityTest() : models_(FreshTempDir("durability-models")) {}
   ~DurabilityTest() override { fs::remove_all(models_); }
 
   // Starts (or restarts: the same ServerProcess keeps its store file) the
   // server on models_.
   void Start(std::vector<std::string> args = {}) {
-    args.insert(args.begin(),
-                {"--models_dir", models_, "--model_reload_interval_s=0"});
+    args.insert(args.begin(), {"--models_dir", models_, "--model_reload_interval_s=0"});
     StartServer(args);
     admin_ = v1::AdminService::NewStub(server_.Channel());
   }
@@ -41,13 +40,11 @@ protected:
   // waits for it.
   void Stop(int signal) {
     ASSERT_TRUE(server_.Signal(signal).ok());
-    ASSERT_TRUE(server_.WaitForExit(std::chrono::seconds(60)).ok())
-        << server_.log();
+    ASSERT_TRUE(server_.WaitForExit(std::chrono::seconds(60)).ok()) << server_.log();
   }
 
   // A quick request named `key`, planned under `model`.
-  static v1::PlanRequest Keyed(const std::string &key,
-                               const std::string &model = "tiny") {
+  static v1::PlanRequest Keyed(const std::string &key, const std::string &model = "tiny") {
     v1::PlanRequest request = QuickRequest();
     request.set_model(model);
     request.set_job_key(key);
@@ -63,8 +60,8 @@ protected:
 
   void Reload() {
     v1::ReloadModelsResponse response;
-    grpc::Status status = admin_->ReloadModels(
-        Context().get(), v1::ReloadModelsRequest(), &response);
+    grpc::Status status =
+        admin_->ReloadModels(Context().get(), v1::ReloadModelsRequest(), &response);
     ASSERT_TRUE(status.ok()) << status.error_message();
   }
 
@@ -83,8 +80,7 @@ protected:
 // The placement of every table: what a training job shards by.
 std::string Shards(const v1::Plan &plan) {
   std::string out;
-  for (const v1::TableSharding &table : plan.tables())
-    out += table.SerializeAsString();
+  for (const v1::TableSharding &table : plan.tables()) out += table.SerializeAsString();
   return out;
 }
 
@@ -123,8 +119,7 @@ TEST_F(DurabilityTest, JobKeyKeepsItsPlanAcrossNewModelsAndRestarts) {
   // Replan moves the key to a new plan on purpose; the old one stays readable
   // by its job id.
   v1::PlanResponse replanned;
-  grpc::Status status =
-      stub_->Replan(Context().get(), Keyed("train/run-7"), &replanned);
+  grpc::Status status = stub_->Replan(Context().get(), Keyed("train/run-7"), &replanned);
   ASSERT_TRUE(status.ok()) << status.error_message();
   EXPECT_EQ(replanned.plan().cost_model(), "tiny@2");
   EXPECT_NE(replanned.job_id(), first.job_id());
@@ -149,8 +144,7 @@ TEST_F(DurabilityTest, JobKeyRefusesADifferentRequestAndBadKeys) {
   v1::PlanResponse response;
   grpc::Status status = Plan(other, &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-  EXPECT_THAT(status.error_message(),
-              HasSubstr("job_key: \"job-a\" already names"));
+  EXPECT_THAT(status.error_message(), HasSubstr("job_key: \"job-a\" already names"));
 
   status = Plan(Keyed("no spaces allowed"), &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
@@ -190,7 +184,7 @@ TEST_F(DurabilityTest, FinishedJobsAreReadableAfterARestart) {
 TEST_F(DurabilityTest, QueuedAndRunningJobsSurviveKill9) {
   ASSERT_TRUE(WriteTinyBundle(models_, "tiny", "1").ok());
   Start({"--workers=1"});
-  const std::string slow = Submit(SlowRequest()); // holds the only worker
+  const std::string slow = Submit(SlowRequest());  // holds the only worker
   AwaitState(slow, v1::RUNNING);
   std::vector<std::string> queued;
   for (int seed = 0; seed < 3; ++seed) {
@@ -211,10 +205,9 @@ TEST_F(DurabilityTest, QueuedAndRunningJobsSurviveKill9) {
   fs::remove_all(fs::path(models_) / "tiny" / "1");
   Start({"--workers=1"});
   EXPECT_EQ(GetJob(slow).state(),
-            v1::RUNNING); // resumed first, as it was submitted first
+            v1::RUNNING);  // resumed first, as it was submitted first
   v1::JobStatus cancelled;
-  grpc::Status status =
-      stub_->CancelPlan(Context().get(), Job(slow), &cancelled);
+  grpc::Status status = stub_->CancelPlan(Context().get(), Job(slow), &cancelled);
   ASSERT_TRUE(status.ok()) << status.error_message();
   AwaitState(slow, v1::CANCELLED);
   for (const std::string &id : queued) {
@@ -225,12 +218,8 @@ TEST_F(DurabilityTest, QueuedAndRunningJobsSurviveKill9) {
   const v1::JobStatus failed = GetJob(unresumable);
   EXPECT_EQ(failed.state(), v1::FAILED);
   EXPECT_THAT(failed.error_message(), HasSubstr("no version \"1\""));
-  EXPECT_EQ(MetricValue(Scrape(),
-                        "shardplan_jobs_recovered_total{outcome=\"resumed\"}"),
-            1);
-  EXPECT_EQ(MetricValue(Scrape(),
-                        "shardplan_jobs_recovered_total{outcome=\"failed\"}"),
-            4);
+  EXPECT_EQ(MetricValue(Scrape(), "shardplan_jobs_recovered_total{outcome=\"resumed\"}"), 1);
+  EXPECT_EQ(MetricValue(Scrape(), "shardplan_jobs_recovered_total{outcome=\"failed\"}"), 4);
 }
 
 TEST_F(DurabilityTest, ResumedJobsFinishWithTheirPlans) {
@@ -238,21 +227,17 @@ TEST_F(DurabilityTest, ResumedJobsFinishWithTheirPlans) {
   const std::string slow = Submit(SlowRequest());
   AwaitState(slow, v1::RUNNING);
   std::vector<std::string> queued;
-  for (int seed = 0; seed < 3; ++seed)
-    queued.push_back(Submit(QuickRequest(seed)));
+  for (int seed = 0; seed < 3; ++seed) queued.push_back(Submit(QuickRequest(seed)));
   Stop(SIGKILL);
   Start({"--workers=1"});
   v1::JobStatus cancelled;
-  grpc::Status status =
-      stub_->CancelPlan(Context().get(), Job(slow), &cancelled);
+  grpc::Status status = stub_->CancelPlan(Context().get(), Job(slow), &cancelled);
   ASSERT_TRUE(status.ok()) << status.error_message();
   for (const std::string &id : queued) {
     const v1::JobStatus job = AwaitState(id, v1::SUCCEEDED);
     EXPECT_GT(job.result().plan().tables_size(), 0) << id;
   }
-  EXPECT_EQ(MetricValue(Scrape(),
-                        "shardplan_jobs_recovered_total{outcome=\"resumed\"}"),
-            4);
+  EXPECT_EQ(MetricValue(Scrape(), "shardplan_jobs_recovered_total{outcome=\"resumed\"}"), 4);
   // Cancelled by a client, it stays cancelled across the next restart.
   AwaitState(slow, v1::CANCELLED);
   Stop(SIGTERM);
@@ -281,10 +266,8 @@ TEST_F(DurabilityTest, DeletePlanForgetsAKeyAndRefusesActiveJobs) {
   const v1::PlanResponse planned = MustPlan(request);
   grpc::Status status = Delete("", "to-delete");
   ASSERT_TRUE(status.ok()) << status.error_message();
-  EXPECT_EQ(Delete(planned.job_id(), "").error_code(),
-            grpc::StatusCode::NOT_FOUND);
-  EXPECT_FALSE(
-      MustPlan(request).from_store()); // planned (or cached) anew under the key
+  EXPECT_EQ(Delete(planned.job_id(), "").error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_FALSE(MustPlan(request).from_store());  // planned (or cached) anew under the key
 
   const std::string slow = Submit(SlowRequest());
   AwaitState(slow, v1::RUNNING);
@@ -301,9 +284,8 @@ TEST_F(DurabilityTest, ASecondServerCannotShareAnSqliteStore) {
   testing::ServerProcess second;
   absl::Status started = second.Start({"--store", server_.store()});
   EXPECT_FALSE(started.ok());
-  EXPECT_THAT(second.log(),
-              HasSubstr("another shardplan-server uses this store"));
+  EXPECT_THAT(second.log(), HasSubstr("another shardplan-server uses this store"));
 }
 
-} // namespace
-} // namespace shardplan::integration
+}  // namespace
+}  // namespace shardplan::integration

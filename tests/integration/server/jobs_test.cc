@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
-#include "tests/integration/server/server_test_support.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/integration/server/server_test_support.h"
 
 namespace shardplan::integration {
 namespace {
@@ -13,15 +13,13 @@ namespace {
 using ::testing::HasSubstr;
 
 // Every status WatchPlan streams until it ends.
-std::vector<v1::JobStatus> Watch(v1::PlannerService::Stub &stub,
-                                 const std::string &id,
+std::vector<v1::JobStatus> Watch(v1::PlannerService::Stub &stub, const std::string &id,
                                  grpc::Status *final_status) {
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + kRpcTimeout);
   auto reader = stub.WatchPlan(&context, Job(id));
   std::vector<v1::JobStatus> seen;
-  for (v1::JobStatus status; reader->Read(&status);)
-    seen.push_back(status);
+  for (v1::JobStatus status; reader->Read(&status);) seen.push_back(status);
   *final_status = reader->Finish();
   return seen;
 }
@@ -31,14 +29,12 @@ class JobsTest : public ServerTest {};
 TEST_F(JobsTest, SubmittedJobSucceedsAndWatchStreamsItToTheEnd) {
   StartServer();
   v1::SubmitPlanResponse submitted;
-  ASSERT_TRUE(
-      stub_->SubmitPlan(Context().get(), QuickRequest(), &submitted).ok());
+  ASSERT_TRUE(stub_->SubmitPlan(Context().get(), QuickRequest(), &submitted).ok());
   EXPECT_EQ(submitted.job_id().size(), 32u);
   EXPECT_EQ(submitted.state(), v1::QUEUED);
 
   grpc::Status finished;
-  std::vector<v1::JobStatus> seen =
-      Watch(*stub_, submitted.job_id(), &finished);
+  std::vector<v1::JobStatus> seen = Watch(*stub_, submitted.job_id(), &finished);
   ASSERT_TRUE(finished.ok()) << finished.error_message();
   ASSERT_FALSE(seen.empty());
   const v1::JobStatus &last = seen.back();
@@ -48,8 +44,7 @@ TEST_F(JobsTest, SubmittedJobSucceedsAndWatchStreamsItToTheEnd) {
   EXPECT_GT(last.submitted_unix_ms(), 0);
   EXPECT_GE(last.finished_unix_ms(), last.started_unix_ms());
   for (size_t i = 0; i + 1 < seen.size(); ++i) {
-    EXPECT_TRUE(seen[i].state() == v1::QUEUED ||
-                seen[i].state() == v1::RUNNING);
+    EXPECT_TRUE(seen[i].state() == v1::QUEUED || seen[i].state() == v1::RUNNING);
   }
 
   // Jobs and Plan share the cache: the same request is now a hit.
@@ -77,12 +72,10 @@ TEST_F(JobsTest, BadRequestsFailAtSubmission) {
 TEST_F(JobsTest, InfeasibleJobFailsWithTheReason) {
   StartServer();
   v1::PlanRequest request = QuickRequest();
-  request.mutable_task()->mutable_tables(0)->set_rows(
-      int64_t{1} << 33); // 256 GiB at dim 8
+  request.mutable_task()->mutable_tables(0)->set_rows(int64_t{1} << 33);  // 256 GiB at dim 8
   const std::string id = Submit(request);
   v1::JobStatus failed = AwaitState(id, v1::FAILED);
-  EXPECT_EQ(failed.error_code(),
-            static_cast<int>(grpc::StatusCode::FAILED_PRECONDITION));
+  EXPECT_EQ(failed.error_code(), static_cast<int>(grpc::StatusCode::FAILED_PRECONDITION));
   EXPECT_THAT(failed.error_message(), HasSubstr("t00"));
   EXPECT_FALSE(failed.has_result());
 }
@@ -90,13 +83,11 @@ TEST_F(JobsTest, InfeasibleJobFailsWithTheReason) {
 TEST_F(JobsTest, UnknownJobsAreNotFound) {
   StartServer();
   v1::JobStatus status;
-  grpc::Status rpc =
-      stub_->GetPlan(Context().get(), Job("0123456789abcdef"), &status);
+  grpc::Status rpc = stub_->GetPlan(Context().get(), Job("0123456789abcdef"), &status);
   EXPECT_EQ(rpc.error_code(), grpc::StatusCode::NOT_FOUND);
   EXPECT_THAT(rpc.error_message(), HasSubstr("0123456789abcdef"));
-  EXPECT_EQ(
-      stub_->CancelPlan(Context().get(), Job("nope"), &status).error_code(),
-      grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(stub_->CancelPlan(Context().get(), Job("nope"), &status).error_code(),
+            grpc::StatusCode::NOT_FOUND);
   grpc::Status watched;
   EXPECT_TRUE(Watch(*stub_, "nope", &watched).empty());
   EXPECT_EQ(watched.error_code(), grpc::StatusCode::NOT_FOUND);
@@ -111,8 +102,7 @@ TEST_F(JobsTest, CancellingARunningJobEndsItCancelled) {
   v1::JobStatus status;
   ASSERT_TRUE(stub_->CancelPlan(Context().get(), Job(id), &status).ok());
   v1::JobStatus cancelled = AwaitState(id, v1::CANCELLED);
-  EXPECT_EQ(cancelled.error_code(),
-            static_cast<int>(grpc::StatusCode::CANCELLED));
+  EXPECT_EQ(cancelled.error_code(), static_cast<int>(grpc::StatusCode::CANCELLED));
   EXPECT_GT(cancelled.finished_unix_ms(), 0);
   // Cancelling again changes nothing.
   ASSERT_TRUE(stub_->CancelPlan(Context().get(), Job(id), &status).ok());
@@ -128,15 +118,14 @@ TEST_F(JobsTest, QueueIsBoundedAndQueuedJobsCancelAtOnce) {
   EXPECT_EQ(GetJob(queued).state(), v1::QUEUED);
 
   v1::SubmitPlanResponse refused;
-  grpc::Status full =
-      stub_->SubmitPlan(Context().get(), QuickRequest(), &refused);
+  grpc::Status full = stub_->SubmitPlan(Context().get(), QuickRequest(), &refused);
   EXPECT_EQ(full.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_THAT(full.error_message(), HasSubstr("queue is full"));
 
   v1::JobStatus status;
   ASSERT_TRUE(stub_->CancelPlan(Context().get(), Job(queued), &status).ok());
   EXPECT_EQ(status.state(), v1::CANCELLED);
-  EXPECT_EQ(status.started_unix_ms(), 0); // it never ran
+  EXPECT_EQ(status.started_unix_ms(), 0);  // it never ran
   ASSERT_TRUE(stub_->CancelPlan(Context().get(), Job(running), &status).ok());
   AwaitState(running, v1::CANCELLED);
 }
@@ -192,17 +181,14 @@ TEST_F(JobsTest, WatchReturnsWhenTheClientGoesAway) {
   }
   // The server's handler noticed and returned (it records the call when it
   // does).
-  EXPECT_EQ(
-      AwaitMetric(
-          R"(shardplan_rpc_requests_total{code="CANCELLED",method="WatchPlan"})",
-          1),
-      1);
+  EXPECT_EQ(AwaitMetric(R"(shardplan_rpc_requests_total{code="CANCELLED",method="WatchPlan"})", 1),
+            1);
   v1::JobStatus status;
   ASSERT_TRUE(stub_->CancelPlan(Context().get(), Job(id), &status).ok());
 }
 
-} // namespace
-} // namespace shardplan::integration
+}  // namespace
+}  // namespace shardplan::integration
 
 namespace shardplan::integration {
 namespace {
@@ -241,5 +227,5 @@ TEST_F(JobsTest, NeuroShardStreamsEachBeamStepToWatchers) {
   EXPECT_EQ(AwaitState(id, v1::CANCELLED).state(), v1::CANCELLED);
 }
 
-} // namespace
-} // namespace shardplan::integration
+}  // namespace
+}  // namespace shardplan::integration

@@ -22,10 +22,9 @@ std::string ServerBinaryPath();
 // `channel`, without generated health stubs (so any test binary can link this
 // helper). Returns the ServingStatus number: 0 UNKNOWN, 1 SERVING, 2
 // NOT_SERVING, 3 SERVICE_UNKNOWN; the RPC's error otherwise.
-absl::StatusOr<int>
-CheckHealth(const std::shared_ptr<grpc::Channel> &channel,
-            const std::string &service,
-            std::chrono::milliseconds timeout = std::chrono::seconds(2));
+absl::StatusOr<int> CheckHealth(const std::shared_ptr<grpc::Channel> &channel,
+                                const std::string &service,
+                                std::chrono::milliseconds timeout = std::chrono::seconds(2));
 
 // A real shardplan-server process on free loopback ports, for integration
 // tests.
@@ -43,7 +42,7 @@ CheckHealth(const std::shared_ptr<grpc::Channel> &channel,
 // a thread that outlives the server: the child is killed when that thread exits
 // (PR_SET_PDEATHSIG), so a crashed test never leaves a server behind.
 class ServerProcess {
-public:
+ public:
   ServerProcess();
   ~ServerProcess();
   ServerProcess(const ServerProcess &) = delete;
@@ -52,15 +51,12 @@ public:
   // Starts the server and waits until it wrote its port file and answers health
   // SERVING. On failure (timeout, early exit, bad port file) the error includes
   // the server's log, and the process is killed.
-  absl::Status
-  Start(const std::vector<std::string> &extra_args = {},
-        std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  absl::Status Start(const std::vector<std::string> &extra_args = {},
+                     std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
   int grpc_port() const { return grpc_port_; }
-  int metrics_port() const {
-    return metrics_port_;
-  }                           // 0 when the endpoint is disabled
-  std::string target() const; // "127.0.0.1:<grpc_port>"
+  int metrics_port() const { return metrics_port_; }  // 0 when the endpoint is disabled
+  std::string target() const;                         // "127.0.0.1:<grpc_port>"
   pid_t pid() const { return pid_; }
   bool running() const { return pid_ > 0; }
 
@@ -84,7 +80,7 @@ public:
   // Everything the server wrote to stdout and stderr so far.
   std::string log() const;
 
-private:
+ private:
   absl::Status WaitUntilServing(std::chrono::steady_clock::time_point deadline);
   void KillAndReap();
 
@@ -96,6 +92,6 @@ private:
   int metrics_port_ = 0;
 };
 
-} // namespace shardplan::testing
+}  // namespace shardplan::testing
 
-#endif // SHARDPLAN_TESTS_INTEGRATION_SUPPORT_SERVER_PROCESS_H_
+#endif  // SHARDPLAN_TESTS_INTEGRATION_SUPPORT_SERVER_PROCESS_H_

@@ -24,26 +24,23 @@ struct Gate {
   std::atomic<int> started{0};
 
   JobManager::Work Work() {
-    return
-        [this](const StopSignal &stop, const JobManager::ProgressFn &progress)
-            -> absl::StatusOr<PlanningResult> {
-          started.fetch_add(1);
-          progress(PlanningProgress{"blocked", 0.5});
-          while (!released.load()) {
-            if (absl::Status status = stop.Check(); !status.ok())
-              return status;
-            std::this_thread::sleep_for(std::chrono::milliseconds(1));
-          }
-          PlanningResult result;
-          result.plan.algorithm = "gate";
-          return result;
-        };
+    return [this](const StopSignal &stop,
+                  const JobManager::ProgressFn &progress) -> absl::StatusOr<PlanningResult> {
+      started.fetch_add(1);
+      progress(PlanningProgress{"blocked", 0.5});
+      while (!released.load()) {
+        if (absl::Status status = stop.Check(); !status.ok()) return status;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      PlanningResult result;
+      result.plan.algorithm = "gate";
+      return result;
+    };
   }
 };
 
 JobManager::Work Succeeds() {
-  return [](const StopSignal &,
-            const JobManager::ProgressFn &) -> absl::StatusOr<PlanningResult> {
+  return [](const StopSignal &, const JobManager::ProgressFn &) -> absl::StatusOr<PlanningResult> {
     PlanningResult result;
     result.plan.algorithm = "quick";
     return result;
@@ -52,13 +49,11 @@ JobManager::Work Succeeds() {
 
 // Polls until the job is in `state` (or the timeout passes) and returns its
 // snapshot.
-JobSnapshot AwaitState(const JobManager &jobs, const std::string &id,
-                       JobState state) {
+JobSnapshot AwaitState(const JobManager &jobs, const std::string &id, JobState state) {
   const auto deadline = Clock::now() + kTimeout;
   absl::StatusOr<JobSnapshot> job = jobs.Get(id);
   while (job.ok() && job->state != state && Clock::now() < deadline) {
-    job = jobs.WaitForChange(id, job->version,
-                             Clock::now() + std::chrono::milliseconds(50));
+    job = jobs.WaitForChange(id, job->version, Clock::now() + std::chrono::milliseconds(50));
   }
   EXPECT_TRUE(job.ok()) << job.status();
   EXPECT_EQ(job->state, state) << JobStateName(job->state);
@@ -78,8 +73,7 @@ TEST(JobManagerTest, RunsAJobToSuccess) {
   absl::StatusOr<JobSnapshot> submitted = jobs.Submit(Succeeds());
   ASSERT_TRUE(submitted.ok()) << submitted.status();
   EXPECT_EQ(submitted->id.size(), 32u);
-  EXPECT_EQ(submitted->id.find_first_not_of("0123456789abcdef"),
-            std::string::npos);
+  EXPECT_EQ(submitted->id.find_first_not_of("0123456789abcdef"), std::string::npos);
   EXPECT_GT(submitted->submitted_unix_ms, 0);
 
   JobSnapshot done = AwaitState(jobs, submitted->id, JobState::kSucceeded);
@@ -96,16 +90,15 @@ TEST(JobManagerTest, IdsAreUnique) {
   Gate gate;
   JobManager jobs({.workers = 1, .queue_capacity = 100});
   std::set<std::string> ids;
-  for (int i = 0; i < 50; ++i)
-    ids.insert(jobs.Submit(gate.Work())->id);
+  for (int i = 0; i < 50; ++i) ids.insert(jobs.Submit(gate.Work())->id);
   EXPECT_EQ(ids.size(), 50u);
   gate.released = true;
 }
 
 TEST(JobManagerTest, FailedWorkEndsFailedWithItsError) {
   JobManager jobs({.workers = 1});
-  auto id = jobs.Submit([](const StopSignal &, const JobManager::ProgressFn &)
-                            -> absl::StatusOr<PlanningResult> {
+  auto id = jobs.Submit([](const StopSignal &,
+                           const JobManager::ProgressFn &) -> absl::StatusOr<PlanningResult> {
                   return absl::FailedPreconditionError("table t3 fits nowhere");
                 })
                 ->id;
@@ -117,8 +110,8 @@ TEST(JobManagerTest, FailedWorkEndsFailedWithItsError) {
 
 TEST(JobManagerTest, AnExceptionFailsTheJobNotTheServer) {
   JobManager jobs({.workers = 1});
-  auto id = jobs.Submit([](const StopSignal &, const JobManager::ProgressFn &)
-                            -> absl::StatusOr<PlanningResult> {
+  auto id = jobs.Submit([](const StopSignal &,
+                           const JobManager::ProgressFn &) -> absl::StatusOr<PlanningResult> {
                   throw std::runtime_error("boom");
                 })
                 ->id;
@@ -132,18 +125,16 @@ TEST(JobManagerTest, SubmitOptionsGiveIdKeyTimeAndResumePastCapacity) {
   Gate gate;
   JobManager jobs({.workers = 1, .queue_capacity = 1});
   const std::string id = NewJobId();
-  absl::StatusOr<JobSnapshot> first = jobs.Submit(
-      gate.Work(), {.id = id, .job_key = "train/a", .submitted_unix_ms = 1234});
+  absl::StatusOr<JobSnapshot> first =
+      jobs.Submit(gate.Work(), {.id = id, .job_key = "train/a", .submitted_unix_ms = 1234});
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_EQ(first->id, id);
   EXPECT_EQ(first->job_key, "train/a");
   EXPECT_EQ(first->submitted_unix_ms, 1234);
-  EXPECT_EQ(jobs.Submit(gate.Work(), {.id = id}).status().code(),
-            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(jobs.Submit(gate.Work(), {.id = id}).status().code(), absl::StatusCode::kAlreadyExists);
   AwaitStarted(gate, 1);
-  ASSERT_TRUE(jobs.Submit(gate.Work()).ok()); // fills the queue
-  EXPECT_EQ(jobs.Submit(gate.Work()).status().code(),
-            absl::StatusCode::kResourceExhausted);
+  ASSERT_TRUE(jobs.Submit(gate.Work()).ok());  // fills the queue
+  EXPECT_EQ(jobs.Submit(gate.Work()).status().code(), absl::StatusCode::kResourceExhausted);
   // A job accepted before a restart is owed its run, queue full or not.
   EXPECT_TRUE(jobs.Submit(gate.Work(), {.ignore_capacity = true}).ok());
   EXPECT_EQ(jobs.queued(), 2);
@@ -164,13 +155,12 @@ TEST(JobManagerTest, QueueIsBounded) {
 
   absl::StatusOr<JobSnapshot> refused = jobs.Submit(gate.Work());
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_NE(refused.status().message().find("queue is full"),
-            absl::string_view::npos);
+  EXPECT_NE(refused.status().message().find("queue is full"), absl::string_view::npos);
 
   gate.released = true;
   AwaitState(jobs, running->id, JobState::kSucceeded);
   EXPECT_TRUE(jobs.WaitUntilIdle(Clock::now() + kTimeout));
-  EXPECT_TRUE(jobs.Submit(Succeeds()).ok()); // room again
+  EXPECT_TRUE(jobs.Submit(Succeeds()).ok());  // room again
 }
 
 TEST(JobManagerTest, CancellingAQueuedJobCancelsItAtOnce) {
@@ -192,11 +182,11 @@ TEST(JobManagerTest, CancellingAQueuedJobCancelsItAtOnce) {
   blocker.released = true;
   queued_gate.released = true;
   EXPECT_TRUE(jobs.WaitUntilIdle(Clock::now() + kTimeout));
-  EXPECT_EQ(queued_gate.started.load(), 0); // it never ran
+  EXPECT_EQ(queued_gate.started.load(), 0);  // it never ran
 }
 
 TEST(JobManagerTest, CancellingARunningJobStopsIt) {
-  Gate gate; // never released: only the stop signal ends it
+  Gate gate;  // never released: only the stop signal ends it
   JobManager jobs({.workers = 1});
   auto job = jobs.Submit(gate.Work());
   AwaitStarted(gate, 1);
@@ -208,25 +198,21 @@ TEST(JobManagerTest, CancellingARunningJobStopsIt) {
   EXPECT_EQ(done.error.code(), absl::StatusCode::kCancelled);
 }
 
-TEST(JobManagerTest,
-     CancellingAnAnytimePlannerEndsCancelledNotWithItsPartialPlan) {
+TEST(JobManagerTest, CancellingAnAnytimePlannerEndsCancelledNotWithItsPartialPlan) {
   // Like NeuroShard: on a stop it returns the best plan found so far instead of
   // an error.
   std::atomic<bool> running{false};
   JobManager jobs({.workers = 1});
-  auto job = jobs.Submit(
-      [&](const StopSignal &stop,
-          const JobManager::ProgressFn &) -> absl::StatusOr<PlanningResult> {
-        running = true;
-        while (stop.Check().ok())
-          std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        PlanningResult partial;
-        partial.plan.algorithm = "anytime";
-        partial.plan.stats.anytime_result = true;
-        return partial;
-      });
-  while (!running.load())
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  auto job = jobs.Submit([&](const StopSignal &stop,
+                             const JobManager::ProgressFn &) -> absl::StatusOr<PlanningResult> {
+    running = true;
+    while (stop.Check().ok()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    PlanningResult partial;
+    partial.plan.algorithm = "anytime";
+    partial.plan.stats.anytime_result = true;
+    return partial;
+  });
+  while (!running.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   ASSERT_TRUE(jobs.Cancel(job->id).ok());
   JobSnapshot done = AwaitState(jobs, job->id, JobState::kCancelled);
   EXPECT_EQ(done.error.code(), absl::StatusCode::kCancelled);
@@ -250,8 +236,7 @@ TEST(JobManagerTest, UnknownIdsAreNotFound) {
   EXPECT_EQ(jobs.Cancel("nope").status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(jobs.WaitForChange("nope", 0, Clock::now()).status().code(),
             absl::StatusCode::kNotFound);
-  EXPECT_NE(jobs.Get("nope").status().message().find("job_id"),
-            absl::string_view::npos);
+  EXPECT_NE(jobs.Get("nope").status().message().find("job_id"), absl::string_view::npos);
 }
 
 TEST(JobManagerTest, RetainsOnlyTheNewestFinishedJobs) {
@@ -274,8 +259,7 @@ TEST(JobManagerTest, RunningAndQueuedJobsAreNotEvicted) {
   auto queued = jobs.Submit(Succeeds());
   for (int i = 0; i < 3; ++i) {
     auto cancelled = jobs.Submit(Succeeds());
-    ASSERT_TRUE(
-        jobs.Cancel(cancelled->id).ok()); // finishes (cancelled) at once
+    ASSERT_TRUE(jobs.Cancel(cancelled->id).ok());  // finishes (cancelled) at once
   }
   EXPECT_TRUE(jobs.Get(running->id).ok());
   EXPECT_TRUE(jobs.Get(queued->id).ok());
@@ -284,8 +268,7 @@ TEST(JobManagerTest, RunningAndQueuedJobsAreNotEvicted) {
 
 TEST(JobManagerTest, WatchersSeeProgressAndTheEnd) {
   Gate gate;
-  JobManager jobs(
-      {.workers = 1, .progress_interval = std::chrono::milliseconds(0)});
+  JobManager jobs({.workers = 1, .progress_interval = std::chrono::milliseconds(0)});
   auto job = jobs.Submit(gate.Work());
   AwaitStarted(gate, 1);
   JobSnapshot running = AwaitState(jobs, job->id, JobState::kRunning);
@@ -310,8 +293,8 @@ TEST(JobManagerTest, WaitForChangeTimesOutWithoutAChange) {
   auto job = jobs.Submit(gate.Work());
   AwaitStarted(gate, 1);
   JobSnapshot running = AwaitState(jobs, job->id, JobState::kRunning);
-  absl::StatusOr<JobSnapshot> same = jobs.WaitForChange(
-      job->id, running.version, Clock::now() + std::chrono::milliseconds(30));
+  absl::StatusOr<JobSnapshot> same =
+      jobs.WaitForChange(job->id, running.version, Clock::now() + std::chrono::milliseconds(30));
   ASSERT_TRUE(same.ok());
   EXPECT_EQ(same->version, running.version);
   gate.released = true;
@@ -322,29 +305,26 @@ TEST(JobManagerTest, StopAcceptingRefusesNewJobsButFinishesOldOnes) {
   JobManager jobs({.workers = 1});
   auto job = jobs.Submit(gate.Work());
   jobs.StopAccepting();
-  EXPECT_EQ(jobs.Submit(Succeeds()).status().code(),
-            absl::StatusCode::kUnavailable);
-  EXPECT_FALSE(
-      jobs.WaitUntilIdle(Clock::now() + std::chrono::milliseconds(20)));
+  EXPECT_EQ(jobs.Submit(Succeeds()).status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_FALSE(jobs.WaitUntilIdle(Clock::now() + std::chrono::milliseconds(20)));
   gate.released = true;
   EXPECT_TRUE(jobs.WaitUntilIdle(Clock::now() + kTimeout));
   EXPECT_EQ(jobs.Get(job->id)->state, JobState::kSucceeded);
 }
 
 TEST(JobManagerTest, ShutdownCancelsQueuedAndRunningJobs) {
-  Gate gate; // never released
+  Gate gate;  // never released
   JobManager jobs({.workers = 1, .queue_capacity = 4});
   auto running = jobs.Submit(gate.Work());
   AwaitStarted(gate, 1);
   auto queued = jobs.Submit(gate.Work());
-  jobs.Shutdown(); // returns only once the running job stopped
+  jobs.Shutdown();  // returns only once the running job stopped
   EXPECT_EQ(jobs.Get(running->id)->state, JobState::kCancelled);
   EXPECT_EQ(jobs.Get(queued->id)->state, JobState::kCancelled);
   EXPECT_EQ(gate.started.load(), 1);
-  EXPECT_EQ(jobs.Submit(Succeeds()).status().code(),
-            absl::StatusCode::kUnavailable);
-  jobs.Shutdown(); // idempotent
+  EXPECT_EQ(jobs.Submit(Succeeds()).status().code(), absl::StatusCode::kUnavailable);
+  jobs.Shutdown();  // idempotent
 }
 
-} // namespace
-} // namespace shardplan
+}  // namespace
+}  // namespace shardplan

@@ -4,9 +4,9 @@
 #include <memory>
 #include <string>
 
+#include "gtest/gtest.h"
 #include "planner/json_io.h"
 #include "server/store/plan_store.h"
-#include "gtest/gtest.h"
 
 namespace shardplan {
 namespace {
@@ -29,9 +29,8 @@ v1::PlanRequest Request() {
 TEST(JobKeyTest, AcceptsNamesAndRefusesOthersNamingTheField) {
   EXPECT_TRUE(ValidateJobKey("").ok());
   EXPECT_TRUE(ValidateJobKey("team/train-run_7:epoch.3").ok());
-  for (const std::string bad :
-       {std::string("has space"), std::string("quote\""), std::string(257, 'k'),
-        std::string("nul\0x", 5)}) {
+  for (const std::string bad : {std::string("has space"), std::string("quote\""),
+                                std::string(257, 'k'), std::string("nul\0x", 5)}) {
     absl::Status status = ValidateJobKey(bad);
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << bad;
     EXPECT_EQ(status.message().substr(0, 8), "job_key:") << bad;
@@ -52,9 +51,7 @@ TEST(JobKeyTest, FingerprintIgnoresTableOrderAndKeyButNotTheRequest) {
         +[](v1::PlanRequest &r) { r.set_model("analytic@1"); },
         +[](v1::PlanRequest &r) { r.set_algorithm("dim_greedy"); },
         +[](v1::PlanRequest &r) { (*r.mutable_parameters())["x"] = "1"; },
-        +[](v1::PlanRequest &r) {
-          r.mutable_task()->mutable_tables(0)->set_dim(8);
-        }}) {
+        +[](v1::PlanRequest &r) { r.mutable_task()->mutable_tables(0)->set_dim(8); }}) {
     v1::PlanRequest changed = request;
     change(changed);
     EXPECT_NE(*KeyedRequestFingerprint(changed, limits), base);
@@ -70,13 +67,11 @@ TEST(PlanLedgerTest, WithoutAStoreFindsNothingAndWritesNothing) {
   EXPECT_EQ(ledger.Delete("id").code(), absl::StatusCode::kFailedPrecondition);
 }
 
-TEST(PlanLedgerTest,
-     RecordsJobsThroughTheirLifeAndKeepsCancellationsForResumeOnShutdown) {
+TEST(PlanLedgerTest, RecordsJobsThroughTheirLifeAndKeepsCancellationsForResumeOnShutdown) {
   const std::string dir = ::testing::TempDir() + "/plan_ledger_test";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  absl::StatusOr<std::unique_ptr<PlanStore>> store =
-      OpenPlanStore("sqlite:" + dir + "/p.db");
+  absl::StatusOr<std::unique_ptr<PlanStore>> store = OpenPlanStore("sqlite:" + dir + "/p.db");
   ASSERT_TRUE(store.ok()) << store.status();
   PlanLedger ledger(store->get(), "replica-a", TaskLimits{}, nullptr);
   PreparedRequest prepared;
@@ -84,15 +79,14 @@ TEST(PlanLedgerTest,
   // A prepared request needs a planner for its name; RecordQueued reads only
   // that.
   class NamedPlanner : public Planner {
-  public:
+   public:
     NamedPlanner() { info_.name = "size_greedy"; }
     const AlgorithmInfo &info() const override { return info_; }
-    absl::StatusOr<::shardplan::Plan>
-    Run(const Task &, const PlanningContext &) const override {
+    absl::StatusOr<::shardplan::Plan> Run(const Task &, const PlanningContext &) const override {
       return absl::UnimplementedError("unused");
     }
 
-  private:
+   private:
     AlgorithmInfo info_;
   } planner;
   prepared.planner = &planner;
@@ -115,15 +109,14 @@ TEST(PlanLedgerTest,
   ledger.BeginShutdown();
   ledger.RecordFinished("job2", absl::CancelledError("shutting down"));
   EXPECT_EQ((*ledger.FindJob("job2"))->status,
-            "QUEUED"); // resumed by the next start
+            "QUEUED");  // resumed by the next start
   ledger.RecordFinished("job2", absl::InternalError("boom"));
-  absl::StatusOr<JobSnapshot> failed =
-      RecordToSnapshot(**ledger.FindJob("job2"));
+  absl::StatusOr<JobSnapshot> failed = RecordToSnapshot(**ledger.FindJob("job2"));
   EXPECT_EQ(failed->state, JobState::kFailed);
   EXPECT_EQ(failed->error.code(), absl::StatusCode::kInternal);
   EXPECT_EQ(failed->error.message(), "boom");
   EXPECT_TRUE(ledger.Unfinished()->empty());
 }
 
-} // namespace
-} // namespace shardplan
+}  // namespace
+}  // namespace shardplan
