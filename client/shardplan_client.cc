@@ -21,21 +21,20 @@ using ::shardplan::v1::JobState;
 using ::shardplan::v1::JobStatus;
 using PlannerStub = ::shardplan::v1::PlannerService::Stub;
 
-absl::Time DeadlineFor(const CallOptions &call, absl::Duration default_timeout) {
+absl::Time DeadlineFor(const CallOptions& call, absl::Duration default_timeout) {
   const absl::Duration timeout = call.timeout.value_or(default_timeout);
   if (timeout == absl::InfiniteDuration()) return absl::InfiniteFuture();
   return absl::Now() + timeout;
 }
 
-void SetDeadline(grpc::ClientContext &context, absl::Time deadline) {
+void SetDeadline(grpc::ClientContext& context, absl::Time deadline) {
   if (deadline != absl::InfiniteFuture()) context.set_deadline(absl::ToChronoTime(deadline));
 }
 
-// Whether to try again after `status` failed attempt `attempt`; sleeps first if
-// so. A retry is not worth making when its backoff alone would outlast the
-// call's deadline.
-bool SleepBeforeRetry(const ClientOptions &options, absl::string_view method, int attempt,
-                      const absl::Status &status, absl::Time deadline, Backoff &backoff) {
+// Whether to try again after `status` failed attempt `attempt`; sleeps first if so. A retry is
+// not worth making when its backoff alone would outlast the call's deadline.
+bool SleepBeforeRetry(const ClientOptions& options, absl::string_view method, int attempt,
+                      const absl::Status& status, absl::Time deadline, Backoff& backoff) {
   if (!absl::IsUnavailable(status) || attempt >= options.max_attempts) return false;
   const absl::Duration sleep = backoff.Next();
   if (absl::Now() + sleep >= deadline) return false;
@@ -47,11 +46,11 @@ bool SleepBeforeRetry(const ClientOptions &options, absl::string_view method, in
 // Calls stub.*rpc(request) under the call's deadline (CallOptions, else
 // ClientOptions::default_timeout), retrying as ClientOptions says.
 template <typename Stub, typename Request, typename Response>
-absl::StatusOr<Response> CallUnary(const ClientOptions &options, absl::string_view method,
-                                   const CallOptions &call, Stub &stub,
-                                   grpc::Status (Stub::*rpc)(grpc::ClientContext *, const Request &,
-                                                             Response *),
-                                   const Request &request) {
+absl::StatusOr<Response> CallUnary(const ClientOptions& options, absl::string_view method,
+                                   const CallOptions& call, Stub& stub,
+                                   grpc::Status (Stub::*rpc)(grpc::ClientContext*, const Request&,
+                                                             Response*),
+                                   const Request& request) {
   const absl::Time deadline = DeadlineFor(call, options.default_timeout);
   Backoff backoff(options);
   for (int attempt = 1;; ++attempt) {
@@ -70,12 +69,12 @@ shardplan::v1::JobRequest JobRequestFor(absl::string_view job_id) {
   return request;
 }
 
-std::shared_ptr<grpc::Channel> MakeChannel(absl::string_view target, const ClientOptions &options) {
+std::shared_ptr<grpc::Channel> MakeChannel(absl::string_view target, const ClientOptions& options) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
-  // gRPC's own reconnect backoff starts at 1 s; align it with ours so that a
-  // retry after a refused connection actually dials again instead of failing
-  // fast on a channel still backing off.
+  // gRPC's own reconnect backoff starts at 1 s; align it with ours so that a retry after a
+  // refused connection actually dials again instead of failing fast on a channel still backing
+  // off.
   const int initial_ms =
       static_cast<int>(std::max<int64_t>(absl::ToInt64Milliseconds(options.initial_backoff), 100));
   const int max_ms = static_cast<int>(
@@ -91,7 +90,7 @@ std::shared_ptr<grpc::Channel> MakeChannel(absl::string_view target, const Clien
 }  // namespace
 
 struct PlannerClient::HealthStub {
-  explicit HealthStub(const std::shared_ptr<grpc::Channel> &channel)
+  explicit HealthStub(const std::shared_ptr<grpc::Channel>& channel)
       : stub(grpc::health::v1::Health::NewStub(channel)) {}
   std::unique_ptr<grpc::health::v1::Health::Stub> stub;
 };
@@ -115,7 +114,7 @@ bool IsTerminal(JobState state) {
          state == shardplan::v1::CANCELLED;
 }
 
-absl::Status JobStatusToStatus(const JobStatus &status) {
+absl::Status JobStatusToStatus(const JobStatus& status) {
   if (status.state() != shardplan::v1::FAILED && status.state() != shardplan::v1::CANCELLED) {
     return absl::OkStatus();
   }
@@ -148,34 +147,34 @@ PlannerClient::PlannerClient(std::shared_ptr<grpc::Channel> channel, ClientOptio
 PlannerClient::~PlannerClient() = default;
 
 absl::StatusOr<shardplan::v1::PlanResponse> PlannerClient::Plan(
-    const shardplan::v1::PlanRequest &request, const CallOptions &call) {
+    const shardplan::v1::PlanRequest& request, const CallOptions& call) {
   return CallUnary(options_, "Plan", call, *stub_, &PlannerStub::Plan, request);
 }
 
 absl::StatusOr<shardplan::v1::PlanResponse> PlannerClient::Replan(
-    const shardplan::v1::PlanRequest &request, const CallOptions &call) {
+    const shardplan::v1::PlanRequest& request, const CallOptions& call) {
   return CallUnary(options_, "Replan", call, *stub_, &PlannerStub::Replan, request);
 }
 
 absl::StatusOr<shardplan::v1::SubmitPlanResponse> PlannerClient::SubmitPlan(
-    const shardplan::v1::PlanRequest &request, const CallOptions &call) {
+    const shardplan::v1::PlanRequest& request, const CallOptions& call) {
   return CallUnary(options_, "SubmitPlan", call, *stub_, &PlannerStub::SubmitPlan, request);
 }
 
 absl::StatusOr<JobStatus> PlannerClient::GetPlan(absl::string_view job_id,
-                                                 const CallOptions &call) {
+                                                 const CallOptions& call) {
   return CallUnary(options_, "GetPlan", call, *stub_, &PlannerStub::GetPlan, JobRequestFor(job_id));
 }
 
 absl::StatusOr<JobStatus> PlannerClient::CancelPlan(absl::string_view job_id,
-                                                    const CallOptions &call) {
+                                                    const CallOptions& call) {
   return CallUnary(options_, "CancelPlan", call, *stub_, &PlannerStub::CancelPlan,
                    JobRequestFor(job_id));
 }
 
 absl::StatusOr<JobStatus> PlannerClient::WatchPlan(absl::string_view job_id,
-                                                   const WatchCallback &on_status,
-                                                   const CallOptions &call) {
+                                                   const WatchCallback& on_status,
+                                                   const CallOptions& call) {
   const shardplan::v1::JobRequest request = JobRequestFor(job_id);
   const absl::Time deadline = DeadlineFor(call, options_.watch_timeout);
   Backoff backoff(options_);
@@ -195,13 +194,11 @@ absl::StatusOr<JobStatus> PlannerClient::WatchPlan(absl::string_view job_id,
     absl::Status finished = ToAbslStatus(reader->Finish());
     if (finished.ok()) {
       if (last.has_value() && IsTerminal(last->state())) return *std::move(last);
-      // A server that shuts down gracefully ends streams early; treat it like a
-      // broken stream.
+      // A server that shuts down gracefully ends streams early; treat it like a broken stream.
       finished = absl::UnavailableError(
           absl::StrCat("WatchPlan stream for job ", job_id, " ended before the job did"));
     }
-    // Attempts count consecutive failures: a stream that delivered something
-    // starts afresh.
+    // Attempts count consecutive failures: a stream that delivered something starts afresh.
     if (progressed) {
       attempt = 1;
       backoff.Reset();
@@ -214,31 +211,31 @@ absl::StatusOr<JobStatus> PlannerClient::WatchPlan(absl::string_view job_id,
 }
 
 absl::StatusOr<shardplan::v1::EvaluatePlanResponse> PlannerClient::EvaluatePlan(
-    const shardplan::v1::EvaluatePlanRequest &request, const CallOptions &call) {
+    const shardplan::v1::EvaluatePlanRequest& request, const CallOptions& call) {
   return CallUnary(options_, "EvaluatePlan", call, *stub_, &PlannerStub::EvaluatePlan, request);
 }
 
 absl::StatusOr<shardplan::v1::ListAlgorithmsResponse> PlannerClient::ListAlgorithms(
-    const CallOptions &call) {
+    const CallOptions& call) {
   return CallUnary(options_, "ListAlgorithms", call, *stub_, &PlannerStub::ListAlgorithms,
                    shardplan::v1::ListAlgorithmsRequest());
 }
 
 absl::StatusOr<shardplan::v1::ListModelsResponse> PlannerClient::ListModels(
-    const CallOptions &call) {
+    const CallOptions& call) {
   return CallUnary(options_, "ListModels", call, *stub_, &PlannerStub::ListModels,
                    shardplan::v1::ListModelsRequest());
 }
 
 absl::StatusOr<shardplan::v1::ReloadModelsResponse> PlannerClient::ReloadModels(
-    const CallOptions &call) {
+    const CallOptions& call) {
   return CallUnary(options_, "ReloadModels", call, *admin_stub_,
                    &shardplan::v1::AdminService::Stub::ReloadModels,
                    shardplan::v1::ReloadModelsRequest());
 }
 
 absl::StatusOr<shardplan::v1::DeletePlanResponse> PlannerClient::DeletePlan(
-    absl::string_view job_id, absl::string_view job_key, const CallOptions &call) {
+    absl::string_view job_id, absl::string_view job_key, const CallOptions& call) {
   shardplan::v1::DeletePlanRequest request;
   request.set_job_id(std::string(job_id));
   request.set_job_key(std::string(job_key));
@@ -247,7 +244,7 @@ absl::StatusOr<shardplan::v1::DeletePlanResponse> PlannerClient::DeletePlan(
 }
 
 absl::StatusOr<HealthStatus> PlannerClient::Health(absl::string_view service,
-                                                   const CallOptions &call) {
+                                                   const CallOptions& call) {
   grpc::health::v1::HealthCheckRequest request;
   request.set_service(std::string(service));
   const absl::StatusOr<grpc::health::v1::HealthCheckResponse> response = CallUnary(

@@ -5,21 +5,21 @@
 
 namespace shardplan {
 
-void ReloadReportToProto(const ModelReloadReport &report, v1::ReloadModelsResponse *proto) {
+void ReloadReportToProto(const ModelReloadReport& report, v1::ReloadModelsResponse* proto) {
   proto->Clear();
-  for (const std::string &id : report.loaded) proto->add_loaded(id);
-  for (const std::string &id : report.unchanged) proto->add_unchanged(id);
-  for (const std::string &id : report.removed) proto->add_removed(id);
-  for (const ModelReloadReport::Refusal &refusal : report.refused) {
-    v1::RefusedModel *refused = proto->add_refused();
+  for (const std::string& id : report.loaded) proto->add_loaded(id);
+  for (const std::string& id : report.unchanged) proto->add_unchanged(id);
+  for (const std::string& id : report.removed) proto->add_removed(id);
+  for (const ModelReloadReport::Refusal& refusal : report.refused) {
+    v1::RefusedModel* refused = proto->add_refused();
     refused->set_directory(refusal.directory);
     refused->set_reason(refusal.reason);
   }
 }
 
-grpc::Status AdminServiceImpl::ReloadModels(grpc::ServerContext * /*context*/,
-                                            const v1::ReloadModelsRequest * /*request*/,
-                                            v1::ReloadModelsResponse *response) {
+grpc::Status AdminServiceImpl::ReloadModels(grpc::ServerContext* /*context*/,
+                                            const v1::ReloadModelsRequest* /*request*/,
+                                            v1::ReloadModelsResponse* response) {
   return HandleRpc(*metrics_, "ReloadModels", [&]() -> absl::Status {
     absl::StatusOr<ModelReloadReport> report = reloader_->ReloadNow();
     if (!report.ok()) return report.status();
@@ -28,9 +28,9 @@ grpc::Status AdminServiceImpl::ReloadModels(grpc::ServerContext * /*context*/,
   });
 }
 
-grpc::Status AdminServiceImpl::DeletePlan(grpc::ServerContext * /*context*/,
-                                          const v1::DeletePlanRequest *request,
-                                          v1::DeletePlanResponse *response) {
+grpc::Status AdminServiceImpl::DeletePlan(grpc::ServerContext* /*context*/,
+                                          const v1::DeletePlanRequest* request,
+                                          v1::DeletePlanResponse* response) {
   return HandleRpc(*metrics_, "DeletePlan", [&]() -> absl::Status {
     const bool by_id = !request->job_id().empty();
     if (by_id == !request->job_key().empty()) {
@@ -43,11 +43,12 @@ grpc::Status AdminServiceImpl::DeletePlan(grpc::ServerContext * /*context*/,
         by_id ? ledger_->FindJob(request->job_id()) : ledger_->FindKeyed(request->job_key());
     if (!found.ok()) return found.status();
     if (!found->has_value()) {
-      return absl::NotFoundError(
-          by_id ? absl::StrCat("job_id: no stored plan \"", request->job_id(), "\"")
-                : absl::StrCat("job_key: no stored plan \"", request->job_key(), "\""));
+      return absl::NotFoundError(by_id ? absl::StrCat("job_id: no stored plan \"",
+                                                      request->job_id(), "\"")
+                                       : absl::StrCat("job_key: no stored plan \"",
+                                                      request->job_key(), "\""));
     }
-    const PlanRecord &record = **found;
+    const PlanRecord& record = **found;
     if (record.status == JobStateName(JobState::kQueued) ||
         record.status == JobStateName(JobState::kRunning)) {
       return absl::FailedPreconditionError(absl::StrCat(

@@ -9,27 +9,27 @@
 
 namespace shardplan {
 
-// shardplan.v1.AdminService: operator calls, apart from PlannerService so that
-// an admin permission can guard them (issue 6).
+// shardplan.v1.AdminService: operator calls, apart from PlannerService so that an admin
+// permission can guard them (issue 6).
 class AdminServiceImpl final : public v1::AdminService::Service {
  public:
   // All must outlive the service.
-  AdminServiceImpl(ModelReloader *reloader, const PlanLedger *ledger, ServerMetrics *metrics)
+  AdminServiceImpl(ModelReloader* reloader, const PlanLedger* ledger, ServerMetrics* metrics)
       : reloader_(reloader), ledger_(ledger), metrics_(metrics) {}
 
-  grpc::Status ReloadModels(grpc::ServerContext *context, const v1::ReloadModelsRequest *request,
-                            v1::ReloadModelsResponse *response) override;
-  grpc::Status DeletePlan(grpc::ServerContext *context, const v1::DeletePlanRequest *request,
-                          v1::DeletePlanResponse *response) override;
+  grpc::Status ReloadModels(grpc::ServerContext* context, const v1::ReloadModelsRequest* request,
+                            v1::ReloadModelsResponse* response) override;
+  grpc::Status DeletePlan(grpc::ServerContext* context, const v1::DeletePlanRequest* request,
+                          v1::DeletePlanResponse* response) override;
 
  private:
-  ModelReloader *const reloader_;
-  const PlanLedger *const ledger_;
-  ServerMetrics *const metrics_;
+  ModelReloader* const reloader_;
+  const PlanLedger* const ledger_;
+  ServerMetrics* const metrics_;
 };
 
 // The response for `report`.
-void ReloadReportToProto(const ModelReloadReport &report, v1::ReloadModelsResponse *proto);
+void ReloadReportToProto(const ModelReloadReport& report, v1::ReloadModelsResponse* proto);
 
 }  // namespace shardplan
 

@@ -11,25 +11,24 @@
 namespace shardplan {
 namespace {
 
-absl::StatusOr<PreparedRequest> PrepareStored(const PlanningEngine &engine,
-                                              const PlanRecord &record) {
+absl::StatusOr<PreparedRequest> PrepareStored(const PlanningEngine& engine,
+                                              const PlanRecord& record) {
   absl::StatusOr<v1::PlanRequest> proto = RecordRequest(record);
   if (!proto.ok()) return proto.status();
   absl::StatusOr<PlanningRequest> request =
       PlanningRequestFromProto(*proto, engine.options().limits);
   if (!request.ok()) return request.status();
-  // The version it was submitted with, not today's latest: a resumed job plans
-  // what was asked.
+  // The version it was submitted with, not today's latest: a resumed job plans what was asked.
   if (!record.model_version.empty()) request->model = record.model_version;
   return engine.Prepare(*std::move(request));
 }
 
 }  // namespace
 
-JobManager::Work DurableJobWork(const PlanningEngine *engine, const PlanLedger *ledger,
+JobManager::Work DurableJobWork(const PlanningEngine* engine, const PlanLedger* ledger,
                                 std::shared_ptr<const PreparedRequest> request, std::string id) {
   return [engine, ledger, request = std::move(request), id = std::move(id)](
-             const StopSignal &stop, const JobManager::ProgressFn &progress) {
+             const StopSignal& stop, const JobManager::ProgressFn& progress) {
     ledger->RecordRunning(id);
     absl::StatusOr<PlanningResult> outcome = engine->Run(*request, stop, progress);
     ledger->RecordFinished(id, outcome);
@@ -37,13 +36,13 @@ JobManager::Work DurableJobWork(const PlanningEngine *engine, const PlanLedger *
   };
 }
 
-absl::StatusOr<RecoveryReport> ResumeUnfinishedJobs(const PlanningEngine *engine,
-                                                    const PlanLedger *ledger, JobManager *jobs,
-                                                    ServerMetrics *metrics) {
+absl::StatusOr<RecoveryReport> ResumeUnfinishedJobs(const PlanningEngine* engine,
+                                                    const PlanLedger* ledger, JobManager* jobs,
+                                                    ServerMetrics* metrics) {
   absl::StatusOr<std::vector<PlanRecord>> records = ledger->Unfinished();
   if (!records.ok()) return records.status();
   RecoveryReport report;
-  for (PlanRecord &record : *records) {
+  for (PlanRecord& record : *records) {
     absl::StatusOr<PreparedRequest> prepared = PrepareStored(*engine, record);
     absl::Status queued = prepared.status();
     if (prepared.ok()) {
@@ -53,17 +52,17 @@ absl::StatusOr<RecoveryReport> ResumeUnfinishedJobs(const PlanningEngine *engine
       options.submitted_unix_ms = record.submitted_unix_ms;
       options.ignore_capacity = true;
       auto shared = std::make_shared<const PreparedRequest>(*std::move(prepared));
-      queued =
-          jobs->Submit(DurableJobWork(engine, ledger, shared, record.job_id), options).status();
+      queued = jobs->Submit(DurableJobWork(engine, ledger, shared, record.job_id), options)
+                   .status();
     }
     if (queued.ok()) {
       ++report.resumed;
       if (metrics != nullptr) metrics->RecordJobRecovery("resumed");
       continue;
     }
-    const std::string reason =
-        absl::StrCat("the server restarted while the job was ", record.status,
-                     " and could not resume it: ", queued.message());
+    const std::string reason = absl::StrCat(
+        "the server restarted while the job was ", record.status,
+        " and could not resume it: ", queued.message());
     LogLine(absl::StrCat("job ", record.job_id, ": ", reason));
     ledger->RecordUnresumable(std::move(record), reason);
     ++report.failed;

@@ -13,10 +13,9 @@ namespace shardplan {
 
 class ServerMetrics;
 
-// A job's work that keeps the plan store in step: the record turns RUNNING when
-// the job starts and gets the plan or the error when it ends. Every pointer
-// must outlive the job.
-JobManager::Work DurableJobWork(const PlanningEngine *engine, const PlanLedger *ledger,
+// A job's work that keeps the plan store in step: the record turns RUNNING when the job
+// starts and gets the plan or the error when it ends. Every pointer must outlive the job.
+JobManager::Work DurableJobWork(const PlanningEngine* engine, const PlanLedger* ledger,
                                 std::shared_ptr<const PreparedRequest> request, std::string id);
 
 struct RecoveryReport {
@@ -24,15 +23,14 @@ struct RecoveryReport {
   int64_t failed = 0;
 };
 
-// At start-up: queues again, under their own ids, this replica's jobs the store
-// holds as QUEUED or RUNNING (a previous process stopped or crashed before they
-// ended), each on the exact model version it was submitted with. A job that can
-// no longer be prepared (its model version is gone, the server's limits shrank)
-// is marked FAILED with the reason. Nothing is lost silently. UNAVAILABLE when
-// the store cannot be read.
-absl::StatusOr<RecoveryReport> ResumeUnfinishedJobs(const PlanningEngine *engine,
-                                                    const PlanLedger *ledger, JobManager *jobs,
-                                                    ServerMetrics *metrics);
+// At start-up: queues again, under their own ids, this replica's jobs the store holds as QUEUED
+// or RUNNING (a previous process stopped or crashed before they ended), each on the exact model
+// version it was submitted with. A job that can no longer be prepared (its model version is gone,
+// the server's limits shrank) is marked FAILED with the reason. Nothing is lost silently.
+// UNAVAILABLE when the store cannot be read.
+absl::StatusOr<RecoveryReport> ResumeUnfinishedJobs(const PlanningEngine* engine,
+                                                    const PlanLedger* ledger, JobManager* jobs,
+                                                    ServerMetrics* metrics);
 
 }  // namespace shardplan
 

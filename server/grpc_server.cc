@@ -18,21 +18,20 @@ namespace shardplan {
 namespace {
 
 constexpr char kServiceName[] = "shardplan.v1.PlannerService";
-// After the drain timeout, cancelled jobs and calls still need a moment to
-// notice.
+// After the drain timeout, cancelled jobs and calls still need a moment to notice.
 constexpr auto kCancelGrace = std::chrono::seconds(5);
 constexpr auto kStreamGrace = std::chrono::seconds(1);
 
 }  // namespace
 
-ShardplanServer::ShardplanServer(const ServerConfig &config)
+ShardplanServer::ShardplanServer(const ServerConfig& config)
     : config_(config),
       algorithms_(BuiltinAlgorithms()),
       cache_(config.cache_bytes),
       plan_slots_(config.max_concurrent_plans) {}
 
 absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
-    const ServerConfig &config) {
+    const ServerConfig& config) {
   if (absl::Status valid = ValidateServerConfig(config); !valid.ok()) return valid;
   std::unique_ptr<ShardplanServer> s(new ShardplanServer(config));
 
@@ -57,10 +56,9 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
   engine_options.limits = config.task_limits();
   s->engine_ = std::make_unique<PlanningEngine>(&s->algorithms_, &s->models_, &s->cache_,
                                                 &s->metrics_, engine_options);
-  if (absl::StatusOr<const Planner *> found = s->engine_->FindAlgorithm(config.default_algorithm);
+  if (absl::StatusOr<const Planner*> found = s->engine_->FindAlgorithm(config.default_algorithm);
       !found.ok()) {
-    return WithPrefix(found.status(),
-                      "default_");  // "default_algorithm: unknown ..."
+    return WithPrefix(found.status(), "default_");  // "default_algorithm: unknown ..."
   }
 
   if (absl::Status opened = s->OpenStore(); !opened.ok()) return opened;
@@ -78,24 +76,23 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
                          recovered->failed, " failed"));
   }
   s->service_ = std::make_unique<PlannerServiceImpl>(s->engine_.get(), s->jobs_.get(),
-                                                     s->ledger_.get(), &s->algorithms_, &s->models_,
-                                                     &s->plan_slots_, &s->metrics_);
+                                                     s->ledger_.get(), &s->algorithms_,
+                                                     &s->models_, &s->plan_slots_, &s->metrics_);
   s->admin_service_ =
       std::make_unique<AdminServiceImpl>(s->reloader_.get(), s->ledger_.get(), &s->metrics_);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  // Without this, gRPC sets SO_REUSEPORT and a second server on a fixed port
-  // would silently share it instead of failing.
+  // Without this, gRPC sets SO_REUSEPORT and a second server on a fixed port would silently
+  // share it instead of failing.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(config.address, grpc::InsecureServerCredentials(), &s->grpc_port_);
   builder.SetMaxReceiveMessageSize(static_cast<int>(config.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(config.max_message_bytes));
-  // Bounds the synchronous handler threads (gRPC creates them on demand,
-  // without limit by default); beyond the cap gRPC answers RESOURCE_EXHAUSTED
-  // itself. Health checks run on gRPC's callback threads and keep answering.
-  // See ServerConfig::max_rpc_threads.
+  // Bounds the synchronous handler threads (gRPC creates them on demand, without limit by
+  // default); beyond the cap gRPC answers RESOURCE_EXHAUSTED itself. Health checks run on gRPC's
+  // callback threads and keep answering. See ServerConfig::max_rpc_threads.
   grpc::ResourceQuota quota("shardplan-server");
   quota.SetMaxThreads(static_cast<int>(config.max_rpc_threads));
   builder.SetResourceQuota(quota);
@@ -107,15 +104,15 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
     return absl::UnavailableError(
         absl::StrCat("address: cannot listen on \"", config.address, "\" (in use, or malformed)"));
   }
-  // After gRPC: a failed start then never waits for the HTTP server to stop
-  // (civetweb takes up to two seconds).
+  // After gRPC: a failed start then never waits for the HTTP server to stop (civetweb takes
+  // up to two seconds).
   if (!config.metrics_address.empty()) {
     absl::StatusOr<std::unique_ptr<MetricsEndpoint>> endpoint =
         MetricsEndpoint::Start(config.metrics_address, s->metrics_.registry());
     if (!endpoint.ok()) return endpoint.status();
     s->metrics_endpoint_ = *std::move(endpoint);
   }
-  grpc::HealthCheckServiceInterface *health = s->server_->GetHealthCheckService();
+  grpc::HealthCheckServiceInterface* health = s->server_->GetHealthCheckService();
   health->SetServingStatus(true);
   health->SetServingStatus(kServiceName, true);
   s->reloader_->StartPolling(std::chrono::milliseconds(
@@ -125,7 +122,7 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
 }
 
 absl::Status ShardplanServer::OpenStore() {
-  const std::string &spec = config_.store;
+  const std::string& spec = config_.store;
   if (absl::StartsWith(spec, "sqlite:")) {
     absl::StatusOr<std::unique_ptr<InstanceLock>> lock =
         InstanceLock::Acquire(absl::StrCat(spec.substr(7), ".lock"), "store");
@@ -141,9 +138,7 @@ absl::Status ShardplanServer::OpenStore() {
                          records.ok() ? absl::StrCat(*records, " records")
                                       : std::string(records.status().message())));
   } else {
-    LogLine(
-        "store: none (store is \"\"): plans live only in the cache, job "
-        "keys are refused");
+    LogLine("store: none (store is \"\"): plans live only in the cache, job keys are refused");
   }
   std::string replica = config_.replica_id;
   if (replica.empty()) {
@@ -161,15 +156,14 @@ void ShardplanServer::Drain(std::chrono::steady_clock::duration timeout) {
   if (drained_) return;
   drained_ = true;
   if (reloader_ != nullptr) reloader_->Stop();  // no scan outlives the server
-  if (!started_) {                              // start-up failed half way: nothing was served yet
+  if (!started_) {  // start-up failed half way: nothing was served yet
     if (server_ != nullptr) server_->Shutdown(std::chrono::system_clock::now());
     if (ledger_ != nullptr) ledger_->BeginShutdown();
     if (jobs_ != nullptr) jobs_->Shutdown();
     return;
   }
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  // Load balancers see NOT_SERVING and route elsewhere; job queries keep
-  // working meanwhile.
+  // Load balancers see NOT_SERVING and route elsewhere; job queries keep working meanwhile.
   server_->GetHealthCheckService()->Shutdown();
   service_->StartDraining();
   jobs_->StopAccepting();
@@ -179,15 +173,13 @@ void ShardplanServer::Drain(std::chrono::steady_clock::duration timeout) {
   if (!jobs_->WaitUntilIdle(deadline)) {
     LogLine(absl::StrCat("drain timeout: cancelling ", jobs_->queued(), " queued and ",
                          jobs_->running(), " running jobs"));
-    ledger_->BeginShutdown();  // the cancelled jobs stay unfinished in the
-                               // store: resumed later
+    ledger_->BeginShutdown();  // the cancelled jobs stay unfinished in the store: resumed later
     jobs_->CancelAll();
     jobs_->WaitUntilIdle(std::chrono::steady_clock::now() + kCancelGrace);
   }
-  // Waits for in-flight calls until the deadline, then cancels the rest: their
-  // StopSignals fire and the handlers return. The short grace lets WatchPlan
-  // streams deliver the final state of jobs that ended (or were cancelled) just
-  // now.
+  // Waits for in-flight calls until the deadline, then cancels the rest: their StopSignals fire
+  // and the handlers return. The short grace lets WatchPlan streams deliver the final state of
+  // jobs that ended (or were cancelled) just now.
   const auto rpc_deadline = std::max(deadline, std::chrono::steady_clock::now() + kStreamGrace);
   server_->Shutdown(std::chrono::system_clock::now() +
                     std::chrono::duration_cast<std::chrono::system_clock::duration>(

@@ -24,41 +24,36 @@
 
 namespace shardplan {
 
-// The whole shardplan-server: registries, the model bundles of models_dir
-// (loaded at start, polled and reloaded on ReloadModels), plan cache, planning
-// engine, job queue, the gRPC server (PlannerService, AdminService,
-// grpc.health.v1, reflection) and the metrics endpoint.
+// The whole shardplan-server: registries, the model bundles of models_dir (loaded at start,
+// polled and reloaded on ReloadModels), plan cache, planning engine, job queue, the gRPC server
+// (PlannerService, AdminService, grpc.health.v1, reflection) and the metrics endpoint.
 class ShardplanServer {
  public:
-  // Builds everything, loads models_dir, opens the plan store and resumes the
-  // jobs it holds unfinished, and starts listening. UNAVAILABLE also when the
-  // store cannot be opened, FAILED_PRECONDITION when another server holds its
-  // SQLite file. UNAVAILABLE when an address cannot be bound, INVALID_ARGUMENT
-  // when the default algorithm or model does not exist, FAILED_PRECONDITION
-  // when models_dir exists but cannot be listed. Refused bundles are logged and
-  // do not stop the start.
-  static absl::StatusOr<std::unique_ptr<ShardplanServer>> Start(const ServerConfig &config);
+  // Builds everything, loads models_dir, opens the plan store and resumes the jobs it holds
+  // unfinished, and starts listening. UNAVAILABLE also when the store cannot be opened,
+  // FAILED_PRECONDITION when another server holds its SQLite file. UNAVAILABLE when an address
+  // cannot be bound, INVALID_ARGUMENT when the default algorithm or model does not exist,
+  // FAILED_PRECONDITION when models_dir exists but cannot be listed. Refused bundles are
+  // logged and do not stop the start.
+  static absl::StatusOr<std::unique_ptr<ShardplanServer>> Start(const ServerConfig& config);
 
   ~ShardplanServer();  // Drain(0) if Drain was not called
 
   int grpc_port() const { return grpc_port_; }
   int metrics_port() const { return metrics_endpoint_ ? metrics_endpoint_->port() : 0; }
 
-  // Graceful shutdown: health turns NOT_SERVING, Plan and SubmitPlan answer
-  // UNAVAILABLE, queued and running jobs and in-flight calls get `timeout` to
-  // finish; then what remains is cancelled. Returns once everything stopped.
-  // Later calls return at once.
+  // Graceful shutdown: health turns NOT_SERVING, Plan and SubmitPlan answer UNAVAILABLE, queued
+  // and running jobs and in-flight calls get `timeout` to finish; then what remains is
+  // cancelled. Returns once everything stopped. Later calls return at once.
   void Drain(std::chrono::steady_clock::duration timeout);
 
  private:
-  explicit ShardplanServer(const ServerConfig &config);
-  // Opens config_.store (locking an SQLite file first) and builds the ledger
-  // over it.
+  explicit ShardplanServer(const ServerConfig& config);
+  // Opens config_.store (locking an SQLite file first) and builds the ledger over it.
   absl::Status OpenStore();
 
   const ServerConfig config_;
-  // Declared in dependency order: members are destroyed bottom-up, users before
-  // what they use.
+  // Declared in dependency order: members are destroyed bottom-up, users before what they use.
   ServerMetrics metrics_;
   AlgorithmRegistry algorithms_;
   ModelRegistry models_;
@@ -67,7 +62,7 @@ class ShardplanServer {
   std::unique_ptr<InstanceLock> store_lock_;  // an SQLite store's file, one server per file
   std::unique_ptr<PlanStore> store_;          // null when config.store is ""
   std::unique_ptr<PlanLedger> ledger_;        // used by job work closures: outlives jobs_
-  ConcurrencyLimiter plan_slots_;             // max_concurrent_plans
+  ConcurrencyLimiter plan_slots_;  // max_concurrent_plans
   std::unique_ptr<PlanningEngine> engine_;
   std::unique_ptr<JobManager> jobs_;
   std::unique_ptr<PlannerServiceImpl> service_;

@@ -11,8 +11,8 @@
 
 namespace shardplan {
 
-absl::StatusOr<std::unique_ptr<InstanceLock>> InstanceLock::Acquire(const std::string &path,
-                                                                    const std::string &setting) {
+absl::StatusOr<std::unique_ptr<InstanceLock>> InstanceLock::Acquire(const std::string& path,
+                                                                    const std::string& setting) {
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) {
     return absl::UnavailableError(absl::StrCat(setting, ": cannot create the lock file \"", path,
@@ -22,10 +22,9 @@ absl::StatusOr<std::unique_ptr<InstanceLock>> InstanceLock::Acquire(const std::s
     const int error = errno;
     ::close(fd);
     if (error == EWOULDBLOCK) {
-      return absl::FailedPreconditionError(
-          absl::StrCat(setting, ": another shardplan-server uses this store (it holds \"", path,
-                       "\"); give each server its own SQLite file, or share a PostgreSQL "
-                       "store"));
+      return absl::FailedPreconditionError(absl::StrCat(
+          setting, ": another shardplan-server uses this store (it holds \"", path,
+          "\"); give each server its own SQLite file, or share a PostgreSQL store"));
     }
     return absl::UnavailableError(
         absl::StrCat(setting, ": cannot lock \"", path, "\": ", std::strerror(error)));

@@ -21,11 +21,10 @@ int64_t UnixMillis() {
 std::string RandomHexId() {
   unsigned char bytes[16];
   if (RAND_bytes(bytes, sizeof(bytes)) != 1) {
-    // OpenSSL's generator failed (no entropy source): ids need only be unique
-    // and unguessable enough for a trusted network, which std::random_device
-    // still gives.
+    // OpenSSL's generator failed (no entropy source): ids need only be unique and unguessable
+    // enough for a trusted network, which std::random_device still gives.
     std::random_device device;
-    for (unsigned char &b : bytes) b = static_cast<unsigned char>(device());
+    for (unsigned char& b : bytes) b = static_cast<unsigned char>(device());
   }
   static constexpr char kHex[] = "0123456789abcdef";
   std::string id;
@@ -36,8 +35,8 @@ std::string RandomHexId() {
   return id;
 }
 
-// At least one worker, and the job that just finished is always retained
-// (callers still reference it).
+// At least one worker, and the job that just finished is always retained (callers still
+// reference it).
 JobManagerOptions Sanitized(JobManagerOptions options) {
   options.workers = std::max(options.workers, 1);
   options.queue_capacity = std::max(options.queue_capacity, 0);
@@ -66,7 +65,7 @@ struct JobManager::Job {
   StopSignal stop;
 };
 
-const char *JobStateName(JobState state) {
+const char* JobStateName(JobState state) {
   switch (state) {
     case JobState::kQueued:
       return "QUEUED";
@@ -82,7 +81,7 @@ const char *JobStateName(JobState state) {
   return "UNKNOWN";
 }
 
-JobManager::JobManager(JobManagerOptions options, ServerMetrics *metrics)
+JobManager::JobManager(JobManagerOptions options, ServerMetrics* metrics)
     : options_(Sanitized(options)), metrics_(metrics) {
   workers_.reserve(options_.workers);
   for (int i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { WorkerLoop(); });
@@ -98,7 +97,8 @@ absl::StatusOr<JobSnapshot> JobManager::Submit(Work work, SubmitOptions options)
   if (!options.id.empty() && jobs_.contains(options.id)) {
     return absl::AlreadyExistsError(absl::StrCat("job_id: job ", options.id, " exists"));
   }
-  if (!options.ignore_capacity && static_cast<int64_t>(queue_.size()) >= options_.queue_capacity) {
+  if (!options.ignore_capacity &&
+      static_cast<int64_t>(queue_.size()) >= options_.queue_capacity) {
     return absl::ResourceExhaustedError(absl::StrCat("queue_capacity: the job queue is full (",
                                                      queue_.size(),
                                                      " jobs waiting for a worker); retry later"));
@@ -107,7 +107,8 @@ absl::StatusOr<JobSnapshot> JobManager::Submit(Work work, SubmitOptions options)
   job->id = options.id.empty() ? NewIdLocked() : std::move(options.id);
   job->job_key = std::move(options.job_key);
   job->work = std::move(work);
-  job->submitted_unix_ms = options.submitted_unix_ms > 0 ? options.submitted_unix_ms : UnixMillis();
+  job->submitted_unix_ms =
+      options.submitted_unix_ms > 0 ? options.submitted_unix_ms : UnixMillis();
   job->version = 1;
   jobs_.emplace(job->id, job);
   queue_.push_back(job);
@@ -116,19 +117,19 @@ absl::StatusOr<JobSnapshot> JobManager::Submit(Work work, SubmitOptions options)
   return SnapshotLocked(*job);
 }
 
-absl::StatusOr<JobSnapshot> JobManager::Get(const std::string &id) const {
+absl::StatusOr<JobSnapshot> JobManager::Get(const std::string& id) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto found = jobs_.find(id);
   if (found == jobs_.end()) return NotFound(id);
   return SnapshotLocked(*found->second);
 }
 
-absl::StatusOr<JobSnapshot> JobManager::Cancel(const std::string &id) {
+absl::StatusOr<JobSnapshot> JobManager::Cancel(const std::string& id) {
   std::lock_guard<std::mutex> lock(mu_);
   auto found = jobs_.find(id);
   if (found == jobs_.end()) return NotFound(id);
   const std::shared_ptr<Job> held = found->second;  // retention may drop it from jobs_
-  Job &job = *held;
+  Job& job = *held;
   if (job.state == JobState::kQueued) {
     CancelQueuedLocked(job, "cancelled before it started");
   } else if (job.state == JobState::kRunning) {
@@ -140,7 +141,7 @@ absl::StatusOr<JobSnapshot> JobManager::Cancel(const std::string &id) {
 }
 
 absl::StatusOr<JobSnapshot> JobManager::WaitForChange(
-    const std::string &id, uint64_t seen_version,
+    const std::string& id, uint64_t seen_version,
     std::chrono::steady_clock::time_point deadline) const {
   std::unique_lock<std::mutex> lock(mu_);
   std::shared_ptr<Job> job;
@@ -169,7 +170,7 @@ void JobManager::CancelAll() {
     const std::shared_ptr<Job> job = queue_.front();
     CancelQueuedLocked(*job, "cancelled before it started: the server is shutting down");
   }
-  for (auto &[id, job] : jobs_) {
+  for (auto& [id, job] : jobs_) {
     if (job->state == JobState::kRunning) job->stop.RequestCancel();
   }
 }
@@ -186,7 +187,7 @@ void JobManager::Shutdown() {
     shutting_down_ = true;
   }
   work_cv_.notify_all();
-  for (std::thread &worker : workers_) worker.join();
+  for (std::thread& worker : workers_) worker.join();
   workers_.clear();
 }
 
@@ -222,19 +223,16 @@ void JobManager::WorkerLoop() {
     absl::StatusOr<PlanningResult> outcome;
     try {
       outcome =
-          work(job->stop, [this, &job](const PlanningProgress &p) { ReportProgress(*job, p); });
-    } catch (const std::exception &e) {
-      // Nothing of ours throws; this keeps a library bug from taking the server
-      // down.
+          work(job->stop, [this, &job](const PlanningProgress& p) { ReportProgress(*job, p); });
+    } catch (const std::exception& e) {
+      // Nothing of ours throws; this keeps a library bug from taking the server down.
       outcome = absl::InternalError(absl::StrCat("planning failed: ", e.what()));
     } catch (...) {
       outcome = absl::InternalError("planning failed with an unknown exception");
     }
-    work = nullptr;  // release what the work captured (the request) outside the
-                     // lock
-    // An anytime planner answers a stop with its best plan so far; that is
-    // right for a deadline, but a cancelled job must end cancelled, not succeed
-    // with a partial search.
+    work = nullptr;  // release what the work captured (the request) outside the lock
+    // An anytime planner answers a stop with its best plan so far; that is right for a
+    // deadline, but a cancelled job must end cancelled, not succeed with a partial search.
     if (outcome.ok() && job->stop.cancelled()) {
       outcome = absl::CancelledError("planning was cancelled");
     }
@@ -245,7 +243,7 @@ void JobManager::WorkerLoop() {
   }
 }
 
-void JobManager::ReportProgress(Job &job, const PlanningProgress &progress) {
+void JobManager::ReportProgress(Job& job, const PlanningProgress& progress) {
   const auto now = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(mu_);
   if (job.state != JobState::kRunning) return;
@@ -257,7 +255,7 @@ void JobManager::ReportProgress(Job &job, const PlanningProgress &progress) {
   }
 }
 
-JobSnapshot JobManager::SnapshotLocked(const Job &job) const {
+JobSnapshot JobManager::SnapshotLocked(const Job& job) const {
   JobSnapshot snapshot;
   snapshot.id = job.id;
   snapshot.job_key = job.job_key;
@@ -273,7 +271,7 @@ JobSnapshot JobManager::SnapshotLocked(const Job &job) const {
   return snapshot;
 }
 
-void JobManager::FinishLocked(Job &job, absl::StatusOr<PlanningResult> outcome) {
+void JobManager::FinishLocked(Job& job, absl::StatusOr<PlanningResult> outcome) {
   if (outcome.ok()) {
     job.state = JobState::kSucceeded;
     job.result = std::make_shared<const PlanningResult>(*std::move(outcome));
@@ -295,17 +293,17 @@ void JobManager::FinishLocked(Job &job, absl::StatusOr<PlanningResult> outcome) 
   }
 }
 
-void JobManager::CancelQueuedLocked(Job &job, const std::string &reason) {
+void JobManager::CancelQueuedLocked(Job& job, const std::string& reason) {
   queue_.erase(
       std::remove_if(queue_.begin(), queue_.end(),
-                     [&](const std::shared_ptr<Job> &queued) { return queued.get() == &job; }),
+                     [&](const std::shared_ptr<Job>& queued) { return queued.get() == &job; }),
       queue_.end());
   job.work = nullptr;
   FinishLocked(job, absl::CancelledError(absl::StrCat("job ", reason)));
   UpdateLoadLocked();
 }
 
-void JobManager::ChangedLocked(Job &job) {
+void JobManager::ChangedLocked(Job& job) {
   ++job.version;
   change_cv_.notify_all();
 }
@@ -323,7 +321,7 @@ std::string JobManager::NewIdLocked() const {
   return id;
 }
 
-absl::Status JobManager::NotFound(const std::string &id) const {
+absl::Status JobManager::NotFound(const std::string& id) const {
   constexpr size_t kMaxShownId = 64;
   const std::string shown = id.size() > kMaxShownId ? id.substr(0, kMaxShownId) + "..." : id;
   return absl::NotFoundError(

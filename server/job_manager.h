@@ -25,9 +25,8 @@ class ServerMetrics;
 
 enum class JobState { kQueued, kRunning, kSucceeded, kFailed, kCancelled };
 
-// "QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED" (the proto enum
-// names).
-const char *JobStateName(JobState state);
+// "QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED" (the proto enum names).
+const char* JobStateName(JobState state);
 inline bool IsTerminal(JobState state) {
   return state == JobState::kSucceeded || state == JobState::kFailed ||
          state == JobState::kCancelled;
@@ -52,15 +51,13 @@ struct JobManagerOptions {
   int workers = 2;               // threads running jobs
   int queue_capacity = 64;       // jobs waiting for a worker
   int max_retained_jobs = 1000;  // finished jobs kept; the oldest finished is forgotten first
-  // Progress reports closer together than this update the job without waking
-  // watchers, so a planner reporting in a tight loop cannot flood WatchPlan
-  // streams.
+  // Progress reports closer together than this update the job without waking watchers, so a
+  // planner reporting in a tight loop cannot flood WatchPlan streams.
   std::chrono::milliseconds progress_interval{50};
 };
 
-// A new random job id: 32 lowercase hex characters (128 bits), unique in
-// practice across servers and restarts, so a durable store can hand it out
-// before the job is queued.
+// A new random job id: 32 lowercase hex characters (128 bits), unique in practice across
+// servers and restarts, so a durable store can hand it out before the job is queued.
 std::string NewJobId();
 
 // How Submit queues a job; the defaults suit a new job.
@@ -68,44 +65,40 @@ struct SubmitOptions {
   std::string id;                 // "": NewJobId(); else this id (ALREADY_EXISTS when taken)
   std::string job_key;            // shown in snapshots
   int64_t submitted_unix_ms = 0;  // 0: now; a resumed job keeps its first submission time
-  // A job accepted before a restart is resumed even when the queue is at
-  // capacity: it was accepted once and is owed its run.
+  // A job accepted before a restart is resumed even when the queue is at capacity: it was
+  // accepted once and is owed its run.
   bool ignore_capacity = false;
 };
 
-// A bounded queue of planning jobs run by a fixed pool of worker threads.
-// Thread-safe.
+// A bounded queue of planning jobs run by a fixed pool of worker threads. Thread-safe.
 class JobManager {
  public:
-  using ProgressFn = std::function<void(const PlanningProgress &)>;
-  // The job's work: plans, polls `stop`, and may report progress. A CANCELLED
-  // result ends the job CANCELLED, another error FAILED, a value SUCCEEDED.
-  using Work = std::function<absl::StatusOr<PlanningResult>(const StopSignal &stop,
-                                                            const ProgressFn &on_progress)>;
+  using ProgressFn = std::function<void(const PlanningProgress&)>;
+  // The job's work: plans, polls `stop`, and may report progress. A CANCELLED result ends the
+  // job CANCELLED, another error FAILED, a value SUCCEEDED.
+  using Work = std::function<absl::StatusOr<PlanningResult>(const StopSignal& stop,
+                                                            const ProgressFn& on_progress)>;
 
   // `metrics` may be null (tests).
-  explicit JobManager(JobManagerOptions options, ServerMetrics *metrics = nullptr);
+  explicit JobManager(JobManagerOptions options, ServerMetrics* metrics = nullptr);
   ~JobManager();  // Shutdown()
-  JobManager(const JobManager &) = delete;
-  JobManager &operator=(const JobManager &) = delete;
+  JobManager(const JobManager&) = delete;
+  JobManager& operator=(const JobManager&) = delete;
 
-  // Queues `work` (under a new random id unless options.id is set).
-  // RESOURCE_EXHAUSTED when the queue is full, UNAVAILABLE after StopAccepting,
-  // ALREADY_EXISTS when options.id is taken.
+  // Queues `work` (under a new random id unless options.id is set). RESOURCE_EXHAUSTED when the
+  // queue is full, UNAVAILABLE after StopAccepting, ALREADY_EXISTS when options.id is taken.
   absl::StatusOr<JobSnapshot> Submit(Work work, SubmitOptions options = {});
 
   // NOT_FOUND for an unknown (or no longer retained) id.
-  absl::StatusOr<JobSnapshot> Get(const std::string &id) const;
+  absl::StatusOr<JobSnapshot> Get(const std::string& id) const;
 
-  // A queued job is cancelled at once; a running one is told to stop (its state
-  // changes when its work returns); a finished one is left as it is. Returns
-  // the job's state after the call.
-  absl::StatusOr<JobSnapshot> Cancel(const std::string &id);
+  // A queued job is cancelled at once; a running one is told to stop (its state changes when its
+  // work returns); a finished one is left as it is. Returns the job's state after the call.
+  absl::StatusOr<JobSnapshot> Cancel(const std::string& id);
 
-  // Blocks until the job's version differs from `seen_version` or `deadline`
-  // passes, then returns its latest snapshot (check `version` to tell which
-  // happened).
-  absl::StatusOr<JobSnapshot> WaitForChange(const std::string &id, uint64_t seen_version,
+  // Blocks until the job's version differs from `seen_version` or `deadline` passes, then
+  // returns its latest snapshot (check `version` to tell which happened).
+  absl::StatusOr<JobSnapshot> WaitForChange(const std::string& id, uint64_t seen_version,
                                             std::chrono::steady_clock::time_point deadline) const;
 
   // Submit answers UNAVAILABLE from now on; queued and running jobs go on.
@@ -114,8 +107,7 @@ class JobManager {
   bool WaitUntilIdle(std::chrono::steady_clock::time_point deadline) const;
   // Cancels every queued job and tells every running one to stop.
   void CancelAll();
-  // StopAccepting, CancelAll, and joins the workers (after their jobs stop).
-  // Idempotent.
+  // StopAccepting, CancelAll, and joins the workers (after their jobs stop). Idempotent.
   void Shutdown();
 
   int64_t queued() const;
@@ -125,17 +117,17 @@ class JobManager {
   struct Job;
 
   void WorkerLoop();
-  void ReportProgress(Job &job, const PlanningProgress &progress);
-  JobSnapshot SnapshotLocked(const Job &job) const;
-  void FinishLocked(Job &job, absl::StatusOr<PlanningResult> outcome);
-  void CancelQueuedLocked(Job &job, const std::string &reason);
-  void ChangedLocked(Job &job);
+  void ReportProgress(Job& job, const PlanningProgress& progress);
+  JobSnapshot SnapshotLocked(const Job& job) const;
+  void FinishLocked(Job& job, absl::StatusOr<PlanningResult> outcome);
+  void CancelQueuedLocked(Job& job, const std::string& reason);
+  void ChangedLocked(Job& job);
   void UpdateLoadLocked();
   std::string NewIdLocked() const;
-  absl::Status NotFound(const std::string &id) const;
+  absl::Status NotFound(const std::string& id) const;
 
   const JobManagerOptions options_;
-  ServerMetrics *const metrics_;
+  ServerMetrics* const metrics_;
 
   mutable std::mutex mu_;
   std::condition_variable work_cv_;            // a job was queued, or shutting down

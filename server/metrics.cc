@@ -8,9 +8,8 @@
 namespace shardplan {
 namespace {
 
-// 1 ms .. ~65 s in factors of 2: RPCs range from list calls to long exhaustive
-// searches.
-const prometheus::Histogram::BucketBoundaries &LatencyBuckets() {
+// 1 ms .. ~65 s in factors of 2: RPCs range from list calls to long exhaustive searches.
+const prometheus::Histogram::BucketBoundaries& LatencyBuckets() {
   static const prometheus::Histogram::BucketBoundaries buckets = [] {
     prometheus::Histogram::BucketBoundaries bounds;
     for (double b = 0.001; b < 70.0; b *= 2) bounds.push_back(b);
@@ -19,14 +18,14 @@ const prometheus::Histogram::BucketBoundaries &LatencyBuckets() {
   return buckets;
 }
 
-prometheus::Family<prometheus::Counter> &CounterFamily(prometheus::Registry &registry,
-                                                       const std::string &name,
-                                                       const std::string &help) {
+prometheus::Family<prometheus::Counter>& CounterFamily(prometheus::Registry& registry,
+                                                       const std::string& name,
+                                                       const std::string& help) {
   return prometheus::BuildCounter().Name(name).Help(help).Register(registry);
 }
 
-prometheus::Gauge &SingleGauge(prometheus::Registry &registry, const std::string &name,
-                               const std::string &help) {
+prometheus::Gauge& SingleGauge(prometheus::Registry& registry, const std::string& name,
+                               const std::string& help) {
   return prometheus::BuildGauge().Name(name).Help(help).Register(registry).Add({});
 }
 
@@ -50,14 +49,14 @@ ServerMetrics::ServerMetrics()
                              .Name("shardplan_planning_duration_seconds")
                              .Help("Time spent planning in seconds, by algorithm")
                              .Register(*registry_)),
-      sync_plans_in_progress_(SingleGauge(*registry_, "shardplan_sync_plans_in_progress",
-                                          "Plan calls planning now (cache hits and jobs excluded), "
-                                          "at most max_concurrent_plans")),
-      sync_plans_rejected_(CounterFamily(*registry_, "shardplan_sync_plans_rejected_total",
-                                         "Plan calls refused with RESOURCE_EXHAUSTED because "
-                                         "max_concurrent_plans "
-                                         "calls were already planning")
-                               .Add({})),
+      sync_plans_in_progress_(SingleGauge(
+          *registry_, "shardplan_sync_plans_in_progress",
+          "Plan calls planning now (cache hits and jobs excluded), at most max_concurrent_plans")),
+      sync_plans_rejected_(
+          CounterFamily(*registry_, "shardplan_sync_plans_rejected_total",
+                        "Plan calls refused with RESOURCE_EXHAUSTED because max_concurrent_plans "
+                        "calls were already planning")
+              .Add({})),
       cache_hits_(CounterFamily(*registry_, "shardplan_plan_cache_hits_total",
                                 "Plan cache lookups that found a plan")
                       .Add({})),
@@ -80,16 +79,15 @@ ServerMetrics::ServerMetrics()
                                  "Cost-model versions the server can serve")),
       model_info_(prometheus::BuildGauge()
                       .Name("shardplan_model_info")
-                      .Help("1 per servable cost-model version, labelled with "
-                            "its identity")
+                      .Help("1 per servable cost-model version, labelled with its identity")
                       .Register(*registry_)),
       model_reloads_(CounterFamily(*registry_, "shardplan_model_reloads_total",
                                    "Scans of models_dir, by result (ok, refusals, error)")),
-      model_load_failures_(CounterFamily(*registry_, "shardplan_model_load_failures_total",
-                                         "Model bundles refused (corrupt or incompatible); a "
-                                         "bundle refused again "
-                                         "for the same reason is not counted again")
-                               .Add({})),
+      model_load_failures_(
+          CounterFamily(*registry_, "shardplan_model_load_failures_total",
+                        "Model bundles refused (corrupt or incompatible); a bundle refused again "
+                        "for the same reason is not counted again")
+              .Add({})),
       models_refused_(SingleGauge(*registry_, "shardplan_models_refused",
                                   "Model bundles the last models_dir scan refused")),
       store_calls_(CounterFamily(*registry_, "shardplan_store_operations_total",
@@ -111,7 +109,7 @@ void ServerMetrics::RecordRpc(absl::string_view method, absl::string_view code, 
   rpc_duration_.Add({{"method", std::string(method)}}, LatencyBuckets()).Observe(seconds);
 }
 
-void ServerMetrics::RecordPlan(const std::string &algorithm, double seconds) {
+void ServerMetrics::RecordPlan(const std::string& algorithm, double seconds) {
   plans_.Add({{"algorithm", algorithm}}).Increment();
   planning_duration_.Add({{"algorithm", algorithm}}, LatencyBuckets()).Observe(seconds);
 }
@@ -146,12 +144,12 @@ void ServerMetrics::SetModelsLoaded(int64_t count) {
   models_loaded_.Set(static_cast<double>(count));
 }
 
-void ServerMetrics::SetModelInfo(const std::vector<ModelRegistry::Entry> &models) {
+void ServerMetrics::SetModelInfo(const std::vector<ModelRegistry::Entry>& models) {
   std::lock_guard<std::mutex> lock(model_info_mu_);
-  for (prometheus::Gauge *series : model_info_series_) model_info_.Remove(series);
+  for (prometheus::Gauge* series : model_info_series_) model_info_.Remove(series);
   model_info_series_.clear();
-  for (const ModelRegistry::Entry &entry : models) {
-    prometheus::Gauge &series =
+  for (const ModelRegistry::Entry& entry : models) {
+    prometheus::Gauge& series =
         model_info_.Add({{"name", entry.manifest.name},
                          {"version", entry.manifest.version},
                          {"kind", entry.manifest.kind},
@@ -170,12 +168,12 @@ void ServerMetrics::RecordModelReload(absl::string_view result, int64_t new_refu
 }
 
 absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(
-    const std::string &address, std::shared_ptr<prometheus::Registry> registry) {
+    const std::string& address, std::shared_ptr<prometheus::Registry> registry) {
   std::unique_ptr<prometheus::Exposer> exposer;
   try {
     // CivetWeb throws when it cannot bind; nothing else of ours throws.
     exposer = std::make_unique<prometheus::Exposer>(address, /*num_threads=*/2);
-  } catch (const std::exception &e) {
+  } catch (const std::exception& e) {
     return absl::UnavailableError(
         absl::StrCat("metrics_address: cannot serve on \"", address, "\": ", e.what()));
   }

@@ -24,20 +24,19 @@ int64_t NowUnixMillis() {
 }
 
 bool JobKeyChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-         c == '_' || c == '-' || c == ':' || c == '/';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '.' || c == '_' || c == '-' || c == ':' || c == '/';
 }
 
-// The request as stored: canonical proto3 JSON (fields in number order,
-// defaults omitted).
-std::string RequestJson(const v1::PlanRequest &request) {
+// The request as stored: canonical proto3 JSON (fields in number order, defaults omitted).
+std::string RequestJson(const v1::PlanRequest& request) {
   std::string json;
   // Printing a message we hold cannot fail (no Any fields to resolve).
   (void)google::protobuf::util::MessageToJsonString(request, &json);
   return json;
 }
 
-std::optional<JobState> ParseState(const std::string &status) {
+std::optional<JobState> ParseState(const std::string& status) {
   for (JobState state : {JobState::kQueued, JobState::kRunning, JobState::kSucceeded,
                          JobState::kFailed, JobState::kCancelled}) {
     if (status == JobStateName(state)) return state;
@@ -47,21 +46,22 @@ std::optional<JobState> ParseState(const std::string &status) {
 
 }  // namespace
 
-absl::Status ValidateJobKey(const std::string &key) {
+absl::Status ValidateJobKey(const std::string& key) {
   if (key.size() > kMaxJobKeyLength) {
     return absl::InvalidArgumentError(
         absl::StrCat("job_key: ", key.size(), " characters, more than ", kMaxJobKeyLength));
   }
   for (char c : key) {
     if (!JobKeyChar(c)) {
-      return absl::InvalidArgumentError("job_key: only letters, digits and . _ - : / are allowed");
+      return absl::InvalidArgumentError(
+          "job_key: only letters, digits and . _ - : / are allowed");
     }
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> KeyedRequestFingerprint(const v1::PlanRequest &request,
-                                                    const TaskLimits &limits) {
+absl::StatusOr<std::string> KeyedRequestFingerprint(const v1::PlanRequest& request,
+                                                    const TaskLimits& limits) {
   absl::StatusOr<Task> task = TaskFromProto(request.task(), limits);
   if (!task.ok()) return task.status();
   CacheKeyInputs inputs;
@@ -74,23 +74,23 @@ absl::StatusOr<std::string> KeyedRequestFingerprint(const v1::PlanRequest &reque
   return PlanCacheKey(inputs);
 }
 
-PlanLedger::PlanLedger(PlanStore *store, std::string owner, TaskLimits limits,
-                       ServerMetrics *metrics)
+PlanLedger::PlanLedger(PlanStore* store, std::string owner, TaskLimits limits,
+                       ServerMetrics* metrics)
     : store_(store), owner_(std::move(owner)), limits_(limits), metrics_(metrics) {}
 
-absl::Status PlanLedger::Count(const char *operation, const absl::Status &status) const {
+absl::Status PlanLedger::Count(const char* operation, const absl::Status& status) const {
   if (metrics_ != nullptr) metrics_->RecordStoreCall(operation, status.code());
   return status;
 }
 
-absl::StatusOr<std::optional<PlanRecord>> PlanLedger::FindKeyed(const std::string &job_key) const {
+absl::StatusOr<std::optional<PlanRecord>> PlanLedger::FindKeyed(const std::string& job_key) const {
   if (store_ == nullptr || job_key.empty()) return std::nullopt;
   absl::StatusOr<std::optional<PlanRecord>> found = store_->GetByJobKey(job_key);
   Count("get_by_key", found.status());
   return found;
 }
 
-absl::StatusOr<std::optional<PlanRecord>> PlanLedger::FindJob(const std::string &job_id) const {
+absl::StatusOr<std::optional<PlanRecord>> PlanLedger::FindJob(const std::string& job_id) const {
   if (store_ == nullptr) return std::nullopt;
   absl::StatusOr<std::optional<PlanRecord>> found = store_->GetByJobId(job_id);
   Count("get_by_id", found.status());
@@ -98,7 +98,7 @@ absl::StatusOr<std::optional<PlanRecord>> PlanLedger::FindJob(const std::string 
 }
 
 absl::StatusOr<std::optional<PlanningResult>> PlanLedger::FindPlan(
-    const PreparedRequest &request) const {
+    const PreparedRequest& request) const {
   if (store_ == nullptr || request.cache_key.empty()) return std::nullopt;
   absl::StatusOr<std::optional<PlanRecord>> found = store_->FindSucceeded(request.cache_key);
   Count("find_succeeded", found.status());
@@ -109,8 +109,8 @@ absl::StatusOr<std::optional<PlanningResult>> PlanLedger::FindPlan(
   return *snapshot->result;
 }
 
-PlanRecord PlanLedger::NewRecord(const std::string &job_id, const v1::PlanRequest &request,
-                                 const PreparedRequest &prepared) const {
+PlanRecord PlanLedger::NewRecord(const std::string& job_id, const v1::PlanRequest& request,
+                                 const PreparedRequest& prepared) const {
   PlanRecord record;
   record.job_id = job_id;
   record.job_key = request.job_key();
@@ -123,16 +123,16 @@ PlanRecord PlanLedger::NewRecord(const std::string &job_id, const v1::PlanReques
   return record;
 }
 
-absl::Status PlanLedger::Store(const PlanRecord &record, bool replace_key) const {
+absl::Status PlanLedger::Store(const PlanRecord& record, bool replace_key) const {
   if (replace_key && !record.job_key.empty()) {
     return Count("replace_keyed", store_->ReplaceKeyed(record));
   }
   return Count("insert", store_->Insert(record));
 }
 
-absl::StatusOr<std::string> PlanLedger::RecordPlan(const v1::PlanRequest &request,
-                                                   const PreparedRequest &prepared,
-                                                   const PlanningResult &result,
+absl::StatusOr<std::string> PlanLedger::RecordPlan(const v1::PlanRequest& request,
+                                                   const PreparedRequest& prepared,
+                                                   const PlanningResult& result,
                                                    bool replace_key) const {
   if (store_ == nullptr) return std::string();
   PlanRecord record = NewRecord(NewJobId(), request, prepared);
@@ -144,15 +144,15 @@ absl::StatusOr<std::string> PlanLedger::RecordPlan(const v1::PlanRequest &reques
   return record.job_id;
 }
 
-absl::Status PlanLedger::RecordQueued(const std::string &job_id, const v1::PlanRequest &request,
-                                      const PreparedRequest &prepared, bool replace_key) const {
+absl::Status PlanLedger::RecordQueued(const std::string& job_id, const v1::PlanRequest& request,
+                                      const PreparedRequest& prepared, bool replace_key) const {
   if (store_ == nullptr) return absl::OkStatus();
   PlanRecord record = NewRecord(job_id, request, prepared);
   record.status = JobStateName(JobState::kQueued);
   return Store(record, replace_key);
 }
 
-void PlanLedger::RecordRunning(const std::string &job_id) const {
+void PlanLedger::RecordRunning(const std::string& job_id) const {
   if (store_ == nullptr) return;
   absl::StatusOr<std::optional<PlanRecord>> found = FindJob(job_id);
   if (!found.ok() || !found->has_value()) {
@@ -165,15 +165,16 @@ void PlanLedger::RecordRunning(const std::string &job_id) const {
   record.owner = owner_;
   record.started_unix_ms = NowUnixMillis();
   if (absl::Status updated = Count("update", store_->Update(record)); !updated.ok()) {
-    LogLine(
-        absl::StrCat("plan store: cannot record job ", job_id, " RUNNING: ", updated.ToString()));
+    LogLine(absl::StrCat("plan store: cannot record job ", job_id, " RUNNING: ",
+                         updated.ToString()));
   }
 }
 
-void PlanLedger::RecordFinished(const std::string &job_id,
-                                const absl::StatusOr<PlanningResult> &outcome) const {
+void PlanLedger::RecordFinished(const std::string& job_id,
+                                const absl::StatusOr<PlanningResult>& outcome) const {
   if (store_ == nullptr) return;
-  if (!outcome.ok() && outcome.status().code() == absl::StatusCode::kCancelled && shutting_down()) {
+  if (!outcome.ok() && outcome.status().code() == absl::StatusCode::kCancelled &&
+      shutting_down()) {
     return;  // the next start resumes it
   }
   absl::StatusOr<std::optional<PlanRecord>> found = FindJob(job_id);
@@ -190,9 +191,9 @@ void PlanLedger::RecordFinished(const std::string &job_id,
     record.plan_json = PlanToJson(outcome->plan).dump();
     record.request_hash = outcome->plan.request_hash;
   } else {
-    record.status =
-        JobStateName(outcome.status().code() == absl::StatusCode::kCancelled ? JobState::kCancelled
-                                                                             : JobState::kFailed);
+    record.status = JobStateName(outcome.status().code() == absl::StatusCode::kCancelled
+                                     ? JobState::kCancelled
+                                     : JobState::kFailed);
     record.error_code = static_cast<int32_t>(outcome.status().code());
     record.error_message = std::string(outcome.status().message());
   }
@@ -209,26 +210,26 @@ absl::StatusOr<std::vector<PlanRecord>> PlanLedger::Unfinished() const {
   return records;
 }
 
-void PlanLedger::RecordUnresumable(PlanRecord record, const std::string &reason) const {
+void PlanLedger::RecordUnresumable(PlanRecord record, const std::string& reason) const {
   if (store_ == nullptr) return;
   record.status = JobStateName(JobState::kFailed);
   record.error_code = static_cast<int32_t>(absl::StatusCode::kFailedPrecondition);
   record.error_message = reason;
   record.finished_unix_ms = NowUnixMillis();
   if (absl::Status updated = Count("update", store_->Update(record)); !updated.ok()) {
-    LogLine(absl::StrCat("plan store: cannot record job ", record.job_id,
-                         " FAILED: ", updated.ToString()));
+    LogLine(absl::StrCat("plan store: cannot record job ", record.job_id, " FAILED: ",
+                         updated.ToString()));
   }
 }
 
-absl::Status PlanLedger::Delete(const std::string &job_id) const {
+absl::Status PlanLedger::Delete(const std::string& job_id) const {
   if (store_ == nullptr) {
     return absl::FailedPreconditionError("store: this server keeps no plan store");
   }
   return Count("delete", store_->Delete(job_id));
 }
 
-absl::StatusOr<JobSnapshot> RecordToSnapshot(const PlanRecord &record) {
+absl::StatusOr<JobSnapshot> RecordToSnapshot(const PlanRecord& record) {
   std::optional<JobState> state = ParseState(record.status);
   if (!state) {
     return absl::InternalError(absl::StrCat("plan store: job ", record.job_id,
@@ -264,8 +265,8 @@ absl::StatusOr<JobSnapshot> RecordToSnapshot(const PlanRecord &record) {
     }
     case JobState::kFailed:
     case JobState::kCancelled:
-      snapshot.error =
-          absl::Status(static_cast<absl::StatusCode>(record.error_code), record.error_message);
+      snapshot.error = absl::Status(static_cast<absl::StatusCode>(record.error_code),
+                                    record.error_message);
       if (snapshot.error.ok()) snapshot.error = absl::UnknownError(record.error_message);
       snapshot.progress = "done";
       break;
@@ -273,7 +274,7 @@ absl::StatusOr<JobSnapshot> RecordToSnapshot(const PlanRecord &record) {
   return snapshot;
 }
 
-absl::StatusOr<v1::PlanRequest> RecordRequest(const PlanRecord &record) {
+absl::StatusOr<v1::PlanRequest> RecordRequest(const PlanRecord& record) {
   v1::PlanRequest request;
   if (!google::protobuf::util::JsonStringToMessage(record.request_json, &request).ok()) {
     return absl::InternalError(

@@ -22,13 +22,11 @@ using SteadyClock = std::chrono::steady_clock;
 
 // How often a WatchPlan stream checks whether its client went away.
 constexpr auto kWatchPollInterval = std::chrono::milliseconds(100);
-// How long CancelPlan waits for a running job to stop, so the reply usually
-// shows CANCELLED.
+// How long CancelPlan waits for a running job to stop, so the reply usually shows CANCELLED.
 constexpr auto kCancelGrace = std::chrono::seconds(2);
 
-// The call's deadline on the steady clock planners use; none when the client
-// set none.
-std::optional<SteadyClock::time_point> SteadyDeadline(const grpc::ServerContext &context) {
+// The call's deadline on the steady clock planners use; none when the client set none.
+std::optional<SteadyClock::time_point> SteadyDeadline(const grpc::ServerContext& context) {
   const auto deadline = context.deadline();
   if (deadline == std::chrono::system_clock::time_point::max()) return std::nullopt;
   const auto remaining = deadline - std::chrono::system_clock::now();
@@ -36,40 +34,37 @@ std::optional<SteadyClock::time_point> SteadyDeadline(const grpc::ServerContext 
   return SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(remaining);
 }
 
-// gRPC also marks a call cancelled when its deadline passes, so a planner
-// stopped that way reports CANCELLED; the client is owed DEADLINE_EXCEEDED.
-absl::Status StopReason(const absl::Status &status, const StopSignal &stop) {
+// gRPC also marks a call cancelled when its deadline passes, so a planner stopped that way
+// reports CANCELLED; the client is owed DEADLINE_EXCEEDED.
+absl::Status StopReason(const absl::Status& status, const StopSignal& stop) {
   if (status.code() == absl::StatusCode::kCancelled && stop.deadline_passed()) {
     return absl::DeadlineExceededError("the call's deadline passed before planning finished");
   }
   return status;
 }
 
-// How often WatchPlan re-reads a job that only the plan store knows (another
-// replica's).
+// How often WatchPlan re-reads a job that only the plan store knows (another replica's).
 constexpr auto kStoreWatchPollInterval = std::chrono::milliseconds(500);
 
-absl::Status RequireJobId(const v1::JobRequest &request) {
+absl::Status RequireJobId(const v1::JobRequest& request) {
   if (request.job_id().empty()) return absl::InvalidArgumentError("job_id: required");
   return absl::OkStatus();
 }
 
-absl::Status DifferentKeyedRequest(const PlanRecord &record) {
-  return absl::FailedPreconditionError(
-      absl::StrCat("job_key: \"", record.job_key,
-                   "\" already names the plan of a different request (job ", record.job_id,
-                   "); send the same request to get that plan, call Replan to replace it, "
-                   "or "
-                   "use another job_key"));
+absl::Status DifferentKeyedRequest(const PlanRecord& record) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "job_key: \"", record.job_key, "\" already names the plan of a different request (job ",
+      record.job_id, "); send the same request to get that plan, call Replan to replace it, or "
+      "use another job_key"));
 }
 
 }  // namespace
 
-PlannerServiceImpl::PlannerServiceImpl(const PlanningEngine *engine, JobManager *jobs,
-                                       const PlanLedger *ledger,
-                                       const AlgorithmRegistry *algorithms,
-                                       const ModelRegistry *models, ConcurrencyLimiter *plan_slots,
-                                       ServerMetrics *metrics)
+PlannerServiceImpl::PlannerServiceImpl(const PlanningEngine* engine, JobManager* jobs,
+                                       const PlanLedger* ledger,
+                                       const AlgorithmRegistry* algorithms,
+                                       const ModelRegistry* models, ConcurrencyLimiter* plan_slots,
+                                       ServerMetrics* metrics)
     : engine_(engine),
       jobs_(jobs),
       ledger_(ledger),
@@ -79,37 +74,35 @@ PlannerServiceImpl::PlannerServiceImpl(const PlanningEngine *engine, JobManager 
       metrics_(metrics) {}
 
 template <typename Handler>
-grpc::Status PlannerServiceImpl::Handle(absl::string_view method, Handler &&handler) {
+grpc::Status PlannerServiceImpl::Handle(absl::string_view method, Handler&& handler) {
   return HandleRpc(*metrics_, method, std::forward<Handler>(handler));
 }
 
 absl::Status PlannerServiceImpl::RefuseWhileDraining() const {
   if (draining_.load()) {
     return absl::UnavailableError(
-        "the server is shutting down and accepts no "
-        "new planning work; retry on another "
+        "the server is shutting down and accepts no new planning work; retry on another "
         "instance");
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<PreparedRequest> PlannerServiceImpl::Prepare(const v1::PlanRequest &request) const {
+absl::StatusOr<PreparedRequest> PlannerServiceImpl::Prepare(const v1::PlanRequest& request) const {
   absl::StatusOr<PlanningRequest> planning =
       PlanningRequestFromProto(request, engine_->options().limits);
   if (!planning.ok()) return planning.status();
   return engine_->Prepare(*std::move(planning));
 }
 
-absl::StatusOr<PlanningResult> PlannerServiceImpl::PlanNow(const grpc::ServerContext &context,
-                                                           const PreparedRequest &request) {
+absl::StatusOr<PlanningResult> PlannerServiceImpl::PlanNow(const grpc::ServerContext& context,
+                                                           const PreparedRequest& request) {
   std::optional<ConcurrencyLimiter::Slot> slot = plan_slots_->TryAcquire();
   if (!slot) {
     metrics_->RecordSyncPlanRejected();
-    return absl::ResourceExhaustedError(
-        absl::StrCat("max_concurrent_plans: ", plan_slots_->limit(),
-                     " Plan calls are already planning on this server, its "
-                     "limit; retry later or on another "
-                     "instance, or queue the request with SubmitPlan"));
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "max_concurrent_plans: ", plan_slots_->limit(),
+        " Plan calls are already planning on this server, its limit; retry later or on another "
+        "instance, or queue the request with SubmitPlan"));
   }
   metrics_->RecordSyncPlanStart();
   absl::Cleanup end = [this] { metrics_->RecordSyncPlanEnd(); };
@@ -120,28 +113,27 @@ absl::StatusOr<PlanningResult> PlannerServiceImpl::PlanNow(const grpc::ServerCon
 }
 
 absl::StatusOr<PlannerServiceImpl::KeyedLookup> PlannerServiceImpl::LookUpJobKey(
-    const v1::PlanRequest &request) const {
+    const v1::PlanRequest& request) const {
   KeyedLookup lookup;
   if (request.job_key().empty()) return lookup;
   if (absl::Status valid = ValidateJobKey(request.job_key()); !valid.ok()) return valid;
   if (!ledger_->enabled()) {
     return absl::FailedPreconditionError(
-        "job_key: this server keeps no plan store (its `store` setting is "
-        "empty), so it cannot "
+        "job_key: this server keeps no plan store (its `store` setting is empty), so it cannot "
         "keep named plans");
   }
   absl::StatusOr<std::optional<PlanRecord>> found = ledger_->FindKeyed(request.job_key());
   if (!found.ok()) return found.status();
   if (!found->has_value()) return lookup;
   lookup.record = **std::move(found);
-  const std::string &status = lookup.record->status;
+  const std::string& status = lookup.record->status;
   if (status == JobStateName(JobState::kFailed) || status == JobStateName(JobState::kCancelled)) {
     lookup.replace = true;  // an attempt that left no plan: the key is free again
     return lookup;
   }
   absl::StatusOr<v1::PlanRequest> stored = RecordRequest(*lookup.record);
   if (!stored.ok()) return stored.status();
-  const TaskLimits &limits = engine_->options().limits;
+  const TaskLimits& limits = engine_->options().limits;
   absl::StatusOr<std::string> asked = KeyedRequestFingerprint(request, limits);
   if (!asked.ok()) return asked.status();
   absl::StatusOr<std::string> held = KeyedRequestFingerprint(*stored, limits);
@@ -149,8 +141,8 @@ absl::StatusOr<PlannerServiceImpl::KeyedLookup> PlannerServiceImpl::LookUpJobKey
   return lookup;
 }
 
-absl::Status PlannerServiceImpl::AnswerFromRecord(const PlanRecord &record,
-                                                  v1::PlanResponse *response) const {
+absl::Status PlannerServiceImpl::AnswerFromRecord(const PlanRecord& record,
+                                                  v1::PlanResponse* response) const {
   absl::StatusOr<JobSnapshot> snapshot = RecordToSnapshot(record);
   if (!snapshot.ok()) return snapshot.status();
   PlanToProto(snapshot->result->plan, response->mutable_plan());
@@ -159,14 +151,13 @@ absl::Status PlannerServiceImpl::AnswerFromRecord(const PlanRecord &record,
   return absl::OkStatus();
 }
 
-absl::Status PlannerServiceImpl::PlanAndRecord(const grpc::ServerContext &context,
-                                               const v1::PlanRequest &request, bool replace_key,
-                                               v1::PlanResponse *response) {
+absl::Status PlannerServiceImpl::PlanAndRecord(const grpc::ServerContext& context,
+                                               const v1::PlanRequest& request, bool replace_key,
+                                               v1::PlanResponse* response) {
   absl::StatusOr<PreparedRequest> prepared = Prepare(request);
   if (!prepared.ok()) return prepared.status();
-  // A cache hit does no planning, so it is served whatever max_concurrent_plans
-  // allows; so is a plan for exactly this request that the store kept (e.g.
-  // from before a restart).
+  // A cache hit does no planning, so it is served whatever max_concurrent_plans allows; so is
+  // a plan for exactly this request that the store kept (e.g. from before a restart).
   std::optional<PlanningResult> cached = engine_->CachedResult(*prepared);
   bool stored = false;
   if (!cached && !prepared->bypass_cache) {
@@ -176,12 +167,13 @@ absl::Status PlannerServiceImpl::PlanAndRecord(const grpc::ServerContext &contex
       stored = true;
     }  // an unreadable store only costs a plan
   }
-  absl::StatusOr<PlanningResult> result = cached ? *std::move(cached) : PlanNow(context, *prepared);
+  absl::StatusOr<PlanningResult> result =
+      cached ? *std::move(cached) : PlanNow(context, *prepared);
   if (!result.ok()) return result.status();
 
   const bool keyed = !request.job_key().empty();
-  // Keyless plans are recorded when computed here and complete; an anytime plan
-  // stands only for the call that asked for it, as in the cache.
+  // Keyless plans are recorded when computed here and complete; an anytime plan stands only
+  // for the call that asked for it, as in the cache.
   if (keyed || (!result->cache_hit && !stored && !result->plan.stats.anytime_result)) {
     absl::StatusOr<std::string> job_id =
         ledger_->RecordPlan(request, *prepared, *result, replace_key);
@@ -195,10 +187,9 @@ absl::Status PlannerServiceImpl::PlanAndRecord(const grpc::ServerContext &contex
       }
     }
     if (keyed && !job_id.ok()) {
-      return absl::UnavailableError(
-          absl::StrCat("job_key: the plan could not be stored under \"", request.job_key(),
-                       "\", so the key would not bring it back; nothing was stored: ",
-                       job_id.status().message()));
+      return absl::UnavailableError(absl::StrCat(
+          "job_key: the plan could not be stored under \"", request.job_key(),
+          "\", so the key would not bring it back; nothing was stored: ", job_id.status().message()));
     }
     if (job_id.ok()) response->set_job_id(*job_id);
   }
@@ -208,8 +199,8 @@ absl::Status PlannerServiceImpl::PlanAndRecord(const grpc::ServerContext &contex
   return absl::OkStatus();
 }
 
-grpc::Status PlannerServiceImpl::Plan(grpc::ServerContext *context, const v1::PlanRequest *request,
-                                      v1::PlanResponse *response) {
+grpc::Status PlannerServiceImpl::Plan(grpc::ServerContext* context, const v1::PlanRequest* request,
+                                      v1::PlanResponse* response) {
   return Handle("Plan", [&]() -> absl::Status {
     if (absl::Status refused = RefuseWhileDraining(); !refused.ok()) return refused;
     absl::StatusOr<KeyedLookup> keyed = LookUpJobKey(*request);
@@ -227,9 +218,9 @@ grpc::Status PlannerServiceImpl::Plan(grpc::ServerContext *context, const v1::Pl
   });
 }
 
-grpc::Status PlannerServiceImpl::Replan(grpc::ServerContext *context,
-                                        const v1::PlanRequest *request,
-                                        v1::PlanResponse *response) {
+grpc::Status PlannerServiceImpl::Replan(grpc::ServerContext* context,
+                                        const v1::PlanRequest* request,
+                                        v1::PlanResponse* response) {
   return Handle("Replan", [&]() -> absl::Status {
     if (absl::Status refused = RefuseWhileDraining(); !refused.ok()) return refused;
     if (request->job_key().empty()) {
@@ -238,16 +229,15 @@ grpc::Status PlannerServiceImpl::Replan(grpc::ServerContext *context,
     if (absl::Status valid = ValidateJobKey(request->job_key()); !valid.ok()) return valid;
     if (!ledger_->enabled()) {
       return absl::FailedPreconditionError(
-          "job_key: this server keeps no plan store (its `store` setting is "
-          "empty)");
+          "job_key: this server keeps no plan store (its `store` setting is empty)");
     }
     return PlanAndRecord(*context, *request, /*replace_key=*/true, response);
   });
 }
 
-grpc::Status PlannerServiceImpl::SubmitPlan(grpc::ServerContext *context,
-                                            const v1::PlanRequest *request,
-                                            v1::SubmitPlanResponse *response) {
+grpc::Status PlannerServiceImpl::SubmitPlan(grpc::ServerContext* context,
+                                            const v1::PlanRequest* request,
+                                            v1::SubmitPlanResponse* response) {
   return Handle("SubmitPlan", [&]() -> absl::Status {
     if (absl::Status refused = RefuseWhileDraining(); !refused.ok()) return refused;
     absl::StatusOr<KeyedLookup> keyed = LookUpJobKey(*request);
@@ -264,8 +254,7 @@ grpc::Status PlannerServiceImpl::SubmitPlan(grpc::ServerContext *context,
     // Bad requests fail here, synchronously, rather than as FAILED jobs.
     absl::StatusOr<PreparedRequest> prepared = Prepare(*request);
     if (!prepared.ok()) return prepared.status();
-    // Recorded before it is queued, so an accepted job is never lost: a restart
-    // resumes it.
+    // Recorded before it is queued, so an accepted job is never lost: a restart resumes it.
     const std::string id = NewJobId();
     if (absl::Status recorded = ledger_->RecordQueued(id, *request, *prepared, keyed->replace);
         !recorded.ok()) {
@@ -273,9 +262,9 @@ grpc::Status PlannerServiceImpl::SubmitPlan(grpc::ServerContext *context,
         return absl::AbortedError(absl::StrCat("job_key: another call submitted \"",
                                                request->job_key(), "\" just now; retry"));
       }
-      return absl::UnavailableError(
-          absl::StrCat("plan store: the job could not be recorded, so it was not accepted: ",
-                       recorded.message()));
+      return absl::UnavailableError(absl::StrCat(
+          "plan store: the job could not be recorded, so it was not accepted: ",
+          recorded.message()));
     }
     auto shared = std::make_shared<const PreparedRequest>(*std::move(prepared));
     SubmitOptions options;
@@ -293,7 +282,7 @@ grpc::Status PlannerServiceImpl::SubmitPlan(grpc::ServerContext *context,
   });
 }
 
-absl::StatusOr<JobSnapshot> PlannerServiceImpl::FindJob(const std::string &job_id) const {
+absl::StatusOr<JobSnapshot> PlannerServiceImpl::FindJob(const std::string& job_id) const {
   absl::StatusOr<JobSnapshot> job = jobs_->Get(job_id);
   if (job.ok() || job.status().code() != absl::StatusCode::kNotFound) return job;
   absl::StatusOr<std::optional<PlanRecord>> record = ledger_->FindJob(job_id);
@@ -301,8 +290,8 @@ absl::StatusOr<JobSnapshot> PlannerServiceImpl::FindJob(const std::string &job_i
   return RecordToSnapshot(**record);
 }
 
-grpc::Status PlannerServiceImpl::GetPlan(grpc::ServerContext *context,
-                                         const v1::JobRequest *request, v1::JobStatus *response) {
+grpc::Status PlannerServiceImpl::GetPlan(grpc::ServerContext* context,
+                                         const v1::JobRequest* request, v1::JobStatus* response) {
   return Handle("GetPlan", [&]() -> absl::Status {
     if (absl::Status valid = RequireJobId(*request); !valid.ok()) return valid;
     absl::StatusOr<JobSnapshot> job = FindJob(request->job_id());
@@ -312,9 +301,9 @@ grpc::Status PlannerServiceImpl::GetPlan(grpc::ServerContext *context,
   });
 }
 
-grpc::Status PlannerServiceImpl::WatchPlan(grpc::ServerContext *context,
-                                           const v1::JobRequest *request,
-                                           grpc::ServerWriter<v1::JobStatus> *writer) {
+grpc::Status PlannerServiceImpl::WatchPlan(grpc::ServerContext* context,
+                                           const v1::JobRequest* request,
+                                           grpc::ServerWriter<v1::JobStatus>* writer) {
   return Handle("WatchPlan", [&]() -> absl::Status {
     if (absl::Status valid = RequireJobId(*request); !valid.ok()) return valid;
     absl::StatusOr<JobSnapshot> job = jobs_->Get(request->job_id());
@@ -338,9 +327,9 @@ grpc::Status PlannerServiceImpl::WatchPlan(grpc::ServerContext *context,
   });
 }
 
-absl::Status PlannerServiceImpl::WatchStoredJob(const grpc::ServerContext &context,
-                                                const std::string &job_id,
-                                                grpc::ServerWriter<v1::JobStatus> *writer) const {
+absl::Status PlannerServiceImpl::WatchStoredJob(const grpc::ServerContext& context,
+                                                const std::string& job_id,
+                                                grpc::ServerWriter<v1::JobStatus>* writer) const {
   absl::StatusOr<JobSnapshot> job = FindJob(job_id);
   std::string last_sent;
   while (true) {
@@ -361,9 +350,9 @@ absl::Status PlannerServiceImpl::WatchStoredJob(const grpc::ServerContext &conte
   }
 }
 
-grpc::Status PlannerServiceImpl::CancelPlan(grpc::ServerContext *context,
-                                            const v1::JobRequest *request,
-                                            v1::JobStatus *response) {
+grpc::Status PlannerServiceImpl::CancelPlan(grpc::ServerContext* context,
+                                            const v1::JobRequest* request,
+                                            v1::JobStatus* response) {
   return Handle("CancelPlan", [&]() -> absl::Status {
     if (absl::Status valid = RequireJobId(*request); !valid.ok()) return valid;
     absl::StatusOr<JobSnapshot> job = jobs_->Cancel(request->job_id());
@@ -382,8 +371,8 @@ grpc::Status PlannerServiceImpl::CancelPlan(grpc::ServerContext *context,
     if (job->state == JobState::kCancelled && job->started_unix_ms == 0) {
       ledger_->RecordFinished(job->id, job->error);  // never ran, so its work never records it
     }
-    // A running job stops at its planner's next check; wait briefly so the
-    // reply shows the final state in the common case.
+    // A running job stops at its planner's next check; wait briefly so the reply shows the
+    // final state in the common case.
     SteadyClock::time_point until = SteadyClock::now() + kCancelGrace;
     if (std::optional<SteadyClock::time_point> deadline = SteadyDeadline(*context)) {
       until = std::min(until, *deadline);
@@ -399,9 +388,9 @@ grpc::Status PlannerServiceImpl::CancelPlan(grpc::ServerContext *context,
   });
 }
 
-grpc::Status PlannerServiceImpl::EvaluatePlan(grpc::ServerContext *context,
-                                              const v1::EvaluatePlanRequest *request,
-                                              v1::EvaluatePlanResponse *response) {
+grpc::Status PlannerServiceImpl::EvaluatePlan(grpc::ServerContext* context,
+                                              const v1::EvaluatePlanRequest* request,
+                                              v1::EvaluatePlanResponse* response) {
   return Handle("EvaluatePlan", [&]() -> absl::Status {
     absl::StatusOr<Task> task = TaskFromProto(request->task(), engine_->options().limits);
     if (!task.ok()) return task.status();
@@ -415,12 +404,12 @@ grpc::Status PlannerServiceImpl::EvaluatePlan(grpc::ServerContext *context,
   });
 }
 
-grpc::Status PlannerServiceImpl::ListAlgorithms(grpc::ServerContext *context,
-                                                const v1::ListAlgorithmsRequest *request,
-                                                v1::ListAlgorithmsResponse *response) {
+grpc::Status PlannerServiceImpl::ListAlgorithms(grpc::ServerContext* context,
+                                                const v1::ListAlgorithmsRequest* request,
+                                                v1::ListAlgorithmsResponse* response) {
   return Handle("ListAlgorithms", [&]() -> absl::Status {
-    for (const Planner *planner : algorithms_->List()) {
-      const AlgorithmInfo &info = planner->info();
+    for (const Planner* planner : algorithms_->List()) {
+      const AlgorithmInfo& info = planner->info();
       AlgorithmInfoToProto(info, info.name == engine_->options().default_algorithm,
                            response->add_algorithms());
     }
@@ -428,11 +417,11 @@ grpc::Status PlannerServiceImpl::ListAlgorithms(grpc::ServerContext *context,
   });
 }
 
-grpc::Status PlannerServiceImpl::ListModels(grpc::ServerContext *context,
-                                            const v1::ListModelsRequest *request,
-                                            v1::ListModelsResponse *response) {
+grpc::Status PlannerServiceImpl::ListModels(grpc::ServerContext* context,
+                                            const v1::ListModelsRequest* request,
+                                            v1::ListModelsResponse* response) {
   return Handle("ListModels", [&]() -> absl::Status {
-    for (const ModelRegistry::Entry &entry : models_->List()) {
+    for (const ModelRegistry::Entry& entry : models_->List()) {
       ModelEntryToProto(entry, response->add_models());
     }
     return absl::OkStatus();

@@ -12,11 +12,11 @@
 namespace shardplan {
 namespace {
 
-absl::Status FieldError(const std::string &field, absl::string_view reason) {
+absl::Status FieldError(const std::string& field, absl::string_view reason) {
   return absl::InvalidArgumentError(absl::StrCat(field, ": ", reason));
 }
 
-absl::StatusOr<ElementType> ElementTypeFromProto(int value, const std::string &field) {
+absl::StatusOr<ElementType> ElementTypeFromProto(int value, const std::string& field) {
   switch (value) {
     case v1::ELEMENT_TYPE_UNSPECIFIED:
     case v1::FP32:
@@ -31,7 +31,7 @@ absl::StatusOr<ElementType> ElementTypeFromProto(int value, const std::string &f
   }
 }
 
-absl::StatusOr<ShardingType> ShardingTypeFromProto(int value, const std::string &field) {
+absl::StatusOr<ShardingType> ShardingTypeFromProto(int value, const std::string& field) {
   switch (value) {
     case v1::TABLE_WISE:
       return ShardingType::kTableWise;
@@ -48,14 +48,14 @@ absl::StatusOr<ShardingType> ShardingTypeFromProto(int value, const std::string 
   }
 }
 
-absl::Status CheckMultiplier(const std::string &field, double value) {
+absl::Status CheckMultiplier(const std::string& field, double value) {
   if (!std::isfinite(value) || value < 0) {
     return FieldError(field, absl::StrCat("must be a finite number >= 0, got ", value));
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<Table> TableFromProto(const v1::Table &proto, const std::string &field) {
+absl::StatusOr<Table> TableFromProto(const v1::Table& proto, const std::string& field) {
   Table table;
   table.name = proto.name();
   table.rows = proto.rows();
@@ -102,13 +102,13 @@ v1::ShardingType ShardingTypeToProto(ShardingType type) {
   return v1::SHARDING_TYPE_UNSPECIFIED;
 }
 
-absl::StatusOr<Task> TaskFromProto(const v1::Task &proto, const TaskLimits &limits) {
+absl::StatusOr<Task> TaskFromProto(const v1::Task& proto, const TaskLimits& limits) {
   if (proto.tables_size() > limits.max_tables) {
     return absl::ResourceExhaustedError(absl::StrCat("task.tables: ", proto.tables_size(),
                                                      " tables exceed this server's limit of ",
                                                      limits.max_tables, " (max_tables)"));
   }
-  const v1::Topology &topology = proto.topology();
+  const v1::Topology& topology = proto.topology();
   const int64_t devices =
       std::max<int64_t>(topology.num_devices(), topology.per_device_memory_gib_size());
   if (devices > limits.max_devices) {
@@ -134,7 +134,7 @@ absl::StatusOr<Task> TaskFromProto(const v1::Task &proto, const TaskLimits &limi
   if (!domain_topology.ok()) return WithPrefix(domain_topology.status(), "task.");
   task.topology = *std::move(domain_topology);
   task.batch_size = proto.batch_size() == 0 ? kDefaultBatchSize : proto.batch_size();
-  for (const v1::ColocationGroup &group : proto.colocate()) {
+  for (const v1::ColocationGroup& group : proto.colocate()) {
     task.colocate.emplace_back(group.tables().begin(), group.tables().end());
   }
   absl::Status status = CheckMultiplier("task.memory.optimizer_state_multiplier",
@@ -153,8 +153,8 @@ absl::StatusOr<Task> TaskFromProto(const v1::Task &proto, const TaskLimits &limi
   return task;
 }
 
-absl::StatusOr<PlanningRequest> PlanningRequestFromProto(const v1::PlanRequest &proto,
-                                                         const TaskLimits &limits) {
+absl::StatusOr<PlanningRequest> PlanningRequestFromProto(const v1::PlanRequest& proto,
+                                                         const TaskLimits& limits) {
   absl::StatusOr<Task> task = TaskFromProto(proto.task(), limits);
   if (!task.ok()) return task.status();
   PlanningRequest request;
@@ -168,11 +168,11 @@ absl::StatusOr<PlanningRequest> PlanningRequestFromProto(const v1::PlanRequest &
   return request;
 }
 
-absl::StatusOr<Plan> PlanShardsFromProto(const v1::Plan &proto) {
+absl::StatusOr<Plan> PlanShardsFromProto(const v1::Plan& proto) {
   Plan plan;
   plan.tables.reserve(proto.tables_size());
   for (int i = 0; i < proto.tables_size(); ++i) {
-    const v1::TableSharding &table = proto.tables(i);
+    const v1::TableSharding& table = proto.tables(i);
     const std::string field = absl::StrCat("plan.tables[", i, "]");
     TableSharding sharding;
     sharding.table = table.table();
@@ -181,7 +181,7 @@ absl::StatusOr<Plan> PlanShardsFromProto(const v1::Plan &proto) {
     if (!type.ok()) return type.status();
     sharding.sharding_type = *type;
     if (table.shards_size() == 0) return FieldError(field + ".shards", "must not be empty");
-    for (const v1::Shard &shard : table.shards()) {
+    for (const v1::Shard& shard : table.shards()) {
       sharding.shards.push_back(Shard{shard.device(), shard.row_offset(), shard.row_count(),
                                       shard.column_offset(), shard.column_count()});
     }
@@ -190,14 +190,14 @@ absl::StatusOr<Plan> PlanShardsFromProto(const v1::Plan &proto) {
   return plan;
 }
 
-void PlanToProto(const Plan &plan, v1::Plan *proto) {
+void PlanToProto(const Plan& plan, v1::Plan* proto) {
   proto->Clear();
-  for (const TableSharding &table : plan.tables) {
-    v1::TableSharding *out = proto->add_tables();
+  for (const TableSharding& table : plan.tables) {
+    v1::TableSharding* out = proto->add_tables();
     out->set_table(table.table);
     out->set_sharding_type(ShardingTypeToProto(table.sharding_type));
-    for (const Shard &shard : table.shards) {
-      v1::Shard *s = out->add_shards();
+    for (const Shard& shard : table.shards) {
+      v1::Shard* s = out->add_shards();
       s->set_device(shard.device);
       s->set_row_offset(shard.row_offset);
       s->set_row_count(shard.row_count);
@@ -205,8 +205,8 @@ void PlanToProto(const Plan &plan, v1::Plan *proto) {
       s->set_column_count(shard.column_count);
     }
   }
-  for (const DeviceCost &device : plan.devices) {
-    v1::DeviceCost *out = proto->add_devices();
+  for (const DeviceCost& device : plan.devices) {
+    v1::DeviceCost* out = proto->add_devices();
     out->set_device(device.device);
     out->set_memory_bytes(device.memory_bytes);
     out->set_memory_capacity_bytes(device.memory_capacity_bytes);
@@ -224,8 +224,8 @@ void PlanToProto(const Plan &plan, v1::Plan *proto) {
   proto->set_seed(plan.seed);
   proto->set_cost_model(plan.cost_model);
   proto->set_cost_kind(plan.cost_kind);
-  for (const std::string &split : plan.column_splits) proto->add_column_splits(split);
-  v1::SearchStats *stats = proto->mutable_stats();
+  for (const std::string& split : plan.column_splits) proto->add_column_splits(split);
+  v1::SearchStats* stats = proto->mutable_stats();
   stats->set_planning_time_ms(plan.stats.planning_time_ms);
   stats->set_cost_model_calls(plan.stats.cost_model_calls);
   stats->set_cost_cache_hits(plan.stats.cost_cache_hits);
@@ -235,11 +235,11 @@ void PlanToProto(const Plan &plan, v1::Plan *proto) {
   proto->set_request_hash(plan.request_hash);
 }
 
-void AlgorithmInfoToProto(const AlgorithmInfo &info, bool is_default, v1::AlgorithmInfo *proto) {
+void AlgorithmInfoToProto(const AlgorithmInfo& info, bool is_default, v1::AlgorithmInfo* proto) {
   proto->set_name(info.name);
   proto->set_description(info.description);
-  for (const ParamSpec &spec : info.params) {
-    v1::AlgorithmParameter *param = proto->add_parameters();
+  for (const ParamSpec& spec : info.params) {
+    v1::AlgorithmParameter* param = proto->add_parameters();
     param->set_name(spec.name);
     param->set_type(ParamTypeName(spec.type));
     param->set_default_value(spec.default_value);
@@ -254,8 +254,8 @@ void AlgorithmInfoToProto(const AlgorithmInfo &info, bool is_default, v1::Algori
   proto->set_is_default(is_default);
 }
 
-void ModelEntryToProto(const ModelRegistry::Entry &entry, v1::ModelInfo *proto) {
-  const ModelManifest &manifest = entry.manifest;
+void ModelEntryToProto(const ModelRegistry::Entry& entry, v1::ModelInfo* proto) {
+  const ModelManifest& manifest = entry.manifest;
   proto->set_name(manifest.name);
   proto->set_version(manifest.version);
   proto->set_kind(manifest.kind);
@@ -270,7 +270,7 @@ void ModelEntryToProto(const ModelRegistry::Entry &entry, v1::ModelInfo *proto) 
   proto->set_description(manifest.description);
 }
 
-void JobSnapshotToProto(const JobSnapshot &job, v1::JobStatus *proto) {
+void JobSnapshotToProto(const JobSnapshot& job, v1::JobStatus* proto) {
   proto->Clear();
   proto->set_job_id(job.id);
   proto->set_job_key(job.job_key);

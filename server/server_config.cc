@@ -19,26 +19,22 @@ using Field =
     std::variant<std::string ServerConfig::*, int64_t ServerConfig::*, double ServerConfig::*>;
 
 struct Option {
-  const char *name;
+  const char* name;
   Field field;
-  const char *help;
+  const char* help;
 };
 
-// One row per ServerConfig field: the flag name, the JSON key and the help
-// line.
-const std::vector<Option> &Options() {
+// One row per ServerConfig field: the flag name, the JSON key and the help line.
+const std::vector<Option>& Options() {
   static const std::vector<Option> options = {
       {"address", &ServerConfig::address, "gRPC listen address (port 0: a free port)"},
       {"metrics_address", &ServerConfig::metrics_address,
-       "Prometheus /metrics HTTP address (\"\": disabled, port 0: a free "
-       "port)"},
+       "Prometheus /metrics HTTP address (\"\": disabled, port 0: a free port)"},
       {"port_file", &ServerConfig::port_file,
-       "write {\"grpc_port\": N, \"metrics_port\": M} here after binding "
-       "(\"\": none)"},
+       "write {\"grpc_port\": N, \"metrics_port\": M} here after binding (\"\": none)"},
       {"workers", &ServerConfig::workers, "job worker threads"},
       {"max_concurrent_plans", &ServerConfig::max_concurrent_plans,
-       "Plan calls planning at once, then RESOURCE_EXHAUSTED (cache hits "
-       "exempt)"},
+       "Plan calls planning at once, then RESOURCE_EXHAUSTED (cache hits exempt)"},
       {"max_rpc_threads", &ServerConfig::max_rpc_threads,
        "gRPC handler threads, one per call (>= max_concurrent_plans + 2)"},
       {"queue_capacity", &ServerConfig::queue_capacity,
@@ -55,35 +51,32 @@ const std::vector<Option> &Options() {
       {"default_model", &ServerConfig::default_model,
        "cost model for requests that name none (built-in or a bundle's name)"},
       {"models_dir", &ServerConfig::models_dir,
-       "model bundles <dir>/<name>/<version>/ (missing: none yet; \"\": "
-       "bundles disabled)"},
+       "model bundles <dir>/<name>/<version>/ (missing: none yet; \"\": bundles disabled)"},
       {"model_reload_interval_s", &ServerConfig::model_reload_interval_s,
-       "seconds between scans of models_dir for changes (0: only at start and "
-       "ReloadModels)"},
+       "seconds between scans of models_dir for changes (0: only at start and ReloadModels)"},
       {"store", &ServerConfig::store,
        "plan store: sqlite:<path>, postgresql://<uri>, or \"\" for none"},
       {"replica_id", &ServerConfig::replica_id,
        "this replica's name in the store (\"\": the host name)"},
       {"drain_timeout_s", &ServerConfig::drain_timeout_s,
-       "seconds jobs and calls may take to finish after SIGTERM/SIGINT before "
-       "cancellation"},
+       "seconds jobs and calls may take to finish after SIGTERM/SIGINT before cancellation"},
   };
   return options;
 }
 
-const Option *FindOption(absl::string_view name) {
-  for (const Option &option : Options()) {
+const Option* FindOption(absl::string_view name) {
+  for (const Option& option : Options()) {
     if (name == option.name) return &option;
   }
   return nullptr;
 }
 
-absl::Status SetFromString(const Option &option, const std::string &value, ServerConfig &config) {
-  if (auto *field = std::get_if<std::string ServerConfig::*>(&option.field)) {
+absl::Status SetFromString(const Option& option, const std::string& value, ServerConfig& config) {
+  if (auto* field = std::get_if<std::string ServerConfig::*>(&option.field)) {
     config.*(*field) = value;
     return absl::OkStatus();
   }
-  if (auto *field = std::get_if<int64_t ServerConfig::*>(&option.field)) {
+  if (auto* field = std::get_if<int64_t ServerConfig::*>(&option.field)) {
     int64_t parsed = 0;
     if (!absl::SimpleAtoi(value, &parsed)) {
       return absl::InvalidArgumentError(
@@ -101,15 +94,15 @@ absl::Status SetFromString(const Option &option, const std::string &value, Serve
   return absl::OkStatus();
 }
 
-absl::Status SetFromJson(const Option &option, const nlohmann::json &value, ServerConfig &config) {
-  if (auto *field = std::get_if<std::string ServerConfig::*>(&option.field)) {
+absl::Status SetFromJson(const Option& option, const nlohmann::json& value, ServerConfig& config) {
+  if (auto* field = std::get_if<std::string ServerConfig::*>(&option.field)) {
     if (!value.is_string()) {
       return absl::InvalidArgumentError(absl::StrCat(option.name, ": expected a string"));
     }
     config.*(*field) = value.get<std::string>();
     return absl::OkStatus();
   }
-  if (auto *field = std::get_if<int64_t ServerConfig::*>(&option.field)) {
+  if (auto* field = std::get_if<int64_t ServerConfig::*>(&option.field)) {
     if (value.is_number_unsigned() &&
         value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
       return absl::InvalidArgumentError(absl::StrCat(option.name, ": out of range"));
@@ -127,12 +120,12 @@ absl::Status SetFromJson(const Option &option, const nlohmann::json &value, Serv
   return absl::OkStatus();
 }
 
-std::string DefaultText(const Option &option) {
+std::string DefaultText(const Option& option) {
   static const ServerConfig defaults;
-  if (auto *field = std::get_if<std::string ServerConfig::*>(&option.field)) {
+  if (auto* field = std::get_if<std::string ServerConfig::*>(&option.field)) {
     return absl::StrCat("\"", defaults.*(*field), "\"");
   }
-  if (auto *field = std::get_if<int64_t ServerConfig::*>(&option.field)) {
+  if (auto* field = std::get_if<int64_t ServerConfig::*>(&option.field)) {
     return absl::StrCat(defaults.*(*field));
   }
   return absl::StrCat(defaults.*std::get<double ServerConfig::*>(option.field));
@@ -146,7 +139,7 @@ absl::Status CheckRange(absl::string_view name, int64_t value, int64_t min, int6
   return absl::OkStatus();
 }
 
-absl::Status LoadConfigFile(const std::string &path, ServerConfig &config) {
+absl::Status LoadConfigFile(const std::string& path, ServerConfig& config) {
   std::ifstream in(path);
   if (!in) return absl::NotFoundError(absl::StrCat("--config: cannot read \"", path, "\""));
   std::stringstream text;
@@ -172,10 +165,10 @@ TaskLimits ServerConfig::task_limits() const {
   return limits;
 }
 
-absl::Status ValidateServerConfig(const ServerConfig &config) {
+absl::Status ValidateServerConfig(const ServerConfig& config) {
   constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
   if (config.address.empty()) return absl::InvalidArgumentError("address: must not be empty");
-  for (const absl::Status &status : {
+  for (const absl::Status& status : {
            CheckRange("workers", config.workers, 1, 1024),
            CheckRange("max_concurrent_plans", config.max_concurrent_plans, 1, 1024),
            CheckRange("max_rpc_threads", config.max_rpc_threads, 3, 100000),
@@ -188,8 +181,8 @@ absl::Status ValidateServerConfig(const ServerConfig &config) {
        }) {
     if (!status.ok()) return status;
   }
-  // The planning calls, one more call to refuse the next with
-  // max_concurrent_plans's own message, and the thread gRPC keeps polling with.
+  // The planning calls, one more call to refuse the next with max_concurrent_plans's own
+  // message, and the thread gRPC keeps polling with.
   if (config.max_rpc_threads < config.max_concurrent_plans + 2) {
     return absl::InvalidArgumentError(
         absl::StrCat("max_rpc_threads: must be at least max_concurrent_plans + 2 (",
@@ -202,16 +195,15 @@ absl::Status ValidateServerConfig(const ServerConfig &config) {
   if (!std::isfinite(config.model_reload_interval_s) || config.model_reload_interval_s < 0 ||
       (config.model_reload_interval_s > 0 && config.model_reload_interval_s < 0.001) ||
       config.model_reload_interval_s > 86400) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("model_reload_interval_s: must be 0 or in [0.001, 86400], got ",
-                     config.model_reload_interval_s));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "model_reload_interval_s: must be 0 or in [0.001, 86400], got ",
+        config.model_reload_interval_s));
   }
   if (!config.store.empty() && !absl::StartsWith(config.store, "postgresql://") &&
       !absl::StartsWith(config.store, "postgres://") &&
       !(absl::StartsWith(config.store, "sqlite:") && config.store.size() > 7)) {
     return absl::InvalidArgumentError(
-        "store: expected \"sqlite:<path>\", \"postgresql://...\" or \"\" (no "
-        "store)");
+        "store: expected \"sqlite:<path>\", \"postgresql://...\" or \"\" (no store)");
   }
   if (!std::isfinite(config.drain_timeout_s) || config.drain_timeout_s < 0) {
     return absl::InvalidArgumentError(
@@ -220,10 +212,10 @@ absl::Status ValidateServerConfig(const ServerConfig &config) {
   return absl::OkStatus();
 }
 
-absl::Status ApplyConfigJson(const nlohmann::json &json, ServerConfig &config) {
+absl::Status ApplyConfigJson(const nlohmann::json& json, ServerConfig& config) {
   if (!json.is_object()) return absl::InvalidArgumentError("expected a JSON object");
-  for (const auto &[key, value] : json.items()) {
-    const Option *option = FindOption(key);
+  for (const auto& [key, value] : json.items()) {
+    const Option* option = FindOption(key);
     if (option == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat("unknown setting \"", key, "\""));
     }
@@ -233,12 +225,12 @@ absl::Status ApplyConfigJson(const nlohmann::json &json, ServerConfig &config) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<CommandLine> ParseCommandLine(const std::vector<std::string> &args) {
+absl::StatusOr<CommandLine> ParseCommandLine(const std::vector<std::string>& args) {
   // Flags as (name, value) in order; --config is applied before all others.
   std::vector<std::pair<std::string, std::string>> flags;
   CommandLine result;
   for (size_t i = 1; i < args.size(); ++i) {
-    const std::string &arg = args[i];
+    const std::string& arg = args[i];
     if (arg == "--help" || arg == "-h" || arg == "--helpfull") {
       result.help = true;
       return result;
@@ -262,12 +254,12 @@ absl::StatusOr<CommandLine> ParseCommandLine(const std::vector<std::string> &arg
     }
     flags.emplace_back(std::move(name), std::move(value));
   }
-  for (const auto &[name, value] : flags) {
+  for (const auto& [name, value] : flags) {
     if (name != "config") continue;
     absl::Status loaded = LoadConfigFile(value, result.config);
     if (!loaded.ok()) return loaded;
   }
-  for (const auto &[name, value] : flags) {
+  for (const auto& [name, value] : flags) {
     if (name == "config") continue;
     absl::Status set = SetFromString(*FindOption(name), value, result.config);
     if (!set.ok()) return set;
@@ -277,16 +269,13 @@ absl::StatusOr<CommandLine> ParseCommandLine(const std::vector<std::string> &arg
   return result;
 }
 
-std::string HelpText(const std::string &program) {
-  std::string text =
-      absl::StrCat("Usage: ", program, " [--config FILE] [--flag=value ...]\n\n",
-                   "shardplan-server serves shardplan.v1.PlannerService (gRPC), "
-                   "grpc.health.v1 and server\n"
-                   "reflection, and Prometheus metrics over HTTP. SIGTERM/SIGINT drain it "
-                   "gracefully.\n\n",
-                   "  --config FILE  a JSON object whose keys are the flag names below; "
-                   "flags override it\n");
-  for (const Option &option : Options()) {
+std::string HelpText(const std::string& program) {
+  std::string text = absl::StrCat(
+      "Usage: ", program, " [--config FILE] [--flag=value ...]\n\n",
+      "shardplan-server serves shardplan.v1.PlannerService (gRPC), grpc.health.v1 and server\n"
+      "reflection, and Prometheus metrics over HTTP. SIGTERM/SIGINT drain it gracefully.\n\n",
+      "  --config FILE  a JSON object whose keys are the flag names below; flags override it\n");
+  for (const Option& option : Options()) {
     absl::StrAppend(&text, absl::StrFormat("  --%-20s %s\n  %-22s default: %s\n", option.name,
                                            option.help, "", DefaultText(option)));
   }

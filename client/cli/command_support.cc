@@ -27,17 +27,16 @@ std::vector<FlagSpec> GlobalFlags() {
                       "deadline of each call, retries included (default: 30; watch: none)"),
       FlagSpec::Switch("json", "print proto JSON (original field names) instead of tables"),
       FlagSpec::Value("max-attempts", "N",
-                      "tries per call while the server is unavailable "
-                      "(default: 4; 1: no retry)"),
+                      "tries per call while the server is unavailable (default: 4; 1: no retry)"),
       FlagSpec::Switch("help", "show help and exit", 'h'),
   };
 }
 
-absl::Status ReadGlobalOptions(const ParsedFlags &flags, GlobalOptions &global) {
+absl::Status ReadGlobalOptions(const ParsedFlags& flags, GlobalOptions& global) {
   if (flags.Has("server")) {
     global.server = flags.Get("server");
   } else if (global.server.empty()) {
-    const char *env = std::getenv("SHARDPLAN_SERVER");
+    const char* env = std::getenv("SHARDPLAN_SERVER");
     global.server = env != nullptr && *env != '\0' ? env : kDefaultServer;
   }
   if (global.server.empty()) return UsageError("--server is empty");
@@ -61,14 +60,14 @@ absl::Status ReadGlobalOptions(const ParsedFlags &flags, GlobalOptions &global) 
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<client::PlannerClient>> ConnectClient(const GlobalOptions &global) {
+absl::StatusOr<std::unique_ptr<client::PlannerClient>> ConnectClient(const GlobalOptions& global) {
   client::ClientOptions options;
   if (global.timeout.has_value()) {
     options.default_timeout = *global.timeout;
     options.watch_timeout = *global.timeout;
   }
   options.max_attempts = global.max_attempts;
-  options.on_retry = [](const client::RetryEvent &event) {
+  options.on_retry = [](const client::RetryEvent& event) {
     std::cerr << "shardplan: " << event.method << ": "
               << absl::StatusCodeToString(event.status.code()) << ": " << event.status.message()
               << "; retrying in " << absl::StrFormat("%.1f", absl::ToDoubleSeconds(event.backoff))
@@ -80,27 +79,25 @@ absl::StatusOr<std::unique_ptr<client::PlannerClient>> ConnectClient(const Globa
 std::vector<FlagSpec> PlanRequestFlags() {
   return {
       FlagSpec::Value("algorithm", "NAME",
-                      "planning algorithm (default: the server's; see "
-                      "'shardplan algorithms')"),
+                      "planning algorithm (default: the server's; see 'shardplan algorithms')"),
       FlagSpec::Value("param", "KEY=VALUE", "algorithm parameter").Repeatable(),
       FlagSpec::Value("seed", "N", "random seed (default: 0)"),
       FlagSpec::Value("model", "NAME[@VERSION]",
                       "cost model, latest version unless given (default: the server's)"),
       FlagSpec::Switch("no-cache", "plan again even if the server has this plan cached"),
       FlagSpec::Value("job-key", "KEY",
-                      "name the plan: the same KEY and task return the stored "
-                      "plan later, across "
+                      "name the plan: the same KEY and task return the stored plan later, across "
                       "new models and restarts"),
   };
 }
 
-absl::StatusOr<shardplan::v1::PlanRequest> BuildPlanRequest(const Invocation &invocation,
+absl::StatusOr<shardplan::v1::PlanRequest> BuildPlanRequest(const Invocation& invocation,
                                                             shardplan::v1::Task task) {
-  const ParsedFlags &flags = invocation.flags;
+  const ParsedFlags& flags = invocation.flags;
   shardplan::v1::PlanRequest request;
   *request.mutable_task() = std::move(task);
   request.set_algorithm(flags.Get("algorithm"));
-  for (const std::string &param : flags.GetAll("param")) {
+  for (const std::string& param : flags.GetAll("param")) {
     const size_t eq = param.find('=');
     if (eq == std::string::npos || eq == 0) {
       return UsageError(absl::StrCat("--param wants KEY=VALUE, got '", param, "'"));
@@ -137,13 +134,13 @@ std::vector<FlagSpec> PlanOutputFlags() {
       FlagSpec::Value("torchrec-module", "PATH",
                       "module path of the tables in the torchrec output (default: "
                       "embedding_bag_collection)"),
-      FlagSpec::Value("local-world-size", "N",
-                      "devices per host for torchrec placements "
-                      "rank:R/cuda:R%N (default: the task's)"),
+      FlagSpec::Value(
+          "local-world-size", "N",
+          "devices per host for torchrec placements rank:R/cuda:R%N (default: the task's)"),
   };
 }
 
-absl::StatusOr<OutputFormat> ResolveOutputFormat(const Invocation &invocation) {
+absl::StatusOr<OutputFormat> ResolveOutputFormat(const Invocation& invocation) {
   const std::string format =
       invocation.flags.Get("format", invocation.global.json ? "json" : "text");
   if (invocation.global.json && format != "json") {
@@ -155,8 +152,8 @@ absl::StatusOr<OutputFormat> ResolveOutputFormat(const Invocation &invocation) {
   return UsageError(absl::StrCat("--format must be text, json or torchrec, got '", format, "'"));
 }
 
-absl::Status EmitPlan(const Invocation &invocation, const shardplan::v1::Plan &plan,
-                      std::optional<bool> cache_hit, const google::protobuf::Message &json_message,
+absl::Status EmitPlan(const Invocation& invocation, const shardplan::v1::Plan& plan,
+                      std::optional<bool> cache_hit, const google::protobuf::Message& json_message,
                       int local_world_size) {
   absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation);
   if (!format.ok()) return format.status();
@@ -187,8 +184,8 @@ absl::Status EmitPlan(const Invocation &invocation, const shardplan::v1::Plan &p
   return absl::InternalError("unreachable output format");
 }
 
-int LocalWorldSize(const shardplan::v1::Task &task) {
-  const auto &topology = task.topology();
+int LocalWorldSize(const shardplan::v1::Task& task) {
+  const auto& topology = task.topology();
   if (topology.devices_per_host() > 0) return topology.devices_per_host();
   return topology.num_devices() > 0 ? topology.num_devices()
                                     : topology.per_device_memory_gib_size();

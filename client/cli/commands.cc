@@ -2,11 +2,11 @@
 
 namespace shardplan::cli {
 
-const std::vector<Command> &AllCommands() {
-  static const std::vector<Command> *const commands = new std::vector<Command>{
-      PlanCommand(),       ReplanCommand(), SubmitCommand(), GetCommand(),
-      WatchCommand(),      CancelCommand(), DeleteCommand(), EvaluateCommand(),
-      AlgorithmsCommand(), ModelsCommand(), HealthCommand(),
+const std::vector<Command>& AllCommands() {
+  static const std::vector<Command>* const commands = new std::vector<Command>{
+      PlanCommand(),     ReplanCommand(),     SubmitCommand(), GetCommand(),    WatchCommand(),
+      CancelCommand(),   DeleteCommand(),     EvaluateCommand(), AlgorithmsCommand(),
+      ModelsCommand(),   HealthCommand(),
   };
   return *commands;
 }

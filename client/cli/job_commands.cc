@@ -15,21 +15,19 @@ namespace {
 using ::shardplan::v1::JobStatus;
 
 constexpr char kJobExitHelp[] =
-    "Exits 0 while the job is queued or running and when it succeeded, 10 when "
-    "it FAILED (the\n"
+    "Exits 0 while the job is queued or running and when it succeeded, 10 when it FAILED (the\n"
     "job's error is printed), 9 when it was CANCELLED.\n";
 
 // The exit status that reports how the job ended.
-absl::Status JobOutcome(const JobStatus &status) {
+absl::Status JobOutcome(const JobStatus& status) {
   absl::Status error = client::JobStatusToStatus(status);
   if (error.ok() || status.state() == shardplan::v1::CANCELLED) return error;
   return JobFailedError(absl::Status(
       error.code(), absl::StrCat("job ", status.job_id(), " failed: ", error.message())));
 }
 
-// The final plan of a finished job in the requested format (text: the whole
-// status).
-absl::Status EmitJobResult(const Invocation &invocation, const JobStatus &status,
+// The final plan of a finished job in the requested format (text: the whole status).
+absl::Status EmitJobResult(const Invocation& invocation, const JobStatus& status,
                            OutputFormat format) {
   const std::string path = invocation.flags.Get("output");
   if (format == OutputFormat::kText) return WriteOutput(FormatJobStatusText(status), path);
@@ -45,7 +43,7 @@ absl::Status EmitJobResult(const Invocation &invocation, const JobStatus &status
                   /*local_world_size=*/0);
 }
 
-absl::Status RunGet(const Invocation &invocation) {
+absl::Status RunGet(const Invocation& invocation) {
   absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation);
   if (!format.ok()) return format.status();
   absl::StatusOr<JobStatus> status = invocation.client->GetPlan(invocation.args()[0]);
@@ -56,16 +54,16 @@ absl::Status RunGet(const Invocation &invocation) {
   return JobOutcome(*status);
 }
 
-absl::Status RunWatch(const Invocation &invocation) {
+absl::Status RunWatch(const Invocation& invocation) {
   absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation);
   if (!format.ok()) return format.status();
   // Progress goes to stdout unless the torchrec plan itself goes there.
   const bool result_on_stdout = invocation.flags.Get("output", "-") == "-";
-  std::ostream &progress =
+  std::ostream& progress =
       *format == OutputFormat::kTorchRec && result_on_stdout ? std::cerr : std::cout;
   std::string last_line;
   absl::StatusOr<JobStatus> final_status =
-      invocation.client->WatchPlan(invocation.args()[0], [&](const JobStatus &status) {
+      invocation.client->WatchPlan(invocation.args()[0], [&](const JobStatus& status) {
         // JSON Lines in json mode; otherwise one line per visible change.
         std::string line = *format == OutputFormat::kJson ? ToJson(status, /*pretty=*/false)
                                                           : FormatProgressLine(status);
@@ -91,7 +89,7 @@ absl::Status RunWatch(const Invocation &invocation) {
   return JobOutcome(*final_status);
 }
 
-absl::Status RunCancel(const Invocation &invocation) {
+absl::Status RunCancel(const Invocation& invocation) {
   absl::StatusOr<JobStatus> status = invocation.client->CancelPlan(invocation.args()[0]);
   if (!status.ok()) return status.status();
   const std::string text = invocation.global.json
@@ -101,7 +99,7 @@ absl::Status RunCancel(const Invocation &invocation) {
   return WriteOutput(text, invocation.flags.Get("output"));
 }
 
-absl::Status RunDelete(const Invocation &invocation) {
+absl::Status RunDelete(const Invocation& invocation) {
   const bool by_key = invocation.flags.Has("job-key");
   if (by_key == (invocation.args().size() == 1)) {
     return UsageError("delete wants either JOB_ID or --job-key KEY");
@@ -123,8 +121,7 @@ Command GetCommand() {
   command.arguments = "JOB_ID";
   command.summary = "print a job's status, and its plan once it succeeded";
   command.description = absl::StrCat(
-      "Prints the job's state, progress and times, and its plan once it "
-      "SUCCEEDED (--json:\n"
+      "Prints the job's state, progress and times, and its plan once it SUCCEEDED (--json:\n"
       "the JobStatus; --format torchrec: the plan in TorchRec's shape).\n\n",
       kJobExitHelp);
   command.flags = PlanOutputFlags();
@@ -139,14 +136,10 @@ Command WatchCommand() {
   command.arguments = "JOB_ID";
   command.summary = "follow a job until it ends, printing its progress";
   command.description = absl::StrCat(
-      "Prints a progress line for every change of the job until "
-      "it ends, then its plan.\n"
-      "--json prints every status as one JSON line (JSON Lines), "
-      "the last one final.\n"
-      "--format torchrec prints progress on stderr and the plan "
-      "in TorchRec's shape.\n"
-      "-o FILE writes the result to FILE. No deadline unless "
-      "--timeout is given.\n\n",
+      "Prints a progress line for every change of the job until it ends, then its plan.\n"
+      "--json prints every status as one JSON line (JSON Lines), the last one final.\n"
+      "--format torchrec prints progress on stderr and the plan in TorchRec's shape.\n"
+      "-o FILE writes the result to FILE. No deadline unless --timeout is given.\n\n",
       kJobExitHelp);
   command.flags = PlanOutputFlags();
   command.min_args = command.max_args = 1;
@@ -160,10 +153,8 @@ Command CancelCommand() {
   command.arguments = "JOB_ID";
   command.summary = "cancel a queued or running job";
   command.description =
-      "Asks the server to stop the job and prints the state "
-      "it is in afterwards: CANCELLED,\n"
-      "or the state it had already reached. Exits 0 once the "
-      "server answered.\n";
+      "Asks the server to stop the job and prints the state it is in afterwards: CANCELLED,\n"
+      "or the state it had already reached. Exits 0 once the server answered.\n";
   command.flags = {OutputFlag()};
   command.min_args = command.max_args = 1;
   command.run = RunCancel;
@@ -176,12 +167,9 @@ Command DeleteCommand() {
   command.arguments = "[JOB_ID]";
   command.summary = "delete a stored plan (admin)";
   command.description =
-      "Removes a plan from the server's plan store, named by "
-      "JOB_ID or by --job-key KEY\n"
-      "(AdminService/DeletePlan; needs an admin token where "
-      "the server checks tokens). A\n"
-      "queued or running job must be cancelled first. The "
-      "next plan under the key is new.\n";
+      "Removes a plan from the server's plan store, named by JOB_ID or by --job-key KEY\n"
+      "(AdminService/DeletePlan; needs an admin token where the server checks tokens). A\n"
+      "queued or running job must be cancelled first. The next plan under the key is new.\n";
   command.flags = {FlagSpec::Value("job-key", "KEY", "the plan's job key instead of JOB_ID"),
                    OutputFlag()};
   command.min_args = 0;

@@ -1,5 +1,5 @@
-// `shardplan plan` (synchronous), `shardplan replan` (a keyed plan anew) and
-// `shardplan submit` (queue a job).
+// `shardplan plan` (synchronous), `shardplan replan` (a keyed plan anew) and `shardplan submit`
+// (queue a job).
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -13,18 +13,17 @@ namespace shardplan::cli {
 namespace {
 
 constexpr char kTaskHelp[] =
-    "TASK is a shardplan.v1.Task as JSON (examples/README.md describes the "
-    "fields), or '-' for\n"
+    "TASK is a shardplan.v1.Task as JSON (examples/README.md describes the fields), or '-' for\n"
     "standard input.\n";
 
 // The request for the TASK argument under the command's options.
-absl::StatusOr<shardplan::v1::PlanRequest> ReadPlanRequest(const Invocation &invocation) {
+absl::StatusOr<shardplan::v1::PlanRequest> ReadPlanRequest(const Invocation& invocation) {
   absl::StatusOr<shardplan::v1::Task> task = ReadTask(invocation.args()[0]);
   if (!task.ok()) return task.status();
   return BuildPlanRequest(invocation, *std::move(task));
 }
 
-absl::Status RunPlan(const Invocation &invocation) {
+absl::Status RunPlan(const Invocation& invocation) {
   absl::StatusOr<shardplan::v1::PlanRequest> request = ReadPlanRequest(invocation);
   if (!request.ok()) return request.status();
   // Check the output options before spending the server's time.
@@ -37,7 +36,7 @@ absl::Status RunPlan(const Invocation &invocation) {
                   LocalWorldSize(request->task()));
 }
 
-absl::Status RunReplan(const Invocation &invocation) {
+absl::Status RunReplan(const Invocation& invocation) {
   absl::StatusOr<shardplan::v1::PlanRequest> request = ReadPlanRequest(invocation);
   if (!request.ok()) return request.status();
   if (request->job_key().empty()) return UsageError("replan needs --job-key");
@@ -50,14 +49,13 @@ absl::Status RunReplan(const Invocation &invocation) {
                   LocalWorldSize(request->task()));
 }
 
-absl::Status RunSubmit(const Invocation &invocation) {
+absl::Status RunSubmit(const Invocation& invocation) {
   absl::StatusOr<shardplan::v1::PlanRequest> request = ReadPlanRequest(invocation);
   if (!request.ok()) return request.status();
   absl::StatusOr<shardplan::v1::SubmitPlanResponse> response =
       invocation.client->SubmitPlan(*request);
   if (!response.ok()) return response.status();
-  // Text output is the bare job id, so that `id=$(shardplan submit task.json)`
-  // works.
+  // Text output is the bare job id, so that `id=$(shardplan submit task.json)` works.
   return WriteOutput(invocation.global.json ? ToJson(*response) : response->job_id() + "\n",
                      invocation.flags.Get("output"));
 }
@@ -70,14 +68,12 @@ Command PlanCommand() {
   command.arguments = "TASK";
   command.summary = "plan a task and print the plan";
   command.description = absl::StrCat(
-      "Plans TASK on the server and waits for the plan (see --timeout). Prints "
-      "the plan\n"
-      "summary, the per-device costs and the table -> device assignment; "
-      "--json prints the\n"
+      "Plans TASK on the server and waits for the plan (see --timeout). Prints the plan\n"
+      "summary, the per-device costs and the table -> device assignment; --json prints the\n"
       "PlanResponse, --format torchrec TorchRec's ShardingPlan JSON.\n\n",
       kTaskHelp);
   command.flags = PlanRequestFlags();
-  for (FlagSpec &flag : PlanOutputFlags()) command.flags.push_back(std::move(flag));
+  for (FlagSpec& flag : PlanOutputFlags()) command.flags.push_back(std::move(flag));
   command.min_args = command.max_args = 1;
   command.run = RunPlan;
   return command;
@@ -89,15 +85,12 @@ Command ReplanCommand() {
   command.arguments = "TASK";
   command.summary = "plan a keyed task anew and give its key the new plan";
   command.description = absl::StrCat(
-      "Plans TASK again under --job-key KEY (required) and stores "
-      "the new plan under KEY, so\n"
-      "later 'shardplan plan --job-key KEY' calls return it: e.g. "
-      "to move a training job to a\n"
-      "newer cost model on purpose. The old plan stays readable "
-      "with 'shardplan get ID'.\n\n",
+      "Plans TASK again under --job-key KEY (required) and stores the new plan under KEY, so\n"
+      "later 'shardplan plan --job-key KEY' calls return it: e.g. to move a training job to a\n"
+      "newer cost model on purpose. The old plan stays readable with 'shardplan get ID'.\n\n",
       kTaskHelp);
   command.flags = PlanRequestFlags();
-  for (FlagSpec &flag : PlanOutputFlags()) command.flags.push_back(std::move(flag));
+  for (FlagSpec& flag : PlanOutputFlags()) command.flags.push_back(std::move(flag));
   command.min_args = command.max_args = 1;
   command.run = RunReplan;
   return command;
@@ -109,10 +102,8 @@ Command SubmitCommand() {
   command.arguments = "TASK";
   command.summary = "queue a planning job and print its id";
   command.description = absl::StrCat(
-      "Queues TASK on the server's job queue and prints the job "
-      "id at once (--json: the\n"
-      "SubmitPlanResponse). Follow it with 'shardplan watch ID', "
-      "poll it with 'shardplan get\n"
+      "Queues TASK on the server's job queue and prints the job id at once (--json: the\n"
+      "SubmitPlanResponse). Follow it with 'shardplan watch ID', poll it with 'shardplan get\n"
       "ID', stop it with 'shardplan cancel ID'.\n\n",
       kTaskHelp);
   command.flags = PlanRequestFlags();

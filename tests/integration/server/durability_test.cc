@@ -1,7 +1,6 @@
-// The plan store end to end: job keys give a training job the same plan after
-// newer models load and after restarts, Replan and DeletePlan change that on
-// purpose, finished jobs stay readable after a restart, and queued or running
-// jobs survive kill -9 (resumed, or failed with a reason).
+// The plan store end to end: job keys give a training job the same plan after newer models load
+// and after restarts, Replan and DeletePlan change that on purpose, finished jobs stay readable
+// after a restart, and queued or running jobs survive kill -9 (resumed, or failed with a reason).
 #include <signal.h>
 
 #include <filesystem>
@@ -28,30 +27,28 @@ class DurabilityTest : public ServerTest {
   DurabilityTest() : models_(FreshTempDir("durability-models")) {}
   ~DurabilityTest() override { fs::remove_all(models_); }
 
-  // Starts (or restarts: the same ServerProcess keeps its store file) the
-  // server on models_.
+  // Starts (or restarts: the same ServerProcess keeps its store file) the server on models_.
   void Start(std::vector<std::string> args = {}) {
     args.insert(args.begin(), {"--models_dir", models_, "--model_reload_interval_s=0"});
     StartServer(args);
     admin_ = v1::AdminService::NewStub(server_.Channel());
   }
 
-  // Stops the server with `signal` (SIGTERM: graceful; SIGKILL: a crash) and
-  // waits for it.
+  // Stops the server with `signal` (SIGTERM: graceful; SIGKILL: a crash) and waits for it.
   void Stop(int signal) {
     ASSERT_TRUE(server_.Signal(signal).ok());
     ASSERT_TRUE(server_.WaitForExit(std::chrono::seconds(60)).ok()) << server_.log();
   }
 
   // A quick request named `key`, planned under `model`.
-  static v1::PlanRequest Keyed(const std::string &key, const std::string &model = "tiny") {
+  static v1::PlanRequest Keyed(const std::string& key, const std::string& model = "tiny") {
     v1::PlanRequest request = QuickRequest();
     request.set_model(model);
     request.set_job_key(key);
     return request;
   }
 
-  v1::PlanResponse MustPlan(const v1::PlanRequest &request) {
+  v1::PlanResponse MustPlan(const v1::PlanRequest& request) {
     v1::PlanResponse response;
     grpc::Status status = Plan(request, &response);
     EXPECT_TRUE(status.ok()) << status.error_message();
@@ -65,7 +62,7 @@ class DurabilityTest : public ServerTest {
     ASSERT_TRUE(status.ok()) << status.error_message();
   }
 
-  grpc::Status Delete(const std::string &job_id, const std::string &job_key) {
+  grpc::Status Delete(const std::string& job_id, const std::string& job_key) {
     v1::DeletePlanRequest request;
     request.set_job_id(job_id);
     request.set_job_key(job_key);
@@ -78,9 +75,9 @@ class DurabilityTest : public ServerTest {
 };
 
 // The placement of every table: what a training job shards by.
-std::string Shards(const v1::Plan &plan) {
+std::string Shards(const v1::Plan& plan) {
   std::string out;
-  for (const v1::TableSharding &table : plan.tables()) out += table.SerializeAsString();
+  for (const v1::TableSharding& table : plan.tables()) out += table.SerializeAsString();
   return out;
 }
 
@@ -105,8 +102,7 @@ TEST_F(DurabilityTest, JobKeyKeepsItsPlanAcrossNewModelsAndRestarts) {
   v1::PlanRequest unkeyed = Keyed("");
   EXPECT_EQ(MustPlan(unkeyed).plan().cost_model(), "tiny@2");
 
-  // After a graceful restart and after a crash, the key still brings back the
-  // tiny@1 plan.
+  // After a graceful restart and after a crash, the key still brings back the tiny@1 plan.
   for (int signal : {SIGTERM, SIGKILL}) {
     Stop(signal);
     Start();
@@ -116,8 +112,7 @@ TEST_F(DurabilityTest, JobKeyKeepsItsPlanAcrossNewModelsAndRestarts) {
     EXPECT_EQ(Shards(resumed.plan()), Shards(first.plan())) << signal;
   }
 
-  // Replan moves the key to a new plan on purpose; the old one stays readable
-  // by its job id.
+  // Replan moves the key to a new plan on purpose; the old one stays readable by its job id.
   v1::PlanResponse replanned;
   grpc::Status status = stub_->Replan(Context().get(), Keyed("train/run-7"), &replanned);
   ASSERT_TRUE(status.ok()) << status.error_message();
@@ -174,8 +169,7 @@ TEST_F(DurabilityTest, FinishedJobsAreReadableAfterARestart) {
   EXPECT_EQ(stored.state(), v1::SUCCEEDED);
   EXPECT_EQ(Shards(stored.result().plan()), Shards(done.result().plan()));
   EXPECT_EQ(GetJob(planned.job_id()).state(), v1::SUCCEEDED);
-  // The restarted server's cache is empty; the store still answers the same
-  // request.
+  // The restarted server's cache is empty; the store still answers the same request.
   const v1::PlanResponse from_store = MustPlan(QuickRequest(/*seed=*/5));
   EXPECT_TRUE(from_store.from_store());
   EXPECT_EQ(Shards(from_store.plan()), Shards(planned.plan()));
@@ -197,20 +191,18 @@ TEST_F(DurabilityTest, QueuedAndRunningJobsSurviveKill9) {
   const std::string unresumable = Submit(doomed);
   Stop(SIGKILL);
 
-  // tiny@1 is gone when the server comes back. The four jobs were resolved to
-  // it when they were submitted ("tiny" meant tiny@1 then) and resume only on
-  // that version, so they fail, saying why, rather than silently planning on
-  // tiny@2. The slow job (built-in model) resumes.
+  // tiny@1 is gone when the server comes back. The four jobs were resolved to it when they were
+  // submitted ("tiny" meant tiny@1 then) and resume only on that version, so they fail, saying
+  // why, rather than silently planning on tiny@2. The slow job (built-in model) resumes.
   ASSERT_TRUE(WriteTinyBundle(models_, "tiny", "2", /*seed=*/2).ok());
   fs::remove_all(fs::path(models_) / "tiny" / "1");
   Start({"--workers=1"});
-  EXPECT_EQ(GetJob(slow).state(),
-            v1::RUNNING);  // resumed first, as it was submitted first
+  EXPECT_EQ(GetJob(slow).state(), v1::RUNNING);  // resumed first, as it was submitted first
   v1::JobStatus cancelled;
   grpc::Status status = stub_->CancelPlan(Context().get(), Job(slow), &cancelled);
   ASSERT_TRUE(status.ok()) << status.error_message();
   AwaitState(slow, v1::CANCELLED);
-  for (const std::string &id : queued) {
+  for (const std::string& id : queued) {
     const v1::JobStatus job = GetJob(id);
     EXPECT_EQ(job.state(), v1::FAILED) << id;
     EXPECT_THAT(job.error_message(), HasSubstr("could not resume")) << id;
@@ -233,7 +225,7 @@ TEST_F(DurabilityTest, ResumedJobsFinishWithTheirPlans) {
   v1::JobStatus cancelled;
   grpc::Status status = stub_->CancelPlan(Context().get(), Job(slow), &cancelled);
   ASSERT_TRUE(status.ok()) << status.error_message();
-  for (const std::string &id : queued) {
+  for (const std::string& id : queued) {
     const v1::JobStatus job = AwaitState(id, v1::SUCCEEDED);
     EXPECT_GT(job.result().plan().tables_size(), 0) << id;
   }

@@ -13,8 +13,8 @@ namespace {
 using ::testing::HasSubstr;
 
 // Every status WatchPlan streams until it ends.
-std::vector<v1::JobStatus> Watch(v1::PlannerService::Stub &stub, const std::string &id,
-                                 grpc::Status *final_status) {
+std::vector<v1::JobStatus> Watch(v1::PlannerService::Stub& stub, const std::string& id,
+                                 grpc::Status* final_status) {
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + kRpcTimeout);
   auto reader = stub.WatchPlan(&context, Job(id));
@@ -37,7 +37,7 @@ TEST_F(JobsTest, SubmittedJobSucceedsAndWatchStreamsItToTheEnd) {
   std::vector<v1::JobStatus> seen = Watch(*stub_, submitted.job_id(), &finished);
   ASSERT_TRUE(finished.ok()) << finished.error_message();
   ASSERT_FALSE(seen.empty());
-  const v1::JobStatus &last = seen.back();
+  const v1::JobStatus& last = seen.back();
   EXPECT_EQ(last.state(), v1::SUCCEEDED);
   EXPECT_EQ(last.result().plan().tables_size(), 6);
   EXPECT_EQ(last.progress_fraction(), 1.0);
@@ -179,8 +179,7 @@ TEST_F(JobsTest, WatchReturnsWhenTheClientGoesAway) {
     }
     EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
   }
-  // The server's handler noticed and returned (it records the call when it
-  // does).
+  // The server's handler noticed and returned (it records the call when it does).
   EXPECT_EQ(AwaitMetric(R"(shardplan_rpc_requests_total{code="CANCELLED",method="WatchPlan"})", 1),
             1);
   v1::JobStatus status;
@@ -193,8 +192,8 @@ TEST_F(JobsTest, WatchReturnsWhenTheClientGoesAway) {
 namespace shardplan::integration {
 namespace {
 
-// A NeuroShard search made slow on purpose (no cost cache, a fine grid, many
-// steps) so that it is still running when its first beam step ends.
+// A NeuroShard search made slow on purpose (no cost cache, a fine grid, many steps) so that it
+// is still running when its first beam step ends.
 v1::PlanRequest SlowNeuroShardRequest() {
   v1::PlanRequest request;
   *request.mutable_task() = SmallTask(120, 8);

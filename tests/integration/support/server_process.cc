@@ -30,19 +30,18 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string ReadFile(const std::string &path) {
+std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
 }
 
-std::string ErrnoText(const char *what) { return absl::StrCat(what, ": ", std::strerror(errno)); }
+std::string ErrnoText(const char* what) { return absl::StrCat(what, ": ", std::strerror(errno)); }
 
-// Protobuf wire format by hand, for the two tiny health messages: field 1,
-// length-delimited (HealthCheckRequest.service) and field 1, varint
-// (HealthCheckResponse.status).
-std::string EncodeHealthRequest(const std::string &service) {
+// Protobuf wire format by hand, for the two tiny health messages: field 1, length-delimited
+// (HealthCheckRequest.service) and field 1, varint (HealthCheckResponse.status).
+std::string EncodeHealthRequest(const std::string& service) {
   if (service.empty()) return "";
   std::string out = "\x0a";
   for (size_t n = service.size();; n >>= 7) {
@@ -55,7 +54,7 @@ std::string EncodeHealthRequest(const std::string &service) {
   return out + service;
 }
 
-absl::StatusOr<int> DecodeHealthResponse(const std::string &bytes) {
+absl::StatusOr<int> DecodeHealthResponse(const std::string& bytes) {
   if (bytes.empty()) return 0;  // proto3 default: UNKNOWN
   if (static_cast<unsigned char>(bytes[0]) != 0x08) {
     return absl::InternalError("unexpected HealthCheckResponse encoding");
@@ -71,14 +70,14 @@ absl::StatusOr<int> DecodeHealthResponse(const std::string &bytes) {
 }  // namespace
 
 std::string ServerBinaryPath() {
-  if (const char *env = std::getenv("SHARDPLAN_SERVER_BINARY"); env != nullptr && *env != '\0') {
+  if (const char* env = std::getenv("SHARDPLAN_SERVER_BINARY"); env != nullptr && *env != '\0') {
     return env;
   }
   return SHARDPLAN_SERVER_BINARY;
 }
 
-absl::StatusOr<int> CheckHealth(const std::shared_ptr<grpc::Channel> &channel,
-                                const std::string &service, std::chrono::milliseconds timeout) {
+absl::StatusOr<int> CheckHealth(const std::shared_ptr<grpc::Channel>& channel,
+                                const std::string& service, std::chrono::milliseconds timeout) {
   grpc::CompletionQueue cq;
   grpc::ByteBuffer response;
   grpc::Status status;
@@ -90,13 +89,13 @@ absl::StatusOr<int> CheckHealth(const std::shared_ptr<grpc::Channel> &channel,
     grpc::ByteBuffer request(&slice, 1);
     auto call = stub.PrepareUnaryCall(&context, "/grpc.health.v1.Health/Check", request, &cq);
     call->StartCall();
-    call->Finish(&response, &status, reinterpret_cast<void *>(1));
-    void *tag = nullptr;
+    call->Finish(&response, &status, reinterpret_cast<void*>(1));
+    void* tag = nullptr;
     bool ok = false;
     cq.Next(&tag, &ok);
   }
   cq.Shutdown();
-  void *tag = nullptr;
+  void* tag = nullptr;
   bool ok = false;
   while (cq.Next(&tag, &ok)) {
   }
@@ -106,8 +105,8 @@ absl::StatusOr<int> CheckHealth(const std::shared_ptr<grpc::Channel> &channel,
   std::vector<grpc::Slice> slices;
   if (!response.Dump(&slices).ok()) return absl::InternalError("unreadable health response");
   std::string bytes;
-  for (const grpc::Slice &s : slices) {
-    bytes.append(reinterpret_cast<const char *>(s.begin()), s.size());
+  for (const grpc::Slice& s : slices) {
+    bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
   }
   return DecodeHealthResponse(bytes);
 }
@@ -132,11 +131,11 @@ std::string ServerProcess::store() const { return "sqlite:" + temp_dir_ + "/plan
 
 std::string ServerProcess::log() const { return log_file_.empty() ? "" : ReadFile(log_file_); }
 
-absl::Status ServerProcess::Start(const std::vector<std::string> &extra_args,
+absl::Status ServerProcess::Start(const std::vector<std::string>& extra_args,
                                   std::chrono::milliseconds timeout) {
   if (running()) return absl::FailedPreconditionError("the server is already running");
   if (temp_dir_.empty()) {
-    const char *tmp = std::getenv("TMPDIR");
+    const char* tmp = std::getenv("TMPDIR");
     std::string pattern =
         absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/shardplan-server-XXXXXX");
     if (mkdtemp(pattern.data()) == nullptr) return absl::InternalError(ErrnoText("mkdtemp"));
@@ -150,15 +149,14 @@ absl::Status ServerProcess::Start(const std::vector<std::string> &extra_args,
 
   const std::string binary = ServerBinaryPath();
   std::vector<std::string> args = {binary,        "--address",   "127.0.0.1:0", "--metrics_address",
-                                   "127.0.0.1:0", "--port_file", port_file_,    "--store",
-                                   store()};
+                                   "127.0.0.1:0", "--port_file", port_file_,
+                                   "--store",     store()};
   args.insert(args.end(), extra_args.begin(), extra_args.end());
-  std::vector<char *> argv;
-  for (std::string &arg : args) argv.push_back(arg.data());
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
 
-  // Everything the child needs is prepared before fork: only async-signal-safe
-  // calls after it.
+  // Everything the child needs is prepared before fork: only async-signal-safe calls after it.
   const int log_fd = open(log_file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (log_fd < 0) return absl::InternalError(ErrnoText("open server log"));
   const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -217,8 +215,7 @@ absl::Status ServerProcess::WaitUntilServing(Clock::time_point deadline) {
                                               : absl::StrCat("signal ", WTERMSIG(wait_status))));
     }
     if (grpc_port_ == 0 && std::filesystem::exists(port_file_)) {
-      // The server renames a complete file into place, so a file that exists
-      // parses.
+      // The server renames a complete file into place, so a file that exists parses.
       nlohmann::json ports = nlohmann::json::parse(ReadFile(port_file_), nullptr, false);
       if (ports.is_discarded() || !ports.contains("grpc_port") ||
           !ports["grpc_port"].is_number_integer()) {

@@ -24,8 +24,8 @@ struct Gate {
   std::atomic<int> started{0};
 
   JobManager::Work Work() {
-    return [this](const StopSignal &stop,
-                  const JobManager::ProgressFn &progress) -> absl::StatusOr<PlanningResult> {
+    return [this](const StopSignal& stop,
+                  const JobManager::ProgressFn& progress) -> absl::StatusOr<PlanningResult> {
       started.fetch_add(1);
       progress(PlanningProgress{"blocked", 0.5});
       while (!released.load()) {
@@ -40,16 +40,15 @@ struct Gate {
 };
 
 JobManager::Work Succeeds() {
-  return [](const StopSignal &, const JobManager::ProgressFn &) -> absl::StatusOr<PlanningResult> {
+  return [](const StopSignal&, const JobManager::ProgressFn&) -> absl::StatusOr<PlanningResult> {
     PlanningResult result;
     result.plan.algorithm = "quick";
     return result;
   };
 }
 
-// Polls until the job is in `state` (or the timeout passes) and returns its
-// snapshot.
-JobSnapshot AwaitState(const JobManager &jobs, const std::string &id, JobState state) {
+// Polls until the job is in `state` (or the timeout passes) and returns its snapshot.
+JobSnapshot AwaitState(const JobManager& jobs, const std::string& id, JobState state) {
   const auto deadline = Clock::now() + kTimeout;
   absl::StatusOr<JobSnapshot> job = jobs.Get(id);
   while (job.ok() && job->state != state && Clock::now() < deadline) {
@@ -60,7 +59,7 @@ JobSnapshot AwaitState(const JobManager &jobs, const std::string &id, JobState s
   return *job;
 }
 
-void AwaitStarted(const Gate &gate, int count) {
+void AwaitStarted(const Gate& gate, int count) {
   const auto deadline = Clock::now() + kTimeout;
   while (gate.started.load() < count && Clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -97,8 +96,8 @@ TEST(JobManagerTest, IdsAreUnique) {
 
 TEST(JobManagerTest, FailedWorkEndsFailedWithItsError) {
   JobManager jobs({.workers = 1});
-  auto id = jobs.Submit([](const StopSignal &,
-                           const JobManager::ProgressFn &) -> absl::StatusOr<PlanningResult> {
+  auto id = jobs.Submit([](const StopSignal&,
+                           const JobManager::ProgressFn&) -> absl::StatusOr<PlanningResult> {
                   return absl::FailedPreconditionError("table t3 fits nowhere");
                 })
                 ->id;
@@ -110,8 +109,8 @@ TEST(JobManagerTest, FailedWorkEndsFailedWithItsError) {
 
 TEST(JobManagerTest, AnExceptionFailsTheJobNotTheServer) {
   JobManager jobs({.workers = 1});
-  auto id = jobs.Submit([](const StopSignal &,
-                           const JobManager::ProgressFn &) -> absl::StatusOr<PlanningResult> {
+  auto id = jobs.Submit([](const StopSignal&,
+                           const JobManager::ProgressFn&) -> absl::StatusOr<PlanningResult> {
                   throw std::runtime_error("boom");
                 })
                 ->id;
@@ -199,19 +198,18 @@ TEST(JobManagerTest, CancellingARunningJobStopsIt) {
 }
 
 TEST(JobManagerTest, CancellingAnAnytimePlannerEndsCancelledNotWithItsPartialPlan) {
-  // Like NeuroShard: on a stop it returns the best plan found so far instead of
-  // an error.
+  // Like NeuroShard: on a stop it returns the best plan found so far instead of an error.
   std::atomic<bool> running{false};
   JobManager jobs({.workers = 1});
-  auto job = jobs.Submit([&](const StopSignal &stop,
-                             const JobManager::ProgressFn &) -> absl::StatusOr<PlanningResult> {
-    running = true;
-    while (stop.Check().ok()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    PlanningResult partial;
-    partial.plan.algorithm = "anytime";
-    partial.plan.stats.anytime_result = true;
-    return partial;
-  });
+  auto job = jobs.Submit(
+      [&](const StopSignal& stop, const JobManager::ProgressFn&) -> absl::StatusOr<PlanningResult> {
+        running = true;
+        while (stop.Check().ok()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        PlanningResult partial;
+        partial.plan.algorithm = "anytime";
+        partial.plan.stats.anytime_result = true;
+        return partial;
+      });
   while (!running.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   ASSERT_TRUE(jobs.Cancel(job->id).ok());
   JobSnapshot done = AwaitState(jobs, job->id, JobState::kCancelled);

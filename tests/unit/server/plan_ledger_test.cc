@@ -13,8 +13,8 @@ namespace {
 
 v1::PlanRequest Request() {
   v1::PlanRequest request;
-  for (const char *name : {"a", "b"}) {
-    v1::Table *table = request.mutable_task()->add_tables();
+  for (const char* name : {"a", "b"}) {
+    v1::Table* table = request.mutable_task()->add_tables();
     table->set_name(name);
     table->set_rows(1000);
     table->set_dim(16);
@@ -47,11 +47,11 @@ TEST(JobKeyTest, FingerprintIgnoresTableOrderAndKeyButNotTheRequest) {
   reordered.set_bypass_cache(true);
   EXPECT_EQ(*KeyedRequestFingerprint(reordered, limits), base);
   for (auto change :
-       {+[](v1::PlanRequest &r) { r.set_seed(1); },
-        +[](v1::PlanRequest &r) { r.set_model("analytic@1"); },
-        +[](v1::PlanRequest &r) { r.set_algorithm("dim_greedy"); },
-        +[](v1::PlanRequest &r) { (*r.mutable_parameters())["x"] = "1"; },
-        +[](v1::PlanRequest &r) { r.mutable_task()->mutable_tables(0)->set_dim(8); }}) {
+       {+[](v1::PlanRequest& r) { r.set_seed(1); },
+        +[](v1::PlanRequest& r) { r.set_model("analytic@1"); },
+        +[](v1::PlanRequest& r) { r.set_algorithm("dim_greedy"); },
+        +[](v1::PlanRequest& r) { (*r.mutable_parameters())["x"] = "1"; },
+        +[](v1::PlanRequest& r) { r.mutable_task()->mutable_tables(0)->set_dim(8); }}) {
     v1::PlanRequest changed = request;
     change(changed);
     EXPECT_NE(*KeyedRequestFingerprint(changed, limits), base);
@@ -81,8 +81,8 @@ TEST(PlanLedgerTest, RecordsJobsThroughTheirLifeAndKeepsCancellationsForResumeOn
   class NamedPlanner : public Planner {
    public:
     NamedPlanner() { info_.name = "size_greedy"; }
-    const AlgorithmInfo &info() const override { return info_; }
-    absl::StatusOr<::shardplan::Plan> Run(const Task &, const PlanningContext &) const override {
+    const AlgorithmInfo& info() const override { return info_; }
+    absl::StatusOr<::shardplan::Plan> Run(const Task&, const PlanningContext&) const override {
       return absl::UnimplementedError("unused");
     }
 
