@@ -9,7 +9,7 @@ PACKAGES=(
   libabsl-dev nlohmann-json3-dev prometheus-cpp-dev libssl-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-grpcio python3-protobuf python3-matplotlib
-  curl procps
+  curl procps openssl
 )
 
 missing=()
