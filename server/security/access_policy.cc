@@ -4,6 +4,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
 #include "google/protobuf/descriptor.h"
 
 namespace shardplan {
@@ -49,7 +50,7 @@ AccessDecision DecideAccess(const TokenStore &tokens, absl::string_view path,
     return {absl::UnauthenticatedError("unknown bearer token")};
   if (needed == Access::kAdmin && entry->role != Role::kAdmin) {
     return {absl::PermissionDeniedError(absl::StrCat(
-                MethodLabel(path), " needs role \"admin\"; the token \"",
+                absl::StripPrefix(path, "/"), " needs role \"admin\"; the token \"",
                 entry->name, "\" has role \"", RoleName(entry->role), "\"")),
             entry};
   }
