@@ -13,67 +13,57 @@
 
 namespace shardplan::client {
 
-// What the client tells `ClientOptions::on_retry` before it sleeps and tries a
-// call again.
+// What the client tells `ClientOptions::on_retry` before it sleeps and tries a call again.
 struct RetryEvent {
-  std::string method;     // e.g. "Plan", "WatchPlan"
-  int attempt = 0;        // the attempt that just failed, 1-based
-  absl::Status status;    // its error (always UNAVAILABLE today)
-  absl::Duration backoff; // how long the client sleeps before the next attempt
+  std::string method;      // e.g. "Plan", "WatchPlan"
+  int attempt = 0;         // the attempt that just failed, 1-based
+  absl::Status status;     // its error (always UNAVAILABLE today)
+  absl::Duration backoff;  // how long the client sleeps before the next attempt
 };
 
-// Options of a PlannerClient. Every default is what a training job wants at
-// launch.
+// Options of a PlannerClient. Every default is what a training job wants at launch.
 struct ClientOptions {
-  // Deadline of every unary call that does not set its own
-  // (CallOptions::timeout). The deadline covers all attempts of a retried call,
-  // backoff sleeps included.
+  // Deadline of every unary call that does not set its own (CallOptions::timeout). The deadline
+  // covers all attempts of a retried call, backoff sleeps included.
   absl::Duration default_timeout = absl::Seconds(30);
-  // Deadline of WatchPlan streams that do not set their own: jobs may
-  // legitimately run long.
+  // Deadline of WatchPlan streams that do not set their own: jobs may legitimately run long.
   absl::Duration watch_timeout = absl::InfiniteDuration();
 
-  // Retries: a call that fails with UNAVAILABLE (server down, restarting,
-  // connection refused) is tried up to `max_attempts` times in all, sleeping
-  // initial_backoff, then x multiplier per attempt up to max_backoff, each
-  // sleep scaled by a random factor in [1 - jitter, 1 + jitter] so that many
-  // trainers starting together do not retry in lockstep. No other code is
-  // retried. A retry that would sleep past the call's deadline is not made: the
-  // call returns the last UNAVAILABLE. max_attempts = 1 disables retries.
+  // Retries: a call that fails with UNAVAILABLE (server down, restarting, connection refused)
+  // is tried up to `max_attempts` times in all, sleeping initial_backoff, then x multiplier per
+  // attempt up to max_backoff, each sleep scaled by a random factor in [1 - jitter, 1 + jitter]
+  // so that many trainers starting together do not retry in lockstep. No other code is retried.
+  // A retry that would sleep past the call's deadline is not made: the call returns the last
+  // UNAVAILABLE. max_attempts = 1 disables retries.
   int max_attempts = 4;
   absl::Duration initial_backoff = absl::Milliseconds(200);
   absl::Duration max_backoff = absl::Seconds(5);
   double backoff_multiplier = 2.0;
   double jitter = 0.2;
 
-  // Called before each retry sleep (from the calling thread); for logging. May
-  // be empty.
-  std::function<void(const RetryEvent &)> on_retry;
+  // Called before each retry sleep (from the calling thread); for logging. May be empty.
+  std::function<void(const RetryEvent&)> on_retry;
 
-  // Channel credentials; null means insecure (plaintext), the server's default.
-  // For TLS and mutual TLS see TlsChannelCredentials
-  // (client/tls_credentials.h).
+  // Channel credentials; null means insecure (plaintext), the server's default. For TLS and
+  // mutual TLS see TlsChannelCredentials (client/tls_credentials.h).
   std::shared_ptr<grpc::ChannelCredentials> credentials;
 
-  // Sent as "authorization: Bearer <token>" on every call when not empty
-  // (servers with auth_tokens_file need it). Works over TLS and plaintext
-  // alike; over plaintext only use it on loopback, as the token is readable on
-  // the wire.
+  // Sent as "authorization: Bearer <token>" on every call when not empty (servers with
+  // auth_tokens_file need it). Works over TLS and plaintext alike; over plaintext only use it on
+  // loopback, as the token is readable on the wire.
   std::string bearer_token;
 
-  // Largest response accepted. Plans of tens of thousands of tables exceed
-  // gRPC's 4 MiB default.
+  // Largest response accepted. Plans of tens of thousands of tables exceed gRPC's 4 MiB default.
   int max_receive_message_bytes = 256 * 1024 * 1024;
 };
 
 // Per-call overrides.
 struct CallOptions {
-  // Deadline of this call (all attempts). Unset:
-  // ClientOptions::default_timeout, or watch_timeout for WatchPlan.
-  // absl::InfiniteDuration() means no deadline.
+  // Deadline of this call (all attempts). Unset: ClientOptions::default_timeout, or
+  // watch_timeout for WatchPlan. absl::InfiniteDuration() means no deadline.
   std::optional<absl::Duration> timeout;
 };
 
-} // namespace shardplan::client
+}  // namespace shardplan::client
 
-#endif // SHARDPLAN_CLIENT_CLIENT_OPTIONS_H_
+#endif  // SHARDPLAN_CLIENT_CLIENT_OPTIONS_H_

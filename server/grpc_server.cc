@@ -16,38 +16,33 @@ namespace shardplan {
 namespace {
 
 constexpr char kServiceName[] = "shardplan.v1.PlannerService";
-// After the drain timeout, cancelled jobs and calls still need a moment to
-// notice.
+// After the drain timeout, cancelled jobs and calls still need a moment to notice.
 constexpr auto kCancelGrace = std::chrono::seconds(5);
 constexpr auto kStreamGrace = std::chrono::seconds(1);
 
-} // namespace
+}  // namespace
 
-ShardplanServer::ShardplanServer(const ServerConfig &config)
-    : config_(config), algorithms_(BuiltinAlgorithms()),
-      cache_(config.cache_bytes), plan_slots_(config.max_concurrent_plans),
+ShardplanServer::ShardplanServer(const ServerConfig& config)
+    : config_(config),
+      algorithms_(BuiltinAlgorithms()),
+      cache_(config.cache_bytes),
+      plan_slots_(config.max_concurrent_plans),
       client_limits_(config.max_requests_per_client) {}
 
-absl::StatusOr<std::unique_ptr<ShardplanServer>>
-ShardplanServer::Start(const ServerConfig &config) {
-  if (absl::Status valid = ValidateServerConfig(config); !valid.ok())
-    return valid;
+absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
+    const ServerConfig& config) {
+  if (absl::Status valid = ValidateServerConfig(config); !valid.ok()) return valid;
   std::unique_ptr<ShardplanServer> s(new ShardplanServer(config));
 
-  if (absl::Status added = RegisterBuiltinModels(s->models_); !added.ok())
-    return added;
-  s->reloader_ = std::make_unique<ModelReloader>(config.models_dir, &s->models_,
-                                                 &s->metrics_);
+  if (absl::Status added = RegisterBuiltinModels(s->models_); !added.ok()) return added;
+  s->reloader_ = std::make_unique<ModelReloader>(config.models_dir, &s->models_, &s->metrics_);
   if (s->reloader_->enabled()) {
     absl::StatusOr<ModelReloadReport> report = s->reloader_->ReloadNow();
-    if (!report.ok())
-      return report.status(); // logged; refusals are not errors
-    LogLine(absl::StrCat("models_dir \"", config.models_dir,
-                         "\": ", report->loaded.size(), " bundles loaded, ",
-                         report->refused.size(), " refused"));
+    if (!report.ok()) return report.status();  // logged; refusals are not errors
+    LogLine(absl::StrCat("models_dir \"", config.models_dir, "\": ", report->loaded.size(),
+                         " bundles loaded, ", report->refused.size(), " refused"));
   }
-  if (absl::Status chosen = s->models_.SetDefault(config.default_model);
-      !chosen.ok()) {
+  if (absl::Status chosen = s->models_.SetDefault(config.default_model); !chosen.ok()) {
     return WithPrefix(chosen, "default_model: ");
   }
   s->metrics_.SetModelsLoaded(static_cast<int64_t>(s->models_.size()));
@@ -58,13 +53,11 @@ ShardplanServer::Start(const ServerConfig &config) {
   PlanningEngineOptions engine_options;
   engine_options.default_algorithm = config.default_algorithm;
   engine_options.limits = config.task_limits();
-  s->engine_ = std::make_unique<PlanningEngine>(
-      &s->algorithms_, &s->models_, &s->cache_, &s->metrics_, engine_options);
-  if (absl::StatusOr<const Planner *> found =
-          s->engine_->FindAlgorithm(config.default_algorithm);
+  s->engine_ = std::make_unique<PlanningEngine>(&s->algorithms_, &s->models_, &s->cache_,
+                                                &s->metrics_, engine_options);
+  if (absl::StatusOr<const Planner*> found = s->engine_->FindAlgorithm(config.default_algorithm);
       !found.ok()) {
-    return WithPrefix(found.status(),
-                      "default_"); // "default_algorithm: unknown ..."
+    return WithPrefix(found.status(), "default_");  // "default_algorithm: unknown ..."
   }
 
   JobManagerOptions job_options;
@@ -75,51 +68,40 @@ ShardplanServer::Start(const ServerConfig &config) {
   if (!config.auth_tokens_file.empty()) {
     absl::StatusOr<std::shared_ptr<const TokenStore>> tokens =
         TokenStore::Load(config.auth_tokens_file);
-    if (!tokens.ok())
-      return tokens.status();
-    s->authenticator_ =
-        std::make_shared<TokenAuthenticator>(*std::move(tokens), &s->metrics_);
+    if (!tokens.ok()) return tokens.status();
+    s->authenticator_ = std::make_shared<TokenAuthenticator>(*std::move(tokens), &s->metrics_);
     if (config.tls_cert_file.empty()) {
-      LogLine("warning: auth_tokens_file is set without TLS: bearer tokens "
-              "cross the network in "
-              "plaintext; set tls_cert_file and tls_key_file unless a local "
-              "proxy terminates TLS");
+      LogLine("warning: auth_tokens_file is set without TLS: bearer tokens cross the network in "
+              "plaintext; set tls_cert_file and tls_key_file unless a local proxy terminates TLS");
     }
   }
-  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
-      MakeServerCredentials({config.tls_cert_file, config.tls_key_file,
-                             config.tls_client_ca_file},
-                            s->authenticator_);
-  if (!credentials.ok())
-    return credentials.status();
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(
+      {config.tls_cert_file, config.tls_key_file, config.tls_client_ca_file}, s->authenticator_);
+  if (!credentials.ok()) return credentials.status();
 
   PlannerServiceLimits limits;
   limits.clients = &s->client_limits_;
   limits.max_planning_time_ms = config.max_planning_time_ms;
-  limits.identify = [authenticator = s->authenticator_](
-                        const grpc::ServerContext &context) {
-    return ClientIdentity(context, authenticator ? authenticator->tokens().get()
-                                                 : nullptr);
+  limits.identify = [authenticator = s->authenticator_](const grpc::ServerContext& context) {
+    return ClientIdentity(context, authenticator ? authenticator->tokens().get() : nullptr);
   };
-  s->service_ = std::make_unique<PlannerServiceImpl>(
-      s->engine_.get(), s->jobs_.get(), &s->algorithms_, &s->models_,
-      &s->plan_slots_, &s->metrics_, limits);
-  s->admin_service_ =
-      std::make_unique<AdminServiceImpl>(s->reloader_.get(), &s->metrics_);
+  s->service_ = std::make_unique<PlannerServiceImpl>(s->engine_.get(), s->jobs_.get(),
+                                                     &s->algorithms_, &s->models_,
+                                                     &s->plan_slots_, &s->metrics_, limits);
+  s->admin_service_ = std::make_unique<AdminServiceImpl>(s->reloader_.get(), &s->metrics_);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  // Without this, gRPC sets SO_REUSEPORT and a second server on a fixed port
-  // would silently share it instead of failing.
+  // Without this, gRPC sets SO_REUSEPORT and a second server on a fixed port would silently
+  // share it instead of failing.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(config.address, *credentials, &s->grpc_port_);
   builder.SetMaxReceiveMessageSize(static_cast<int>(config.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(config.max_message_bytes));
-  // Bounds the synchronous handler threads (gRPC creates them on demand,
-  // without limit by default); beyond the cap gRPC answers RESOURCE_EXHAUSTED
-  // itself. Health checks run on gRPC's callback threads and keep answering.
-  // See ServerConfig::max_rpc_threads.
+  // Bounds the synchronous handler threads (gRPC creates them on demand, without limit by
+  // default); beyond the cap gRPC answers RESOURCE_EXHAUSTED itself. Health checks run on gRPC's
+  // callback threads and keep answering. See ServerConfig::max_rpc_threads.
   grpc::ResourceQuota quota("shardplan-server");
   quota.SetMaxThreads(static_cast<int>(config.max_rpc_threads));
   builder.SetResourceQuota(quota);
@@ -128,40 +110,35 @@ ShardplanServer::Start(const ServerConfig &config) {
   s->server_ = builder.BuildAndStart();
   if (s->server_ == nullptr || s->grpc_port_ == 0) {
     s->server_.reset();
-    return absl::UnavailableError(absl::StrCat("address: cannot listen on \"",
-                                               config.address,
-                                               "\" (in use, or malformed)"));
+    return absl::UnavailableError(
+        absl::StrCat("address: cannot listen on \"", config.address, "\" (in use, or malformed)"));
   }
-  // After gRPC: a failed start then never waits for the HTTP server to stop
-  // (civetweb takes up to two seconds).
+  // After gRPC: a failed start then never waits for the HTTP server to stop (civetweb takes
+  // up to two seconds).
   if (!config.metrics_address.empty()) {
     absl::StatusOr<std::unique_ptr<MetricsEndpoint>> endpoint =
         MetricsEndpoint::Start(config.metrics_address, s->metrics_.registry());
-    if (!endpoint.ok())
-      return endpoint.status();
+    if (!endpoint.ok()) return endpoint.status();
     s->metrics_endpoint_ = *std::move(endpoint);
   }
-  grpc::HealthCheckServiceInterface *health =
-      s->server_->GetHealthCheckService();
+  grpc::HealthCheckServiceInterface* health = s->server_->GetHealthCheckService();
   health->SetServingStatus(true);
   health->SetServingStatus(kServiceName, true);
-  s->reloader_->StartPolling(std::chrono::milliseconds(static_cast<int64_t>(
-      std::llround(config.model_reload_interval_s * 1000.0))));
+  s->reloader_->StartPolling(std::chrono::milliseconds(
+      static_cast<int64_t>(std::llround(config.model_reload_interval_s * 1000.0))));
   s->started_ = true;
   return s;
 }
 
 absl::Status ShardplanServer::ReloadTokens() {
-  if (authenticator_ == nullptr)
-    return absl::OkStatus();
+  if (authenticator_ == nullptr) return absl::OkStatus();
   absl::StatusOr<std::shared_ptr<const TokenStore>> tokens =
       TokenStore::Load(config_.auth_tokens_file);
-  if (!tokens.ok())
-    return tokens.status();
+  if (!tokens.ok()) return tokens.status();
   const size_t count = (*tokens)->entries().size();
   authenticator_->ReplaceTokens(*std::move(tokens));
-  LogLine(absl::StrCat("auth_tokens_file \"", config_.auth_tokens_file,
-                       "\": ", count, " tokens in force"));
+  LogLine(absl::StrCat("auth_tokens_file \"", config_.auth_tokens_file, "\": ", count,
+                       " tokens in force"));
   return absl::OkStatus();
 }
 
@@ -169,47 +146,37 @@ ShardplanServer::~ShardplanServer() { Drain(std::chrono::seconds(0)); }
 
 void ShardplanServer::Drain(std::chrono::steady_clock::duration timeout) {
   std::lock_guard<std::mutex> lock(drain_mu_);
-  if (drained_)
-    return;
+  if (drained_) return;
   drained_ = true;
-  if (reloader_ != nullptr)
-    reloader_->Stop(); // no scan outlives the server
-  if (!started_) {     // start-up failed half way: nothing was served yet
-    if (server_ != nullptr)
-      server_->Shutdown(std::chrono::system_clock::now());
-    if (jobs_ != nullptr)
-      jobs_->Shutdown();
+  if (reloader_ != nullptr) reloader_->Stop();  // no scan outlives the server
+  if (!started_) {  // start-up failed half way: nothing was served yet
+    if (server_ != nullptr) server_->Shutdown(std::chrono::system_clock::now());
+    if (jobs_ != nullptr) jobs_->Shutdown();
     return;
   }
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  // Load balancers see NOT_SERVING and route elsewhere; job queries keep
-  // working meanwhile.
+  // Load balancers see NOT_SERVING and route elsewhere; job queries keep working meanwhile.
   server_->GetHealthCheckService()->Shutdown();
   service_->StartDraining();
   jobs_->StopAccepting();
   LogLine(absl::StrCat(
-      "draining: ", jobs_->queued(), " queued and ", jobs_->running(),
-      " running jobs, up to ",
-      std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count(),
-      " ms"));
+      "draining: ", jobs_->queued(), " queued and ", jobs_->running(), " running jobs, up to ",
+      std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count(), " ms"));
   if (!jobs_->WaitUntilIdle(deadline)) {
-    LogLine(absl::StrCat("drain timeout: cancelling ", jobs_->queued(),
-                         " queued and ", jobs_->running(), " running jobs"));
+    LogLine(absl::StrCat("drain timeout: cancelling ", jobs_->queued(), " queued and ",
+                         jobs_->running(), " running jobs"));
     jobs_->CancelAll();
     jobs_->WaitUntilIdle(std::chrono::steady_clock::now() + kCancelGrace);
   }
-  // Waits for in-flight calls until the deadline, then cancels the rest: their
-  // StopSignals fire and the handlers return. The short grace lets WatchPlan
-  // streams deliver the final state of jobs that ended (or were cancelled) just
-  // now.
-  const auto rpc_deadline =
-      std::max(deadline, std::chrono::steady_clock::now() + kStreamGrace);
-  server_->Shutdown(
-      std::chrono::system_clock::now() +
-      std::chrono::duration_cast<std::chrono::system_clock::duration>(
-          rpc_deadline - std::chrono::steady_clock::now()));
+  // Waits for in-flight calls until the deadline, then cancels the rest: their StopSignals fire
+  // and the handlers return. The short grace lets WatchPlan streams deliver the final state of
+  // jobs that ended (or were cancelled) just now.
+  const auto rpc_deadline = std::max(deadline, std::chrono::steady_clock::now() + kStreamGrace);
+  server_->Shutdown(std::chrono::system_clock::now() +
+                    std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                        rpc_deadline - std::chrono::steady_clock::now()));
   jobs_->Shutdown();
   LogLine("drained");
 }
 
-} // namespace shardplan
+}  // namespace shardplan

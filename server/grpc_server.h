@@ -23,53 +23,44 @@
 
 namespace shardplan {
 
-// The whole shardplan-server: registries, the model bundles of models_dir
-// (loaded at start, polled and reloaded on ReloadModels), plan cache, planning
-// engine, job queue, the gRPC server (PlannerService, AdminService,
-// grpc.health.v1, reflection) and the metrics endpoint.
+// The whole shardplan-server: registries, the model bundles of models_dir (loaded at start,
+// polled and reloaded on ReloadModels), plan cache, planning engine, job queue, the gRPC server
+// (PlannerService, AdminService, grpc.health.v1, reflection) and the metrics endpoint.
 class ShardplanServer {
-public:
-  // Builds everything, loads models_dir and starts listening. UNAVAILABLE when
-  // an address cannot be bound, INVALID_ARGUMENT when the default algorithm or
-  // model does not exist, FAILED_PRECONDITION when models_dir exists but cannot
-  // be listed. Refused bundles are logged and do not stop the start.
-  static absl::StatusOr<std::unique_ptr<ShardplanServer>>
-  Start(const ServerConfig &config);
+ public:
+  // Builds everything, loads models_dir and starts listening. UNAVAILABLE when an address
+  // cannot be bound, INVALID_ARGUMENT when the default algorithm or model does not exist,
+  // FAILED_PRECONDITION when models_dir exists but cannot be listed. Refused bundles are
+  // logged and do not stop the start.
+  static absl::StatusOr<std::unique_ptr<ShardplanServer>> Start(const ServerConfig& config);
 
-  ~ShardplanServer(); // Drain(0) if Drain was not called
+  ~ShardplanServer();  // Drain(0) if Drain was not called
 
   int grpc_port() const { return grpc_port_; }
-  int metrics_port() const {
-    return metrics_endpoint_ ? metrics_endpoint_->port() : 0;
-  }
+  int metrics_port() const { return metrics_endpoint_ ? metrics_endpoint_->port() : 0; }
 
-  // Graceful shutdown: health turns NOT_SERVING, Plan and SubmitPlan answer
-  // UNAVAILABLE, queued and running jobs and in-flight calls get `timeout` to
-  // finish; then what remains is cancelled. Returns once everything stopped.
-  // Later calls return at once.
+  // Graceful shutdown: health turns NOT_SERVING, Plan and SubmitPlan answer UNAVAILABLE, queued
+  // and running jobs and in-flight calls get `timeout` to finish; then what remains is
+  // cancelled. Returns once everything stopped. Later calls return at once.
   void Drain(std::chrono::steady_clock::duration timeout);
 
-  // Re-reads auth_tokens_file (SIGHUP). On error the old tokens stay in force.
-  // OK and nothing done when tokens are off.
+  // Re-reads auth_tokens_file (SIGHUP). On error the old tokens stay in force. OK and nothing
+  // done when tokens are off.
   absl::Status ReloadTokens();
 
-private:
-  explicit ShardplanServer(const ServerConfig &config);
+ private:
+  explicit ShardplanServer(const ServerConfig& config);
 
   const ServerConfig config_;
-  // Declared in dependency order: members are destroyed bottom-up, users before
-  // what they use.
+  // Declared in dependency order: members are destroyed bottom-up, users before what they use.
   ServerMetrics metrics_;
   AlgorithmRegistry algorithms_;
   ModelRegistry models_;
-  std::unique_ptr<ModelReloader>
-      reloader_; // stopped in Drain, before what it feeds
+  std::unique_ptr<ModelReloader> reloader_;  // stopped in Drain, before what it feeds
   PlanCache cache_;
-  ConcurrencyLimiter plan_slots_; // max_concurrent_plans
-  ClientLimiter client_limits_;   // max_requests_per_client; outlives the jobs
-                                  // holding slots
-  std::shared_ptr<TokenAuthenticator>
-      authenticator_; // null when auth_tokens_file is ""
+  ConcurrencyLimiter plan_slots_;  // max_concurrent_plans
+  ClientLimiter client_limits_;    // max_requests_per_client; outlives the jobs holding slots
+  std::shared_ptr<TokenAuthenticator> authenticator_;  // null when auth_tokens_file is ""
   std::unique_ptr<PlanningEngine> engine_;
   std::unique_ptr<JobManager> jobs_;
   std::unique_ptr<PlannerServiceImpl> service_;
@@ -77,11 +68,11 @@ private:
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<MetricsEndpoint> metrics_endpoint_;
   int grpc_port_ = 0;
-  bool started_ = false; // Start completed
+  bool started_ = false;  // Start completed
   std::mutex drain_mu_;
   bool drained_ = false;
 };
 
-} // namespace shardplan
+}  // namespace shardplan
 
-#endif // SHARDPLAN_SERVER_GRPC_SERVER_H_
+#endif  // SHARDPLAN_SERVER_GRPC_SERVER_H_

@@ -7,38 +7,33 @@
 namespace shardplan {
 namespace {
 
-// 1 ms .. ~65 s in factors of 2: RPCs range from list calls to long exhaustive
-// searches.
-const prometheus::Histogram::BucketBoundaries &LatencyBuckets() {
+// 1 ms .. ~65 s in factors of 2: RPCs range from list calls to long exhaustive searches.
+const prometheus::Histogram::BucketBoundaries& LatencyBuckets() {
   static const prometheus::Histogram::BucketBoundaries buckets = [] {
     prometheus::Histogram::BucketBoundaries bounds;
-    for (double b = 0.001; b < 70.0; b *= 2)
-      bounds.push_back(b);
+    for (double b = 0.001; b < 70.0; b *= 2) bounds.push_back(b);
     return bounds;
   }();
   return buckets;
 }
 
-prometheus::Family<prometheus::Counter> &
-CounterFamily(prometheus::Registry &registry, const std::string &name,
-              const std::string &help) {
+prometheus::Family<prometheus::Counter>& CounterFamily(prometheus::Registry& registry,
+                                                       const std::string& name,
+                                                       const std::string& help) {
   return prometheus::BuildCounter().Name(name).Help(help).Register(registry);
 }
 
-prometheus::Gauge &SingleGauge(prometheus::Registry &registry,
-                               const std::string &name,
-                               const std::string &help) {
-  return prometheus::BuildGauge().Name(name).Help(help).Register(registry).Add(
-      {});
+prometheus::Gauge& SingleGauge(prometheus::Registry& registry, const std::string& name,
+                               const std::string& help) {
+  return prometheus::BuildGauge().Name(name).Help(help).Register(registry).Add({});
 }
 
-} // namespace
+}  // namespace
 
 ServerMetrics::ServerMetrics()
     : registry_(std::make_shared<prometheus::Registry>()),
-      rpc_requests_(
-          CounterFamily(*registry_, "shardplan_rpc_requests_total",
-                        "RPCs handled, by method and gRPC status code")),
+      rpc_requests_(CounterFamily(*registry_, "shardplan_rpc_requests_total",
+                                  "RPCs handled, by method and gRPC status code")),
       rpc_duration_(prometheus::BuildHistogram()
                         .Name("shardplan_rpc_duration_seconds")
                         .Help("RPC latency in seconds, by method")
@@ -47,108 +42,82 @@ ServerMetrics::ServerMetrics()
                           .Name("shardplan_rpcs_in_flight")
                           .Help("RPCs being handled, by method")
                           .Register(*registry_)),
-      plans_(
-          CounterFamily(*registry_, "shardplan_plans_total",
-                        "Plans computed (cache hits excluded), by algorithm")),
-      planning_duration_(
-          prometheus::BuildHistogram()
-              .Name("shardplan_planning_duration_seconds")
-              .Help("Time spent planning in seconds, by algorithm")
-              .Register(*registry_)),
-      sync_plans_in_progress_(
-          SingleGauge(*registry_, "shardplan_sync_plans_in_progress",
-                      "Plan calls planning now (cache hits and jobs excluded), "
-                      "at most max_concurrent_plans")),
+      plans_(CounterFamily(*registry_, "shardplan_plans_total",
+                           "Plans computed (cache hits excluded), by algorithm")),
+      planning_duration_(prometheus::BuildHistogram()
+                             .Name("shardplan_planning_duration_seconds")
+                             .Help("Time spent planning in seconds, by algorithm")
+                             .Register(*registry_)),
+      sync_plans_in_progress_(SingleGauge(
+          *registry_, "shardplan_sync_plans_in_progress",
+          "Plan calls planning now (cache hits and jobs excluded), at most max_concurrent_plans")),
       sync_plans_rejected_(
           CounterFamily(*registry_, "shardplan_sync_plans_rejected_total",
-                        "Plan calls refused with RESOURCE_EXHAUSTED because "
-                        "max_concurrent_plans "
+                        "Plan calls refused with RESOURCE_EXHAUSTED because max_concurrent_plans "
                         "calls were already planning")
               .Add({})),
       cache_hits_(CounterFamily(*registry_, "shardplan_plan_cache_hits_total",
                                 "Plan cache lookups that found a plan")
                       .Add({})),
-      cache_misses_(CounterFamily(*registry_,
-                                  "shardplan_plan_cache_misses_total",
+      cache_misses_(CounterFamily(*registry_, "shardplan_plan_cache_misses_total",
                                   "Plan cache lookups that found none")
                         .Add({})),
-      cache_evictions_(
-          CounterFamily(
-              *registry_, "shardplan_plan_cache_evictions_total",
-              "Plans evicted from the cache to stay within its budget")
-              .Add({})),
+      cache_evictions_(CounterFamily(*registry_, "shardplan_plan_cache_evictions_total",
+                                     "Plans evicted from the cache to stay within its budget")
+                           .Add({})),
       cache_bytes_(SingleGauge(*registry_, "shardplan_plan_cache_bytes",
                                "Approximate bytes held by the plan cache")),
-      cache_entries_(SingleGauge(*registry_, "shardplan_plan_cache_entries",
-                                 "Plans in the plan cache")),
-      queue_depth_(SingleGauge(*registry_, "shardplan_job_queue_depth",
-                               "Jobs waiting for a worker")),
-      jobs_in_flight_(
-          SingleGauge(*registry_, "shardplan_jobs_in_flight", "Jobs running")),
-      jobs_finished_(
-          CounterFamily(*registry_, "shardplan_jobs_finished_total",
-                        "Jobs that reached a final state, by state")),
+      cache_entries_(
+          SingleGauge(*registry_, "shardplan_plan_cache_entries", "Plans in the plan cache")),
+      queue_depth_(
+          SingleGauge(*registry_, "shardplan_job_queue_depth", "Jobs waiting for a worker")),
+      jobs_in_flight_(SingleGauge(*registry_, "shardplan_jobs_in_flight", "Jobs running")),
+      jobs_finished_(CounterFamily(*registry_, "shardplan_jobs_finished_total",
+                                   "Jobs that reached a final state, by state")),
       models_loaded_(SingleGauge(*registry_, "shardplan_models_loaded",
                                  "Cost-model versions the server can serve")),
       model_info_(prometheus::BuildGauge()
                       .Name("shardplan_model_info")
-                      .Help("1 per servable cost-model version, labelled with "
-                            "its identity")
+                      .Help("1 per servable cost-model version, labelled with its identity")
                       .Register(*registry_)),
-      model_reloads_(CounterFamily(
-          *registry_, "shardplan_model_reloads_total",
-          "Scans of models_dir, by result (ok, refusals, error)")),
+      model_reloads_(CounterFamily(*registry_, "shardplan_model_reloads_total",
+                                   "Scans of models_dir, by result (ok, refusals, error)")),
       model_load_failures_(
           CounterFamily(*registry_, "shardplan_model_load_failures_total",
-                        "Model bundles refused (corrupt or incompatible); a "
-                        "bundle refused again "
+                        "Model bundles refused (corrupt or incompatible); a bundle refused again "
                         "for the same reason is not counted again")
               .Add({})),
-      models_refused_(
-          SingleGauge(*registry_, "shardplan_models_refused",
-                      "Model bundles the last models_dir scan refused")),
-      auth_rejections_(CounterFamily(
-          *registry_, "shardplan_auth_rejections_total",
-          "Calls refused by the bearer-token check, by gRPC code and "
-          "method")) {}
+      models_refused_(SingleGauge(*registry_, "shardplan_models_refused",
+                                  "Model bundles the last models_dir scan refused")),
+      auth_rejections_(CounterFamily(*registry_, "shardplan_auth_rejections_total",
+                                     "Calls refused by the bearer-token check, by gRPC code and "
+                                     "method")) {}
 
 void ServerMetrics::RecordRpcStart(absl::string_view method) {
   rpcs_in_flight_.Add({{"method", std::string(method)}}).Increment();
 }
 
-void ServerMetrics::RecordRpc(absl::string_view method, absl::string_view code,
-                              double seconds) {
+void ServerMetrics::RecordRpc(absl::string_view method, absl::string_view code, double seconds) {
   rpcs_in_flight_.Add({{"method", std::string(method)}}).Decrement();
-  rpc_requests_
-      .Add({{"method", std::string(method)}, {"code", std::string(code)}})
-      .Increment();
-  rpc_duration_.Add({{"method", std::string(method)}}, LatencyBuckets())
-      .Observe(seconds);
+  rpc_requests_.Add({{"method", std::string(method)}, {"code", std::string(code)}}).Increment();
+  rpc_duration_.Add({{"method", std::string(method)}}, LatencyBuckets()).Observe(seconds);
 }
 
-void ServerMetrics::RecordPlan(const std::string &algorithm, double seconds) {
+void ServerMetrics::RecordPlan(const std::string& algorithm, double seconds) {
   plans_.Add({{"algorithm", algorithm}}).Increment();
-  planning_duration_.Add({{"algorithm", algorithm}}, LatencyBuckets())
-      .Observe(seconds);
+  planning_duration_.Add({{"algorithm", algorithm}}, LatencyBuckets()).Observe(seconds);
 }
 
-void ServerMetrics::RecordSyncPlanStart() {
-  sync_plans_in_progress_.Increment();
-}
+void ServerMetrics::RecordSyncPlanStart() { sync_plans_in_progress_.Increment(); }
 
 void ServerMetrics::RecordSyncPlanEnd() { sync_plans_in_progress_.Decrement(); }
 
-void ServerMetrics::RecordSyncPlanRejected() {
-  sync_plans_rejected_.Increment();
-}
+void ServerMetrics::RecordSyncPlanRejected() { sync_plans_rejected_.Increment(); }
 
-void ServerMetrics::RecordCacheLookup(bool hit) {
-  (hit ? cache_hits_ : cache_misses_).Increment();
-}
+void ServerMetrics::RecordCacheLookup(bool hit) { (hit ? cache_hits_ : cache_misses_).Increment(); }
 
 void ServerMetrics::RecordCacheEvictions(int64_t count) {
-  if (count > 0)
-    cache_evictions_.Increment(static_cast<double>(count));
+  if (count > 0) cache_evictions_.Increment(static_cast<double>(count));
 }
 
 void ServerMetrics::SetCacheSize(int64_t bytes, int64_t entries) {
@@ -169,49 +138,43 @@ void ServerMetrics::SetModelsLoaded(int64_t count) {
   models_loaded_.Set(static_cast<double>(count));
 }
 
-void ServerMetrics::SetModelInfo(
-    const std::vector<ModelRegistry::Entry> &models) {
+void ServerMetrics::SetModelInfo(const std::vector<ModelRegistry::Entry>& models) {
   std::lock_guard<std::mutex> lock(model_info_mu_);
-  for (prometheus::Gauge *series : model_info_series_)
-    model_info_.Remove(series);
+  for (prometheus::Gauge* series : model_info_series_) model_info_.Remove(series);
   model_info_series_.clear();
-  for (const ModelRegistry::Entry &entry : models) {
-    prometheus::Gauge &series = model_info_.Add(
-        {{"name", entry.manifest.name},
-         {"version", entry.manifest.version},
-         {"kind", entry.manifest.kind},
-         {"hardware_profile", entry.manifest.hardware_profile},
-         {"default", entry.is_default && entry.is_latest ? "true" : "false"}});
+  for (const ModelRegistry::Entry& entry : models) {
+    prometheus::Gauge& series =
+        model_info_.Add({{"name", entry.manifest.name},
+                         {"version", entry.manifest.version},
+                         {"kind", entry.manifest.kind},
+                         {"hardware_profile", entry.manifest.hardware_profile},
+                         {"default", entry.is_default && entry.is_latest ? "true" : "false"}});
     series.Set(1);
     model_info_series_.push_back(&series);
   }
 }
 
-void ServerMetrics::RecordModelReload(absl::string_view result,
-                                      int64_t new_refusals, int64_t refused) {
+void ServerMetrics::RecordModelReload(absl::string_view result, int64_t new_refusals,
+                                      int64_t refused) {
   model_reloads_.Add({{"result", std::string(result)}}).Increment();
-  if (new_refusals > 0)
-    model_load_failures_.Increment(static_cast<double>(new_refusals));
+  if (new_refusals > 0) model_load_failures_.Increment(static_cast<double>(new_refusals));
   models_refused_.Set(static_cast<double>(refused));
 }
 
-void ServerMetrics::RecordAuthRejection(absl::string_view code,
-                                        absl::string_view method) {
-  auth_rejections_
-      .Add({{"code", std::string(code)}, {"method", std::string(method)}})
+void ServerMetrics::RecordAuthRejection(absl::string_view code, absl::string_view method) {
+  auth_rejections_.Add({{"code", std::string(code)}, {"method", std::string(method)}})
       .Increment();
 }
 
-absl::StatusOr<std::unique_ptr<MetricsEndpoint>>
-MetricsEndpoint::Start(const std::string &address,
-                       std::shared_ptr<prometheus::Registry> registry) {
+absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(
+    const std::string& address, std::shared_ptr<prometheus::Registry> registry) {
   std::unique_ptr<prometheus::Exposer> exposer;
   try {
     // CivetWeb throws when it cannot bind; nothing else of ours throws.
     exposer = std::make_unique<prometheus::Exposer>(address, /*num_threads=*/2);
-  } catch (const std::exception &e) {
-    return absl::UnavailableError(absl::StrCat(
-        "metrics_address: cannot serve on \"", address, "\": ", e.what()));
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(
+        absl::StrCat("metrics_address: cannot serve on \"", address, "\": ", e.what()));
   }
   exposer->RegisterCollectable(registry);
   std::vector<int> ports = exposer->GetListeningPorts();
@@ -219,8 +182,7 @@ MetricsEndpoint::Start(const std::string &address,
     return absl::UnavailableError(
         absl::StrCat("metrics_address: \"", address, "\" is bound to no port"));
   }
-  return std::unique_ptr<MetricsEndpoint>(
-      new MetricsEndpoint(std::move(exposer), ports[0]));
+  return std::unique_ptr<MetricsEndpoint>(new MetricsEndpoint(std::move(exposer), ports[0]));
 }
 
-} // namespace shardplan
+}  // namespace shardplan

@@ -19,63 +19,45 @@
 
 namespace shardplan {
 
-// The server's Prometheus metrics, all named shardplan_*. Every recorder is
-// thread-safe.
-//   shardplan_rpc_requests_total{method,code}        counter, one per finished
-//   RPC shardplan_rpc_duration_seconds{method}           histogram of RPC
-//   latency shardplan_rpcs_in_flight{method}                 gauge of RPCs
-//   being handled shardplan_plans_total{algorithm}                 counter of
-//   plans computed (not cache hits)
+// The server's Prometheus metrics, all named shardplan_*. Every recorder is thread-safe.
+//   shardplan_rpc_requests_total{method,code}        counter, one per finished RPC
+//   shardplan_rpc_duration_seconds{method}           histogram of RPC latency
+//   shardplan_rpcs_in_flight{method}                 gauge of RPCs being handled
+//   shardplan_plans_total{algorithm}                 counter of plans computed (not cache hits)
 //   shardplan_planning_duration_seconds{algorithm}   histogram of planning time
-//   shardplan_sync_plans_in_progress                 gauge of Plan calls
-//   planning (not hits) shardplan_sync_plans_rejected_total counter of Plan
-//   calls refused for
-//                                                    max_concurrent_plans
-//                                                    (RESOURCE_EXHAUSTED)
+//   shardplan_sync_plans_in_progress                 gauge of Plan calls planning (not hits)
+//   shardplan_sync_plans_rejected_total              counter of Plan calls refused for
+//                                                    max_concurrent_plans (RESOURCE_EXHAUSTED)
 //   shardplan_plan_cache_hits_total / _misses_total  counters of cache lookups
-//   shardplan_plan_cache_evictions_total             counter of entries evicted
-//   for space shardplan_plan_cache_bytes / _entries            gauges of the
-//   cache's content shardplan_job_queue_depth                        gauge of
-//   queued jobs shardplan_jobs_in_flight                         gauge of
-//   running jobs shardplan_jobs_finished_total{state}             counter by
-//   final state shardplan_models_loaded                          gauge of
-//   servable model versions
+//   shardplan_plan_cache_evictions_total             counter of entries evicted for space
+//   shardplan_plan_cache_bytes / _entries            gauges of the cache's content
+//   shardplan_job_queue_depth                        gauge of queued jobs
+//   shardplan_jobs_in_flight                         gauge of running jobs
+//   shardplan_jobs_finished_total{state}             counter by final state
+//   shardplan_models_loaded                          gauge of servable model versions
 //   shardplan_model_info{name,version,kind,hardware_profile,default}
-//                                                    gauge, 1 per servable
-//                                                    model version
-//   shardplan_model_reloads_total{result}            counter of models_dir
-//   scans: "ok",
-//                                                    "refusals" (some bundle
-//                                                    refused), "error"
-//   shardplan_model_load_failures_total              counter of bundle
-//   refusals, each distinct
-//                                                    (directory, reason)
-//                                                    counted once
-//   shardplan_models_refused                         gauge of bundles the last
-//   scan refused shardplan_auth_rejections_total{code,method}     counter of
-//   calls refused by the bearer
-//                                                    token check
-//                                                    (UNAUTHENTICATED or
-//                                                    PERMISSION_DENIED; method
-//                                                    "unknown" for paths the
-//                                                    server does not serve)
+//                                                    gauge, 1 per servable model version
+//   shardplan_model_reloads_total{result}            counter of models_dir scans: "ok",
+//                                                    "refusals" (some bundle refused), "error"
+//   shardplan_model_load_failures_total              counter of bundle refusals, each distinct
+//                                                    (directory, reason) counted once
+//   shardplan_models_refused                         gauge of bundles the last scan refused
+//   shardplan_auth_rejections_total{code,method}     counter of calls refused by the bearer
+//                                                    token check (UNAUTHENTICATED or
+//                                                    PERMISSION_DENIED; method "unknown" for
+//                                                    paths the server does not serve)
 class ServerMetrics {
-public:
+ public:
   ServerMetrics();
 
-  const std::shared_ptr<prometheus::Registry> &registry() const {
-    return registry_;
-  }
+  const std::shared_ptr<prometheus::Registry>& registry() const { return registry_; }
 
-  // An RPC of `method` started; RecordRpc ends it. `code` is the gRPC code's
-  // name, e.g. "OK".
+  // An RPC of `method` started; RecordRpc ends it. `code` is the gRPC code's name, e.g. "OK".
   void RecordRpcStart(absl::string_view method);
-  void RecordRpc(absl::string_view method, absl::string_view code,
-                 double seconds);
-  void RecordPlan(const std::string &algorithm, double seconds);
-  // A Plan call started planning (it took a max_concurrent_plans slot);
-  // RecordSyncPlanEnd ends it. RecordSyncPlanRejected: one found every slot
-  // taken.
+  void RecordRpc(absl::string_view method, absl::string_view code, double seconds);
+  void RecordPlan(const std::string& algorithm, double seconds);
+  // A Plan call started planning (it took a max_concurrent_plans slot); RecordSyncPlanEnd ends
+  // it. RecordSyncPlanRejected: one found every slot taken.
   void RecordSyncPlanStart();
   void RecordSyncPlanEnd();
   void RecordSyncPlanRejected();
@@ -83,58 +65,53 @@ public:
   void RecordCacheEvictions(int64_t count);
   void SetCacheSize(int64_t bytes, int64_t entries);
   void SetJobLoad(int64_t queued, int64_t running);
-  void RecordJobFinished(
-      absl::string_view state); // "SUCCEEDED", "FAILED", "CANCELLED"
+  void RecordJobFinished(absl::string_view state);  // "SUCCEEDED", "FAILED", "CANCELLED"
   void SetModelsLoaded(int64_t count);
   // Replaces the shardplan_model_info series with one per version in `models`.
-  void SetModelInfo(const std::vector<ModelRegistry::Entry> &models);
-  // One models_dir scan ended: `result` is "ok", "refusals" or "error";
-  // `new_refusals` bundles were refused for a reason not seen before, `refused`
-  // in all.
-  void RecordModelReload(absl::string_view result, int64_t new_refusals,
-                         int64_t refused);
-  // A call to `method` ("package.Service/Method") was refused with `code`
-  // before any handler.
+  void SetModelInfo(const std::vector<ModelRegistry::Entry>& models);
+  // One models_dir scan ended: `result` is "ok", "refusals" or "error"; `new_refusals` bundles
+  // were refused for a reason not seen before, `refused` in all.
+  void RecordModelReload(absl::string_view result, int64_t new_refusals, int64_t refused);
+  // A call to `method` ("package.Service/Method") was refused with `code` before any handler.
   void RecordAuthRejection(absl::string_view code, absl::string_view method);
 
-private:
+ private:
   std::shared_ptr<prometheus::Registry> registry_;
-  prometheus::Family<prometheus::Counter> &rpc_requests_;
-  prometheus::Family<prometheus::Histogram> &rpc_duration_;
-  prometheus::Family<prometheus::Gauge> &rpcs_in_flight_;
-  prometheus::Family<prometheus::Counter> &plans_;
-  prometheus::Family<prometheus::Histogram> &planning_duration_;
-  prometheus::Gauge &sync_plans_in_progress_;
-  prometheus::Counter &sync_plans_rejected_;
-  prometheus::Counter &cache_hits_;
-  prometheus::Counter &cache_misses_;
-  prometheus::Counter &cache_evictions_;
-  prometheus::Gauge &cache_bytes_;
-  prometheus::Gauge &cache_entries_;
-  prometheus::Gauge &queue_depth_;
-  prometheus::Gauge &jobs_in_flight_;
-  prometheus::Family<prometheus::Counter> &jobs_finished_;
-  prometheus::Gauge &models_loaded_;
-  prometheus::Family<prometheus::Gauge> &model_info_;
-  prometheus::Family<prometheus::Counter> &model_reloads_;
-  prometheus::Counter &model_load_failures_;
-  prometheus::Gauge &models_refused_;
-  prometheus::Family<prometheus::Counter> &auth_rejections_;
-  std::mutex model_info_mu_; // SetModelInfo replaces the series as one step
-  std::vector<prometheus::Gauge *> model_info_series_;
+  prometheus::Family<prometheus::Counter>& rpc_requests_;
+  prometheus::Family<prometheus::Histogram>& rpc_duration_;
+  prometheus::Family<prometheus::Gauge>& rpcs_in_flight_;
+  prometheus::Family<prometheus::Counter>& plans_;
+  prometheus::Family<prometheus::Histogram>& planning_duration_;
+  prometheus::Gauge& sync_plans_in_progress_;
+  prometheus::Counter& sync_plans_rejected_;
+  prometheus::Counter& cache_hits_;
+  prometheus::Counter& cache_misses_;
+  prometheus::Counter& cache_evictions_;
+  prometheus::Gauge& cache_bytes_;
+  prometheus::Gauge& cache_entries_;
+  prometheus::Gauge& queue_depth_;
+  prometheus::Gauge& jobs_in_flight_;
+  prometheus::Family<prometheus::Counter>& jobs_finished_;
+  prometheus::Gauge& models_loaded_;
+  prometheus::Family<prometheus::Gauge>& model_info_;
+  prometheus::Family<prometheus::Counter>& model_reloads_;
+  prometheus::Counter& model_load_failures_;
+  prometheus::Gauge& models_refused_;
+  prometheus::Family<prometheus::Counter>& auth_rejections_;
+  std::mutex model_info_mu_;  // SetModelInfo replaces the series as one step
+  std::vector<prometheus::Gauge*> model_info_series_;
 };
 
-// The HTTP endpoint serving `registry` at /metrics on `address` ("host:port",
-// port 0 picks a free one). UNAVAILABLE when the address cannot be bound.
+// The HTTP endpoint serving `registry` at /metrics on `address` ("host:port", port 0 picks a
+// free one). UNAVAILABLE when the address cannot be bound.
 class MetricsEndpoint {
-public:
-  static absl::StatusOr<std::unique_ptr<MetricsEndpoint>>
-  Start(const std::string &address,
-        std::shared_ptr<prometheus::Registry> registry);
+ public:
+  static absl::StatusOr<std::unique_ptr<MetricsEndpoint>> Start(
+      const std::string& address, std::shared_ptr<prometheus::Registry> registry);
 
   int port() const { return port_; }
 
-private:
+ private:
   MetricsEndpoint(std::unique_ptr<prometheus::Exposer> exposer, int port)
       : exposer_(std::move(exposer)), port_(port) {}
 
@@ -142,6 +119,6 @@ private:
   int port_ = 0;
 };
 
-} // namespace shardplan
+}  // namespace shardplan
 
-#endif // SHARDPLAN_SERVER_METRICS_H_
+#endif  // SHARDPLAN_SERVER_METRICS_H_

@@ -24,87 +24,73 @@ namespace shardplan {
 // max_requests_per_client and max_planning_time_ms).
 struct PlannerServiceLimits {
   // Caps each client's Plan calls plus queued or running jobs; null: no cap.
-  ClientLimiter *clients = nullptr;
-  // The caller's identity for `clients` (ClientIdentity); null: the peer
-  // address.
-  std::function<std::string(const grpc::ServerContext &)> identify;
+  ClientLimiter* clients = nullptr;
+  // The caller's identity for `clients` (ClientIdentity); null: the peer address.
+  std::function<std::string(const grpc::ServerContext&)> identify;
   // Cap on the planning time of every Plan call and job; 0: none.
   int64_t max_planning_time_ms = 0;
 };
 
-// shardplan.v1.PlannerService over the planning engine and the job manager.
-// Handlers convert protos to the domain and back and map errors to gRPC codes;
-// all planning logic lives in the engine. Every handler runs through one
-// wrapper that records the request metrics and turns a stray exception into
-// INTERNAL.
+// shardplan.v1.PlannerService over the planning engine and the job manager. Handlers convert
+// protos to the domain and back and map errors to gRPC codes; all planning logic lives in the
+// engine. Every handler runs through one wrapper that records the request metrics and turns a
+// stray exception into INTERNAL.
 class PlannerServiceImpl final : public v1::PlannerService::Service {
-public:
-  // Every pointer must outlive the service. `plan_slots` caps the Plan calls
-  // planning at once (max_concurrent_plans); a call that needs to plan and
-  // finds none free is refused with RESOURCE_EXHAUSTED. Cache hits take no
-  // slot; jobs are bounded by their workers.
-  PlannerServiceImpl(const PlanningEngine *engine, JobManager *jobs,
-                     const AlgorithmRegistry *algorithms,
-                     const ModelRegistry *models,
-                     ConcurrencyLimiter *plan_slots, ServerMetrics *metrics,
+ public:
+  // Every pointer must outlive the service. `plan_slots` caps the Plan calls planning at once
+  // (max_concurrent_plans); a call that needs to plan and finds none free is refused with
+  // RESOURCE_EXHAUSTED. Cache hits take no slot; jobs are bounded by their workers.
+  PlannerServiceImpl(const PlanningEngine* engine, JobManager* jobs,
+                     const AlgorithmRegistry* algorithms, const ModelRegistry* models,
+                     ConcurrencyLimiter* plan_slots, ServerMetrics* metrics,
                      PlannerServiceLimits limits = {});
 
-  // From now on Plan and SubmitPlan answer UNAVAILABLE; job queries,
-  // EvaluatePlan and the lists are still served while the server drains.
+  // From now on Plan and SubmitPlan answer UNAVAILABLE; job queries, EvaluatePlan and the lists
+  // are still served while the server drains.
   void StartDraining() { draining_.store(true); }
 
-  grpc::Status Plan(grpc::ServerContext *context,
-                    const v1::PlanRequest *request,
-                    v1::PlanResponse *response) override;
-  grpc::Status SubmitPlan(grpc::ServerContext *context,
-                          const v1::PlanRequest *request,
-                          v1::SubmitPlanResponse *response) override;
-  grpc::Status GetPlan(grpc::ServerContext *context,
-                       const v1::JobRequest *request,
-                       v1::JobStatus *response) override;
-  grpc::Status WatchPlan(grpc::ServerContext *context,
-                         const v1::JobRequest *request,
-                         grpc::ServerWriter<v1::JobStatus> *writer) override;
-  grpc::Status CancelPlan(grpc::ServerContext *context,
-                          const v1::JobRequest *request,
-                          v1::JobStatus *response) override;
-  grpc::Status EvaluatePlan(grpc::ServerContext *context,
-                            const v1::EvaluatePlanRequest *request,
-                            v1::EvaluatePlanResponse *response) override;
-  grpc::Status ListAlgorithms(grpc::ServerContext *context,
-                              const v1::ListAlgorithmsRequest *request,
-                              v1::ListAlgorithmsResponse *response) override;
-  grpc::Status ListModels(grpc::ServerContext *context,
-                          const v1::ListModelsRequest *request,
-                          v1::ListModelsResponse *response) override;
+  grpc::Status Plan(grpc::ServerContext* context, const v1::PlanRequest* request,
+                    v1::PlanResponse* response) override;
+  grpc::Status SubmitPlan(grpc::ServerContext* context, const v1::PlanRequest* request,
+                          v1::SubmitPlanResponse* response) override;
+  grpc::Status GetPlan(grpc::ServerContext* context, const v1::JobRequest* request,
+                       v1::JobStatus* response) override;
+  grpc::Status WatchPlan(grpc::ServerContext* context, const v1::JobRequest* request,
+                         grpc::ServerWriter<v1::JobStatus>* writer) override;
+  grpc::Status CancelPlan(grpc::ServerContext* context, const v1::JobRequest* request,
+                          v1::JobStatus* response) override;
+  grpc::Status EvaluatePlan(grpc::ServerContext* context, const v1::EvaluatePlanRequest* request,
+                            v1::EvaluatePlanResponse* response) override;
+  grpc::Status ListAlgorithms(grpc::ServerContext* context,
+                              const v1::ListAlgorithmsRequest* request,
+                              v1::ListAlgorithmsResponse* response) override;
+  grpc::Status ListModels(grpc::ServerContext* context, const v1::ListModelsRequest* request,
+                          v1::ListModelsResponse* response) override;
 
-private:
-  // Runs `handler` (returning absl::Status), records shardplan_rpc_* for
-  // `method`.
+ private:
+  // Runs `handler` (returning absl::Status), records shardplan_rpc_* for `method`.
   template <typename Handler>
-  grpc::Status Handle(absl::string_view method, Handler &&handler);
+  grpc::Status Handle(absl::string_view method, Handler&& handler);
 
-  absl::StatusOr<PreparedRequest> Prepare(const v1::PlanRequest &request) const;
-  // Plans for a Plan call within a plan slot; `context` supplies the deadline
-  // and cancellation.
-  absl::StatusOr<PlanningResult> PlanNow(const grpc::ServerContext &context,
-                                         const PreparedRequest &request);
+  absl::StatusOr<PreparedRequest> Prepare(const v1::PlanRequest& request) const;
+  // Plans for a Plan call within a plan slot; `context` supplies the deadline and cancellation.
+  absl::StatusOr<PlanningResult> PlanNow(const grpc::ServerContext& context,
+                                         const PreparedRequest& request);
   absl::Status RefuseWhileDraining() const;
   // A max_requests_per_client slot of the calling client.
-  absl::StatusOr<ClientLimiter::Slot>
-  AcquireClientSlot(const grpc::ServerContext &context);
+  absl::StatusOr<ClientLimiter::Slot> AcquireClientSlot(const grpc::ServerContext& context);
 
-  const PlanningEngine *const engine_;
-  JobManager *const jobs_;
-  const AlgorithmRegistry *const algorithms_;
-  const ModelRegistry *const models_;
-  ConcurrencyLimiter *const plan_slots_;
-  ServerMetrics *const metrics_;
+  const PlanningEngine* const engine_;
+  JobManager* const jobs_;
+  const AlgorithmRegistry* const algorithms_;
+  const ModelRegistry* const models_;
+  ConcurrencyLimiter* const plan_slots_;
+  ServerMetrics* const metrics_;
   const PlannerServiceLimits limits_;
-  ClientLimiter no_client_limit_{0}; // used when limits_.clients is null
+  ClientLimiter no_client_limit_{0};  // used when limits_.clients is null
   std::atomic<bool> draining_{false};
 };
 
-} // namespace shardplan
+}  // namespace shardplan
 
-#endif // SHARDPLAN_SERVER_PLANNER_SERVICE_H_
+#endif  // SHARDPLAN_SERVER_PLANNER_SERVICE_H_

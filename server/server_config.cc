@@ -14,37 +14,31 @@
 namespace shardplan {
 namespace {
 
-using Field = std::variant<std::string ServerConfig::*, int64_t ServerConfig::*,
-                           double ServerConfig::*>;
+using Field =
+    std::variant<std::string ServerConfig::*, int64_t ServerConfig::*, double ServerConfig::*>;
 
 struct Option {
-  const char *name;
+  const char* name;
   Field field;
-  const char *help;
+  const char* help;
 };
 
-// One row per ServerConfig field: the flag name, the JSON key and the help
-// line.
-const std::vector<Option> &Options() {
+// One row per ServerConfig field: the flag name, the JSON key and the help line.
+const std::vector<Option>& Options() {
   static const std::vector<Option> options = {
-      {"address", &ServerConfig::address,
-       "gRPC listen address (port 0: a free port)"},
+      {"address", &ServerConfig::address, "gRPC listen address (port 0: a free port)"},
       {"metrics_address", &ServerConfig::metrics_address,
-       "Prometheus /metrics HTTP address (\"\": disabled, port 0: a free "
-       "port)"},
+       "Prometheus /metrics HTTP address (\"\": disabled, port 0: a free port)"},
       {"port_file", &ServerConfig::port_file,
-       "write {\"grpc_port\": N, \"metrics_port\": M} here after binding "
-       "(\"\": none)"},
+       "write {\"grpc_port\": N, \"metrics_port\": M} here after binding (\"\": none)"},
       {"workers", &ServerConfig::workers, "job worker threads"},
       {"max_concurrent_plans", &ServerConfig::max_concurrent_plans,
-       "Plan calls planning at once, then RESOURCE_EXHAUSTED (cache hits "
-       "exempt)"},
+       "Plan calls planning at once, then RESOURCE_EXHAUSTED (cache hits exempt)"},
       {"max_rpc_threads", &ServerConfig::max_rpc_threads,
        "gRPC handler threads, one per call (>= max_concurrent_plans + 2)"},
       {"queue_capacity", &ServerConfig::queue_capacity,
        "queued jobs before SubmitPlan answers RESOURCE_EXHAUSTED"},
-      {"cache_bytes", &ServerConfig::cache_bytes,
-       "plan cache budget in bytes (0: no cache)"},
+      {"cache_bytes", &ServerConfig::cache_bytes, "plan cache budget in bytes (0: no cache)"},
       {"max_message_bytes", &ServerConfig::max_message_bytes,
        "largest gRPC message received or sent"},
       {"max_tables", &ServerConfig::max_tables, "most tables in a task"},
@@ -56,111 +50,94 @@ const std::vector<Option> &Options() {
       {"default_model", &ServerConfig::default_model,
        "cost model for requests that name none (built-in or a bundle's name)"},
       {"models_dir", &ServerConfig::models_dir,
-       "model bundles <dir>/<name>/<version>/ (missing: none yet; \"\": "
-       "bundles disabled)"},
+       "model bundles <dir>/<name>/<version>/ (missing: none yet; \"\": bundles disabled)"},
       {"model_reload_interval_s", &ServerConfig::model_reload_interval_s,
-       "seconds between scans of models_dir for changes (0: only at start and "
-       "ReloadModels)"},
+       "seconds between scans of models_dir for changes (0: only at start and ReloadModels)"},
       {"drain_timeout_s", &ServerConfig::drain_timeout_s,
-       "seconds jobs and calls may take to finish after SIGTERM/SIGINT before "
-       "cancellation"},
+       "seconds jobs and calls may take to finish after SIGTERM/SIGINT before cancellation"},
       {"tls_cert_file", &ServerConfig::tls_cert_file,
-       "PEM certificate chain of the gRPC port (with tls_key_file: TLS; \"\": "
-       "plaintext)"},
-      {"tls_key_file", &ServerConfig::tls_key_file,
-       "PEM private key of tls_cert_file"},
+       "PEM certificate chain of the gRPC port (with tls_key_file: TLS; \"\": plaintext)"},
+      {"tls_key_file", &ServerConfig::tls_key_file, "PEM private key of tls_cert_file"},
       {"tls_client_ca_file", &ServerConfig::tls_client_ca_file,
-       "PEM CA for mutual TLS: clients must present a certificate it signed "
-       "(\"\": no)"},
+       "PEM CA for mutual TLS: clients must present a certificate it signed (\"\": no)"},
       {"auth_tokens_file", &ServerConfig::auth_tokens_file,
-       "JSON bearer tokens (name, sha256, role); every call but health needs "
-       "one (\"\": off)"},
+       "JSON bearer tokens (name, sha256, role); every call but health needs one (\"\": off)"},
       {"max_requests_per_client", &ServerConfig::max_requests_per_client,
-       "Plan calls plus queued/running jobs of one client, then "
-       "RESOURCE_EXHAUSTED (0: off)"},
+       "Plan calls plus queued/running jobs of one client, then RESOURCE_EXHAUSTED (0: off)"},
       {"max_planning_time_ms", &ServerConfig::max_planning_time_ms,
        "cap on any request's planning time in ms (0: no cap)"},
   };
   return options;
 }
 
-const Option *FindOption(absl::string_view name) {
-  for (const Option &option : Options()) {
-    if (name == option.name)
-      return &option;
+const Option* FindOption(absl::string_view name) {
+  for (const Option& option : Options()) {
+    if (name == option.name) return &option;
   }
   return nullptr;
 }
 
-absl::Status SetFromString(const Option &option, const std::string &value,
-                           ServerConfig &config) {
-  if (auto *field = std::get_if<std::string ServerConfig::*>(&option.field)) {
+absl::Status SetFromString(const Option& option, const std::string& value, ServerConfig& config) {
+  if (auto* field = std::get_if<std::string ServerConfig::*>(&option.field)) {
     config.*(*field) = value;
     return absl::OkStatus();
   }
-  if (auto *field = std::get_if<int64_t ServerConfig::*>(&option.field)) {
+  if (auto* field = std::get_if<int64_t ServerConfig::*>(&option.field)) {
     int64_t parsed = 0;
     if (!absl::SimpleAtoi(value, &parsed)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--", option.name, ": expected an integer, got \"", value, "\""));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", option.name, ": expected an integer, got \"", value, "\""));
     }
     config.*(*field) = parsed;
     return absl::OkStatus();
   }
   double parsed = 0;
   if (!absl::SimpleAtod(value, &parsed) || !std::isfinite(parsed)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--", option.name, ": expected a number, got \"", value, "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", option.name, ": expected a number, got \"", value, "\""));
   }
   config.*std::get<double ServerConfig::*>(option.field) = parsed;
   return absl::OkStatus();
 }
 
-absl::Status SetFromJson(const Option &option, const nlohmann::json &value,
-                         ServerConfig &config) {
-  if (auto *field = std::get_if<std::string ServerConfig::*>(&option.field)) {
+absl::Status SetFromJson(const Option& option, const nlohmann::json& value, ServerConfig& config) {
+  if (auto* field = std::get_if<std::string ServerConfig::*>(&option.field)) {
     if (!value.is_string()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(option.name, ": expected a string"));
+      return absl::InvalidArgumentError(absl::StrCat(option.name, ": expected a string"));
     }
     config.*(*field) = value.get<std::string>();
     return absl::OkStatus();
   }
-  if (auto *field = std::get_if<int64_t ServerConfig::*>(&option.field)) {
+  if (auto* field = std::get_if<int64_t ServerConfig::*>(&option.field)) {
     if (value.is_number_unsigned() &&
-        value.get<uint64_t>() >
-            static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(option.name, ": out of range"));
+        value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return absl::InvalidArgumentError(absl::StrCat(option.name, ": out of range"));
     }
     if (!value.is_number_integer()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(option.name, ": expected an integer"));
+      return absl::InvalidArgumentError(absl::StrCat(option.name, ": expected an integer"));
     }
     config.*(*field) = value.get<int64_t>();
     return absl::OkStatus();
   }
   if (!value.is_number()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(option.name, ": expected a number"));
+    return absl::InvalidArgumentError(absl::StrCat(option.name, ": expected a number"));
   }
   config.*std::get<double ServerConfig::*>(option.field) = value.get<double>();
   return absl::OkStatus();
 }
 
-std::string DefaultText(const Option &option) {
+std::string DefaultText(const Option& option) {
   static const ServerConfig defaults;
-  if (auto *field = std::get_if<std::string ServerConfig::*>(&option.field)) {
+  if (auto* field = std::get_if<std::string ServerConfig::*>(&option.field)) {
     return absl::StrCat("\"", defaults.*(*field), "\"");
   }
-  if (auto *field = std::get_if<int64_t ServerConfig::*>(&option.field)) {
+  if (auto* field = std::get_if<int64_t ServerConfig::*>(&option.field)) {
     return absl::StrCat(defaults.*(*field));
   }
   return absl::StrCat(defaults.*std::get<double ServerConfig::*>(option.field));
 }
 
-absl::Status CheckRange(absl::string_view name, int64_t value, int64_t min,
-                        int64_t max) {
+absl::Status CheckRange(absl::string_view name, int64_t value, int64_t min, int64_t max) {
   if (value < min || value > max) {
     return absl::InvalidArgumentError(
         absl::StrCat(name, ": must be in [", min, ", ", max, "], got ", value));
@@ -168,29 +145,24 @@ absl::Status CheckRange(absl::string_view name, int64_t value, int64_t min,
   return absl::OkStatus();
 }
 
-absl::Status LoadConfigFile(const std::string &path, ServerConfig &config) {
+absl::Status LoadConfigFile(const std::string& path, ServerConfig& config) {
   std::ifstream in(path);
-  if (!in)
-    return absl::NotFoundError(
-        absl::StrCat("--config: cannot read \"", path, "\""));
+  if (!in) return absl::NotFoundError(absl::StrCat("--config: cannot read \"", path, "\""));
   std::stringstream text;
   text << in.rdbuf();
-  nlohmann::json json =
-      nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  nlohmann::json json = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--config: \"", path, "\" is not valid JSON"));
+    return absl::InvalidArgumentError(absl::StrCat("--config: \"", path, "\" is not valid JSON"));
   }
   absl::Status applied = ApplyConfigJson(json, config);
   if (!applied.ok()) {
-    return absl::Status(
-        applied.code(),
-        absl::StrCat("--config \"", path, "\": ", applied.message()));
+    return absl::Status(applied.code(),
+                        absl::StrCat("--config \"", path, "\": ", applied.message()));
   }
   return absl::OkStatus();
 }
 
-} // namespace
+}  // namespace
 
 TaskLimits ServerConfig::task_limits() const {
   TaskLimits limits;
@@ -199,99 +171,85 @@ TaskLimits ServerConfig::task_limits() const {
   return limits;
 }
 
-absl::Status ValidateServerConfig(const ServerConfig &config) {
+absl::Status ValidateServerConfig(const ServerConfig& config) {
   constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
-  if (config.address.empty())
-    return absl::InvalidArgumentError("address: must not be empty");
-  for (const absl::Status &status : {
+  if (config.address.empty()) return absl::InvalidArgumentError("address: must not be empty");
+  for (const absl::Status& status : {
            CheckRange("workers", config.workers, 1, 1024),
-           CheckRange("max_concurrent_plans", config.max_concurrent_plans, 1,
-                      1024),
+           CheckRange("max_concurrent_plans", config.max_concurrent_plans, 1, 1024),
            CheckRange("max_rpc_threads", config.max_rpc_threads, 3, 100000),
            CheckRange("queue_capacity", config.queue_capacity, 1, 1000000),
-           CheckRange("cache_bytes", config.cache_bytes, 0,
-                      std::numeric_limits<int64_t>::max()),
-           CheckRange("max_message_bytes", config.max_message_bytes, 1024,
-                      kMaxInt),
+           CheckRange("cache_bytes", config.cache_bytes, 0, std::numeric_limits<int64_t>::max()),
+           CheckRange("max_message_bytes", config.max_message_bytes, 1024, kMaxInt),
            CheckRange("max_tables", config.max_tables, 1, kMaxInt),
            CheckRange("max_devices", config.max_devices, 1, kMaxInt),
-           CheckRange("max_retained_jobs", config.max_retained_jobs, 1,
-                      10000000),
-           CheckRange("max_requests_per_client", config.max_requests_per_client,
-                      0, 1000000),
+           CheckRange("max_retained_jobs", config.max_retained_jobs, 1, 10000000),
+           CheckRange("max_requests_per_client", config.max_requests_per_client, 0, 1000000),
            CheckRange("max_planning_time_ms", config.max_planning_time_ms, 0,
                       int64_t{7} * 24 * 3600 * 1000),
        }) {
-    if (!status.ok())
-      return status;
+    if (!status.ok()) return status;
   }
-  // The planning calls, one more call to refuse the next with
-  // max_concurrent_plans's own message, and the thread gRPC keeps polling with.
+  // The planning calls, one more call to refuse the next with max_concurrent_plans's own
+  // message, and the thread gRPC keeps polling with.
   if (config.max_rpc_threads < config.max_concurrent_plans + 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "max_rpc_threads: must be at least max_concurrent_plans + 2 (",
-        config.max_concurrent_plans + 2, "), got ", config.max_rpc_threads));
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_rpc_threads: must be at least max_concurrent_plans + 2 (",
+                     config.max_concurrent_plans + 2, "), got ", config.max_rpc_threads));
   }
   if (config.default_algorithm.empty()) {
     return absl::InvalidArgumentError("default_algorithm: must not be empty");
   }
   // Below a millisecond would spin the poll thread; a day is an ample ceiling.
-  if (!std::isfinite(config.model_reload_interval_s) ||
-      config.model_reload_interval_s < 0 ||
-      (config.model_reload_interval_s > 0 &&
-       config.model_reload_interval_s < 0.001) ||
+  if (!std::isfinite(config.model_reload_interval_s) || config.model_reload_interval_s < 0 ||
+      (config.model_reload_interval_s > 0 && config.model_reload_interval_s < 0.001) ||
       config.model_reload_interval_s > 86400) {
     return absl::InvalidArgumentError(absl::StrCat(
         "model_reload_interval_s: must be 0 or in [0.001, 86400], got ",
         config.model_reload_interval_s));
   }
   if (!std::isfinite(config.drain_timeout_s) || config.drain_timeout_s < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "drain_timeout_s: must be >= 0, got ", config.drain_timeout_s));
+    return absl::InvalidArgumentError(
+        absl::StrCat("drain_timeout_s: must be >= 0, got ", config.drain_timeout_s));
   }
   if (config.tls_cert_file.empty() != config.tls_key_file.empty()) {
-    return absl::InvalidArgumentError(
-        config.tls_cert_file.empty()
-            ? "tls_cert_file: must be set with tls_key_file"
-            : "tls_key_file: must be set with tls_cert_file");
+    return absl::InvalidArgumentError(config.tls_cert_file.empty()
+                                          ? "tls_cert_file: must be set with tls_key_file"
+                                          : "tls_key_file: must be set with tls_cert_file");
   }
   if (!config.tls_client_ca_file.empty() && config.tls_cert_file.empty()) {
-    return absl::InvalidArgumentError("tls_client_ca_file: mutual TLS needs "
-                                      "TLS (tls_cert_file and tls_key_file)");
+    return absl::InvalidArgumentError(
+        "tls_client_ca_file: mutual TLS needs TLS (tls_cert_file and tls_key_file)");
   }
   return absl::OkStatus();
 }
 
-absl::Status ApplyConfigJson(const nlohmann::json &json, ServerConfig &config) {
-  if (!json.is_object())
-    return absl::InvalidArgumentError("expected a JSON object");
-  for (const auto &[key, value] : json.items()) {
-    const Option *option = FindOption(key);
+absl::Status ApplyConfigJson(const nlohmann::json& json, ServerConfig& config) {
+  if (!json.is_object()) return absl::InvalidArgumentError("expected a JSON object");
+  for (const auto& [key, value] : json.items()) {
+    const Option* option = FindOption(key);
     if (option == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unknown setting \"", key, "\""));
+      return absl::InvalidArgumentError(absl::StrCat("unknown setting \"", key, "\""));
     }
     absl::Status status = SetFromJson(*option, value, config);
-    if (!status.ok())
-      return status;
+    if (!status.ok()) return status;
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<CommandLine>
-ParseCommandLine(const std::vector<std::string> &args) {
+absl::StatusOr<CommandLine> ParseCommandLine(const std::vector<std::string>& args) {
   // Flags as (name, value) in order; --config is applied before all others.
   std::vector<std::pair<std::string, std::string>> flags;
   CommandLine result;
   for (size_t i = 1; i < args.size(); ++i) {
-    const std::string &arg = args[i];
+    const std::string& arg = args[i];
     if (arg == "--help" || arg == "-h" || arg == "--helpfull") {
       result.help = true;
       return result;
     }
     if (arg.rfind("--", 0) != 0 || arg.size() == 2) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unexpected argument \"", arg, "\"; flags look like --name=value"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unexpected argument \"", arg, "\"; flags look like --name=value"));
     }
     std::string name = arg.substr(2);
     std::string value;
@@ -301,51 +259,39 @@ ParseCommandLine(const std::vector<std::string> &args) {
     } else if (i + 1 < args.size()) {
       value = args[++i];
     } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--", name, ": missing value"));
+      return absl::InvalidArgumentError(absl::StrCat("--", name, ": missing value"));
     }
     if (name != "config" && FindOption(name) == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unknown flag --", name, "; see --help"));
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name, "; see --help"));
     }
     flags.emplace_back(std::move(name), std::move(value));
   }
-  for (const auto &[name, value] : flags) {
-    if (name != "config")
-      continue;
+  for (const auto& [name, value] : flags) {
+    if (name != "config") continue;
     absl::Status loaded = LoadConfigFile(value, result.config);
-    if (!loaded.ok())
-      return loaded;
+    if (!loaded.ok()) return loaded;
   }
-  for (const auto &[name, value] : flags) {
-    if (name == "config")
-      continue;
+  for (const auto& [name, value] : flags) {
+    if (name == "config") continue;
     absl::Status set = SetFromString(*FindOption(name), value, result.config);
-    if (!set.ok())
-      return set;
+    if (!set.ok()) return set;
   }
   absl::Status valid = ValidateServerConfig(result.config);
-  if (!valid.ok())
-    return valid;
+  if (!valid.ok()) return valid;
   return result;
 }
 
-std::string HelpText(const std::string &program) {
+std::string HelpText(const std::string& program) {
   std::string text = absl::StrCat(
       "Usage: ", program, " [--config FILE] [--flag=value ...]\n\n",
-      "shardplan-server serves shardplan.v1.PlannerService (gRPC), "
-      "grpc.health.v1 and server\n"
-      "reflection, and Prometheus metrics over HTTP. SIGTERM/SIGINT drain it "
-      "gracefully.\n\n",
-      "  --config FILE  a JSON object whose keys are the flag names below; "
-      "flags override it\n");
-  for (const Option &option : Options()) {
-    absl::StrAppend(&text,
-                    absl::StrFormat("  --%-20s %s\n  %-22s default: %s\n",
-                                    option.name, option.help, "",
-                                    DefaultText(option)));
+      "shardplan-server serves shardplan.v1.PlannerService (gRPC), grpc.health.v1 and server\n"
+      "reflection, and Prometheus metrics over HTTP. SIGTERM/SIGINT drain it gracefully.\n\n",
+      "  --config FILE  a JSON object whose keys are the flag names below; flags override it\n");
+  for (const Option& option : Options()) {
+    absl::StrAppend(&text, absl::StrFormat("  --%-20s %s\n  %-22s default: %s\n", option.name,
+                                           option.help, "", DefaultText(option)));
   }
   return text;
 }
 
-} // namespace shardplan
+}  // namespace shardplan

@@ -12,118 +12,98 @@
 
 namespace shardplan {
 
-// Every setting of shardplan-server with its default. Each field is also a
-// command-line flag
-// (--name=value or --name value) and a key of the JSON config file (--config),
-// with the same name; flags override the file, the file overrides these
-// defaults.
+// Every setting of shardplan-server with its default. Each field is also a command-line flag
+// (--name=value or --name value) and a key of the JSON config file (--config), with the same
+// name; flags override the file, the file overrides these defaults.
 struct ServerConfig {
   // gRPC listen address. Port 0 picks a free port (see port_file).
   std::string address = "127.0.0.1:50051";
-  // Prometheus metrics HTTP address ("/metrics"). "" disables the endpoint;
-  // port 0 picks one.
+  // Prometheus metrics HTTP address ("/metrics"). "" disables the endpoint; port 0 picks one.
   std::string metrics_address = "127.0.0.1:9464";
-  // After binding, the server writes {"grpc_port": N, "metrics_port": M} here
-  // atomically (metrics_port 0 when disabled). "": no file.
+  // After binding, the server writes {"grpc_port": N, "metrics_port": M} here atomically
+  // (metrics_port 0 when disabled). "": no file.
   std::string port_file;
-  // Job worker threads (SubmitPlan). Synchronous Plan calls run on gRPC's own
-  // threads.
+  // Job worker threads (SubmitPlan). Synchronous Plan calls run on gRPC's own threads.
   int64_t workers = 2;
-  // Plan calls planning at once; one more answers RESOURCE_EXHAUSTED at once
-  // (cache hits are always served: they do no planning; jobs are bounded by
-  // `workers` instead). Each plan keeps one core busy, so a fixed 8 rather than
-  // a multiple of std::thread::hardware_concurrency(), which counts the host's
-  // CPUs, not a container's CPU quota: set it to the cores this server may use,
-  // less `workers`.
+  // Plan calls planning at once; one more answers RESOURCE_EXHAUSTED at once (cache hits are
+  // always served: they do no planning; jobs are bounded by `workers` instead). Each plan keeps
+  // one core busy, so a fixed 8 rather than a multiple of std::thread::hardware_concurrency(),
+  // which counts the host's CPUs, not a container's CPU quota: set it to the cores this server
+  // may use, less `workers`.
   int64_t max_concurrent_plans = 8;
-  // gRPC's synchronous handler threads (grpc::ResourceQuota::SetMaxThreads).
-  // Every call but the health checks (which gRPC serves on its own threads)
-  // holds one while it runs, a WatchPlan stream for as long as it watches;
-  // beyond the cap gRPC itself answers RESOURCE_EXHAUSTED
-  // ("Server Threadpool Exhausted"). Keep it well above max_concurrent_plans
-  // plus the WatchPlan streams you expect (at most one per queued or running
-  // job, usually).
+  // gRPC's synchronous handler threads (grpc::ResourceQuota::SetMaxThreads). Every call but the
+  // health checks (which gRPC serves on its own threads) holds one while it runs, a WatchPlan
+  // stream for as long as it watches; beyond the cap gRPC itself answers RESOURCE_EXHAUSTED
+  // ("Server Threadpool Exhausted"). Keep it well above max_concurrent_plans plus the WatchPlan
+  // streams you expect (at most one per queued or running job, usually).
   int64_t max_rpc_threads = 256;
-  // Jobs waiting for a worker; SubmitPlan answers RESOURCE_EXHAUSTED beyond
-  // this.
+  // Jobs waiting for a worker; SubmitPlan answers RESOURCE_EXHAUSTED beyond this.
   int64_t queue_capacity = 64;
-  // Plan cache budget in bytes (approximate in-memory size of the cached
-  // plans); 0 disables.
+  // Plan cache budget in bytes (approximate in-memory size of the cached plans); 0 disables.
   int64_t cache_bytes = int64_t{64} << 20;
   // Largest gRPC message received or sent.
   int64_t max_message_bytes = int64_t{16} << 20;
   // Task limits (RESOURCE_EXHAUSTED beyond them).
   int64_t max_tables = TaskLimits{}.max_tables;
   int64_t max_devices = TaskLimits{}.max_devices;
-  // Finished jobs kept for GetPlan/WatchPlan; the oldest finished job is
-  // forgotten first.
+  // Finished jobs kept for GetPlan/WatchPlan; the oldest finished job is forgotten first.
   int64_t max_retained_jobs = 1000;
-  // Algorithm and cost model used when a request names none. The model may be a
-  // bundle's name from models_dir (its latest version), which must then load at
-  // start-up.
+  // Algorithm and cost model used when a request names none. The model may be a bundle's name
+  // from models_dir (its latest version), which must then load at start-up.
   std::string default_algorithm = "size_lookup_greedy";
   std::string default_model = "analytic";
-  // Neural model bundles, laid out <models_dir>/<name>/<version>/
-  // (docs/model-bundles.md), relative to the working directory. A missing
-  // directory is an empty one (the built-in analytic model still serves, and
-  // bundles placed there later are found by the next scan);
+  // Neural model bundles, laid out <models_dir>/<name>/<version>/ (docs/model-bundles.md),
+  // relative to the working directory. A missing directory is an empty one (the built-in
+  // analytic model still serves, and bundles placed there later are found by the next scan);
   // "" disables bundles and ReloadModels.
   std::string models_dir = "models";
-  // Seconds between scans of models_dir for new, changed and removed bundles; 0
-  // disables the poll (start-up and ReloadModels still scan).
+  // Seconds between scans of models_dir for new, changed and removed bundles; 0 disables the
+  // poll (start-up and ReloadModels still scan).
   double model_reload_interval_s = 10.0;
-  // On SIGTERM/SIGINT: how long queued and running jobs and in-flight calls may
-  // take to finish before they are cancelled.
+  // On SIGTERM/SIGINT: how long queued and running jobs and in-flight calls may take to finish
+  // before they are cancelled.
   double drain_timeout_s = 30.0;
 
-  // Security (docs/security.md). Empty strings keep the gRPC port plaintext and
-  // open. PEM certificate chain and private key of the gRPC port: both set,
-  // TLS; both empty, plaintext.
+  // Security (docs/security.md). Empty strings keep the gRPC port plaintext and open.
+  // PEM certificate chain and private key of the gRPC port: both set, TLS; both empty, plaintext.
   std::string tls_cert_file;
   std::string tls_key_file;
-  // Mutual TLS: clients must present a certificate this PEM CA signed. Requires
-  // TLS.
+  // Mutual TLS: clients must present a certificate this PEM CA signed. Requires TLS.
   std::string tls_client_ca_file;
-  // Bearer tokens, as {"tokens": [{"name", "sha256" (hex SHA-256 of the token),
-  // "role"
-  // ("planner" or "admin")}]}. When set, every call but grpc.health.v1.Health
-  // needs "authorization: Bearer <token>"; AdminService needs role admin.
-  // Re-read on SIGHUP.
+  // Bearer tokens, as {"tokens": [{"name", "sha256" (hex SHA-256 of the token), "role"
+  // ("planner" or "admin")}]}. When set, every call but grpc.health.v1.Health needs
+  // "authorization: Bearer <token>"; AdminService needs role admin. Re-read on SIGHUP.
   std::string auth_tokens_file;
-  // Plan calls plus queued or running jobs one client (token name, certificate
-  // name or peer address) may have at once; one more answers
-  // RESOURCE_EXHAUSTED. 0: no limit.
+  // Plan calls plus queued or running jobs one client (token name, certificate name or peer
+  // address) may have at once; one more answers RESOURCE_EXHAUSTED. 0: no limit.
   int64_t max_requests_per_client = 16;
-  // Planning time of any request is capped at this, whatever its task or
-  // deadline asks (anytime planners return their best plan so far, others
-  // DEADLINE_EXCEEDED). 0: no cap.
+  // Planning time of any request is capped at this, whatever its task or deadline asks (anytime
+  // planners return their best plan so far, others DEADLINE_EXCEEDED). 0: no cap.
   int64_t max_planning_time_ms = 60000;
 
   TaskLimits task_limits() const;
 };
 
 // INVALID_ARGUMENT naming the setting when a value is out of range.
-absl::Status ValidateServerConfig(const ServerConfig &config);
+absl::Status ValidateServerConfig(const ServerConfig& config);
 
-// Applies the keys of a JSON object to `config`. Unknown keys and wrong types
-// are errors naming the key.
-absl::Status ApplyConfigJson(const nlohmann::json &json, ServerConfig &config);
+// Applies the keys of a JSON object to `config`. Unknown keys and wrong types are errors naming
+// the key.
+absl::Status ApplyConfigJson(const nlohmann::json& json, ServerConfig& config);
 
 // What the command line asked for.
 struct CommandLine {
   ServerConfig config;
-  bool help = false; // --help: print HelpText() and exit 0
+  bool help = false;  // --help: print HelpText() and exit 0
 };
 
-// Parses argv: --config <file> is read first, then every other flag overrides
-// it. Both
+// Parses argv: --config <file> is read first, then every other flag overrides it. Both
 // "--name=value" and "--name value" work. The result is validated.
-absl::StatusOr<CommandLine>
-ParseCommandLine(const std::vector<std::string> &args);
+absl::StatusOr<CommandLine> ParseCommandLine(const std::vector<std::string>& args);
 
 // Usage text listing every flag with its default.
-std::string HelpText(const std::string &program);
+std::string HelpText(const std::string& program);
 
-} // namespace shardplan
+}  // namespace shardplan
 
-#endif // SHARDPLAN_SERVER_SERVER_CONFIG_H_
+#endif  // SHARDPLAN_SERVER_SERVER_CONFIG_H_

@@ -23,17 +23,16 @@ Access RequiredAccess(absl::string_view path);
 // The token of an `authorization` metadata value "Bearer <token>" (scheme
 // case-insensitive, RFC 6750); nullopt when the value is missing, of another
 // scheme, or the token is empty.
-std::optional<absl::string_view>
-BearerToken(std::optional<absl::string_view> authorization);
+std::optional<absl::string_view> BearerToken(std::optional<absl::string_view> authorization);
 
 struct AccessDecision {
   // OK, UNAUTHENTICATED ("missing bearer token", "unknown bearer token") or
   // PERMISSION_DENIED naming the method and the role it needs.
   absl::Status status;
-  const TokenEntry *token = nullptr; // the caller's entry once authenticated
+  const TokenEntry* token = nullptr;  // the caller's entry once authenticated
 };
 
-AccessDecision DecideAccess(const TokenStore &tokens, absl::string_view path,
+AccessDecision DecideAccess(const TokenStore& tokens, absl::string_view path,
                             std::optional<absl::string_view> authorization);
 
 // The `method` label of shardplan_auth_rejections_total:
@@ -41,6 +40,6 @@ AccessDecision DecideAccess(const TokenStore &tokens, absl::string_view path,
 // so hostile paths cannot grow the series without bound.
 std::string MethodLabel(absl::string_view path);
 
-} // namespace shardplan
+}  // namespace shardplan
 
-#endif // SHARDPLAN_SERVER_SECURITY_ACCESS_POLICY_H_
+#endif  // SHARDPLAN_SERVER_SECURITY_ACCESS_POLICY_H_

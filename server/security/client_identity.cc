@@ -11,40 +11,36 @@ namespace shardplan {
 
 std::string PeerHost(absl::string_view peer) {
   for (absl::string_view scheme : {"ipv4:", "ipv6:"}) {
-    if (!absl::ConsumePrefix(&peer, scheme))
-      continue;
+    if (!absl::ConsumePrefix(&peer, scheme)) continue;
     const size_t colon = peer.rfind(':');
-    absl::string_view host =
-        colon == absl::string_view::npos ? peer : peer.substr(0, colon);
-    if (absl::ConsumePrefix(&host, "["))
-      absl::ConsumeSuffix(&host, "]");
+    absl::string_view host = colon == absl::string_view::npos ? peer : peer.substr(0, colon);
+    if (absl::ConsumePrefix(&host, "[")) absl::ConsumeSuffix(&host, "]");
     return std::string(host);
   }
   return std::string(peer);
 }
 
-std::string ClientIdentity(const grpc::ServerContext &context,
-                           const TokenStore *tokens) {
+std::string ClientIdentity(const grpc::ServerContext& context, const TokenStore* tokens) {
   if (tokens != nullptr) {
-    const auto &metadata = context.client_metadata();
+    const auto& metadata = context.client_metadata();
     const auto it = metadata.find("authorization");
     if (it != metadata.end()) {
       const std::optional<absl::string_view> token =
           BearerToken(absl::string_view(it->second.data(), it->second.size()));
       // The authenticator already refused unknown tokens; a miss means the
       // token set was replaced (SIGHUP) in between.
-      if (const TokenEntry *entry = token ? tokens->Find(*token) : nullptr) {
+      if (const TokenEntry* entry = token ? tokens->Find(*token) : nullptr) {
         return absl::StrCat("token:", entry->name);
       }
     }
   }
   const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
   if (auth != nullptr && auth->IsPeerAuthenticated()) {
-    for (const grpc::string_ref &name : auth->GetPeerIdentity()) {
+    for (const grpc::string_ref& name : auth->GetPeerIdentity()) {
       return absl::StrCat("cert:", absl::string_view(name.data(), name.size()));
     }
   }
   return absl::StrCat("peer:", PeerHost(context.peer()));
 }
 
-} // namespace shardplan
+}  // namespace shardplan

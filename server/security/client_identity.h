@@ -14,13 +14,12 @@ namespace shardplan {
 //   null) "cert:<name>"   the verified client certificate's SAN or CN (mutual
 //   TLS) "peer:<host>"   the peer address without its port (plaintext, or TLS
 //   without client certs)
-std::string ClientIdentity(const grpc::ServerContext &context,
-                           const TokenStore *tokens);
+std::string ClientIdentity(const grpc::ServerContext& context, const TokenStore* tokens);
 
 // "ipv4:10.1.2.3:5000" -> "10.1.2.3", "ipv6:[::1]:5000" -> "::1"; others
 // unchanged.
 std::string PeerHost(absl::string_view peer);
 
-} // namespace shardplan
+}  // namespace shardplan
 
-#endif // SHARDPLAN_SERVER_SECURITY_CLIENT_IDENTITY_H_
+#endif  // SHARDPLAN_SERVER_SECURITY_CLIENT_IDENTITY_H_

@@ -20,32 +20,29 @@ class ServerMetrics;
 // status, counted in shardplan_auth_rejections_total. The token set can be
 // replaced while serving (SIGHUP). Thread-safe.
 class TokenAuthenticator final : public grpc::AuthMetadataProcessor {
-public:
+ public:
   // `metrics` may be null.
-  TokenAuthenticator(std::shared_ptr<const TokenStore> tokens,
-                     ServerMetrics *metrics);
+  TokenAuthenticator(std::shared_ptr<const TokenStore> tokens, ServerMetrics* metrics);
 
   void ReplaceTokens(std::shared_ptr<const TokenStore> tokens);
   std::shared_ptr<const TokenStore> tokens() const;
 
   // The access decision for a call to `path`, counted when it is a refusal.
-  grpc::Status Check(absl::string_view path,
-                     std::optional<absl::string_view> authorization);
+  grpc::Status Check(absl::string_view path, std::optional<absl::string_view> authorization);
 
   // Cheap (a hash and a few comparisons): run on gRPC's own thread, not a
   // helper pool.
   bool IsBlocking() const override { return false; }
-  grpc::Status Process(const InputMetadata &auth_metadata,
-                       grpc::AuthContext *context,
-                       OutputMetadata *consumed_auth_metadata,
-                       OutputMetadata *response_metadata) override;
+  grpc::Status Process(const InputMetadata& auth_metadata, grpc::AuthContext* context,
+                       OutputMetadata* consumed_auth_metadata,
+                       OutputMetadata* response_metadata) override;
 
-private:
-  ServerMetrics *const metrics_;
+ private:
+  ServerMetrics* const metrics_;
   mutable std::mutex mu_;
   std::shared_ptr<const TokenStore> tokens_;
 };
 
-} // namespace shardplan
+}  // namespace shardplan
 
-#endif // SHARDPLAN_SERVER_SECURITY_TOKEN_AUTHENTICATOR_H_
+#endif  // SHARDPLAN_SERVER_SECURITY_TOKEN_AUTHENTICATOR_H_

@@ -1,65 +1,44 @@
 // The C++ client's bearer token and TLS / mutual-TLS credentials against a real
 // server with auth_tokens_file and mutual TLS on. Certificates:
 // scripts/make_test_certs.sh.
-#include <openssl/sha.h>
-#include <stdlib.h>
-
 #include <fstream>
+#include <optional>
 #include <string>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "client/shardplan_client.h"
 #include "client/tls_credentials.h"
-#include "tests/integration/support/server_process.h"
 #include "gtest/gtest.h"
+#include "tests/integration/support/server_process.h"
+#include "tests/integration/support/test_pki.h"
 
 namespace shardplan::client {
 namespace {
 
-std::string Sha256Hex(const std::string &text) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char *>(text.data()), text.size(),
-         digest);
-  return absl::BytesToHexString(absl::string_view(
-      reinterpret_cast<const char *>(digest), sizeof(digest)));
-}
+using testing::Sha256Hex;
 
 class ClientSecurityTest : public ::testing::Test {
-protected:
+ protected:
   void SetUp() override {
-    char pattern[] = "/tmp/shardplan_client_security_XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-    ASSERT_EQ(std::system(absl::StrCat(SHARDPLAN_SOURCE_DIR,
-                                       "/scripts/make_test_certs.sh ", dir_,
-                                       " >/dev/null 2>&1")
-                              .c_str()),
-              0);
+    absl::StatusOr<testing::TestPki> pki = testing::TestPki::Create();
+    ASSERT_TRUE(pki.ok()) << pki.status();
+    pki_.emplace(*std::move(pki));
     std::ofstream(File("tokens.json"))
-        << R"({"tokens": [{"name": "trainer", "sha256": ")"
-        << Sha256Hex("planner-token") << R"(", "role": "planner"}]})";
+        << R"({"tokens": [{"name": "trainer", "sha256": ")" << Sha256Hex("planner-token")
+        << R"(", "role": "planner"}]})";
     absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
-        TlsChannelCredentials(
-            {File("ca.pem"), File("client.pem"), File("client.key")});
+        TlsChannelCredentials({File("ca.pem"), File("client.pem"), File("client.key")});
     ASSERT_TRUE(credentials.ok()) << credentials.status();
     credentials_ = *credentials;
     server_.SetChannelCredentials(credentials_);
     absl::Status started = server_.Start(
-        {"--tls_cert_file", File("server.pem"), "--tls_key_file",
-         File("server.key"), "--tls_client_ca_file", File("ca.pem"),
-         "--auth_tokens_file", File("tokens.json")});
+        {"--tls_cert_file", File("server.pem"), "--tls_key_file", File("server.key"),
+         "--tls_client_ca_file", File("ca.pem"), "--auth_tokens_file", File("tokens.json")});
     ASSERT_TRUE(started.ok()) << started;
   }
-  void TearDown() override {
-    std::system(absl::StrCat("rm -rf ", dir_).c_str());
-  }
+  std::string File(const std::string& name) const { return pki_->File(name); }
 
-  std::string File(const std::string &name) const {
-    return absl::StrCat(dir_, "/", name);
-  }
-
-  std::unique_ptr<PlannerClient> Client(const std::string &token) {
+  std::unique_ptr<PlannerClient> Client(const std::string& token) {
     ClientOptions options;
     options.credentials = credentials_;
     options.bearer_token = token;
@@ -70,18 +49,16 @@ protected:
     return *std::move(client);
   }
 
-  std::string dir_;
+  std::optional<testing::TestPki> pki_;
   std::shared_ptr<grpc::ChannelCredentials> credentials_;
   testing::ServerProcess server_;
 };
 
 TEST_F(ClientSecurityTest, BearerTokenOverMutualTlsIsSentOnEveryCall) {
   EXPECT_TRUE(Client("planner-token")->ListAlgorithms().ok());
-  absl::StatusOr<v1::ListAlgorithmsResponse> refused =
-      Client("")->ListAlgorithms();
+  absl::StatusOr<v1::ListAlgorithmsResponse> refused = Client("")->ListAlgorithms();
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnauthenticated);
-  absl::StatusOr<v1::ReloadModelsResponse> denied =
-      Client("planner-token")->ReloadModels();
+  absl::StatusOr<v1::ReloadModelsResponse> denied = Client("planner-token")->ReloadModels();
   EXPECT_EQ(denied.status().code(), absl::StatusCode::kPermissionDenied);
 }
 
@@ -95,5 +72,5 @@ TEST_F(ClientSecurityTest, TlsCredentialsNameUnreadableFiles) {
             absl::StatusCode::kInvalidArgument);
 }
 
-} // namespace
-} // namespace shardplan::client
+}  // namespace
+}  // namespace shardplan::client

@@ -22,8 +22,7 @@
 #include "nlohmann/json.hpp"
 
 #ifndef SHARDPLAN_SERVER_BINARY
-#error                                                                         \
-    "SHARDPLAN_SERVER_BINARY must be defined by the build (path of shardplan-server)"
+#error "SHARDPLAN_SERVER_BINARY must be defined by the build (path of shardplan-server)"
 #endif
 
 namespace shardplan::testing {
@@ -31,23 +30,19 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string ReadFile(const std::string &path) {
+std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
 }
 
-std::string ErrnoText(const char *what) {
-  return absl::StrCat(what, ": ", std::strerror(errno));
-}
+std::string ErrnoText(const char* what) { return absl::StrCat(what, ": ", std::strerror(errno)); }
 
-// Protobuf wire format by hand, for the two tiny health messages: field 1,
-// length-delimited (HealthCheckRequest.service) and field 1, varint
-// (HealthCheckResponse.status).
-std::string EncodeHealthRequest(const std::string &service) {
-  if (service.empty())
-    return "";
+// Protobuf wire format by hand, for the two tiny health messages: field 1, length-delimited
+// (HealthCheckRequest.service) and field 1, varint (HealthCheckResponse.status).
+std::string EncodeHealthRequest(const std::string& service) {
+  if (service.empty()) return "";
   std::string out = "\x0a";
   for (size_t n = service.size();; n >>= 7) {
     if (n < 0x80) {
@@ -59,35 +54,30 @@ std::string EncodeHealthRequest(const std::string &service) {
   return out + service;
 }
 
-absl::StatusOr<int> DecodeHealthResponse(const std::string &bytes) {
-  if (bytes.empty())
-    return 0; // proto3 default: UNKNOWN
+absl::StatusOr<int> DecodeHealthResponse(const std::string& bytes) {
+  if (bytes.empty()) return 0;  // proto3 default: UNKNOWN
   if (static_cast<unsigned char>(bytes[0]) != 0x08) {
     return absl::InternalError("unexpected HealthCheckResponse encoding");
   }
   int value = 0;
-  for (size_t i = 1, shift = 0; i < bytes.size() && shift < 28;
-       ++i, shift += 7) {
+  for (size_t i = 1, shift = 0; i < bytes.size() && shift < 28; ++i, shift += 7) {
     value |= (bytes[i] & 0x7f) << shift;
-    if ((bytes[i] & 0x80) == 0)
-      return value;
+    if ((bytes[i] & 0x80) == 0) return value;
   }
   return absl::InternalError("truncated HealthCheckResponse");
 }
 
-} // namespace
+}  // namespace
 
 std::string ServerBinaryPath() {
-  if (const char *env = std::getenv("SHARDPLAN_SERVER_BINARY");
-      env != nullptr && *env != '\0') {
+  if (const char* env = std::getenv("SHARDPLAN_SERVER_BINARY"); env != nullptr && *env != '\0') {
     return env;
   }
   return SHARDPLAN_SERVER_BINARY;
 }
 
-absl::StatusOr<int> CheckHealth(const std::shared_ptr<grpc::Channel> &channel,
-                                const std::string &service,
-                                std::chrono::milliseconds timeout) {
+absl::StatusOr<int> CheckHealth(const std::shared_ptr<grpc::Channel>& channel,
+                                const std::string& service, std::chrono::milliseconds timeout) {
   grpc::CompletionQueue cq;
   grpc::ByteBuffer response;
   grpc::Status status;
@@ -97,29 +87,26 @@ absl::StatusOr<int> CheckHealth(const std::shared_ptr<grpc::Channel> &channel,
     context.set_deadline(std::chrono::system_clock::now() + timeout);
     grpc::Slice slice(EncodeHealthRequest(service));
     grpc::ByteBuffer request(&slice, 1);
-    auto call = stub.PrepareUnaryCall(&context, "/grpc.health.v1.Health/Check",
-                                      request, &cq);
+    auto call = stub.PrepareUnaryCall(&context, "/grpc.health.v1.Health/Check", request, &cq);
     call->StartCall();
-    call->Finish(&response, &status, reinterpret_cast<void *>(1));
-    void *tag = nullptr;
+    call->Finish(&response, &status, reinterpret_cast<void*>(1));
+    void* tag = nullptr;
     bool ok = false;
     cq.Next(&tag, &ok);
   }
   cq.Shutdown();
-  void *tag = nullptr;
+  void* tag = nullptr;
   bool ok = false;
   while (cq.Next(&tag, &ok)) {
   }
   if (!status.ok()) {
-    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                        status.error_message());
+    return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
   }
   std::vector<grpc::Slice> slices;
-  if (!response.Dump(&slices).ok())
-    return absl::InternalError("unreadable health response");
+  if (!response.Dump(&slices).ok()) return absl::InternalError("unreadable health response");
   std::string bytes;
-  for (const grpc::Slice &s : slices) {
-    bytes.append(reinterpret_cast<const char *>(s.begin()), s.size());
+  for (const grpc::Slice& s : slices) {
+    bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
   }
   return DecodeHealthResponse(bytes);
 }
@@ -134,31 +121,23 @@ ServerProcess::~ServerProcess() {
   }
 }
 
-std::string ServerProcess::target() const {
-  return absl::StrCat("127.0.0.1:", grpc_port_);
-}
+std::string ServerProcess::target() const { return absl::StrCat("127.0.0.1:", grpc_port_); }
 
 std::shared_ptr<grpc::Channel> ServerProcess::Channel() const {
   return grpc::CreateChannel(target(),
-                             credentials_ ? credentials_
-                                          : grpc::InsecureChannelCredentials());
+                             credentials_ ? credentials_ : grpc::InsecureChannelCredentials());
 }
 
-std::string ServerProcess::log() const {
-  return log_file_.empty() ? "" : ReadFile(log_file_);
-}
+std::string ServerProcess::log() const { return log_file_.empty() ? "" : ReadFile(log_file_); }
 
-absl::Status ServerProcess::Start(const std::vector<std::string> &extra_args,
+absl::Status ServerProcess::Start(const std::vector<std::string>& extra_args,
                                   std::chrono::milliseconds timeout) {
-  if (running())
-    return absl::FailedPreconditionError("the server is already running");
+  if (running()) return absl::FailedPreconditionError("the server is already running");
   if (temp_dir_.empty()) {
-    const char *tmp = std::getenv("TMPDIR");
+    const char* tmp = std::getenv("TMPDIR");
     std::string pattern =
-        absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp",
-                     "/shardplan-server-XXXXXX");
-    if (mkdtemp(pattern.data()) == nullptr)
-      return absl::InternalError(ErrnoText("mkdtemp"));
+        absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/shardplan-server-XXXXXX");
+    if (mkdtemp(pattern.data()) == nullptr) return absl::InternalError(ErrnoText("mkdtemp"));
     temp_dir_ = pattern;
     port_file_ = temp_dir_ + "/ports.json";
     log_file_ = temp_dir_ + "/server.log";
@@ -168,21 +147,16 @@ absl::Status ServerProcess::Start(const std::vector<std::string> &extra_args,
   grpc_port_ = metrics_port_ = 0;
 
   const std::string binary = ServerBinaryPath();
-  std::vector<std::string> args = {
-      binary,        "--address",   "127.0.0.1:0", "--metrics_address",
-      "127.0.0.1:0", "--port_file", port_file_};
+  std::vector<std::string> args = {binary,        "--address",   "127.0.0.1:0", "--metrics_address",
+                                   "127.0.0.1:0", "--port_file", port_file_};
   args.insert(args.end(), extra_args.begin(), extra_args.end());
-  std::vector<char *> argv;
-  for (std::string &arg : args)
-    argv.push_back(arg.data());
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
 
-  // Everything the child needs is prepared before fork: only async-signal-safe
-  // calls after it.
-  const int log_fd =
-      open(log_file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (log_fd < 0)
-    return absl::InternalError(ErrnoText("open server log"));
+  // Everything the child needs is prepared before fork: only async-signal-safe calls after it.
+  const int log_fd = open(log_file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (log_fd < 0) return absl::InternalError(ErrnoText("open server log"));
   const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null_fd < 0) {
     close(log_fd);
@@ -197,8 +171,7 @@ absl::Status ServerProcess::Start(const std::vector<std::string> &extra_args,
   }
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent)
-      _exit(127);
+    if (getppid() != parent) _exit(127);
     dup2(null_fd, STDIN_FILENO);
     dup2(log_fd, STDOUT_FILENO);
     dup2(log_fd, STDERR_FILENO);
@@ -220,54 +193,44 @@ absl::Status ServerProcess::Start(const std::vector<std::string> &extra_args,
   absl::Status serving = WaitUntilServing(Clock::now() + timeout);
   if (!serving.ok()) {
     KillAndReap();
-    return absl::Status(
-        serving.code(),
-        absl::StrCat(serving.message(), "\ncommand: ", absl::StrJoin(args, " "),
-                     "\n--- server log ---\n", log(), "--- end of log ---"));
+    return absl::Status(serving.code(),
+                        absl::StrCat(serving.message(), "\ncommand: ", absl::StrJoin(args, " "),
+                                     "\n--- server log ---\n", log(), "--- end of log ---"));
   }
   return absl::OkStatus();
 }
 
 absl::Status ServerProcess::WaitUntilServing(Clock::time_point deadline) {
   std::shared_ptr<grpc::Channel> channel;
-  absl::Status last =
-      absl::DeadlineExceededError("the server wrote no port file");
+  absl::Status last = absl::DeadlineExceededError("the server wrote no port file");
   while (Clock::now() < deadline) {
     int wait_status = 0;
     if (waitpid(pid_, &wait_status, WNOHANG) == pid_) {
       pid_ = -1;
       return absl::InternalError(
           absl::StrCat("the server exited during start-up with ",
-                       WIFEXITED(wait_status)
-                           ? absl::StrCat("code ", WEXITSTATUS(wait_status))
-                           : absl::StrCat("signal ", WTERMSIG(wait_status))));
+                       WIFEXITED(wait_status) ? absl::StrCat("code ", WEXITSTATUS(wait_status))
+                                              : absl::StrCat("signal ", WTERMSIG(wait_status))));
     }
     if (grpc_port_ == 0 && std::filesystem::exists(port_file_)) {
-      // The server renames a complete file into place, so a file that exists
-      // parses.
-      nlohmann::json ports =
-          nlohmann::json::parse(ReadFile(port_file_), nullptr, false);
+      // The server renames a complete file into place, so a file that exists parses.
+      nlohmann::json ports = nlohmann::json::parse(ReadFile(port_file_), nullptr, false);
       if (ports.is_discarded() || !ports.contains("grpc_port") ||
           !ports["grpc_port"].is_number_integer()) {
-        return absl::InternalError(
-            absl::StrCat("malformed port file: ", ReadFile(port_file_)));
+        return absl::InternalError(absl::StrCat("malformed port file: ", ReadFile(port_file_)));
       }
       grpc_port_ = ports["grpc_port"].get<int>();
       metrics_port_ = ports.value("metrics_port", 0);
       channel = Channel();
-      last = absl::DeadlineExceededError(
-          "the server did not answer the health check");
+      last = absl::DeadlineExceededError("the server did not answer the health check");
     }
     if (channel != nullptr) {
-      absl::StatusOr<int> health =
-          CheckHealth(channel, "", std::chrono::milliseconds(500));
-      if (health.ok() && *health == 1)
-        return absl::OkStatus();
-      last = health.ok()
-                 ? absl::DeadlineExceededError(absl::StrCat(
-                       "health status stayed ", *health, ", not SERVING"))
-                 : absl::DeadlineExceededError(absl::StrCat(
-                       "health check failed: ", health.status().ToString()));
+      absl::StatusOr<int> health = CheckHealth(channel, "", std::chrono::milliseconds(500));
+      if (health.ok() && *health == 1) return absl::OkStatus();
+      last = health.ok() ? absl::DeadlineExceededError(
+                               absl::StrCat("health status stayed ", *health, ", not SERVING"))
+                         : absl::DeadlineExceededError(
+                               absl::StrCat("health check failed: ", health.status().ToString()));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
@@ -276,31 +239,24 @@ absl::Status ServerProcess::WaitUntilServing(Clock::time_point deadline) {
 }
 
 absl::Status ServerProcess::Signal(int signal) {
-  if (!running())
-    return absl::FailedPreconditionError("the server is not running");
-  if (kill(pid_, signal) != 0)
-    return absl::InternalError(ErrnoText("kill"));
+  if (!running()) return absl::FailedPreconditionError("the server is not running");
+  if (kill(pid_, signal) != 0) return absl::InternalError(ErrnoText("kill"));
   return absl::OkStatus();
 }
 
-absl::StatusOr<int>
-ServerProcess::WaitForExit(std::chrono::milliseconds timeout) {
-  if (!running())
-    return absl::FailedPreconditionError("the server is not running");
+absl::StatusOr<int> ServerProcess::WaitForExit(std::chrono::milliseconds timeout) {
+  if (!running()) return absl::FailedPreconditionError("the server is not running");
   const Clock::time_point deadline = Clock::now() + timeout;
   while (true) {
     int wait_status = 0;
     const pid_t done = waitpid(pid_, &wait_status, WNOHANG);
     if (done == pid_) {
       pid_ = -1;
-      if (WIFEXITED(wait_status))
-        return WEXITSTATUS(wait_status);
-      if (WIFSIGNALED(wait_status))
-        return 128 + WTERMSIG(wait_status);
+      if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+      if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
       return absl::InternalError("unexpected wait status");
     }
-    if (done < 0 && errno != EINTR)
-      return absl::InternalError(ErrnoText("waitpid"));
+    if (done < 0 && errno != EINTR) return absl::InternalError(ErrnoText("waitpid"));
     if (Clock::now() >= deadline) {
       return absl::DeadlineExceededError("the server is still running");
     }
@@ -309,8 +265,7 @@ ServerProcess::WaitForExit(std::chrono::milliseconds timeout) {
 }
 
 void ServerProcess::KillAndReap() {
-  if (!running())
-    return;
+  if (!running()) return;
   kill(pid_, SIGKILL);
   int wait_status = 0;
   while (waitpid(pid_, &wait_status, 0) < 0 && errno == EINTR) {
@@ -318,4 +273,4 @@ void ServerProcess::KillAndReap() {
   pid_ = -1;
 }
 
-} // namespace shardplan::testing
+}  // namespace shardplan::testing

@@ -16,59 +16,51 @@
 
 namespace shardplan::testing {
 
-// The shardplan-server binary this helper starts: $SHARDPLAN_SERVER_BINARY when
-// set, otherwise the path CMake baked in ($<TARGET_FILE:shardplan-server>).
+// The shardplan-server binary this helper starts: $SHARDPLAN_SERVER_BINARY when set, otherwise
+// the path CMake baked in ($<TARGET_FILE:shardplan-server>).
 std::string ServerBinaryPath();
 
-// grpc.health.v1.Health/Check for `service` ("" = the whole server) over
-// `channel`, without generated health stubs (so any test binary can link this
-// helper). Returns the ServingStatus number: 0 UNKNOWN, 1 SERVING, 2
-// NOT_SERVING, 3 SERVICE_UNKNOWN; the RPC's error otherwise.
-absl::StatusOr<int>
-CheckHealth(const std::shared_ptr<grpc::Channel> &channel,
-            const std::string &service,
-            std::chrono::milliseconds timeout = std::chrono::seconds(2));
+// grpc.health.v1.Health/Check for `service` ("" = the whole server) over `channel`, without
+// generated health stubs (so any test binary can link this helper). Returns the ServingStatus
+// number: 0 UNKNOWN, 1 SERVING, 2 NOT_SERVING, 3 SERVICE_UNKNOWN; the RPC's error otherwise.
+absl::StatusOr<int> CheckHealth(const std::shared_ptr<grpc::Channel>& channel,
+                                const std::string& service,
+                                std::chrono::milliseconds timeout = std::chrono::seconds(2));
 
-// A real shardplan-server process on free loopback ports, for integration
-// tests.
+// A real shardplan-server process on free loopback ports, for integration tests.
 //
 //   ServerProcess server;
 //   ASSERT_TRUE(server.Start({"--workers=1"}).ok());
 //   auto stub = shardplan::v1::PlannerService::NewStub(server.Channel());
 //
-// Start passes --address 127.0.0.1:0 --metrics_address 127.0.0.1:0 --port_file
-// <tmp> and then `extra_args`, which therefore override those three (e.g.
-// "--metrics_address=" disables the metrics endpoint). The server's stdout and
-// stderr go to a temporary log file (log()). The destructor kills the server
-// with SIGKILL if it still runs and reaps it. Call Start from a thread that
-// outlives the server: the child is killed when that thread exits
+// Start passes --address 127.0.0.1:0 --metrics_address 127.0.0.1:0 --port_file <tmp> and then
+// `extra_args`, which therefore override those three (e.g. "--metrics_address=" disables the
+// metrics endpoint). The server's stdout and stderr go to a temporary log file (log()).
+// The destructor kills the server with SIGKILL if it still runs and reaps it.
+// Call Start from a thread that outlives the server: the child is killed when that thread exits
 // (PR_SET_PDEATHSIG), so a crashed test never leaves a server behind.
 class ServerProcess {
-public:
+ public:
   ServerProcess();
   ~ServerProcess();
-  ServerProcess(const ServerProcess &) = delete;
-  ServerProcess &operator=(const ServerProcess &) = delete;
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
 
-  // Starts the server and waits until it wrote its port file and answers health
-  // SERVING. On failure (timeout, early exit, bad port file) the error includes
-  // the server's log, and the process is killed.
-  absl::Status
-  Start(const std::vector<std::string> &extra_args = {},
-        std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  // Starts the server and waits until it wrote its port file and answers health SERVING.
+  // On failure (timeout, early exit, bad port file) the error includes the server's log, and
+  // the process is killed.
+  absl::Status Start(const std::vector<std::string>& extra_args = {},
+                     std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
   int grpc_port() const { return grpc_port_; }
-  int metrics_port() const {
-    return metrics_port_;
-  }                           // 0 when the endpoint is disabled
-  std::string target() const; // "127.0.0.1:<grpc_port>"
+  int metrics_port() const { return metrics_port_; }  // 0 when the endpoint is disabled
+  std::string target() const;                         // "127.0.0.1:<grpc_port>"
   pid_t pid() const { return pid_; }
   bool running() const { return pid_ > 0; }
 
-  // Credentials of Channel() and of Start's readiness check (a TLS server needs
-  // TLS ones). Default: insecure. Call before Start.
-  void
-  SetChannelCredentials(std::shared_ptr<grpc::ChannelCredentials> credentials) {
+  // Credentials of Channel() and of Start's readiness check (a TLS server needs TLS ones).
+  // Default: insecure. Call before Start.
+  void SetChannelCredentials(std::shared_ptr<grpc::ChannelCredentials> credentials) {
     credentials_ = std::move(credentials);
   }
 
@@ -78,28 +70,27 @@ public:
   // Sends `signal` to the server (e.g. SIGTERM for a graceful shutdown).
   absl::Status Signal(int signal);
 
-  // Waits up to `timeout` for the server to exit and reaps it. Returns its exit
-  // code, or 128 + the signal number when a signal ended it (the shell's
-  // convention). DEADLINE_EXCEEDED if it is still running; FAILED_PRECONDITION
-  // if it was never started.
+  // Waits up to `timeout` for the server to exit and reaps it. Returns its exit code, or
+  // 128 + the signal number when a signal ended it (the shell's convention).
+  // DEADLINE_EXCEEDED if it is still running; FAILED_PRECONDITION if it was never started.
   absl::StatusOr<int> WaitForExit(std::chrono::milliseconds timeout);
 
   // Everything the server wrote to stdout and stderr so far.
   std::string log() const;
 
-private:
+ private:
   absl::Status WaitUntilServing(std::chrono::steady_clock::time_point deadline);
   void KillAndReap();
 
   std::string temp_dir_;
   std::string port_file_;
   std::string log_file_;
-  std::shared_ptr<grpc::ChannelCredentials> credentials_; // null: insecure
+  std::shared_ptr<grpc::ChannelCredentials> credentials_;  // null: insecure
   pid_t pid_ = -1;
   int grpc_port_ = 0;
   int metrics_port_ = 0;
 };
 
-} // namespace shardplan::testing
+}  // namespace shardplan::testing
 
-#endif // SHARDPLAN_TESTS_INTEGRATION_SUPPORT_SERVER_PROCESS_H_
+#endif  // SHARDPLAN_TESTS_INTEGRATION_SUPPORT_SERVER_PROCESS_H_

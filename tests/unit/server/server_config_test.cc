@@ -21,8 +21,8 @@ absl::StatusOr<CommandLine> Parse(std::vector<std::string> flags) {
 }
 
 class TempFile {
-public:
-  explicit TempFile(const std::string &text) {
+ public:
+  explicit TempFile(const std::string& text) {
     char pattern[] = "/tmp/server_config_test_XXXXXX";
     const int fd = mkstemp(pattern);
     path_ = pattern;
@@ -30,16 +30,16 @@ public:
     std::ofstream(path_) << text;
   }
   ~TempFile() { std::remove(path_.c_str()); }
-  const std::string &path() const { return path_; }
+  const std::string& path() const { return path_; }
 
-private:
+ private:
   std::string path_;
 };
 
 TEST(ServerConfigTest, DefaultsAreTheDocumentedOnes) {
   absl::StatusOr<CommandLine> parsed = Parse({});
   ASSERT_TRUE(parsed.ok()) << parsed.status();
-  const ServerConfig &config = parsed->config;
+  const ServerConfig& config = parsed->config;
   EXPECT_EQ(config.address, "127.0.0.1:50051");
   EXPECT_EQ(config.metrics_address, "127.0.0.1:9464");
   EXPECT_EQ(config.workers, 2);
@@ -57,9 +57,9 @@ TEST(ServerConfigTest, DefaultsAreTheDocumentedOnes) {
 }
 
 TEST(ServerConfigTest, BothFlagSpellings) {
-  absl::StatusOr<CommandLine> parsed = Parse(
-      {"--workers=4", "--address", "0.0.0.0:0",
-       "--metrics_address=", "--drain_timeout_s", "2.5", "--max_tables=10"});
+  absl::StatusOr<CommandLine> parsed =
+      Parse({"--workers=4", "--address", "0.0.0.0:0", "--metrics_address=", "--drain_timeout_s",
+             "2.5", "--max_tables=10"});
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_EQ(parsed->config.workers, 4);
   EXPECT_EQ(parsed->config.address, "0.0.0.0:0");
@@ -69,13 +69,11 @@ TEST(ServerConfigTest, BothFlagSpellings) {
 }
 
 TEST(ServerConfigTest, FlagsOverrideTheConfigFile) {
-  TempFile file(
-      R"({"workers": 3, "queue_capacity": 5, "default_algorithm": "size_greedy"})");
-  absl::StatusOr<CommandLine> parsed =
-      Parse({"--workers=7", "--config", file.path()});
+  TempFile file(R"({"workers": 3, "queue_capacity": 5, "default_algorithm": "size_greedy"})");
+  absl::StatusOr<CommandLine> parsed = Parse({"--workers=7", "--config", file.path()});
   ASSERT_TRUE(parsed.ok()) << parsed.status();
-  EXPECT_EQ(parsed->config.workers, 7); // flag wins, even before --config
-  EXPECT_EQ(parsed->config.queue_capacity, 5); // from the file
+  EXPECT_EQ(parsed->config.workers, 7);         // flag wins, even before --config
+  EXPECT_EQ(parsed->config.queue_capacity, 5);  // from the file
   EXPECT_EQ(parsed->config.default_algorithm, "size_greedy");
 }
 
@@ -84,12 +82,11 @@ TEST(ServerConfigTest, HelpIsRecognised) {
   ASSERT_TRUE(parsed.ok());
   EXPECT_TRUE(parsed->help);
   const std::string help = HelpText("shardplan-server");
-  for (const char *flag :
-       {"--address", "--metrics_address", "--port_file", "--workers",
-        "--max_concurrent_plans", "--max_rpc_threads", "--queue_capacity",
-        "--cache_bytes", "--max_message_bytes", "--max_tables", "--max_devices",
-        "--max_retained_jobs", "--default_algorithm", "--default_model",
-        "--drain_timeout_s", "--models_dir", "--model_reload_interval_s",
+  for (const char* flag :
+       {"--address", "--metrics_address", "--port_file", "--workers", "--max_concurrent_plans",
+        "--max_rpc_threads", "--queue_capacity", "--cache_bytes", "--max_message_bytes",
+        "--max_tables", "--max_devices", "--max_retained_jobs", "--default_algorithm",
+        "--default_model", "--drain_timeout_s", "--models_dir", "--model_reload_interval_s",
         "--config"}) {
     EXPECT_THAT(help, HasSubstr(flag));
   }
@@ -97,23 +94,17 @@ TEST(ServerConfigTest, HelpIsRecognised) {
 }
 
 TEST(ServerConfigTest, BadFlagsAreNamed) {
-  EXPECT_THAT(std::string(Parse({"--nope=1"}).status().message()),
-              HasSubstr("--nope"));
-  EXPECT_THAT(std::string(Parse({"--workers=many"}).status().message()),
-              HasSubstr("--workers"));
-  EXPECT_THAT(std::string(Parse({"--workers"}).status().message()),
-              HasSubstr("missing value"));
-  EXPECT_THAT(std::string(Parse({"stray"}).status().message()),
-              HasSubstr("stray"));
-  EXPECT_THAT(std::string(Parse({"--workers=0"}).status().message()),
-              HasSubstr("workers"));
+  EXPECT_THAT(std::string(Parse({"--nope=1"}).status().message()), HasSubstr("--nope"));
+  EXPECT_THAT(std::string(Parse({"--workers=many"}).status().message()), HasSubstr("--workers"));
+  EXPECT_THAT(std::string(Parse({"--workers"}).status().message()), HasSubstr("missing value"));
+  EXPECT_THAT(std::string(Parse({"stray"}).status().message()), HasSubstr("stray"));
+  EXPECT_THAT(std::string(Parse({"--workers=0"}).status().message()), HasSubstr("workers"));
   EXPECT_THAT(std::string(Parse({"--drain_timeout_s=-1"}).status().message()),
               HasSubstr("drain_timeout_s"));
   EXPECT_THAT(std::string(Parse({"--queue_capacity=0"}).status().message()),
               HasSubstr("queue_capacity"));
-  EXPECT_THAT(
-      std::string(Parse({"--model_reload_interval_s=-1"}).status().message()),
-      HasSubstr("model_reload_interval_s"));
+  EXPECT_THAT(std::string(Parse({"--model_reload_interval_s=-1"}).status().message()),
+              HasSubstr("model_reload_interval_s"));
 }
 
 TEST(ServerConfigTest, ModelDirectoryFlags) {
@@ -121,29 +112,25 @@ TEST(ServerConfigTest, ModelDirectoryFlags) {
       Parse({"--models_dir=/srv/models", "--model_reload_interval_s=0"});
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_EQ(parsed->config.models_dir, "/srv/models");
-  EXPECT_EQ(parsed->config.model_reload_interval_s, 0.0); // polling off
+  EXPECT_EQ(parsed->config.model_reload_interval_s, 0.0);  // polling off
   parsed = Parse({"--models_dir=", "--model_reload_interval_s=0.5"});
   ASSERT_TRUE(parsed.ok()) << parsed.status();
-  EXPECT_EQ(parsed->config.models_dir, ""); // bundles disabled
+  EXPECT_EQ(parsed->config.models_dir, "");  // bundles disabled
   EXPECT_EQ(parsed->config.model_reload_interval_s, 0.5);
 }
 
 TEST(ServerConfigTest, PlanAndThreadLimitsAreCheckedTogether) {
-  absl::StatusOr<CommandLine> parsed =
-      Parse({"--max_concurrent_plans=1", "--max_rpc_threads=3"});
+  absl::StatusOr<CommandLine> parsed = Parse({"--max_concurrent_plans=1", "--max_rpc_threads=3"});
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_EQ(parsed->config.max_concurrent_plans, 1);
   EXPECT_EQ(parsed->config.max_rpc_threads, 3);
-  EXPECT_THAT(
-      std::string(Parse({"--max_concurrent_plans=0"}).status().message()),
-      HasSubstr("max_concurrent_plans: must be in [1, 1024]"));
+  EXPECT_THAT(std::string(Parse({"--max_concurrent_plans=0"}).status().message()),
+              HasSubstr("max_concurrent_plans: must be in [1, 1024]"));
   // The default thread cap leaves no room for 300 planning calls.
   EXPECT_THAT(
       std::string(Parse({"--max_concurrent_plans=300"}).status().message()),
-      HasSubstr("max_rpc_threads: must be at least max_concurrent_plans + 2 "
-                "(302), got 256"));
-  EXPECT_TRUE(
-      Parse({"--max_concurrent_plans=300", "--max_rpc_threads=302"}).ok());
+      HasSubstr("max_rpc_threads: must be at least max_concurrent_plans + 2 (302), got 256"));
+  EXPECT_TRUE(Parse({"--max_concurrent_plans=300", "--max_rpc_threads=302"}).ok());
 }
 
 TEST(ServerConfigTest, SecuritySettingsAreOffByDefaultAndCheckedTogether) {
@@ -154,11 +141,10 @@ TEST(ServerConfigTest, SecuritySettingsAreOffByDefaultAndCheckedTogether) {
   EXPECT_EQ(parsed->config.max_requests_per_client, 16);
   EXPECT_EQ(parsed->config.max_planning_time_ms, 60000);
 
-  parsed = Parse({"--tls_cert_file=c.pem", "--tls_key_file=k.pem",
-                  "--tls_client_ca_file=ca.pem", "--auth_tokens_file=t.json",
-                  "--max_requests_per_client=0", "--max_planning_time_ms=0"});
-  ASSERT_TRUE(parsed.ok())
-      << parsed.status(); // files are read at start, not here
+  parsed = Parse({"--tls_cert_file=c.pem", "--tls_key_file=k.pem", "--tls_client_ca_file=ca.pem",
+                  "--auth_tokens_file=t.json", "--max_requests_per_client=0",
+                  "--max_planning_time_ms=0"});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();  // files are read at start, not here
   EXPECT_EQ(parsed->config.tls_client_ca_file, "ca.pem");
   EXPECT_EQ(parsed->config.max_requests_per_client, 0);
 
@@ -166,43 +152,35 @@ TEST(ServerConfigTest, SecuritySettingsAreOffByDefaultAndCheckedTogether) {
               HasSubstr("tls_key_file: must be set with tls_cert_file"));
   EXPECT_THAT(std::string(Parse({"--tls_key_file=k.pem"}).status().message()),
               HasSubstr("tls_cert_file: must be set with tls_key_file"));
-  EXPECT_THAT(
-      std::string(Parse({"--tls_client_ca_file=ca.pem"}).status().message()),
-      HasSubstr("tls_client_ca_file: mutual TLS needs TLS"));
-  EXPECT_THAT(
-      std::string(Parse({"--max_requests_per_client=-1"}).status().message()),
-      HasSubstr("max_requests_per_client: must be in [0, "));
-  EXPECT_THAT(
-      std::string(Parse({"--max_planning_time_ms=-5"}).status().message()),
-      HasSubstr("max_planning_time_ms: must be in [0, "));
+  EXPECT_THAT(std::string(Parse({"--tls_client_ca_file=ca.pem"}).status().message()),
+              HasSubstr("tls_client_ca_file: mutual TLS needs TLS"));
+  EXPECT_THAT(std::string(Parse({"--max_requests_per_client=-1"}).status().message()),
+              HasSubstr("max_requests_per_client: must be in [0, "));
+  EXPECT_THAT(std::string(Parse({"--max_planning_time_ms=-5"}).status().message()),
+              HasSubstr("max_planning_time_ms: must be in [0, "));
 }
 
 TEST(ServerConfigTest, BadConfigFilesAreNamed) {
-  EXPECT_EQ(Parse({"--config=/nonexistent/x.json"}).status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(Parse({"--config=/nonexistent/x.json"}).status().code(), absl::StatusCode::kNotFound);
   TempFile not_json("{workers: 3");
-  EXPECT_THAT(
-      std::string(Parse({"--config", not_json.path()}).status().message()),
-      HasSubstr("not valid JSON"));
+  EXPECT_THAT(std::string(Parse({"--config", not_json.path()}).status().message()),
+              HasSubstr("not valid JSON"));
   TempFile unknown(R"({"wrokers": 3})");
-  EXPECT_THAT(
-      std::string(Parse({"--config", unknown.path()}).status().message()),
-      HasSubstr("wrokers"));
+  EXPECT_THAT(std::string(Parse({"--config", unknown.path()}).status().message()),
+              HasSubstr("wrokers"));
   TempFile wrong_type(R"({"workers": "3"})");
-  EXPECT_THAT(
-      std::string(Parse({"--config", wrong_type.path()}).status().message()),
-      HasSubstr("workers: expected an integer"));
+  EXPECT_THAT(std::string(Parse({"--config", wrong_type.path()}).status().message()),
+              HasSubstr("workers: expected an integer"));
   TempFile fractional(R"({"workers": 2.5})");
   EXPECT_FALSE(Parse({"--config", fractional.path()}).ok());
 }
 
 TEST(ServerConfigTest, ApplyConfigJsonAcceptsNumbersForDoubles) {
   ServerConfig config;
-  ASSERT_TRUE(
-      ApplyConfigJson(nlohmann::json{{"drain_timeout_s", 5}}, config).ok());
+  ASSERT_TRUE(ApplyConfigJson(nlohmann::json{{"drain_timeout_s", 5}}, config).ok());
   EXPECT_EQ(config.drain_timeout_s, 5.0);
   EXPECT_FALSE(ApplyConfigJson(nlohmann::json::array(), config).ok());
 }
 
-} // namespace
-} // namespace shardplan
+}  // namespace
+}  // namespace shardplan

@@ -11,10 +11,10 @@ namespace {
 using ::testing::HasSubstr;
 
 TokenStore Tokens() {
-  absl::StatusOr<TokenStore> store = TokenStore::Parse(
-      "{\"tokens\": [{\"name\": \"trainer\", \"sha256\": \"" + Sha256Hex("p") +
-      "\", \"role\": \"planner\"}, {\"name\": \"ops\", \"sha256\": \"" +
-      Sha256Hex("a") + "\", \"role\": \"admin\"}]}");
+  absl::StatusOr<TokenStore> store =
+      TokenStore::Parse("{\"tokens\": [{\"name\": \"trainer\", \"sha256\": \"" + Sha256Hex("p") +
+                        "\", \"role\": \"planner\"}, {\"name\": \"ops\", \"sha256\": \"" +
+                        Sha256Hex("a") + "\", \"role\": \"admin\"}]}");
   EXPECT_TRUE(store.ok()) << store.status();
   return *store;
 }
@@ -22,18 +22,13 @@ TokenStore Tokens() {
 TEST(AccessPolicyTest, RequiredAccessFollowsTheService) {
   EXPECT_EQ(RequiredAccess("/grpc.health.v1.Health/Check"), Access::kOpen);
   EXPECT_EQ(RequiredAccess("/grpc.health.v1.Health/Watch"), Access::kOpen);
-  EXPECT_EQ(RequiredAccess("/shardplan.v1.AdminService/ReloadModels"),
-            Access::kAdmin);
-  EXPECT_EQ(RequiredAccess("/shardplan.v1.AdminService/DeletePlan"),
-            Access::kAdmin);
-  EXPECT_EQ(RequiredAccess("/shardplan.v1.PlannerService/Plan"),
+  EXPECT_EQ(RequiredAccess("/shardplan.v1.AdminService/ReloadModels"), Access::kAdmin);
+  EXPECT_EQ(RequiredAccess("/shardplan.v1.AdminService/DeletePlan"), Access::kAdmin);
+  EXPECT_EQ(RequiredAccess("/shardplan.v1.PlannerService/Plan"), Access::kPlanner);
+  EXPECT_EQ(RequiredAccess("/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"),
             Access::kPlanner);
-  EXPECT_EQ(
-      RequiredAccess(
-          "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"),
-      Access::kPlanner);
   EXPECT_EQ(RequiredAccess(""),
-            Access::kPlanner); // unknown paths are never open
+            Access::kPlanner);  // unknown paths are never open
   EXPECT_EQ(RequiredAccess("/grpc.health.v1.HealthX/Check"), Access::kPlanner);
 }
 
@@ -54,8 +49,7 @@ TEST(AccessPolicyTest, DecisionsByTokenAndRole) {
 
   AccessDecision missing = DecideAccess(tokens, plan, std::nullopt);
   EXPECT_EQ(missing.status.code(), absl::StatusCode::kUnauthenticated);
-  EXPECT_THAT(std::string(missing.status.message()),
-              HasSubstr("missing bearer token"));
+  EXPECT_THAT(std::string(missing.status.message()), HasSubstr("missing bearer token"));
   AccessDecision unknown = DecideAccess(tokens, plan, "Bearer nope");
   EXPECT_EQ(unknown.status.code(), absl::StatusCode::kUnauthenticated);
   EXPECT_EQ(unknown.status.message(), "unknown bearer token");
@@ -67,24 +61,20 @@ TEST(AccessPolicyTest, DecisionsByTokenAndRole) {
 
   AccessDecision denied = DecideAccess(tokens, reload, "Bearer p");
   EXPECT_EQ(denied.status.code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_THAT(
-      std::string(denied.status.message()),
-      HasSubstr("shardplan.v1.AdminService/ReloadModels needs role \"admin\""));
   EXPECT_THAT(std::string(denied.status.message()),
-              HasSubstr("has role \"planner\""));
+              HasSubstr("shardplan.v1.AdminService/ReloadModels needs role \"admin\""));
+  EXPECT_THAT(std::string(denied.status.message()), HasSubstr("has role \"planner\""));
 
   EXPECT_TRUE(DecideAccess(tokens, reload, "Bearer a").status.ok());
   EXPECT_TRUE(DecideAccess(tokens, plan, "Bearer a").status.ok());
-  EXPECT_TRUE(DecideAccess(tokens, "/grpc.health.v1.Health/Check", std::nullopt)
-                  .status.ok());
+  EXPECT_TRUE(DecideAccess(tokens, "/grpc.health.v1.Health/Check", std::nullopt).status.ok());
 }
 
 TEST(AccessPolicyTest, MethodLabelsAreBoundedToKnownMethods) {
   // Links the services' descriptors in, as the server binary does by serving them.
   ASSERT_NE(v1::PlanRequest::descriptor(), nullptr);
   ASSERT_NE(v1::ReloadModelsRequest::descriptor(), nullptr);
-  EXPECT_EQ(MethodLabel("/shardplan.v1.PlannerService/Plan"),
-            "shardplan.v1.PlannerService/Plan");
+  EXPECT_EQ(MethodLabel("/shardplan.v1.PlannerService/Plan"), "shardplan.v1.PlannerService/Plan");
   EXPECT_EQ(MethodLabel("/shardplan.v1.AdminService/ReloadModels"),
             "shardplan.v1.AdminService/ReloadModels");
   EXPECT_EQ(MethodLabel("/shardplan.v1.PlannerService/Nope"), "unknown");
@@ -93,5 +83,5 @@ TEST(AccessPolicyTest, MethodLabelsAreBoundedToKnownMethods) {
   EXPECT_EQ(MethodLabel(""), "unknown");
 }
 
-} // namespace
-} // namespace shardplan
+}  // namespace
+}  // namespace shardplan

@@ -2,9 +2,9 @@
 
 #include <optional>
 
-#include "server/security/client_identity.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "server/security/client_identity.h"
 
 namespace shardplan {
 namespace {
@@ -18,15 +18,12 @@ TEST(ClientLimiterTest, CapsEachClientSeparatelyAndSlotsComeBack) {
   ASSERT_TRUE(a1.ok() && a2.ok());
   absl::StatusOr<ClientLimiter::Slot> a3 = limiter.Acquire("a");
   EXPECT_EQ(a3.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(
-      std::string(a3.status().message()),
-      HasSubstr("max_requests_per_client: client \"a\" already has 2 "));
-  EXPECT_TRUE(limiter.Acquire("b").ok()); // b's slot is gone again at once
+  EXPECT_THAT(std::string(a3.status().message()),
+              HasSubstr("max_requests_per_client: client \"a\" already has 2 "));
+  EXPECT_TRUE(limiter.Acquire("b").ok());  // b's slot is gone again at once
   EXPECT_EQ(limiter.in_use("b"), 0);
 
-  {
-    ClientLimiter::Slot moved = *std::move(a1);
-  } // released once, by the moved-to slot
+  { ClientLimiter::Slot moved = *std::move(a1); }  // released once, by the moved-to slot
   EXPECT_EQ(limiter.in_use("a"), 1);
   EXPECT_TRUE(limiter.Acquire("a").ok());
 }
@@ -47,5 +44,5 @@ TEST(ClientIdentityTest, PeerHostDropsThePort) {
   EXPECT_EQ(PeerHost("unix:/tmp/sock"), "unix:/tmp/sock");
 }
 
-} // namespace
-} // namespace shardplan
+}  // namespace
+}  // namespace shardplan
