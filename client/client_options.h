@@ -44,8 +44,14 @@ struct ClientOptions {
   // Called before each retry sleep (from the calling thread); for logging. May be empty.
   std::function<void(const RetryEvent&)> on_retry;
 
-  // Channel credentials; null means insecure (plaintext), the server's default.
+  // Channel credentials; null means insecure (plaintext), the server's default. For TLS and
+  // mutual TLS see TlsChannelCredentials (client/tls_credentials.h).
   std::shared_ptr<grpc::ChannelCredentials> credentials;
+
+  // Sent as "authorization: Bearer <token>" on every call when not empty (servers with
+  // auth_tokens_file need it). Works over TLS and plaintext alike; over plaintext only use it on
+  // loopback, as the token is readable on the wire.
+  std::string bearer_token;
 
   // Largest response accepted. Plans of tens of thousands of tables exceed gRPC's 4 MiB default.
   int max_receive_message_bytes = 256 * 1024 * 1024;

@@ -27,8 +27,13 @@ absl::Time DeadlineFor(const CallOptions& call, absl::Duration default_timeout) 
   return absl::Now() + timeout;
 }
 
-void SetDeadline(grpc::ClientContext& context, absl::Time deadline) {
+// The deadline, and the bearer token every call carries when the options hold one.
+void PrepareContext(grpc::ClientContext& context, const ClientOptions& options,
+                    absl::Time deadline) {
   if (deadline != absl::InfiniteFuture()) context.set_deadline(absl::ToChronoTime(deadline));
+  if (!options.bearer_token.empty()) {
+    context.AddMetadata("authorization", absl::StrCat("Bearer ", options.bearer_token));
+  }
 }
 
 // Whether to try again after `status` failed attempt `attempt`; sleeps first if so. A retry is
@@ -55,7 +60,7 @@ absl::StatusOr<Response> CallUnary(const ClientOptions& options, absl::string_vi
   Backoff backoff(options);
   for (int attempt = 1;; ++attempt) {
     grpc::ClientContext context;
-    SetDeadline(context, deadline);
+    PrepareContext(context, options, deadline);
     Response response;
     absl::Status status = ToAbslStatus((stub.*rpc)(&context, request, &response));
     if (status.ok()) return response;
@@ -182,7 +187,7 @@ absl::StatusOr<JobStatus> PlannerClient::WatchPlan(absl::string_view job_id,
   int attempt = 1;
   while (true) {
     grpc::ClientContext context;
-    SetDeadline(context, deadline);
+    PrepareContext(context, options_, deadline);
     std::unique_ptr<grpc::ClientReader<JobStatus>> reader = stub_->WatchPlan(&context, request);
     JobStatus status;
     bool progressed = false;

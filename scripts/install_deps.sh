@@ -10,7 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-grpcio python3-protobuf python3-matplotlib
   libsqlite3-dev libpq-dev postgresql
-  curl procps
+  curl procps openssl
 )
 
 missing=()

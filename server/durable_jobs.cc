@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "server/logging.h"
 #include "server/metrics.h"
+#include "server/planning_time_cap.h"
 #include "server/proto_conversion.h"
 
 namespace shardplan {
@@ -26,11 +27,16 @@ absl::StatusOr<PreparedRequest> PrepareStored(const PlanningEngine& engine,
 }  // namespace
 
 JobManager::Work DurableJobWork(const PlanningEngine* engine, const PlanLedger* ledger,
-                                std::shared_ptr<const PreparedRequest> request, std::string id) {
-  return [engine, ledger, request = std::move(request), id = std::move(id)](
-             const StopSignal& stop, const JobManager::ProgressFn& progress) {
+                                std::shared_ptr<const PreparedRequest> request, std::string id,
+                                int64_t max_planning_time_ms, std::shared_ptr<const void> held) {
+  return [engine, ledger, request = std::move(request), id = std::move(id), max_planning_time_ms,
+          held = std::move(held)](const StopSignal& stop,
+                                  const JobManager::ProgressFn& progress) {
     ledger->RecordRunning(id);
-    absl::StatusOr<PlanningResult> outcome = engine->Run(*request, stop, progress);
+    StopSignal capped(stop.deadline(), [&stop] { return stop.cancelled(); });
+    const auto cap = CapPlanningTime(capped, max_planning_time_ms);
+    absl::StatusOr<PlanningResult> outcome = engine->Run(*request, capped, progress);
+    if (!outcome.ok()) outcome = CapReason(outcome.status(), cap, max_planning_time_ms);
     ledger->RecordFinished(id, outcome);
     return outcome;
   };
@@ -38,6 +44,7 @@ JobManager::Work DurableJobWork(const PlanningEngine* engine, const PlanLedger* 
 
 absl::StatusOr<RecoveryReport> ResumeUnfinishedJobs(const PlanningEngine* engine,
                                                     const PlanLedger* ledger, JobManager* jobs,
+                                                    int64_t max_planning_time_ms,
                                                     ServerMetrics* metrics) {
   absl::StatusOr<std::vector<PlanRecord>> records = ledger->Unfinished();
   if (!records.ok()) return records.status();
@@ -52,7 +59,9 @@ absl::StatusOr<RecoveryReport> ResumeUnfinishedJobs(const PlanningEngine* engine
       options.submitted_unix_ms = record.submitted_unix_ms;
       options.ignore_capacity = true;
       auto shared = std::make_shared<const PreparedRequest>(*std::move(prepared));
-      queued = jobs->Submit(DurableJobWork(engine, ledger, shared, record.job_id), options)
+      queued = jobs->Submit(DurableJobWork(engine, ledger, shared, record.job_id,
+                                           max_planning_time_ms),
+                            options)
                    .status();
     }
     if (queued.ok()) {

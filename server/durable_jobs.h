@@ -14,9 +14,13 @@ namespace shardplan {
 class ServerMetrics;
 
 // A job's work that keeps the plan store in step: the record turns RUNNING when the job
-// starts and gets the plan or the error when it ends. Every pointer must outlive the job.
+// starts and gets the plan or the error when it ends. Planning stops at `max_planning_time_ms`
+// (0: no cap). `held` (may be null) lives as long as the work, e.g. the client's slot of
+// max_requests_per_client. Every pointer must outlive the job.
 JobManager::Work DurableJobWork(const PlanningEngine* engine, const PlanLedger* ledger,
-                                std::shared_ptr<const PreparedRequest> request, std::string id);
+                                std::shared_ptr<const PreparedRequest> request, std::string id,
+                                int64_t max_planning_time_ms,
+                                std::shared_ptr<const void> held = nullptr);
 
 struct RecoveryReport {
   int64_t resumed = 0;
@@ -30,6 +34,7 @@ struct RecoveryReport {
 // UNAVAILABLE when the store cannot be read.
 absl::StatusOr<RecoveryReport> ResumeUnfinishedJobs(const PlanningEngine* engine,
                                                     const PlanLedger* ledger, JobManager* jobs,
+                                                    int64_t max_planning_time_ms,
                                                     ServerMetrics* metrics);
 
 }  // namespace shardplan

@@ -12,6 +12,8 @@
 #include "grpcpp/health_check_service_interface.h"
 #include "server/durable_jobs.h"
 #include "server/logging.h"
+#include "server/security/client_identity.h"
+#include "server/security/server_credentials.h"
 #include "server/status_conversion.h"
 
 namespace shardplan {
@@ -28,7 +30,8 @@ ShardplanServer::ShardplanServer(const ServerConfig& config)
     : config_(config),
       algorithms_(BuiltinAlgorithms()),
       cache_(config.cache_bytes),
-      plan_slots_(config.max_concurrent_plans) {}
+      plan_slots_(config.max_concurrent_plans),
+      client_limits_(config.max_requests_per_client) {}
 
 absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
     const ServerConfig& config) {
@@ -68,16 +71,37 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
   job_options.queue_capacity = static_cast<int>(config.queue_capacity);
   job_options.max_retained_jobs = static_cast<int>(config.max_retained_jobs);
   s->jobs_ = std::make_unique<JobManager>(job_options, &s->metrics_);
+  if (!config.auth_tokens_file.empty()) {
+    absl::StatusOr<std::shared_ptr<const TokenStore>> tokens =
+        TokenStore::Load(config.auth_tokens_file);
+    if (!tokens.ok()) return tokens.status();
+    s->authenticator_ = std::make_shared<TokenAuthenticator>(*std::move(tokens), &s->metrics_);
+    if (config.tls_cert_file.empty()) {
+      LogLine("warning: auth_tokens_file is set without TLS: bearer tokens cross the network in "
+              "plaintext; set tls_cert_file and tls_key_file unless a local proxy terminates TLS");
+    }
+  }
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(
+      {config.tls_cert_file, config.tls_key_file, config.tls_client_ca_file}, s->authenticator_);
+  if (!credentials.ok()) return credentials.status();
+
+  PlannerServiceLimits limits;
+  limits.clients = &s->client_limits_;
+  limits.max_planning_time_ms = config.max_planning_time_ms;
+  limits.identify = [authenticator = s->authenticator_](const grpc::ServerContext& context) {
+    return ClientIdentity(context, authenticator ? authenticator->tokens().get() : nullptr);
+  };
   absl::StatusOr<RecoveryReport> recovered =
-      ResumeUnfinishedJobs(s->engine_.get(), s->ledger_.get(), s->jobs_.get(), &s->metrics_);
+      ResumeUnfinishedJobs(s->engine_.get(), s->ledger_.get(), s->jobs_.get(),
+                           config.max_planning_time_ms, &s->metrics_);
   if (!recovered.ok()) return WithPrefix(recovered.status(), "store: ");
   if (recovered->resumed + recovered->failed > 0) {
     LogLine(absl::StrCat("store: resumed ", recovered->resumed, " unfinished jobs, marked ",
                          recovered->failed, " failed"));
   }
-  s->service_ = std::make_unique<PlannerServiceImpl>(s->engine_.get(), s->jobs_.get(),
-                                                     s->ledger_.get(), &s->algorithms_,
-                                                     &s->models_, &s->plan_slots_, &s->metrics_);
+  s->service_ = std::make_unique<PlannerServiceImpl>(
+      s->engine_.get(), s->jobs_.get(), s->ledger_.get(), &s->algorithms_, &s->models_,
+      &s->plan_slots_, &s->metrics_, limits);
   s->admin_service_ =
       std::make_unique<AdminServiceImpl>(s->reloader_.get(), s->ledger_.get(), &s->metrics_);
 
@@ -87,7 +111,7 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
   // Without this, gRPC sets SO_REUSEPORT and a second server on a fixed port would silently
   // share it instead of failing.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder.AddListeningPort(config.address, grpc::InsecureServerCredentials(), &s->grpc_port_);
+  builder.AddListeningPort(config.address, *credentials, &s->grpc_port_);
   builder.SetMaxReceiveMessageSize(static_cast<int>(config.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(config.max_message_bytes));
   // Bounds the synchronous handler threads (gRPC creates them on demand, without limit by
@@ -146,6 +170,18 @@ absl::Status ShardplanServer::OpenStore() {
     replica = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "localhost";
   }
   ledger_ = std::make_unique<PlanLedger>(store_.get(), replica, config_.task_limits(), &metrics_);
+  return absl::OkStatus();
+}
+
+absl::Status ShardplanServer::ReloadTokens() {
+  if (authenticator_ == nullptr) return absl::OkStatus();
+  absl::StatusOr<std::shared_ptr<const TokenStore>> tokens =
+      TokenStore::Load(config_.auth_tokens_file);
+  if (!tokens.ok()) return tokens.status();
+  const size_t count = (*tokens)->entries().size();
+  authenticator_->ReplaceTokens(*std::move(tokens));
+  LogLine(absl::StrCat("auth_tokens_file \"", config_.auth_tokens_file, "\": ", count,
+                       " tokens in force"));
   return absl::OkStatus();
 }
 

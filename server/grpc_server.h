@@ -19,6 +19,8 @@
 #include "server/plan_ledger.h"
 #include "server/planner_service.h"
 #include "server/planning_engine.h"
+#include "server/security/client_limiter.h"
+#include "server/security/token_authenticator.h"
 #include "server/server_config.h"
 #include "server/store/plan_store.h"
 
@@ -47,6 +49,10 @@ class ShardplanServer {
   // cancelled. Returns once everything stopped. Later calls return at once.
   void Drain(std::chrono::steady_clock::duration timeout);
 
+  // Re-reads auth_tokens_file (SIGHUP). On error the old tokens stay in force. OK and nothing
+  // done when tokens are off.
+  absl::Status ReloadTokens();
+
  private:
   explicit ShardplanServer(const ServerConfig& config);
   // Opens config_.store (locking an SQLite file first) and builds the ledger over it.
@@ -63,6 +69,8 @@ class ShardplanServer {
   std::unique_ptr<PlanStore> store_;          // null when config.store is ""
   std::unique_ptr<PlanLedger> ledger_;        // used by job work closures: outlives jobs_
   ConcurrencyLimiter plan_slots_;  // max_concurrent_plans
+  ClientLimiter client_limits_;    // max_requests_per_client; outlives the jobs holding slots
+  std::shared_ptr<TokenAuthenticator> authenticator_;  // null when auth_tokens_file is ""
   std::unique_ptr<PlanningEngine> engine_;
   std::unique_ptr<JobManager> jobs_;
   std::unique_ptr<PlannerServiceImpl> service_;

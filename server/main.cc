@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);  // re-read auth_tokens_file
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   // A peer that closes its connection must not kill the process on the next write.
   signal(SIGPIPE, SIG_IGN);
@@ -75,7 +76,12 @@ int main(int argc, char** argv) {
       " Plan calls planning at once"));
 
   int received = 0;
-  while (sigwait(&signals, &received) != 0) {
+  while (sigwait(&signals, &received) != 0 || received == SIGHUP) {
+    if (received != SIGHUP) continue;
+    received = 0;
+    if (absl::Status reloaded = (*server)->ReloadTokens(); !reloaded.ok()) {
+      shardplan::LogLine(absl::StrCat("SIGHUP: keeping the previous tokens: ", reloaded.message()));
+    }
   }
   shardplan::LogLine(absl::StrCat("received ", received == SIGTERM ? "SIGTERM" : "SIGINT",
                                   ": draining (a second signal exits at once)"));
@@ -88,7 +94,8 @@ int main(int argc, char** argv) {
     drained.store(true);
   });
   while (!drained.load()) {
-    if (WaitForSignal(signals, std::chrono::milliseconds(100)) != 0) {
+    const int signal = WaitForSignal(signals, std::chrono::milliseconds(100));
+    if (signal != 0 && signal != SIGHUP) {
       shardplan::LogLine("second signal: exiting without finishing the drain");
       std::_Exit(1);
     }

@@ -97,7 +97,10 @@ ServerMetrics::ServerMetrics()
                                     "(resumed, failed)")),
       job_key_hits_(CounterFamily(*registry_, "shardplan_job_key_hits_total",
                                   "Keyed Plan calls answered with the key's stored plan")
-                        .Add({})) {}
+                        .Add({})),
+      auth_rejections_(CounterFamily(*registry_, "shardplan_auth_rejections_total",
+                                     "Calls refused by the bearer-token check, by gRPC code and "
+                                     "method")) {}
 
 void ServerMetrics::RecordRpcStart(absl::string_view method) {
   rpcs_in_flight_.Add({{"method", std::string(method)}}).Increment();
@@ -165,6 +168,11 @@ void ServerMetrics::RecordModelReload(absl::string_view result, int64_t new_refu
   model_reloads_.Add({{"result", std::string(result)}}).Increment();
   if (new_refusals > 0) model_load_failures_.Increment(static_cast<double>(new_refusals));
   models_refused_.Set(static_cast<double>(refused));
+}
+
+void ServerMetrics::RecordAuthRejection(absl::string_view code, absl::string_view method) {
+  auth_rejections_.Add({{"code", std::string(code)}, {"method", std::string(method)}})
+      .Increment();
 }
 
 absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(

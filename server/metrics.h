@@ -42,6 +42,10 @@ namespace shardplan {
 //   shardplan_model_load_failures_total              counter of bundle refusals, each distinct
 //                                                    (directory, reason) counted once
 //   shardplan_models_refused                         gauge of bundles the last scan refused
+//   shardplan_auth_rejections_total{code,method}     counter of calls refused by the bearer
+//                                                    token check (UNAUTHENTICATED or
+//                                                    PERMISSION_DENIED; method "unknown" for
+//                                                    paths the server does not serve)
 class ServerMetrics {
  public:
   ServerMetrics();
@@ -74,6 +78,8 @@ class ServerMetrics {
   void RecordJobRecovery(absl::string_view outcome);
   // A keyed Plan call was answered with the key's stored plan.
   void RecordJobKeyHit();
+  // A call to `method` ("package.Service/Method") was refused with `code` before any handler.
+  void RecordAuthRejection(absl::string_view code, absl::string_view method);
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
@@ -100,6 +106,7 @@ class ServerMetrics {
   prometheus::Family<prometheus::Counter>& store_calls_;
   prometheus::Family<prometheus::Counter>& jobs_recovered_;
   prometheus::Counter& job_key_hits_;
+  prometheus::Family<prometheus::Counter>& auth_rejections_;
   std::mutex model_info_mu_;  // SetModelInfo replaces the series as one step
   std::vector<prometheus::Gauge*> model_info_series_;
 };

@@ -11,6 +11,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "server/durable_jobs.h"
+#include "server/planning_time_cap.h"
 #include "server/proto_conversion.h"
 #include "server/rpc_handler.h"
 #include "server/status_conversion.h"
@@ -64,14 +65,22 @@ PlannerServiceImpl::PlannerServiceImpl(const PlanningEngine* engine, JobManager*
                                        const PlanLedger* ledger,
                                        const AlgorithmRegistry* algorithms,
                                        const ModelRegistry* models, ConcurrencyLimiter* plan_slots,
-                                       ServerMetrics* metrics)
+                                       ServerMetrics* metrics, PlannerServiceLimits limits)
     : engine_(engine),
       jobs_(jobs),
       ledger_(ledger),
       algorithms_(algorithms),
       models_(models),
       plan_slots_(plan_slots),
-      metrics_(metrics) {}
+      metrics_(metrics),
+      limits_(std::move(limits)) {}
+
+absl::StatusOr<ClientLimiter::Slot> PlannerServiceImpl::AcquireClientSlot(
+    const grpc::ServerContext& context) {
+  ClientLimiter* clients = limits_.clients != nullptr ? limits_.clients : &no_client_limit_;
+  return clients->Acquire(limits_.identify ? limits_.identify(context)
+                                           : std::string(context.peer()));
+}
 
 template <typename Handler>
 grpc::Status PlannerServiceImpl::Handle(absl::string_view method, Handler&& handler) {
@@ -106,9 +115,13 @@ absl::StatusOr<PlanningResult> PlannerServiceImpl::PlanNow(const grpc::ServerCon
   }
   metrics_->RecordSyncPlanStart();
   absl::Cleanup end = [this] { metrics_->RecordSyncPlanEnd(); };
-  const StopSignal stop(SteadyDeadline(context), [&context] { return context.IsCancelled(); });
+  StopSignal stop(SteadyDeadline(context), [&context] { return context.IsCancelled(); });
+  const std::optional<SteadyClock::time_point> cap =
+      CapPlanningTime(stop, limits_.max_planning_time_ms);
   absl::StatusOr<PlanningResult> result = engine_->Compute(request, stop, nullptr);
-  if (!result.ok()) return StopReason(result.status(), stop);
+  if (!result.ok()) {
+    return CapReason(StopReason(result.status(), stop), cap, limits_.max_planning_time_ms);
+  }
   return result;
 }
 
@@ -203,6 +216,8 @@ grpc::Status PlannerServiceImpl::Plan(grpc::ServerContext* context, const v1::Pl
                                       v1::PlanResponse* response) {
   return Handle("Plan", [&]() -> absl::Status {
     if (absl::Status refused = RefuseWhileDraining(); !refused.ok()) return refused;
+    absl::StatusOr<ClientLimiter::Slot> client_slot = AcquireClientSlot(*context);
+    if (!client_slot.ok()) return client_slot.status();
     absl::StatusOr<KeyedLookup> keyed = LookUpJobKey(*request);
     if (!keyed.ok()) return keyed.status();
     if (keyed->record && !keyed->replace) {
@@ -254,6 +269,8 @@ grpc::Status PlannerServiceImpl::SubmitPlan(grpc::ServerContext* context,
     // Bad requests fail here, synchronously, rather than as FAILED jobs.
     absl::StatusOr<PreparedRequest> prepared = Prepare(*request);
     if (!prepared.ok()) return prepared.status();
+    absl::StatusOr<ClientLimiter::Slot> client_slot = AcquireClientSlot(*context);
+    if (!client_slot.ok()) return client_slot.status();
     // Recorded before it is queued, so an accepted job is never lost: a restart resumes it.
     const std::string id = NewJobId();
     if (absl::Status recorded = ledger_->RecordQueued(id, *request, *prepared, keyed->replace);
@@ -267,11 +284,14 @@ grpc::Status PlannerServiceImpl::SubmitPlan(grpc::ServerContext* context,
           recorded.message()));
     }
     auto shared = std::make_shared<const PreparedRequest>(*std::move(prepared));
+    // The job holds the client's slot until the job queue drops its work, when it ends.
+    auto slot = std::make_shared<ClientLimiter::Slot>(*std::move(client_slot));
     SubmitOptions options;
     options.id = id;
     options.job_key = request->job_key();
-    absl::StatusOr<JobSnapshot> job =
-        jobs_->Submit(DurableJobWork(engine_, ledger_, shared, id), options);
+    absl::StatusOr<JobSnapshot> job = jobs_->Submit(
+        DurableJobWork(engine_, ledger_, shared, id, limits_.max_planning_time_ms, slot),
+        options);
     if (!job.ok()) {
       if (ledger_->enabled()) (void)ledger_->Delete(id);  // refused: it never was a job
       return job.status();

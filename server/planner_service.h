@@ -3,6 +3,8 @@
 
 #include <atomic>
 #include <optional>
+#include <cstdint>
+#include <functional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -15,9 +17,21 @@
 #include "server/metrics.h"
 #include "server/plan_ledger.h"
 #include "server/planning_engine.h"
+#include "server/security/client_limiter.h"
 #include "shardplan/v1/planner.grpc.pb.h"
 
 namespace shardplan {
+
+// Per-client and per-request limits of the PlannerService (ServerConfig's
+// max_requests_per_client and max_planning_time_ms).
+struct PlannerServiceLimits {
+  // Caps each client's Plan calls plus queued or running jobs; null: no cap.
+  ClientLimiter* clients = nullptr;
+  // The caller's identity for `clients` (ClientIdentity); null: the peer address.
+  std::function<std::string(const grpc::ServerContext&)> identify;
+  // Cap on the planning time of every Plan call and job; 0: none.
+  int64_t max_planning_time_ms = 0;
+};
 
 // shardplan.v1.PlannerService over the planning engine and the job manager. Handlers convert
 // protos to the domain and back and map errors to gRPC codes; all planning logic lives in the
@@ -31,7 +45,8 @@ class PlannerServiceImpl final : public v1::PlannerService::Service {
   // `ledger` records plans and jobs in the plan store and answers job keys.
   PlannerServiceImpl(const PlanningEngine* engine, JobManager* jobs, const PlanLedger* ledger,
                      const AlgorithmRegistry* algorithms, const ModelRegistry* models,
-                     ConcurrencyLimiter* plan_slots, ServerMetrics* metrics);
+                     ConcurrencyLimiter* plan_slots, ServerMetrics* metrics,
+                     PlannerServiceLimits limits = {});
 
   // From now on Plan and SubmitPlan answer UNAVAILABLE; job queries, EvaluatePlan and the lists
   // are still served while the server drains.
@@ -67,6 +82,8 @@ class PlannerServiceImpl final : public v1::PlannerService::Service {
   absl::StatusOr<PlanningResult> PlanNow(const grpc::ServerContext& context,
                                          const PreparedRequest& request);
   absl::Status RefuseWhileDraining() const;
+  // A max_requests_per_client slot of the calling client.
+  absl::StatusOr<ClientLimiter::Slot> AcquireClientSlot(const grpc::ServerContext& context);
 
   // What the plan store holds under a request's job key.
   struct KeyedLookup {
@@ -96,6 +113,8 @@ class PlannerServiceImpl final : public v1::PlannerService::Service {
   const ModelRegistry* const models_;
   ConcurrencyLimiter* const plan_slots_;
   ServerMetrics* const metrics_;
+  const PlannerServiceLimits limits_;
+  ClientLimiter no_client_limit_{0};  // used when limits_.clients is null
   std::atomic<bool> draining_{false};
 };
 

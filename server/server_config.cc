@@ -60,6 +60,17 @@ const std::vector<Option>& Options() {
        "this replica's name in the store (\"\": the host name)"},
       {"drain_timeout_s", &ServerConfig::drain_timeout_s,
        "seconds jobs and calls may take to finish after SIGTERM/SIGINT before cancellation"},
+      {"tls_cert_file", &ServerConfig::tls_cert_file,
+       "PEM certificate chain of the gRPC port (with tls_key_file: TLS; \"\": plaintext)"},
+      {"tls_key_file", &ServerConfig::tls_key_file, "PEM private key of tls_cert_file"},
+      {"tls_client_ca_file", &ServerConfig::tls_client_ca_file,
+       "PEM CA for mutual TLS: clients must present a certificate it signed (\"\": no)"},
+      {"auth_tokens_file", &ServerConfig::auth_tokens_file,
+       "JSON bearer tokens (name, sha256, role); every call but health needs one (\"\": off)"},
+      {"max_requests_per_client", &ServerConfig::max_requests_per_client,
+       "Plan calls plus queued/running jobs of one client, then RESOURCE_EXHAUSTED (0: off)"},
+      {"max_planning_time_ms", &ServerConfig::max_planning_time_ms,
+       "cap on any request's planning time in ms (0: no cap)"},
   };
   return options;
 }
@@ -178,6 +189,9 @@ absl::Status ValidateServerConfig(const ServerConfig& config) {
            CheckRange("max_tables", config.max_tables, 1, kMaxInt),
            CheckRange("max_devices", config.max_devices, 1, kMaxInt),
            CheckRange("max_retained_jobs", config.max_retained_jobs, 1, 10000000),
+           CheckRange("max_requests_per_client", config.max_requests_per_client, 0, 1000000),
+           CheckRange("max_planning_time_ms", config.max_planning_time_ms, 0,
+                      int64_t{7} * 24 * 3600 * 1000),
        }) {
     if (!status.ok()) return status;
   }
@@ -208,6 +222,15 @@ absl::Status ValidateServerConfig(const ServerConfig& config) {
   if (!std::isfinite(config.drain_timeout_s) || config.drain_timeout_s < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("drain_timeout_s: must be >= 0, got ", config.drain_timeout_s));
+  }
+  if (config.tls_cert_file.empty() != config.tls_key_file.empty()) {
+    return absl::InvalidArgumentError(config.tls_cert_file.empty()
+                                          ? "tls_cert_file: must be set with tls_key_file"
+                                          : "tls_key_file: must be set with tls_cert_file");
+  }
+  if (!config.tls_client_ca_file.empty() && config.tls_cert_file.empty()) {
+    return absl::InvalidArgumentError(
+        "tls_client_ca_file: mutual TLS needs TLS (tls_cert_file and tls_key_file)");
   }
   return absl::OkStatus();
 }

@@ -74,6 +74,23 @@ struct ServerConfig {
   // before they are cancelled.
   double drain_timeout_s = 30.0;
 
+  // Security (docs/security.md). Empty strings keep the gRPC port plaintext and open.
+  // PEM certificate chain and private key of the gRPC port: both set, TLS; both empty, plaintext.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  // Mutual TLS: clients must present a certificate this PEM CA signed. Requires TLS.
+  std::string tls_client_ca_file;
+  // Bearer tokens, as {"tokens": [{"name", "sha256" (hex SHA-256 of the token), "role"
+  // ("planner" or "admin")}]}. When set, every call but grpc.health.v1.Health needs
+  // "authorization: Bearer <token>"; AdminService needs role admin. Re-read on SIGHUP.
+  std::string auth_tokens_file;
+  // Plan calls plus queued or running jobs one client (token name, certificate name or peer
+  // address) may have at once; one more answers RESOURCE_EXHAUSTED. 0: no limit.
+  int64_t max_requests_per_client = 16;
+  // Planning time of any request is capped at this, whatever its task or deadline asks (anytime
+  // planners return their best plan so far, others DEADLINE_EXCEEDED). 0: no cap.
+  int64_t max_planning_time_ms = 60000;
+
   TaskLimits task_limits() const;
 };
 

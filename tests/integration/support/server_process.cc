@@ -124,7 +124,8 @@ ServerProcess::~ServerProcess() {
 std::string ServerProcess::target() const { return absl::StrCat("127.0.0.1:", grpc_port_); }
 
 std::shared_ptr<grpc::Channel> ServerProcess::Channel() const {
-  return grpc::CreateChannel(target(), grpc::InsecureChannelCredentials());
+  return grpc::CreateChannel(target(),
+                             credentials_ ? credentials_ : grpc::InsecureChannelCredentials());
 }
 
 std::string ServerProcess::store() const { return "sqlite:" + temp_dir_ + "/plans.db"; }

@@ -6,11 +6,13 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "grpcpp/channel.h"
+#include "grpcpp/security/credentials.h"
 
 namespace shardplan::testing {
 
@@ -56,7 +58,13 @@ class ServerProcess {
   pid_t pid() const { return pid_; }
   bool running() const { return pid_ > 0; }
 
-  // A new insecure channel to target().
+  // Credentials of Channel() and of Start's readiness check (a TLS server needs TLS ones).
+  // Default: insecure. Call before Start.
+  void SetChannelCredentials(std::shared_ptr<grpc::ChannelCredentials> credentials) {
+    credentials_ = std::move(credentials);
+  }
+
+  // A new channel to target() with the channel credentials.
   std::shared_ptr<grpc::Channel> Channel() const;
 
   // Sends `signal` to the server (e.g. SIGTERM for a graceful shutdown).
@@ -81,6 +89,7 @@ class ServerProcess {
   std::string temp_dir_;
   std::string port_file_;
   std::string log_file_;
+  std::shared_ptr<grpc::ChannelCredentials> credentials_;  // null: insecure
   pid_t pid_ = -1;
   int grpc_port_ = 0;
   int metrics_port_ = 0;

@@ -133,6 +133,33 @@ TEST(ServerConfigTest, PlanAndThreadLimitsAreCheckedTogether) {
   EXPECT_TRUE(Parse({"--max_concurrent_plans=300", "--max_rpc_threads=302"}).ok());
 }
 
+TEST(ServerConfigTest, SecuritySettingsAreOffByDefaultAndCheckedTogether) {
+  absl::StatusOr<CommandLine> parsed = Parse({});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->config.tls_cert_file, "");
+  EXPECT_EQ(parsed->config.auth_tokens_file, "");
+  EXPECT_EQ(parsed->config.max_requests_per_client, 16);
+  EXPECT_EQ(parsed->config.max_planning_time_ms, 60000);
+
+  parsed = Parse({"--tls_cert_file=c.pem", "--tls_key_file=k.pem", "--tls_client_ca_file=ca.pem",
+                  "--auth_tokens_file=t.json", "--max_requests_per_client=0",
+                  "--max_planning_time_ms=0"});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();  // files are read at start, not here
+  EXPECT_EQ(parsed->config.tls_client_ca_file, "ca.pem");
+  EXPECT_EQ(parsed->config.max_requests_per_client, 0);
+
+  EXPECT_THAT(std::string(Parse({"--tls_cert_file=c.pem"}).status().message()),
+              HasSubstr("tls_key_file: must be set with tls_cert_file"));
+  EXPECT_THAT(std::string(Parse({"--tls_key_file=k.pem"}).status().message()),
+              HasSubstr("tls_cert_file: must be set with tls_key_file"));
+  EXPECT_THAT(std::string(Parse({"--tls_client_ca_file=ca.pem"}).status().message()),
+              HasSubstr("tls_client_ca_file: mutual TLS needs TLS"));
+  EXPECT_THAT(std::string(Parse({"--max_requests_per_client=-1"}).status().message()),
+              HasSubstr("max_requests_per_client: must be in [0, "));
+  EXPECT_THAT(std::string(Parse({"--max_planning_time_ms=-5"}).status().message()),
+              HasSubstr("max_planning_time_ms: must be in [0, "));
+}
+
 TEST(ServerConfigTest, BadConfigFilesAreNamed) {
   EXPECT_EQ(Parse({"--config=/nonexistent/x.json"}).status().code(), absl::StatusCode::kNotFound);
   TempFile not_json("{workers: 3");

@@ -1,0 +1,38 @@
+#include "server/security/client_limiter.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace shardplan {
+
+ClientLimiter::Slot::~Slot() {
+  if (limiter_ != nullptr) limiter_->Release(client_);
+}
+
+absl::StatusOr<ClientLimiter::Slot> ClientLimiter::Acquire(const std::string& client) {
+  if (limit_ <= 0) return Slot(nullptr, client);
+  std::lock_guard<std::mutex> lock(mu_);
+  int64_t& count = in_use_[client];
+  if (count >= limit_) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("max_requests_per_client: client \"", client, "\" already has ", count,
+                     " Plan calls or jobs in flight, this server's limit; wait for one to "
+                     "finish or cancel "
+                     "a job"));
+  }
+  ++count;
+  return Slot(this, client);
+}
+
+int64_t ClientLimiter::in_use(const std::string& client) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = in_use_.find(client);
+  return it == in_use_.end() ? 0 : it->second;
+}
+
+void ClientLimiter::Release(const std::string& client) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = in_use_.find(client);
+  if (it != in_use_.end() && --it->second <= 0) in_use_.erase(it);
+}
+
+}  // namespace shardplan

@@ -1,0 +1,271 @@
+// TLS, mutual TLS, bearer tokens, per-client limits and the planning-time cap
+// of the real server. Certificates come from scripts/make_test_certs.sh
+// (openssl) at test time.
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "reflection_v1alpha.grpc.pb.h"
+#include "shardplan/v1/admin.grpc.pb.h"
+#include "tests/integration/server/server_test_support.h"
+#include "tests/integration/support/test_pki.h"
+
+namespace shardplan::integration {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+constexpr char kPlannerToken[] = "planner-secret-1";
+constexpr char kOtherPlannerToken[] = "planner-secret-2";
+constexpr char kAdminToken[] = "admin-secret";
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+using testing::Sha256Hex;
+
+class SecurityTest : public ServerTest {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<testing::TestPki> pki = testing::TestPki::Create();
+    ASSERT_TRUE(pki.ok()) << pki.status();
+    pki_.emplace(*std::move(pki));
+    std::ofstream(File("tokens.json"))
+        << R"({"tokens": [{"name": "trainer-a", "sha256": ")" << Sha256Hex(kPlannerToken)
+        << R"(", "role": "planner"}, {"name": "trainer-b", "sha256": ")"
+        << Sha256Hex(kOtherPlannerToken) << R"(", "role": "planner"}, {"name": "ops", "sha256": ")"
+        << Sha256Hex(kAdminToken) << R"(", "role": "admin"}]})";
+  }
+  std::string File(const std::string& name) const { return pki_->File(name); }
+
+  // TLS trusting the test CA, with the client certificate `client` ("client",
+  // "rogue_client") or none ("").
+  std::shared_ptr<grpc::ChannelCredentials> Tls(const std::string& client = "") const {
+    grpc::SslCredentialsOptions options;
+    options.pem_root_certs = ReadFile(File("ca.pem"));
+    if (!client.empty()) {
+      options.pem_private_key = ReadFile(File(client + ".key"));
+      options.pem_cert_chain = ReadFile(File(client + ".pem"));
+    }
+    return grpc::SslCredentials(options);
+  }
+  std::vector<std::string> TlsArgs() const {
+    return {"--tls_cert_file", File("server.pem"), "--tls_key_file", File("server.key")};
+  }
+
+  // A context with `authorization: Bearer <token>` ("" sends none).
+  static std::unique_ptr<grpc::ClientContext> As(const std::string& token) {
+    std::unique_ptr<grpc::ClientContext> context = Context();
+    if (!token.empty()) context->AddMetadata("authorization", absl::StrCat("Bearer ", token));
+    return context;
+  }
+  grpc::Status PlanAs(const std::string& token, const v1::PlanRequest& request) {
+    v1::PlanResponse response;
+    return stub_->Plan(As(token).get(), request, &response);
+  }
+  grpc::Status ReloadAs(const std::string& token) {
+    v1::ReloadModelsResponse response;
+    return v1::AdminService::NewStub(server_.Channel())
+        ->ReloadModels(As(token).get(), v1::ReloadModelsRequest(), &response);
+  }
+
+  // AwaitState for a server that wants trainer-a's token.
+  v1::JobStatus AwaitStateAs(const std::string& id, v1::JobState state) {
+    const auto deadline = std::chrono::steady_clock::now() + kRpcTimeout;
+    v1::JobStatus status;
+    while (std::chrono::steady_clock::now() < deadline) {
+      grpc::Status rpc = stub_->GetPlan(As(kPlannerToken).get(), Job(id), &status);
+      EXPECT_TRUE(rpc.ok()) << rpc.error_message();
+      if (!rpc.ok() || status.state() == state) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_EQ(status.state(), state) << status.DebugString();
+    return status;
+  }
+
+  std::optional<testing::TestPki> pki_;
+};
+
+TEST_F(SecurityTest, TlsServesTlsClientsAndPlaintextClientsFail) {
+  server_.SetChannelCredentials(Tls());
+  std::vector<std::string> args = TlsArgs();
+  args.insert(args.end(), {"--auth_tokens_file", File("tokens.json")});
+  StartServer(args);
+  EXPECT_TRUE(PlanAs(kPlannerToken, QuickRequest()).ok());
+  EXPECT_EQ(PlanAs("", QuickRequest()).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+
+  auto plaintext = v1::PlannerService::NewStub(
+      grpc::CreateChannel(server_.target(), grpc::InsecureChannelCredentials()));
+  v1::PlanResponse response;
+  grpc::Status refused = plaintext->Plan(As(kPlannerToken).get(), QuickRequest(), &response);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE) << refused.error_message();
+  EXPECT_THAT(server_.log(),
+              Not(HasSubstr("plaintext")));  // no warning with TLS on
+}
+
+TEST_F(SecurityTest, MutualTlsAcceptsOnlyClientCertificatesOfItsCa) {
+  server_.SetChannelCredentials(Tls("client"));
+  std::vector<std::string> args = TlsArgs();
+  args.insert(args.end(), {"--tls_client_ca_file", File("ca.pem")});
+  StartServer(args);
+  EXPECT_TRUE(PlanAs("", QuickRequest()).ok());
+
+  for (const std::string client : {"", "rogue_client"}) {
+    auto stub = v1::PlannerService::NewStub(grpc::CreateChannel(server_.target(), Tls(client)));
+    v1::PlanResponse response;
+    grpc::Status refused = stub->Plan(Context().get(), QuickRequest(), &response);
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE)
+        << "client cert \"" << client << "\": " << refused.error_message();
+  }
+}
+
+TEST_F(SecurityTest, TokensGateEveryCallByRoleAndTheRefusalsAreCounted) {
+  StartServer({"--auth_tokens_file", File("tokens.json")});
+  EXPECT_THAT(server_.log(), HasSubstr("warning: auth_tokens_file is set without TLS"));
+
+  grpc::Status missing = PlanAs("", QuickRequest());
+  EXPECT_EQ(missing.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(missing.error_message(), StartsWith("missing bearer token"));
+  grpc::Status unknown = PlanAs("guess", QuickRequest());
+  EXPECT_EQ(unknown.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(unknown.error_message(), "unknown bearer token");
+  v1::ListAlgorithmsResponse algorithms;
+  EXPECT_EQ(stub_->ListAlgorithms(As("").get(), {}, &algorithms).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+
+  EXPECT_TRUE(PlanAs(kPlannerToken, QuickRequest()).ok());
+  EXPECT_TRUE(stub_->ListAlgorithms(As(kPlannerToken).get(), {}, &algorithms).ok());
+  grpc::Status denied = ReloadAs(kPlannerToken);
+  EXPECT_EQ(denied.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(denied.error_message(), HasSubstr("shardplan.v1.AdminService/ReloadModels"));
+  EXPECT_THAT(denied.error_message(), HasSubstr("needs role \"admin\""));
+  EXPECT_TRUE(ReloadAs(kAdminToken).ok());
+  EXPECT_TRUE(PlanAs(kAdminToken, QuickRequest()).ok());  // admin may plan too
+  EXPECT_EQ(ReloadAs("").error_code(), grpc::StatusCode::UNAUTHENTICATED);
+
+  // Kubernetes probes carry no token.
+  absl::StatusOr<int> health = testing::CheckHealth(server_.Channel(), "");
+  ASSERT_TRUE(health.ok()) << health.status();
+  EXPECT_EQ(*health, 1);
+
+  // Reflection is not open either.
+  auto reflection = ::grpc::reflection::v1alpha::ServerReflection::NewStub(server_.Channel());
+  auto context = Context();
+  auto stream = reflection->ServerReflectionInfo(context.get());
+  ::grpc::reflection::v1alpha::ServerReflectionRequest list;
+  list.set_list_services("");
+  stream->Write(list);
+  ::grpc::reflection::v1alpha::ServerReflectionResponse response;
+  EXPECT_FALSE(stream->Read(&response));
+  EXPECT_EQ(stream->Finish().error_code(), grpc::StatusCode::UNAUTHENTICATED);
+
+  const std::string metrics = Scrape();
+  EXPECT_EQ(MetricValue(metrics,
+                        "shardplan_auth_rejections_total{code=\"UNAUTHENTICATED\","
+                        "method=\"shardplan.v1.PlannerService/Plan\"}"),
+            2);
+  EXPECT_EQ(MetricValue(metrics,
+                        "shardplan_auth_rejections_total{code=\"UNAUTHENTICATED\","
+                        "method=\"shardplan.v1.PlannerService/ListAlgorithms\"}"),
+            1);
+  EXPECT_EQ(MetricValue(metrics,
+                        "shardplan_auth_rejections_total{code=\"PERMISSION_DENIED\","
+                        "method=\"shardplan.v1.AdminService/ReloadModels\"}"),
+            1);
+  EXPECT_EQ(MetricValue(metrics,
+                        "shardplan_auth_rejections_total{code=\"UNAUTHENTICATED\","
+                        "method=\"shardplan.v1.AdminService/ReloadModels\"}"),
+            1);
+  EXPECT_EQ(MetricValue(metrics,
+                        "shardplan_auth_rejections_total{code=\"UNAUTHENTICATED\","
+                        "method=\"grpc.reflection.v1alpha.ServerReflection/"
+                        "ServerReflectionInfo\"}"),
+            1);
+}
+
+TEST_F(SecurityTest, SighupReloadsTheTokens) {
+  StartServer({"--auth_tokens_file", File("tokens.json")});
+  EXPECT_EQ(PlanAs("brand-new", QuickRequest()).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  std::ofstream(File("tokens.json")) << R"({"tokens": [{"name": "new", "sha256": ")"
+                                     << Sha256Hex("brand-new") << R"(", "role": "planner"}]})";
+  ASSERT_TRUE(server_.Signal(SIGHUP).ok());
+  // The reload happens on the server's signal thread; wait for its log line.
+  const auto deadline = std::chrono::steady_clock::now() + kRpcTimeout;
+  while (server_.log().find("1 tokens in force") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(PlanAs("brand-new", QuickRequest()).ok());
+  EXPECT_EQ(PlanAs(kPlannerToken, QuickRequest()).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+}
+
+TEST_F(SecurityTest, MaxRequestsPerClientRefusesOneClientWhileOthersAreServed) {
+  StartServer({"--auth_tokens_file", File("tokens.json"), "--max_requests_per_client=1",
+               "--workers=1", "--max_planning_time_ms=0"});
+  // trainer-a's slow job holds its only slot until cancelled.
+  v1::SubmitPlanResponse submitted;
+  ASSERT_TRUE(stub_->SubmitPlan(As(kPlannerToken).get(), SlowRequest(), &submitted).ok());
+  AwaitStateAs(submitted.job_id(), v1::RUNNING);
+
+  grpc::Status refused = PlanAs(kPlannerToken, QuickRequest(1));
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(refused.error_message(), StartsWith("max_requests_per_client: client "
+                                                  "\"token:trainer-a\" already has 1 "));
+  v1::SubmitPlanResponse second;
+  EXPECT_EQ(stub_->SubmitPlan(As(kPlannerToken).get(), QuickRequest(2), &second).error_code(),
+            grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_TRUE(PlanAs(kOtherPlannerToken, QuickRequest(3)).ok());
+
+  v1::JobStatus cancelled;
+  ASSERT_TRUE(stub_->CancelPlan(As(kPlannerToken).get(), Job(submitted.job_id()), &cancelled).ok());
+  AwaitStateAs(submitted.job_id(), v1::CANCELLED);
+  EXPECT_TRUE(PlanAs(kPlannerToken, QuickRequest(4)).ok());  // the slot came back
+}
+
+TEST_F(SecurityTest, MaxPlanningTimeCapsPlanCallsAndJobs) {
+  StartServer({"--max_planning_time_ms=300"});
+  v1::PlanResponse response;
+  grpc::Status capped = Plan(SlowRequest(), &response);  // the call's own deadline is 30 s
+  EXPECT_EQ(capped.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_THAT(capped.error_message(), StartsWith("max_planning_time_ms: "));
+
+  const v1::JobStatus job = AwaitState(Submit(SlowRequest()), v1::FAILED);
+  EXPECT_THAT(job.error_message(), StartsWith("max_planning_time_ms: ")) << job.DebugString();
+}
+
+TEST_F(SecurityTest, BadSecuritySettingsStopTheStartNamingTheSetting) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--tls_cert_file", File("server.pem")}, "tls_key_file: must be set with tls_cert_file"},
+      {{"--tls_cert_file", File("missing.pem"), "--tls_key_file", File("server.key")},
+       "tls_cert_file: cannot read"},
+      {{"--tls_cert_file", File("server.pem"), "--tls_key_file", File("client.key")},
+       "tls_key_file: "},
+      {{"--tls_client_ca_file", File("ca.pem")}, "tls_client_ca_file: "},
+      {{"--auth_tokens_file", File("missing.json")}, "auth_tokens_file \""},
+  };
+  for (const auto& [args, expected] : cases) {
+    testing::ServerProcess server;
+    absl::Status started = server.Start(args, std::chrono::seconds(10));
+    EXPECT_FALSE(started.ok());
+    EXPECT_THAT(std::string(started.message()), HasSubstr(expected)) << args[0];
+  }
+}
+
+}  // namespace
+}  // namespace shardplan::integration
