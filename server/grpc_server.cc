@@ -88,6 +88,7 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
   s->metrics_.SetModelInfo(s->models_.List());
   s->metrics_.SetCacheSize(0, 0);
   s->metrics_.SetJobLoad(0, 0);
+  s->metrics_.SetJobQueueCapacity(config.queue_capacity);
 
   PlanningEngineOptions engine_options;
   engine_options.default_algorithm = config.default_algorithm;

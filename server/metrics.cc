@@ -88,7 +88,10 @@ ServerMetrics::ServerMetrics()
                         "for the same reason is not counted again")
               .Add({})),
       models_refused_(SingleGauge(*registry_, "shardplan_models_refused",
-                                  "Model bundles the last models_dir scan refused")) {}
+                                  "Model bundles the last models_dir scan refused")),
+      queue_capacity_(SingleGauge(*registry_, "shardplan_job_queue_capacity",
+                                  "Jobs the queue holds before SubmitPlan answers "
+                                  "RESOURCE_EXHAUSTED (queue_capacity)")) {}
 
 void ServerMetrics::RecordRpcStart(absl::string_view method) {
   rpcs_in_flight_.Add({{"method", std::string(method)}}).Increment();
@@ -156,6 +159,10 @@ void ServerMetrics::RecordModelReload(absl::string_view result, int64_t new_refu
   model_reloads_.Add({{"result", std::string(result)}}).Increment();
   if (new_refusals > 0) model_load_failures_.Increment(static_cast<double>(new_refusals));
   models_refused_.Set(static_cast<double>(refused));
+}
+
+void ServerMetrics::SetJobQueueCapacity(int64_t capacity) {
+  queue_capacity_.Set(static_cast<double>(capacity));
 }
 
 absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(

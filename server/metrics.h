@@ -42,6 +42,8 @@ namespace shardplan {
 //   shardplan_model_load_failures_total              counter of bundle refusals, each distinct
 //                                                    (directory, reason) counted once
 //   shardplan_models_refused                         gauge of bundles the last scan refused
+//   shardplan_job_queue_capacity                     gauge, the queue_capacity setting (for
+//                                                    "queue near capacity" alerts)
 class ServerMetrics {
  public:
   ServerMetrics();
@@ -68,6 +70,7 @@ class ServerMetrics {
   // One models_dir scan ended: `result` is "ok", "refusals" or "error"; `new_refusals` bundles
   // were refused for a reason not seen before, `refused` in all.
   void RecordModelReload(absl::string_view result, int64_t new_refusals, int64_t refused);
+  void SetJobQueueCapacity(int64_t capacity);
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
@@ -91,6 +94,7 @@ class ServerMetrics {
   prometheus::Family<prometheus::Counter>& model_reloads_;
   prometheus::Counter& model_load_failures_;
   prometheus::Gauge& models_refused_;
+  prometheus::Gauge& queue_capacity_;
   std::mutex model_info_mu_;  // SetModelInfo replaces the series as one step
   std::vector<prometheus::Gauge*> model_info_series_;
 };
