@@ -10,6 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-grpcio python3-protobuf python3-matplotlib
   curl procps
+  prometheus python3-yaml
 )
 
 missing=()
