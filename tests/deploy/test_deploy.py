@@ -36,8 +36,8 @@ PROMETHEUS = os.environ.get("PROMETHEUS") or shutil.which("prometheus")
 
 # Settings and metrics of work merged in parallel with deploy/ (the plan store, TLS, tokens).
 # Checked in full once the server knows them; until then the checks leave them out and say so.
-PENDING_SETTINGS = {"store", "tls_cert_file", "tls_key_file", "tls_client_ca_file",
-                    "auth_tokens_file"}
+PENDING_SETTINGS = {"store", "replica_id", "tls_cert_file", "tls_key_file",
+                    "tls_client_ca_file", "auth_tokens_file"}
 PENDING_METRICS = {"shardplan_auth_rejections_total": "auth_tokens_file"}
 
 SMALL_TASK = {
