@@ -11,6 +11,7 @@ PACKAGES=(
   python3 python3-grpcio python3-protobuf python3-matplotlib
   libsqlite3-dev libpq-dev postgresql
   curl procps openssl
+  prometheus python3-yaml
 )
 
 missing=()

@@ -4,13 +4,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "server/durable_jobs.h"
+#include "grpcpp/impl/server_builder_option.h"
+#include "grpcpp/impl/server_builder_plugin.h"
 #include "server/logging.h"
 #include "server/security/client_identity.h"
 #include "server/security/server_credentials.h"
@@ -23,6 +27,44 @@ constexpr char kServiceName[] = "shardplan.v1.PlannerService";
 // After the drain timeout, cancelled jobs and calls still need a moment to notice.
 constexpr auto kCancelGrace = std::chrono::seconds(5);
 constexpr auto kStreamGrace = std::chrono::seconds(1);
+
+// Drops every ServerBuilder plugin (server reflection, registered process-wide), so that the
+// health-only port exposes nothing but grpc.health.v1.
+class NoPluginsOption : public grpc::ServerBuilderOption {
+ public:
+  void UpdateArguments(grpc::ChannelArguments* args) override {}
+  void UpdatePlugins(std::vector<std::unique_ptr<grpc::ServerBuilderPlugin>>* plugins) override {
+    plugins->clear();
+  }
+};
+
+// Answers every method the health-only port has no service for with UNIMPLEMENTED. gRPC also
+// refuses to build a server without any service of its own (the default health service is added
+// only at start), so this one is needed for the port to exist at all.
+class UnimplementedService : public grpc::CallbackGenericService {
+ public:
+  grpc::ServerGenericBidiReactor* CreateReactor(
+      grpc::GenericCallbackServerContext* context) override {
+    class Reactor : public grpc::ServerGenericBidiReactor {
+     public:
+      explicit Reactor(const std::string& method) {
+        Finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
+                            absl::StrCat(method,
+                                         ": the health port (health_address) serves only "
+                                         "grpc.health.v1.Health")));
+      }
+      void OnDone() override { delete this; }
+    };
+    return new Reactor(context->method());
+  }
+};
+
+// Serving status for the server as a whole and for PlannerService.
+void SetServing(grpc::Server& server) {
+  grpc::HealthCheckServiceInterface* health = server.GetHealthCheckService();
+  health->SetServingStatus(true);
+  health->SetServingStatus(kServiceName, true);
+}
 
 }  // namespace
 
@@ -53,6 +95,7 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
   s->metrics_.SetModelInfo(s->models_.List());
   s->metrics_.SetCacheSize(0, 0);
   s->metrics_.SetJobLoad(0, 0);
+  s->metrics_.SetJobQueueCapacity(config.queue_capacity);
 
   PlanningEngineOptions engine_options;
   engine_options.default_algorithm = config.default_algorithm;
@@ -136,9 +179,25 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
     if (!endpoint.ok()) return endpoint.status();
     s->metrics_endpoint_ = *std::move(endpoint);
   }
-  grpc::HealthCheckServiceInterface* health = s->server_->GetHealthCheckService();
-  health->SetServingStatus(true);
-  health->SetServingStatus(kServiceName, true);
+  if (!config.health_address.empty()) {
+    s->health_fallback_ = std::make_unique<UnimplementedService>();
+    // The default health service (enabled above) and UNIMPLEMENTED for everything else.
+    grpc::ServerBuilder health_builder;
+    health_builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+    health_builder.SetOption(std::make_unique<NoPluginsOption>());
+    health_builder.RegisterCallbackGenericService(s->health_fallback_.get());
+    health_builder.AddListeningPort(config.health_address, grpc::InsecureServerCredentials(),
+                                    &s->health_port_);
+    s->health_server_ = health_builder.BuildAndStart();
+    if (s->health_server_ == nullptr || s->health_port_ == 0) {
+      s->health_server_.reset();
+      return absl::UnavailableError(absl::StrCat("health_address: cannot listen on \"",
+                                                 config.health_address,
+                                                 "\" (in use, or malformed)"));
+    }
+    SetServing(*s->health_server_);
+  }
+  SetServing(*s->server_);
   s->reloader_->StartPolling(std::chrono::milliseconds(
       static_cast<int64_t>(std::llround(config.model_reload_interval_s * 1000.0))));
   s->started_ = true;
@@ -193,6 +252,7 @@ void ShardplanServer::Drain(std::chrono::steady_clock::duration timeout) {
   drained_ = true;
   if (reloader_ != nullptr) reloader_->Stop();  // no scan outlives the server
   if (!started_) {  // start-up failed half way: nothing was served yet
+    if (health_server_ != nullptr) health_server_->Shutdown(std::chrono::system_clock::now());
     if (server_ != nullptr) server_->Shutdown(std::chrono::system_clock::now());
     if (ledger_ != nullptr) ledger_->BeginShutdown();
     if (jobs_ != nullptr) jobs_->Shutdown();
@@ -201,6 +261,7 @@ void ShardplanServer::Drain(std::chrono::steady_clock::duration timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   // Load balancers see NOT_SERVING and route elsewhere; job queries keep working meanwhile.
   server_->GetHealthCheckService()->Shutdown();
+  if (health_server_ != nullptr) health_server_->GetHealthCheckService()->Shutdown();
   service_->StartDraining();
   jobs_->StopAccepting();
   LogLine(absl::StrCat(
@@ -221,6 +282,8 @@ void ShardplanServer::Drain(std::chrono::steady_clock::duration timeout) {
                     std::chrono::duration_cast<std::chrono::system_clock::duration>(
                         rpc_deadline - std::chrono::steady_clock::now()));
   jobs_->Shutdown();
+  // Last: probes keep seeing NOT_SERVING (rather than a refused connection) all drain long.
+  if (health_server_ != nullptr) health_server_->Shutdown(std::chrono::system_clock::now());
   LogLine("drained");
 }
 

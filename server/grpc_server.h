@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "costmodels/model_registry.h"
+#include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/grpcpp.h"
 #include "planner/algorithm_registry.h"
 #include "server/admin_service.h"
@@ -43,6 +44,7 @@ class ShardplanServer {
 
   int grpc_port() const { return grpc_port_; }
   int metrics_port() const { return metrics_endpoint_ ? metrics_endpoint_->port() : 0; }
+  int health_port() const { return health_port_; }  // 0 when health_address is ""
 
   // Graceful shutdown: health turns NOT_SERVING, Plan and SubmitPlan answer UNAVAILABLE, queued
   // and running jobs and in-flight calls get `timeout` to finish; then what remains is
@@ -76,8 +78,12 @@ class ShardplanServer {
   std::unique_ptr<PlannerServiceImpl> service_;
   std::unique_ptr<AdminServiceImpl> admin_service_;
   std::unique_ptr<grpc::Server> server_;
+  // health_address: grpc.health.v1 only, plaintext, mirroring server_'s status.
+  std::unique_ptr<grpc::CallbackGenericService> health_fallback_;
+  std::unique_ptr<grpc::Server> health_server_;
   std::unique_ptr<MetricsEndpoint> metrics_endpoint_;
   int grpc_port_ = 0;
+  int health_port_ = 0;
   bool started_ = false;  // Start completed
   std::mutex drain_mu_;
   bool drained_ = false;

@@ -62,8 +62,10 @@ int main(int argc, char** argv) {
   }
   const int grpc_port = (*server)->grpc_port();
   const int metrics_port = (*server)->metrics_port();
+  const int health_port = (*server)->health_port();
   if (!config.port_file.empty()) {
-    if (absl::Status written = shardplan::WritePortFile(config.port_file, grpc_port, metrics_port);
+    if (absl::Status written =
+            shardplan::WritePortFile(config.port_file, grpc_port, metrics_port, health_port);
         !written.ok()) {
       shardplan::LogLine(absl::StrCat("cannot start: ", written.message()));
       return 1;
@@ -71,8 +73,9 @@ int main(int argc, char** argv) {
   }
   shardplan::LogLine(absl::StrCat(
       "serving on ", config.address, " (port ", grpc_port, "), metrics ",
-      metrics_port > 0 ? absl::StrCat("on port ", metrics_port) : std::string("disabled"), ", ",
-      config.workers, " job workers, at most ", config.max_concurrent_plans,
+      metrics_port > 0 ? absl::StrCat("on port ", metrics_port) : std::string("disabled"),
+      health_port > 0 ? absl::StrCat(", health-only gRPC on port ", health_port) : std::string(),
+      ", ", config.workers, " job workers, at most ", config.max_concurrent_plans,
       " Plan calls planning at once"));
 
   int received = 0;

@@ -100,7 +100,10 @@ ServerMetrics::ServerMetrics()
                         .Add({})),
       auth_rejections_(CounterFamily(*registry_, "shardplan_auth_rejections_total",
                                      "Calls refused by the bearer-token check, by gRPC code and "
-                                     "method")) {}
+                                     "method")),
+      queue_capacity_(SingleGauge(*registry_, "shardplan_job_queue_capacity",
+                                  "Jobs the queue holds before SubmitPlan answers "
+                                  "RESOURCE_EXHAUSTED (queue_capacity)")) {}
 
 void ServerMetrics::RecordRpcStart(absl::string_view method) {
   rpcs_in_flight_.Add({{"method", std::string(method)}}).Increment();
@@ -173,6 +176,10 @@ void ServerMetrics::RecordModelReload(absl::string_view result, int64_t new_refu
 void ServerMetrics::RecordAuthRejection(absl::string_view code, absl::string_view method) {
   auth_rejections_.Add({{"code", std::string(code)}, {"method", std::string(method)}})
       .Increment();
+}
+
+void ServerMetrics::SetJobQueueCapacity(int64_t capacity) {
+  queue_capacity_.Set(static_cast<double>(capacity));
 }
 
 absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(

@@ -46,6 +46,8 @@ namespace shardplan {
 //                                                    token check (UNAUTHENTICATED or
 //                                                    PERMISSION_DENIED; method "unknown" for
 //                                                    paths the server does not serve)
+//   shardplan_job_queue_capacity                     gauge, the queue_capacity setting (for
+//                                                    "queue near capacity" alerts)
 class ServerMetrics {
  public:
   ServerMetrics();
@@ -80,6 +82,7 @@ class ServerMetrics {
   void RecordJobKeyHit();
   // A call to `method` ("package.Service/Method") was refused with `code` before any handler.
   void RecordAuthRejection(absl::string_view code, absl::string_view method);
+  void SetJobQueueCapacity(int64_t capacity);
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
@@ -107,6 +110,7 @@ class ServerMetrics {
   prometheus::Family<prometheus::Counter>& jobs_recovered_;
   prometheus::Counter& job_key_hits_;
   prometheus::Family<prometheus::Counter>& auth_rejections_;
+  prometheus::Gauge& queue_capacity_;
   std::mutex model_info_mu_;  // SetModelInfo replaces the series as one step
   std::vector<prometheus::Gauge*> model_info_series_;
 };

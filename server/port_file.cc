@@ -11,9 +11,13 @@
 
 namespace shardplan {
 
-absl::Status WritePortFile(const std::string& path, int grpc_port, int metrics_port) {
+absl::Status WritePortFile(const std::string& path, int grpc_port, int metrics_port,
+                           int health_port) {
   const std::string text =
-      nlohmann::json{{"grpc_port", grpc_port}, {"metrics_port", metrics_port}}.dump() + "\n";
+      nlohmann::json{
+          {"grpc_port", grpc_port}, {"metrics_port", metrics_port}, {"health_port", health_port}}
+          .dump() +
+      "\n";
   const std::string temp = absl::StrCat(path, ".tmp.", getpid());
   auto fail = [&](const char* what) {
     const std::string reason = std::strerror(errno);

@@ -30,8 +30,11 @@ const std::vector<Option>& Options() {
       {"address", &ServerConfig::address, "gRPC listen address (port 0: a free port)"},
       {"metrics_address", &ServerConfig::metrics_address,
        "Prometheus /metrics HTTP address (\"\": disabled, port 0: a free port)"},
+      {"health_address", &ServerConfig::health_address,
+       "plaintext gRPC port serving only grpc.health.v1 (\"\": off, port 0: a free port)"},
       {"port_file", &ServerConfig::port_file,
-       "write {\"grpc_port\": N, \"metrics_port\": M} here after binding (\"\": none)"},
+       "write {\"grpc_port\": N, \"metrics_port\": M, \"health_port\": H} here after binding "
+       "(\"\": none)"},
       {"workers", &ServerConfig::workers, "job worker threads"},
       {"max_concurrent_plans", &ServerConfig::max_concurrent_plans,
        "Plan calls planning at once, then RESOURCE_EXHAUSTED (cache hits exempt)"},

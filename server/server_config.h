@@ -20,8 +20,12 @@ struct ServerConfig {
   std::string address = "127.0.0.1:50051";
   // Prometheus metrics HTTP address ("/metrics"). "" disables the endpoint; port 0 picks one.
   std::string metrics_address = "127.0.0.1:9464";
-  // After binding, the server writes {"grpc_port": N, "metrics_port": M} here atomically
-  // (metrics_port 0 when disabled). "": no file.
+  // A second, plaintext gRPC port serving only grpc.health.v1.Health with the main server's
+  // status (NOT_SERVING once draining starts): Kubernetes' native gRPC probes cannot speak TLS.
+  // "" disables it; port 0 picks a free port.
+  std::string health_address;
+  // After binding, the server writes {"grpc_port": N, "metrics_port": M, "health_port": H}
+  // here atomically (0 for a disabled endpoint). "": no file.
   std::string port_file;
   // Job worker threads (SubmitPlan). Synchronous Plan calls run on gRPC's own threads.
   int64_t workers = 2;

@@ -41,6 +41,8 @@ class ServerProcess:
         self.start_timeout = start_timeout
         self.process = None
         self.grpc_port = None
+        self.metrics_port = 0  # when extra_args enable the endpoints (e.g. 127.0.0.1:0)
+        self.health_port = 0
         self._dir = None
 
     @property
@@ -67,20 +69,25 @@ class ServerProcess:
                 preexec_fn=_die_with_parent)
         deadline = time.monotonic() + self.start_timeout
         try:
-            self.grpc_port = self._wait_for_port(port_file, deadline)
+            ports = self._wait_for_ports(port_file, deadline)
+            self.grpc_port = ports["grpc_port"]
+            self.metrics_port = ports["metrics_port"]
+            self.health_port = ports["health_port"]
             self._wait_for_serving(deadline)
         except Exception:
             self.stop()
             raise
         return self
 
-    def _wait_for_port(self, port_file, deadline):
+    def _wait_for_ports(self, port_file, deadline):
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"server exited with {self.process.returncode}:\n{self.log()}")
             try:
                 with open(port_file) as f:
-                    return int(json.load(f)["grpc_port"])
+                    ports = json.load(f)
+                return {name: int(ports.get(name, 0))
+                        for name in ("grpc_port", "metrics_port", "health_port")}
             except (OSError, ValueError, KeyError):
                 time.sleep(0.02)  # not written yet (the server writes it atomically)
         raise RuntimeError(f"server wrote no port file in time:\n{self.log()}")

@@ -130,6 +130,11 @@ std::shared_ptr<grpc::Channel> ServerProcess::Channel() const {
 
 std::string ServerProcess::store() const { return "sqlite:" + temp_dir_ + "/plans.db"; }
 
+std::shared_ptr<grpc::Channel> ServerProcess::HealthChannel() const {
+  return grpc::CreateChannel(absl::StrCat("127.0.0.1:", health_port_),
+                             grpc::InsecureChannelCredentials());
+}
+
 std::string ServerProcess::log() const { return log_file_.empty() ? "" : ReadFile(log_file_); }
 
 absl::Status ServerProcess::Start(const std::vector<std::string>& extra_args,
@@ -146,7 +151,7 @@ absl::Status ServerProcess::Start(const std::vector<std::string>& extra_args,
   }
   std::error_code ignored;
   std::filesystem::remove(port_file_, ignored);
-  grpc_port_ = metrics_port_ = 0;
+  grpc_port_ = metrics_port_ = health_port_ = 0;
 
   const std::string binary = ServerBinaryPath();
   std::vector<std::string> args = {binary,        "--address",   "127.0.0.1:0", "--metrics_address",
@@ -224,6 +229,7 @@ absl::Status ServerProcess::WaitUntilServing(Clock::time_point deadline) {
       }
       grpc_port_ = ports["grpc_port"].get<int>();
       metrics_port_ = ports.value("metrics_port", 0);
+      health_port_ = ports.value("health_port", 0);
       channel = Channel();
       last = absl::DeadlineExceededError("the server did not answer the health check");
     }

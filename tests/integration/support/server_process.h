@@ -54,6 +54,8 @@ class ServerProcess {
 
   int grpc_port() const { return grpc_port_; }
   int metrics_port() const { return metrics_port_; }  // 0 when the endpoint is disabled
+  // The health-only port (--health_address=127.0.0.1:0 in extra_args); 0 when not enabled.
+  int health_port() const { return health_port_; }
   std::string target() const;                         // "127.0.0.1:<grpc_port>"
   pid_t pid() const { return pid_; }
   bool running() const { return pid_ > 0; }
@@ -66,6 +68,8 @@ class ServerProcess {
 
   // A new channel to target() with the channel credentials.
   std::shared_ptr<grpc::Channel> Channel() const;
+  // A new insecure channel to the health-only port (health_port() must not be 0).
+  std::shared_ptr<grpc::Channel> HealthChannel() const;
 
   // Sends `signal` to the server (e.g. SIGTERM for a graceful shutdown).
   absl::Status Signal(int signal);
@@ -93,6 +97,7 @@ class ServerProcess {
   pid_t pid_ = -1;
   int grpc_port_ = 0;
   int metrics_port_ = 0;
+  int health_port_ = 0;
 };
 
 }  // namespace shardplan::testing

@@ -34,6 +34,7 @@ TEST(ServerMetricsTest, RecordsEveryFamilyUnderTheShardplanPrefix) {
   metrics.SetJobLoad(7, 2);
   metrics.RecordJobFinished("CANCELLED");
   metrics.SetModelsLoaded(1);
+  metrics.SetJobQueueCapacity(64);
 
   const std::string text = Text(metrics);
   EXPECT_THAT(text, HasSubstr(R"(shardplan_rpc_requests_total{code="OK",method="Plan"} 1)"));
@@ -55,6 +56,7 @@ TEST(ServerMetricsTest, RecordsEveryFamilyUnderTheShardplanPrefix) {
   EXPECT_THAT(text, HasSubstr("shardplan_jobs_in_flight 2"));
   EXPECT_THAT(text, HasSubstr(R"(shardplan_jobs_finished_total{state="CANCELLED"} 1)"));
   EXPECT_THAT(text, HasSubstr("shardplan_models_loaded 1"));
+  EXPECT_THAT(text, HasSubstr("shardplan_job_queue_capacity 64"));
 }
 
 TEST(ServerMetricsTest, InFlightCountsRunningCalls) {
