@@ -94,6 +94,25 @@ double MetricValue(const std::string& metrics, const std::string& series) {
   return 0.0;
 }
 
+Watcher OpenWatch(v1::PlannerService::Stub& stub, const std::string& id) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    Watcher watcher{std::make_unique<grpc::ClientContext>(), nullptr, {}};
+    watcher.context->set_deadline(std::chrono::system_clock::now() + kRpcTimeout);
+    auto stream = stub.WatchPlan(watcher.context.get(), Job(id));
+    if (stream->Read(&watcher.first)) {
+      watcher.stream = std::move(stream);
+      return watcher;
+    }
+    grpc::Status refused = stream->Finish();
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+        << refused.error_message();
+    if (refused.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return {};
+}
+
 void ServerTest::StartServer(const std::vector<std::string>& args) {
   absl::Status started = server_.Start(args);
   ASSERT_TRUE(started.ok()) << started;

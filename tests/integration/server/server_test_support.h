@@ -40,6 +40,20 @@ absl::StatusOr<std::string> HttpGet(int port, const std::string& path);
 // `shardplan_rpc_requests_total{code="OK",method="Plan"}`; 0 when absent.
 double MetricValue(const std::string& metrics, const std::string& series);
 
+// An open WatchPlan stream and its context (TryCancel ends it from the client's side).
+struct Watcher {
+  std::unique_ptr<grpc::ClientContext> context;
+  std::unique_ptr<grpc::ClientReader<v1::JobStatus>> stream;  // null when never opened
+  // The first status it delivered.
+  v1::JobStatus first;
+};
+
+// A WatchPlan stream on job `id` whose handler runs (its first status arrived). gRPC's threads
+// come and go on their own schedule (a poller that just finished a call may still hold its
+// quota), so a refusal for want of a thread (RESOURCE_EXHAUSTED) is retried for up to 10 s; any
+// other refusal is a test failure. stream is null when no stream opened.
+Watcher OpenWatch(v1::PlannerService::Stub& stub, const std::string& id);
+
 class ServerTest : public ::testing::Test {
  protected:
   // Starts shardplan-server with `args` and connects the stub.
