@@ -139,8 +139,12 @@ TEST_F(HotReloadTest, ChangingOtherBundlesUnderLoadFailsNoRequestAndTakesEffect)
     }
   }
   // A corrupt version is refused while everything else keeps serving.
-  ASSERT_TRUE(WriteTinyBundle(root_, "churn", "7").ok());
-  ASSERT_TRUE(OverwriteBundleFile(root_, "churn", "7", "compute.weights", "garbage").ok());
+  // Corrupted before it appears (a rename), so that the background reloads never see it whole.
+  const std::string staging = FreshTempDir("faults-staging");
+  ASSERT_TRUE(WriteTinyBundle(staging, "churn", "7").ok());
+  ASSERT_TRUE(OverwriteBundleFile(staging, "churn", "7", "compute.weights", "garbage").ok());
+  fs::rename(staging + "/churn/7", Directory(7));
+  fs::remove_all(staging);
   Reload();
   ASSERT_TRUE(PlanWith("churn", &response).ok());
   EXPECT_EQ(response.plan().cost_model(), "churn@6");
