@@ -104,7 +104,7 @@ std::string CodeName(absl::StatusCode code) { return absl::StatusCodeToString(co
 
 // "cached", "uncached", "mixed" with the clients and cached fraction the flags
 // give them, or NAME:CLIENTS:FRACTION for any other mix.
-absl::StatusOr<std::vector<Scenario>> ParseScenarios(const Args &args) {
+absl::StatusOr<std::vector<Scenario>> ParseScenarios(const Args& args) {
   SHARDPLAN_ASSIGN_OR_RETURN(const int64_t clients, args.GetInt("clients"));
   SHARDPLAN_ASSIGN_OR_RETURN(const int64_t uncached_clients, args.GetInt("uncached_clients"));
   SHARDPLAN_ASSIGN_OR_RETURN(const double fraction, args.GetDouble("cached_fraction"));
@@ -121,15 +121,15 @@ absl::StatusOr<std::vector<Scenario>> ParseScenarios(const Args &args) {
     } else if (parts.size() != 3 || parts[0].empty() ||
                !absl::SimpleAtoi(parts[1], &scenario.clients) ||
                !absl::SimpleAtod(parts[2], &scenario.cached_fraction)) {
-      return UsageError(absl::StrCat("--scenarios: '", spec,
-                                     "' is neither cached, uncached, mixed nor "
-                                     "NAME:CLIENTS:CACHED_FRACTION"));
+      return UsageError(
+          absl::StrCat("--scenarios: '", spec,
+                       "' is neither cached, uncached, mixed nor NAME:CLIENTS:CACHED_FRACTION"));
     } else {
       scenario.name = parts[0];
     }
     if (scenario.clients < 1 || scenario.clients > 10000) {
-      return UsageError(absl::StrCat("--scenarios: ", scenario.name, ": clients must be in [1, ",
-                                     "10000], got ", scenario.clients));
+      return UsageError(absl::StrCat("--scenarios: ", scenario.name,
+                                     ": clients must be in [1, 10000], got ", scenario.clients));
     }
     if (!(scenario.cached_fraction >= 0 && scenario.cached_fraction <= 1)) {
       return UsageError(absl::StrCat("--scenarios: ", scenario.name,
@@ -142,7 +142,7 @@ absl::StatusOr<std::vector<Scenario>> ParseScenarios(const Args &args) {
   return scenarios;
 }
 
-absl::StatusOr<Config> ParseConfig(const Args &args) {
+absl::StatusOr<Config> ParseConfig(const Args& args) {
   Config config;
   SHARDPLAN_ASSIGN_OR_RETURN(config.scenarios, ParseScenarios(args));
   SHARDPLAN_ASSIGN_OR_RETURN(config.duration_s, args.GetDouble("duration_s"));
@@ -184,7 +184,7 @@ struct Workload {
   std::atomic<uint64_t> next_seed{kFirstFreshSeed};
 };
 
-absl::StatusOr<v1::PlanRequest> RequestFor(const Task &task, const Config &config) {
+absl::StatusOr<v1::PlanRequest> RequestFor(const Task& task, const Config& config) {
   v1::PlanRequest request;
   // The planner's JSON is the proto3 JSON mapping of v1::Task
   // (planner/json_io.h).
@@ -198,7 +198,7 @@ absl::StatusOr<v1::PlanRequest> RequestFor(const Task &task, const Config &confi
   return request;
 }
 
-absl::Status BuildWorkload(const Config &config, Workload &workload) {
+absl::Status BuildWorkload(const Config& config, Workload& workload) {
   SHARDPLAN_ASSIGN_OR_RETURN(const TablePool pool, LoadTablePool(config.pool));
   for (int i = 0; i < config.cached_tasks + kFreshTasks; ++i) {
     SHARDPLAN_ASSIGN_OR_RETURN(const Task task, GenerateTask(pool, config.tasks, config.seed, i));
@@ -208,7 +208,7 @@ absl::Status BuildWorkload(const Config &config, Workload &workload) {
   return absl::OkStatus();
 }
 
-client::ClientOptions ClientOptionsFor(const Config &config) {
+client::ClientOptions ClientOptionsFor(const Config& config) {
   client::ClientOptions options;
   options.default_timeout = absl::Seconds(config.timeout_s);
   options.max_attempts = 1;  // a retry would hide the error this run is there to count
@@ -218,8 +218,8 @@ client::ClientOptions ClientOptionsFor(const Config &config) {
 // A client with a connection of its own: gRPC shares one connection among
 // channels of equal arguments unless each channel keeps a local subchannel
 // pool.
-std::unique_ptr<client::PlannerClient> OwnConnectionClient(const std::string &target,
-                                                           const Config &config) {
+std::unique_ptr<client::PlannerClient> OwnConnectionClient(const std::string& target,
+                                                           const Config& config) {
   grpc::ChannelArguments arguments;
   arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   const client::ClientOptions options = ClientOptionsFor(config);
@@ -230,7 +230,7 @@ std::unique_ptr<client::PlannerClient> OwnConnectionClient(const std::string &ta
 
 // Plans every request of the cached set once, so that the scenarios find them
 // cached.
-absl::Status PlanCachedSet(client::PlannerClient &client, const Workload &workload) {
+absl::Status PlanCachedSet(client::PlannerClient& client, const Workload& workload) {
   for (size_t i = 0; i < workload.cached.size(); ++i) {
     absl::StatusOr<v1::PlanResponse> response = client.Plan(workload.cached[i]);
     if (!response.ok()) {
@@ -252,8 +252,8 @@ struct ScenarioRun {
 
 // Runs one scenario: warm-up, then `duration_s` measured. A sample counts when
 // its request started and ended inside the measured window.
-ScenarioRun RunScenario(const std::string &target, const Config &config, const Scenario &scenario,
-                        Workload &workload, Progress &progress, int index, int count) {
+ScenarioRun RunScenario(const std::string& target, const Config& config, const Scenario& scenario,
+                        Workload& workload, Progress& progress, int index, int count) {
   std::atomic<int> phase{kWarmup};
   std::atomic<int64_t> done{0}, failed{0};
   std::mutex mu;
@@ -269,7 +269,7 @@ ScenarioRun RunScenario(const std::string &target, const Config &config, const S
         const int started_in = phase.load();
         if (started_in == kStop) break;
         v1::PlanRequest fresh;
-        const v1::PlanRequest *request;
+        const v1::PlanRequest* request;
         if (cached(rng)) {
           request = &workload.cached[rng() % workload.cached.size()];
         } else {
@@ -289,7 +289,7 @@ ScenarioRun RunScenario(const std::string &target, const Config &config, const S
       samples.insert(samples.end(), mine.begin(), mine.end());
     });
   }
-  const auto Wait = [&](double seconds, const char *what) {
+  const auto Wait = [&](double seconds, const char* what) {
     const auto start = Clock::now();
     const auto end = start + std::chrono::duration<double>(seconds);
     for (auto now = start; now < end; now = Clock::now()) {
@@ -307,22 +307,22 @@ ScenarioRun RunScenario(const std::string &target, const Config &config, const S
   Wait(config.duration_s, "measuring");
   phase = kStop;
   const double measured_s = std::chrono::duration<double>(Clock::now() - measure_start).count();
-  for (std::thread &client : clients) client.join();
+  for (std::thread& client : clients) client.join();
   progress.Step(scenario.name, index, count);
   return {std::move(samples), measured_s};
 }
 
 // count, throughput and latency percentiles of the samples `keep` selects.
-json LatencyJson(const std::vector<Sample> &samples, double seconds,
-                 const std::function<bool(const Sample &)> &keep) {
+json LatencyJson(const std::vector<Sample>& samples, double seconds,
+                 const std::function<bool(const Sample&)>& keep) {
   std::vector<double> ms;
-  for (const Sample &sample : samples) {
+  for (const Sample& sample : samples) {
     if (keep(sample)) ms.push_back(sample.ms);
   }
   json out = {{"requests", ms.size()},
               {"throughput_rps", static_cast<double>(ms.size()) / seconds}};
   if (ms.empty()) {
-    for (const char *key : {"p50_ms", "p90_ms", "p99_ms", "max_ms"}) out[key] = nullptr;
+    for (const char* key : {"p50_ms", "p90_ms", "p99_ms", "max_ms"}) out[key] = nullptr;
     return out;
   }
   out["p50_ms"] = Percentile(ms, 50);
@@ -332,11 +332,11 @@ json LatencyJson(const std::vector<Sample> &samples, double seconds,
   return out;
 }
 
-json ScenarioJson(const Scenario &scenario, const ScenarioRun &run,
-                  const std::vector<std::string> &expected_codes) {
+json ScenarioJson(const Scenario& scenario, const ScenarioRun& run,
+                  const std::vector<std::string>& expected_codes) {
   std::map<std::string, int64_t> errors;
   int64_t unexpected = 0;
-  for (const Sample &sample : run.samples) {
+  for (const Sample& sample : run.samples) {
     if (sample.code == absl::StatusCode::kOk) continue;
     const std::string name = CodeName(sample.code);
     ++errors[name];
@@ -345,7 +345,7 @@ json ScenarioJson(const Scenario &scenario, const ScenarioRun &run,
     }
   }
   const double seconds = run.measured_s;
-  const auto ok = [](const Sample &s) { return s.code == absl::StatusCode::kOk; };
+  const auto ok = [](const Sample& s) { return s.code == absl::StatusCode::kOk; };
   return {
       {"name", scenario.name},
       {"clients", scenario.clients},
@@ -358,21 +358,21 @@ json ScenarioJson(const Scenario &scenario, const ScenarioRun &run,
       // flatter them.
       {"all", LatencyJson(run.samples, seconds, ok)},
       {"cached",
-       LatencyJson(run.samples, seconds, [&](const Sample &s) { return ok(s) && s.cache_hit; })},
+       LatencyJson(run.samples, seconds, [&](const Sample& s) { return ok(s) && s.cache_hit; })},
       {"uncached",
-       LatencyJson(run.samples, seconds, [&](const Sample &s) { return ok(s) && !s.cache_hit; })},
+       LatencyJson(run.samples, seconds, [&](const Sample& s) { return ok(s) && !s.cache_hit; })},
   };
 }
 
-std::string ErrorsText(const json &errors) {
+std::string ErrorsText(const json& errors) {
   if (errors.empty()) return "0";
   std::vector<std::string> parts;
-  for (const auto &[code, n] : errors.items()) parts.push_back(absl::StrCat(code, " ", n.dump()));
+  for (const auto& [code, n] : errors.items()) parts.push_back(absl::StrCat(code, " ", n.dump()));
   return absl::StrJoin(parts, ", ");
 }
 
-std::string Report(const json &result) {
-  const json &c = result["config"];
+std::string Report(const json& result) {
+  const json& c = result["config"];
   std::string report = absl::StrCat(
       "# loadgen: shardplan-server under load\n\n", "server ", result["server"].get<std::string>(),
       "; algorithm ", c["algorithm"].get<std::string>(), ", model ",
@@ -382,19 +382,15 @@ std::string Report(const json &result) {
       NumberOrDash(c["warmup_s"], "%.0f"), " s warm-up, then ",
       NumberOrDash(c["duration_s"], "%.0f"),
       " s measured; client host: ", result["host_cpus"].get<int>(),
-      " CPUs.\nPer scenario, \"all\" counts every call made in the measured "
-      "window (errors "
-      "included); req/s and latencies are those of the successful calls, as "
-      "the client sees "
-      "them; \"cached\" are the calls the server answered from its plan "
-      "cache.\n\n",
-      "| scenario | clients | cached fraction | calls | requests | errors | "
-      "req/s | p50 ms | "
+      " CPUs.\nPer scenario, \"all\" counts every call made in the measured window (errors "
+      "included); req/s and latencies are those of the successful calls, as the client sees them; "
+      "\"cached\" are the calls the server answered from its plan cache.\n\n",
+      "| scenario | clients | cached fraction | calls | requests | errors | req/s | p50 ms | "
       "p90 ms | p99 ms | max ms |\n",
       "|---|---:|---:|---|---:|---|---:|---:|---:|---:|---:|\n");
-  for (const json &s : result["scenarios"]) {
-    for (const char *kind : {"all", "cached", "uncached"}) {
-      const json &l = s[kind];
+  for (const json& s : result["scenarios"]) {
+    for (const char* kind : {"all", "cached", "uncached"}) {
+      const json& l = s[kind];
       const bool first = std::string(kind) == "all";
       absl::StrAppend(&report, "| ", first ? s["name"].get<std::string>() : "", " | ",
                       first ? absl::StrCat(s["clients"].get<int>()) : "", " | ",
@@ -409,9 +405,9 @@ std::string Report(const json &result) {
   return report;
 }
 
-json ConfigJson(const Config &config) {
+json ConfigJson(const Config& config) {
   json scenarios = json::array();
-  for (const Scenario &s : config.scenarios) {
+  for (const Scenario& s : config.scenarios) {
     scenarios.push_back(
         {{"name", s.name}, {"clients", s.clients}, {"cached_fraction", s.cached_fraction}});
   }
@@ -430,7 +426,7 @@ json ConfigJson(const Config &config) {
           {"expected_codes", config.expected_codes}};
 }
 
-absl::Status Run(const Args &args) {
+absl::Status Run(const Args& args) {
   SHARDPLAN_ASSIGN_OR_RETURN(const Config config, ParseConfig(args));
   Workload workload;
   if (absl::Status s = BuildWorkload(config, workload); !s.ok()) return s;
@@ -463,7 +459,7 @@ absl::Status Run(const Args &args) {
   Progress progress(static_cast<int>(config.scenarios.size()));
   int64_t unexpected = 0;
   for (size_t i = 0; i < config.scenarios.size(); ++i) {
-    const Scenario &scenario = config.scenarios[i];
+    const Scenario& scenario = config.scenarios[i];
     // Before each scenario that uses it: an uncached run may have evicted the set.
     if (scenario.cached_fraction > 0) {
       if (absl::Status s = PlanCachedSet(*setup, workload); !s.ok()) return s;
@@ -492,27 +488,18 @@ Command LoadgenCommand() {
   return Command{
       .group = "bench",
       .name = "loadgen",
-      .summary =
-          "drive a shardplan-server with concurrent clients; throughput "
-          "and latency",
+      .summary = "drive a shardplan-server with concurrent clients; throughput and latency",
       .description =
-          "Each scenario runs CLIENTS closed-loop clients (one "
-          "connection each) for --warmup_s\n"
-          "unmeasured and --duration_s measured seconds. A request "
-          "repeats one of the\n"
-          "--cached_tasks tasks planned before the run (a cache "
-          "hit) with the scenario's cached\n"
-          "fraction, else is unique (a fresh seed: planned). Tasks "
-          "are drawn from the table pool\n"
-          "like the reference's task generator. Results go to "
-          "OUT.md and OUT.json.",
+          "Each scenario runs CLIENTS closed-loop clients (one connection each) for --warmup_s\n"
+          "unmeasured and --duration_s measured seconds. A request repeats one of the\n"
+          "--cached_tasks tasks planned before the run (a cache hit) with the scenario's cached\n"
+          "fraction, else is unique (a fresh seed: planned). Tasks are drawn from the table pool\n"
+          "like the reference's task generator. Results go to OUT.md and OUT.json.",
       .flags =
           {
               {"scenarios", "LIST",
-               "cached (clients=--clients, all cached), uncached "
-               "(--uncached_clients, none "
-               "cached), mixed (--clients, --cached_fraction) or "
-               "NAME:CLIENTS:FRACTION",
+               "cached (clients=--clients, all cached), uncached (--uncached_clients, none "
+               "cached), mixed (--clients, --cached_fraction) or NAME:CLIENTS:FRACTION",
                "cached,uncached,mixed"},
               {"clients", "N", "clients of the cached and mixed scenarios", "64"},
               {"uncached_clients", "N", "clients of the uncached scenario", "4"},
@@ -533,8 +520,7 @@ Command LoadgenCommand() {
               {"server_args", "\"ARGS\"", "more flags for the started server, space-separated", ""},
               {"timeout_s", "S", "deadline of every call", "60"},
               {"expected_codes", "LIST",
-               "error codes that do not fail the run (the server's load "
-               "shedding)",
+               "error codes that do not fail the run (the server's load shedding)",
                "RESOURCE_EXHAUSTED"},
               {"out", "PREFIX", "where the results go (.md, .json)", "bench/results/loadgen"},
           },
@@ -545,6 +531,6 @@ Command LoadgenCommand() {
 }  // namespace
 }  // namespace shardplan::bench
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   return shardplan::bench::CommandMain(shardplan::bench::LoadgenCommand(), argc, argv);
 }

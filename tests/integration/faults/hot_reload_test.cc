@@ -29,29 +29,8 @@ using testing_bundles::FreshTempDir;
 using testing_bundles::OverwriteBundleFile;
 using testing_bundles::WriteTinyBundle;
 
-class HotReloadTest : public ServerTest {
+class HotReloadTest : public ModelsServerTest {
  protected:
-  HotReloadTest() : root_(FreshTempDir("faults-models")) {}
-  ~HotReloadTest() override { fs::remove_all(root_); }
-
-  void Reload() {
-    v1::ReloadModelsResponse response;
-    grpc::Status status =
-        admin_->ReloadModels(Context().get(), v1::ReloadModelsRequest(), &response);
-    EXPECT_TRUE(status.ok()) << status.error_message();
-  }
-
-  std::vector<std::string> ListedIds() {
-    v1::ListModelsResponse response;
-    grpc::Status status = stub_->ListModels(Context().get(), v1::ListModelsRequest(), &response);
-    EXPECT_TRUE(status.ok()) << status.error_message();
-    std::vector<std::string> ids;
-    for (const v1::ModelInfo& model : response.models()) {
-      ids.push_back(absl::StrCat(model.name(), "@", model.version()));
-    }
-    return ids;
-  }
-
   // Plans a quick request under `model`.
   grpc::Status PlanWith(const std::string& model, v1::PlanResponse* response) {
     v1::PlanRequest request = QuickRequest();
@@ -61,16 +40,12 @@ class HotReloadTest : public ServerTest {
 
   std::string Version(int v) const { return std::to_string(v); }
   std::string Directory(int v) const { return absl::StrCat(root_, "/churn/", v); }
-
-  const std::string root_;
-  std::unique_ptr<v1::AdminService::Stub> admin_;
 };
 
 TEST_F(HotReloadTest, ChangingOtherBundlesUnderLoadFailsNoRequestAndTakesEffect) {
   ASSERT_TRUE(WriteTinyBundle(root_, "stable", "1").ok());
   ASSERT_TRUE(WriteTinyBundle(root_, "churn", "1", /*seed=*/11).ok());
-  StartServer({"--models_dir", root_, "--model_reload_interval_s=0"});
-  admin_ = v1::AdminService::NewStub(server_.Channel());
+  Start();
 
   std::atomic<bool> stop{false};
   std::atomic<int> plans{0};

@@ -6,11 +6,13 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "tests/integration/support/test_bundles.h"
 
 namespace shardplan::integration {
 
@@ -168,6 +170,34 @@ double ServerTest::AwaitMetric(const std::string& series, double value) {
     seen = MetricValue(Scrape(), series);
   }
   return seen;
+}
+
+ModelsServerTest::ModelsServerTest() : root_(testing_bundles::FreshTempDir("server-models")) {}
+
+ModelsServerTest::~ModelsServerTest() { std::filesystem::remove_all(root_); }
+
+void ModelsServerTest::Start(std::vector<std::string> args) {
+  args.insert(args.begin(), {"--models_dir", root_, "--model_reload_interval_s=0"});
+  StartServer(args);
+  admin_ = v1::AdminService::NewStub(server_.Channel());
+}
+
+v1::ReloadModelsResponse ModelsServerTest::Reload() {
+  v1::ReloadModelsResponse response;
+  grpc::Status status = admin_->ReloadModels(Context().get(), v1::ReloadModelsRequest(), &response);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  return response;
+}
+
+std::vector<std::string> ModelsServerTest::ListedIds() {
+  v1::ListModelsResponse response;
+  grpc::Status status = stub_->ListModels(Context().get(), v1::ListModelsRequest(), &response);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  std::vector<std::string> ids;
+  for (const v1::ModelInfo& model : response.models()) {
+    ids.push_back(absl::StrCat(model.name(), "@", model.version()));
+  }
+  return ids;
 }
 
 }  // namespace shardplan::integration

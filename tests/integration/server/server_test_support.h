@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "shardplan/v1/admin.grpc.pb.h"
 #include "shardplan/v1/planner.grpc.pb.h"
 #include "tests/integration/support/server_process.h"
 
@@ -76,6 +77,23 @@ class ServerTest : public ::testing::Test {
 
   testing::ServerProcess server_;
   std::unique_ptr<v1::PlannerService::Stub> stub_;
+};
+
+// A server on a models directory of its own (root_, removed afterwards), for model reloads.
+class ModelsServerTest : public ServerTest {
+ protected:
+  ModelsServerTest();
+  ~ModelsServerTest() override;
+
+  // Starts the server on root_ with `args` after the models flags (polling off by default).
+  void Start(std::vector<std::string> args = {});
+  // AdminService/ReloadModels; a test failure when the call fails.
+  v1::ReloadModelsResponse Reload();
+  // ListModels as "name@version".
+  std::vector<std::string> ListedIds();
+
+  const std::string root_;
+  std::unique_ptr<v1::AdminService::Stub> admin_;
 };
 
 }  // namespace shardplan::integration
