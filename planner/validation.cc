@@ -102,6 +102,11 @@ absl::Status CheckTopology(const Topology& topology) {
 
 absl::Status CheckTable(const Table& table, size_t i, const Task& task, const TaskLimits& limits) {
   if (table.name.empty()) return Invalid(TablePath(i, "name"), "must not be empty");
+  if (static_cast<int64_t>(table.name.size()) > limits.max_name_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(TablePath(i, "name"), ": ", table.name.size(),
+                                                     " bytes exceed the limit of ",
+                                                     limits.max_name_bytes));
+  }
   if (table.rows < 1) {
     return Invalid(TablePath(i, "rows"), absl::StrCat("must be at least 1, got ", table.rows));
   }

@@ -18,13 +18,17 @@ struct TaskLimits {
   double max_pooling_factor = 1e6;
   int64_t max_batch_size = int64_t{1} << 32;
   int64_t max_colocation_groups = 10000;
+  // Per table name. Names come back in every plan and error, so a megabyte name would be
+  // copied into every response and log line; real ones are tens of bytes.
+  int64_t max_name_bytes = 1024;
 };
 
 // INVALID_ARGUMENT naming the field and the reason, e.g.
 // "tables[3].dim: must be a multiple of 4, got 6"; RESOURCE_EXHAUSTED for counts over `limits`.
 // Checks: rows >= 1, dim > 0 and a multiple of 4, pooling factor finite and >= 0, access bins
-// empty or 17 values in [0,1], unique non-empty names, devices >= 1, capacities > 0, pinned
-// devices in range, colocation groups naming known tables at most once, batch size >= 1.
+// empty or 17 values in [0,1], unique non-empty names (at most max_name_bytes), devices >= 1,
+// capacities > 0, pinned devices in range, colocation groups naming known tables at most once,
+// batch size >= 1.
 absl::Status ValidateTask(const Task& task, const TaskLimits& limits = {});
 
 // INVALID_ARGUMENT naming the offending table or device when the plan does not cover every

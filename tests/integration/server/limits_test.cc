@@ -17,32 +17,7 @@ using Clock = std::chrono::steady_clock;
 
 class LimitsTest : public ServerTest {
  protected:
-  struct Watcher {
-    std::unique_ptr<grpc::ClientContext> context;
-    std::unique_ptr<grpc::ClientReader<v1::JobStatus>> stream;  // null when never opened
-  };
-
-  // A WatchPlan stream on job `id` whose handler runs (its first status arrived). gRPC's
-  // threads come and go on their own schedule (a poller that just finished a call may still
-  // hold its quota), so a refusal for want of a thread is retried for a while.
-  Watcher Watch(const std::string& id) {
-    const auto deadline = Clock::now() + std::chrono::seconds(10);
-    while (Clock::now() < deadline) {
-      Watcher watcher{Context(), nullptr};
-      auto stream = stub_->WatchPlan(watcher.context.get(), Job(id));
-      v1::JobStatus first;
-      if (stream->Read(&first)) {
-        watcher.stream = std::move(stream);
-        return watcher;
-      }
-      grpc::Status refused = stream->Finish();
-      EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
-          << refused.error_message();
-      if (refused.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return {};
-  }
+  Watcher Watch(const std::string& id) { return OpenWatch(*stub_, id); }
 };
 
 TEST_F(LimitsTest, PlanCallsBeyondMaxConcurrentPlansAreRefusedWhileCacheHitsAreServed) {

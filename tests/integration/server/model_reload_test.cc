@@ -13,8 +13,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "shardplan/v1/admin.grpc.pb.h"
-#include "tests/integration/support/test_bundles.h"
 #include "tests/integration/server/server_test_support.h"
+#include "tests/integration/support/test_bundles.h"
 
 namespace shardplan::integration {
 namespace {
@@ -23,41 +23,11 @@ namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-using testing_bundles::FreshTempDir;
 using testing_bundles::OverwriteBundleFile;
 using testing_bundles::WriteTinyBundle;
 
-class ModelReloadTest : public ServerTest {
+class ModelReloadTest : public ModelsServerTest {
  protected:
-  ModelReloadTest() : root_(FreshTempDir("server-models")) {}
-  ~ModelReloadTest() override { fs::remove_all(root_); }
-
-  // Starts the server on root_ with `args` after the models flags (polling off by default).
-  void Start(std::vector<std::string> args = {}) {
-    args.insert(args.begin(), {"--models_dir", root_, "--model_reload_interval_s=0"});
-    StartServer(args);
-    admin_ = v1::AdminService::NewStub(server_.Channel());
-  }
-
-  v1::ReloadModelsResponse Reload() {
-    v1::ReloadModelsResponse response;
-    grpc::Status status =
-        admin_->ReloadModels(Context().get(), v1::ReloadModelsRequest(), &response);
-    EXPECT_TRUE(status.ok()) << status.error_message();
-    return response;
-  }
-
-  std::vector<std::string> ListedIds() {
-    v1::ListModelsResponse response;
-    grpc::Status status = stub_->ListModels(Context().get(), v1::ListModelsRequest(), &response);
-    EXPECT_TRUE(status.ok()) << status.error_message();
-    std::vector<std::string> ids;
-    for (const v1::ModelInfo& model : response.models()) {
-      ids.push_back(absl::StrCat(model.name(), "@", model.version()));
-    }
-    return ids;
-  }
-
   // The cost_model the plan of a quick request under `model` records; "" on failure.
   std::string PlannedWith(const std::string& model, uint64_t seed = 0) {
     v1::PlanRequest request = QuickRequest(seed);
@@ -67,9 +37,6 @@ class ModelReloadTest : public ServerTest {
     EXPECT_TRUE(status.ok()) << model << ": " << status.error_message();
     return response.plan().cost_model();
   }
-
-  const std::string root_;
-  std::unique_ptr<v1::AdminService::Stub> admin_;
 };
 
 TEST_F(ModelReloadTest, ServesEveryVersionAndListsTheirManifests) {
@@ -180,8 +147,7 @@ TEST_F(ModelReloadTest, WithoutAModelsDirReloadIsAPreconditionError) {
   StartServer({"--models_dir="});
   admin_ = v1::AdminService::NewStub(server_.Channel());
   v1::ReloadModelsResponse response;
-  grpc::Status status =
-      admin_->ReloadModels(Context().get(), v1::ReloadModelsRequest(), &response);
+  grpc::Status status = admin_->ReloadModels(Context().get(), v1::ReloadModelsRequest(), &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_THAT(status.error_message(), HasSubstr("models_dir"));
   EXPECT_EQ(PlannedWith(""), "analytic@1");

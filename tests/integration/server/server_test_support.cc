@@ -6,11 +6,13 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "tests/integration/support/test_bundles.h"
 
 namespace shardplan::integration {
 
@@ -94,6 +96,25 @@ double MetricValue(const std::string& metrics, const std::string& series) {
   return 0.0;
 }
 
+Watcher OpenWatch(v1::PlannerService::Stub& stub, const std::string& id) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    Watcher watcher{std::make_unique<grpc::ClientContext>(), nullptr, {}};
+    watcher.context->set_deadline(std::chrono::system_clock::now() + kRpcTimeout);
+    auto stream = stub.WatchPlan(watcher.context.get(), Job(id));
+    if (stream->Read(&watcher.first)) {
+      watcher.stream = std::move(stream);
+      return watcher;
+    }
+    grpc::Status refused = stream->Finish();
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+        << refused.error_message();
+    if (refused.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return {};
+}
+
 void ServerTest::StartServer(const std::vector<std::string>& args) {
   absl::Status started = server_.Start(args);
   ASSERT_TRUE(started.ok()) << started;
@@ -149,6 +170,34 @@ double ServerTest::AwaitMetric(const std::string& series, double value) {
     seen = MetricValue(Scrape(), series);
   }
   return seen;
+}
+
+ModelsServerTest::ModelsServerTest() : root_(testing_bundles::FreshTempDir("server-models")) {}
+
+ModelsServerTest::~ModelsServerTest() { std::filesystem::remove_all(root_); }
+
+void ModelsServerTest::Start(std::vector<std::string> args) {
+  args.insert(args.begin(), {"--models_dir", root_, "--model_reload_interval_s=0"});
+  StartServer(args);
+  admin_ = v1::AdminService::NewStub(server_.Channel());
+}
+
+v1::ReloadModelsResponse ModelsServerTest::Reload() {
+  v1::ReloadModelsResponse response;
+  grpc::Status status = admin_->ReloadModels(Context().get(), v1::ReloadModelsRequest(), &response);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  return response;
+}
+
+std::vector<std::string> ModelsServerTest::ListedIds() {
+  v1::ListModelsResponse response;
+  grpc::Status status = stub_->ListModels(Context().get(), v1::ListModelsRequest(), &response);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  std::vector<std::string> ids;
+  for (const v1::ModelInfo& model : response.models()) {
+    ids.push_back(absl::StrCat(model.name(), "@", model.version()));
+  }
+  return ids;
 }
 
 }  // namespace shardplan::integration

@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "shardplan/v1/admin.grpc.pb.h"
 #include "shardplan/v1/planner.grpc.pb.h"
 #include "tests/integration/support/server_process.h"
 
@@ -40,6 +41,20 @@ absl::StatusOr<std::string> HttpGet(int port, const std::string& path);
 // `shardplan_rpc_requests_total{code="OK",method="Plan"}`; 0 when absent.
 double MetricValue(const std::string& metrics, const std::string& series);
 
+// An open WatchPlan stream and its context (TryCancel ends it from the client's side).
+struct Watcher {
+  std::unique_ptr<grpc::ClientContext> context;
+  std::unique_ptr<grpc::ClientReader<v1::JobStatus>> stream;  // null when never opened
+  // The first status it delivered.
+  v1::JobStatus first;
+};
+
+// A WatchPlan stream on job `id` whose handler runs (its first status arrived). gRPC's threads
+// come and go on their own schedule (a poller that just finished a call may still hold its
+// quota), so a refusal for want of a thread (RESOURCE_EXHAUSTED) is retried for up to 10 s; any
+// other refusal is a test failure. stream is null when no stream opened.
+Watcher OpenWatch(v1::PlannerService::Stub& stub, const std::string& id);
+
 class ServerTest : public ::testing::Test {
  protected:
   // Starts shardplan-server with `args` and connects the stub.
@@ -62,6 +77,23 @@ class ServerTest : public ::testing::Test {
 
   testing::ServerProcess server_;
   std::unique_ptr<v1::PlannerService::Stub> stub_;
+};
+
+// A server on a models directory of its own (root_, removed afterwards), for model reloads.
+class ModelsServerTest : public ServerTest {
+ protected:
+  ModelsServerTest();
+  ~ModelsServerTest() override;
+
+  // Starts the server on root_ with `args` after the models flags (polling off by default).
+  void Start(std::vector<std::string> args = {});
+  // AdminService/ReloadModels; a test failure when the call fails.
+  v1::ReloadModelsResponse Reload();
+  // ListModels as "name@version".
+  std::vector<std::string> ListedIds();
+
+  const std::string root_;
+  std::unique_ptr<v1::AdminService::Stub> admin_;
 };
 
 }  // namespace shardplan::integration

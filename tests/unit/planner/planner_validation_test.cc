@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -125,6 +126,11 @@ TEST(ValidateTaskTest, TableName) {
   Task task = ValidTask();
   task.tables[1].name = "";
   EXPECT_STATUS(ValidateTask(task), kInvalid, "tables[1].name: must not be empty");
+  task.tables[1].name = std::string(1025, 'n');
+  EXPECT_STATUS(ValidateTask(task), kExhausted,
+                "tables[1].name: 1025 bytes exceed the limit of 1024");
+  task.tables[1].name = std::string(1024, 'n');
+  EXPECT_TRUE(ValidateTask(task).ok());
 }
 
 TEST(ValidateTaskTest, DuplicateNames) {
