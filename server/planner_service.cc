@@ -74,17 +74,10 @@ absl::Status PlannerServiceImpl::RefuseWhileDraining() const {
 }
 
 absl::StatusOr<PreparedRequest> PlannerServiceImpl::Prepare(const v1::PlanRequest& request) const {
-  absl::StatusOr<Task> task = TaskFromProto(request.task(), engine_->options().limits);
-  if (!task.ok()) return task.status();
-  PlanningRequest planning;
-  planning.task = *std::move(task);
-  planning.algorithm = request.algorithm();
-  planning.params =
-      std::map<std::string, std::string>(request.parameters().begin(), request.parameters().end());
-  planning.seed = request.seed();
-  planning.model = request.model();
-  planning.bypass_cache = request.bypass_cache();
-  return engine_->Prepare(std::move(planning));
+  absl::StatusOr<PlanningRequest> planning =
+      PlanningRequestFromProto(request, engine_->options().limits);
+  if (!planning.ok()) return planning.status();
+  return engine_->Prepare(*std::move(planning));
 }
 
 absl::StatusOr<PlanningResult> PlannerServiceImpl::PlanNow(const grpc::ServerContext& context,

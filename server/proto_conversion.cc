@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -150,6 +151,21 @@ absl::StatusOr<Task> TaskFromProto(const v1::Task& proto, const TaskLimits& limi
   }
   task.max_planning_time_ms = proto.max_planning_time_ms();
   return task;
+}
+
+absl::StatusOr<PlanningRequest> PlanningRequestFromProto(const v1::PlanRequest& proto,
+                                                         const TaskLimits& limits) {
+  absl::StatusOr<Task> task = TaskFromProto(proto.task(), limits);
+  if (!task.ok()) return task.status();
+  PlanningRequest request;
+  request.task = *std::move(task);
+  request.algorithm = proto.algorithm();
+  request.params =
+      std::map<std::string, std::string>(proto.parameters().begin(), proto.parameters().end());
+  request.seed = proto.seed();
+  request.model = proto.model();
+  request.bypass_cache = proto.bypass_cache();
+  return request;
 }
 
 absl::StatusOr<Plan> PlanShardsFromProto(const v1::Plan& proto) {

@@ -8,6 +8,7 @@
 #include "planner/task.h"
 #include "planner/validation.h"
 #include "server/job_manager.h"
+#include "server/planning_engine.h"
 #include "shardplan/v1/planner.pb.h"
 
 namespace shardplan {
@@ -18,6 +19,11 @@ namespace shardplan {
 
 // Shapes and enums only; ValidateTask checks the values. batch_size 0 becomes the default.
 absl::StatusOr<Task> TaskFromProto(const v1::Task& proto, const TaskLimits& limits);
+
+// A PlanRequest in domain terms: TaskFromProto, then the other fields as they are (the
+// PlanningEngine checks and resolves them).
+absl::StatusOr<PlanningRequest> PlanningRequestFromProto(const v1::PlanRequest& proto,
+                                                         const TaskLimits& limits);
 
 // The plan's tables[].shards only (what EvaluatePlan reads); errors name "plan.tables[i]...".
 absl::StatusOr<Plan> PlanShardsFromProto(const v1::Plan& proto);
