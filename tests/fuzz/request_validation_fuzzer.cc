@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "costmodels/model_registry.h"
+#include "google/protobuf/stubs/logging.h"
 #include "planner/algorithm_registry.h"
 #include "planner/validation.h"
 #include "server/planning_engine.h"
@@ -36,6 +37,8 @@ struct Server {
   std::unique_ptr<PlanningEngine> engine;
 
   Server() {
+    // ParseFromArray logs every invalid UTF-8 string it refuses; the fuzzer makes millions.
+    google::protobuf::SetLogHandler(nullptr);
     if (absl::Status added = RegisterBuiltinModels(models); !added.ok()) {
       Fail("RegisterBuiltinModels", added.ToString());
     }
