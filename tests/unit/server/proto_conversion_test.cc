@@ -158,7 +158,7 @@ TEST(PlanningRequestFromProtoTest, TaskErrorsPassThrough) {
   limits.max_tables = 1;
   absl::StatusOr<PlanningRequest> request = PlanningRequestFromProto(proto, limits);
   EXPECT_EQ(request.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(request.status().message(), StartsWith("task.tables: "));
+  EXPECT_THAT(std::string(request.status().message()), StartsWith("task.tables: "));
 }
 
 TEST(PlanShardsFromProtoTest, ReadsShardsOnly) {
