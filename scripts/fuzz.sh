@@ -54,7 +54,7 @@ for target in "${TARGETS[@]}"; do
   "$binary" -max_total_time="$SECONDS_PER_FUZZER" -timeout=30 -rss_limit_mb=4096 \
     -print_final_stats=1 -dict="$ROOT/tests/fuzz/$target.dict" \
     -artifact_prefix="$artifacts/" "$work" "$committed" >"$log" 2>&1 || status=$?
-  grep -E "^#[0-9]+ +(INITED|DONE)" "$log" | sed "s/^/fuzz: $target: /" || true
+  grep -E "^#[0-9]+[[:space:]]+(INITED|DONE)" "$log" | sed "s/^/fuzz: $target: /" || true
   grep -E "^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)" "$log" |
     sed "s/^/fuzz: $target: /" || true
   if [ "$status" -ne 0 ]; then

@@ -10,6 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-grpcio python3-protobuf python3-matplotlib
   curl procps
+  clang-14 libclang-rt-14-dev
 )
 
 missing=()
