@@ -20,8 +20,7 @@ namespace shardplan {
 // Shapes and enums only; ValidateTask checks the values. batch_size 0 becomes the default.
 absl::StatusOr<Task> TaskFromProto(const v1::Task& proto, const TaskLimits& limits);
 
-// A PlanRequest in domain terms: TaskFromProto, then the other fields as they are (the
-// PlanningEngine checks and resolves them).
+// A PlanRequest in domain terms (the task converted, everything else as the client sent it).
 absl::StatusOr<PlanningRequest> PlanningRequestFromProto(const v1::PlanRequest& proto,
                                                          const TaskLimits& limits);
 
