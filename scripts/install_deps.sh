@@ -8,6 +8,7 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev nlohmann-json3-dev prometheus-cpp-dev libssl-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang-14 libclang-rt-14-dev
   python3 python3-grpcio python3-protobuf python3-matplotlib
   libsqlite3-dev libpq-dev postgresql
   curl procps openssl

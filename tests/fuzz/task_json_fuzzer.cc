@@ -1,0 +1,65 @@
+// Arbitrary bytes -> ParseTaskJson (what the CLI and the tests read tasks with)
+// -> ValidateTask. Properties: parse errors are INVALID_ARGUMENT or
+// RESOURCE_EXHAUSTED with a message; a task that validates survives TaskToJson
+// -> dump -> ParseTaskJson unchanged and validates again.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+#include "planner/json_io.h"
+#include "planner/task.h"
+#include "planner/validation.h"
+#include "tests/fuzz/fuzz_check.h"
+
+namespace shardplan::fuzz {
+namespace {
+
+void CheckTaskJson(std::string_view text) {
+  absl::StatusOr<Task> task = ParseTaskJson(text);
+  if (!task.ok()) {
+    CheckError(task.status(), "ParseTaskJson",
+               {absl::StatusCode::kInvalidArgument, absl::StatusCode::kResourceExhausted});
+    return;
+  }
+  if (absl::Status valid = ValidateTask(*task); !valid.ok()) {
+    CheckError(valid, "ValidateTask",
+               {absl::StatusCode::kInvalidArgument, absl::StatusCode::kResourceExhausted});
+    return;
+  }
+
+  const nlohmann::json written = TaskToJson(*task);
+  const std::string dumped = written.dump();
+  absl::StatusOr<Task> again = ParseTaskJson(dumped);
+  if (!again.ok()) {
+    Fail("TaskToJson wrote JSON ParseTaskJson refuses",
+         absl::StrCat(again.status().ToString(), "\n", dumped));
+  }
+  const nlohmann::json rewritten = TaskToJson(*again);
+  if (rewritten != written) {
+    Fail("task changed in a JSON round trip",
+         absl::StrCat("first:  ", dumped, "\nsecond: ", rewritten.dump()));
+  }
+  if (absl::Status valid = ValidateTask(*again); !valid.ok()) {
+    Fail("round-tripped task no longer validates", valid.ToString());
+  }
+  // Planning and cache keys use the canonical order; it must not break
+  // validity.
+  if (absl::Status valid = ValidateTask(CanonicalTask(*task)); !valid.ok()) {
+    Fail("CanonicalTask broke a valid task", valid.ToString());
+  }
+}
+
+}  // namespace
+}  // namespace shardplan::fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size > shardplan::fuzz::kMaxInputBytes) return -1;  // -1: not added to the corpus
+  shardplan::fuzz::CheckTaskJson(std::string_view(reinterpret_cast<const char *>(data), size));
+  return 0;
+}
