@@ -73,8 +73,8 @@ int ReportError(const absl::Status& status, absl::string_view command) {
               << status.message() << "\n";
     // The server's message says what is wrong; say how to fix it on the client's side.
     if (status.code() == absl::StatusCode::kUnauthenticated) {
-      std::cerr << "shardplan: hint: the server wants a bearer token it knows: --token-file FILE or "
-                   "$SHARDPLAN_TOKEN\n";
+      std::cerr << "shardplan: hint: the server wants a bearer token it knows: --token-file "
+                   "FILE or $SHARDPLAN_TOKEN\n";
     } else if (status.code() == absl::StatusCode::kPermissionDenied) {
       std::cerr << "shardplan: hint: this call needs a token with another role (admin calls: "
                    "role admin)\n";
