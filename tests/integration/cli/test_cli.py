@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 import unittest
 
-from server_fixture import SecuredPki, ServerProcess, refused_port
+from server_fixture import SecuredPki, SecuredServer, ServerProcess, refused_port
 from tasks import (BASELINES, SLOW_ALGORITHM, SLOW_PARAMS, SLOW_TASK, check_plan,
                    example_task, examples_dir, infeasible_task, invalid_task, reordered)
 
@@ -454,24 +454,12 @@ class SecuredServerTest(CliTestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.pki = SecuredPki()
-        cls.models = tempfile.TemporaryDirectory(prefix="shardplan-models-")
-        write_bundle(cls.models.name, "tiny", "1")
-        try:
-            cls.server = ServerProcess(
-                cls.pki.server_args() + ["--models_dir", cls.models.name,
-                                         "--model_reload_interval_s", "0"],
-                channel_credentials=cls.pki.credentials()).start()
-        except Exception:
-            cls.pki.cleanup()
-            cls.models.cleanup()
-            raise
+        cls.secured = SecuredServer().start()
+        cls.pki, cls.server = cls.secured.pki, cls.secured.server
 
     @classmethod
     def tearDownClass(cls):
-        cls.server.stop()
-        cls.models.cleanup()
-        cls.pki.cleanup()
+        cls.secured.stop()
 
     def tls_args(self, client="client"):
         return ["--tls-ca", self.pki.file("ca.pem"), "--tls-cert", self.pki.file(f"{client}.pem"),

@@ -191,6 +191,37 @@ class SecuredPki:
         self.cleanup()
 
 
+class SecuredServer:
+    """A server with mutual TLS and bearer tokens (SecuredPki) and a models directory holding
+    the bundle tiny@1 (for admin calls); .pki, .server."""
+
+    def __init__(self):
+        self.pki = None
+        self.server = None
+        self._models = None
+
+    def start(self):
+        try:
+            self.pki = SecuredPki()
+            self._models = tempfile.TemporaryDirectory(prefix="shardplan-models-")
+            subprocess.run([os.environ["SHARDPLAN_TEST_BUNDLE"], self._models.name, "tiny", "1"],
+                           check=True, timeout=60)
+            self.server = ServerProcess(
+                self.pki.server_args() + ["--models_dir", self._models.name,
+                                          "--model_reload_interval_s", "0"],
+                channel_credentials=self.pki.credentials()).start()
+        except Exception:
+            self.stop()
+            raise
+        return self
+
+    def stop(self):
+        for part in (self.server, self._models, self.pki):
+            if part is not None:
+                (part.stop if isinstance(part, ServerProcess) else part.cleanup)()
+        self.server = self._models = self.pki = None
+
+
 def refused_port():
     """(socket, port) of a loopback port that refuses connections: bound, never listened on.
     Keep the socket open while the port is in use so that no one else takes it."""

@@ -14,7 +14,7 @@ from unittest import mock
 import grpc
 
 import shardplan
-from server_fixture import SecuredPki, ServerProcess, refused_port
+from server_fixture import SecuredPki, SecuredServer, ServerProcess, refused_port
 from tasks import (BASELINES, SLOW_ALGORITHM, SLOW_PARAMS, SLOW_TASK, check_plan,
                    example_task, infeasible_task, invalid_task, reordered, small_task)
 
@@ -283,25 +283,12 @@ class SecuredServerTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.pki = SecuredPki()
-        cls.models = tempfile.TemporaryDirectory(prefix="shardplan-models-")
-        subprocess.run([os.environ["SHARDPLAN_TEST_BUNDLE"], cls.models.name, "tiny", "1"],
-                       check=True, timeout=60)
-        try:
-            cls.server = ServerProcess(
-                cls.pki.server_args() + ["--models_dir", cls.models.name,
-                                         "--model_reload_interval_s", "0"],
-                channel_credentials=cls.pki.credentials()).start()
-        except Exception:
-            cls.pki.cleanup()
-            cls.models.cleanup()
-            raise
+        cls.secured = SecuredServer().start()
+        cls.pki, cls.server = cls.secured.pki, cls.secured.server
 
     @classmethod
     def tearDownClass(cls):
-        cls.server.stop()
-        cls.models.cleanup()
-        cls.pki.cleanup()
+        cls.secured.stop()
 
     def setUp(self):
         patcher = mock.patch.dict(os.environ)
