@@ -47,6 +47,9 @@ struct ClientOptions {
   // Channel credentials; null means insecure (plaintext), the server's default. For TLS and
   // mutual TLS see TlsChannelCredentials (client/tls_credentials.h).
   std::shared_ptr<grpc::ChannelCredentials> credentials;
+  // With TLS: the name checked against the server's certificate instead of the target's host
+  // (e.g. connecting by an IP address the certificate does not list). "": the target's host.
+  std::string tls_server_name;
 
   // Sent as "authorization: Bearer <token>" on every call when not empty (servers with
   // auth_tokens_file need it). Works over TLS and plaintext alike; over plaintext only use it on

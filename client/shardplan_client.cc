@@ -87,6 +87,7 @@ std::shared_ptr<grpc::Channel> MakeChannel(absl::string_view target, const Clien
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, initial_ms);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, initial_ms);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, max_ms);
+  if (!options.tls_server_name.empty()) args.SetSslTargetNameOverride(options.tls_server_name);
   std::shared_ptr<grpc::ChannelCredentials> credentials =
       options.credentials ? options.credentials : grpc::InsecureChannelCredentials();
   return grpc::CreateCustomChannel(std::string(target), credentials, args);

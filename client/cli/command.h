@@ -13,12 +13,24 @@
 
 namespace shardplan::cli {
 
+// How the CLI authenticates the server and itself (client/cli/connection_security.h). Paths
+// as given; the files are read when the client is built.
+struct SecurityOptions {
+  bool tls = false;             // --tls: TLS with the system's roots
+  std::string ca_file;          // --tls-ca
+  std::string cert_file;        // --tls-cert (mutual TLS, with --tls-key)
+  std::string key_file;         // --tls-key
+  std::string server_name;      // --tls-server-name: the name checked against the certificate
+  std::string token_file;       // --token-file; else $SHARDPLAN_TOKEN
+};
+
 // Options every command accepts, before or after the command name.
 struct GlobalOptions {
   std::string server;                     // --server, $SHARDPLAN_SERVER, or 127.0.0.1:50051
   std::optional<absl::Duration> timeout;  // --timeout: every call's deadline, watch included
   bool json = false;                      // --json
   int max_attempts = 4;                   // --max-attempts: tries on UNAVAILABLE
+  SecurityOptions security;               // --tls*, --token-file
 };
 
 // One parsed command line, as a command's Run sees it.

@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "client/cli/connection_security.h"
 #include "client/cli/exit_codes.h"
 #include "client/cli/output.h"
 #include "client/cli/plan_format.h"
@@ -20,7 +21,7 @@ constexpr char kDefaultServer[] = "127.0.0.1:50051";
 }  // namespace
 
 std::vector<FlagSpec> GlobalFlags() {
-  return {
+  std::vector<FlagSpec> flags = {
       FlagSpec::Value("server", "HOST:PORT",
                       "planner address (default: $SHARDPLAN_SERVER, else 127.0.0.1:50051)"),
       FlagSpec::Value("timeout", "SECONDS",
@@ -28,8 +29,10 @@ std::vector<FlagSpec> GlobalFlags() {
       FlagSpec::Switch("json", "print proto JSON (original field names) instead of tables"),
       FlagSpec::Value("max-attempts", "N",
                       "tries per call while the server is unavailable (default: 4; 1: no retry)"),
-      FlagSpec::Switch("help", "show help and exit", 'h'),
   };
+  for (FlagSpec& flag : SecurityFlags()) flags.push_back(std::move(flag));
+  flags.push_back(FlagSpec::Switch("help", "show help and exit", 'h'));
+  return flags;
 }
 
 absl::Status ReadGlobalOptions(const ParsedFlags& flags, GlobalOptions& global) {
@@ -57,6 +60,7 @@ absl::Status ReadGlobalOptions(const ParsedFlags& flags, GlobalOptions& global) 
     }
     global.max_attempts = attempts;
   }
+  ReadSecurityFlags(flags, global.security);
   return absl::OkStatus();
 }
 
@@ -67,6 +71,9 @@ absl::StatusOr<std::unique_ptr<client::PlannerClient>> ConnectClient(const Globa
     options.watch_timeout = *global.timeout;
   }
   options.max_attempts = global.max_attempts;
+  if (absl::Status security = ApplySecurity(global.security, options); !security.ok()) {
+    return security;
+  }
   options.on_retry = [](const client::RetryEvent& event) {
     std::cerr << "shardplan: " << event.method << ": "
               << absl::StatusCodeToString(event.status.code()) << ": " << event.status.message()

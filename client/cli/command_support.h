@@ -16,12 +16,13 @@
 
 namespace shardplan::cli {
 
-// --server, --timeout, --json, --max-attempts, --help.
+// --server, --timeout, --json, --max-attempts, --help, and the TLS and token options.
 std::vector<FlagSpec> GlobalFlags();
 // Fills `global` from parsed flags and the environment; usage errors for bad values.
 absl::Status ReadGlobalOptions(const ParsedFlags& flags, GlobalOptions& global);
 
-// A client for --server with --timeout and --max-attempts; retries are reported on stderr.
+// A client for --server with --timeout, --max-attempts, TLS and token; retries are reported on
+// stderr.
 absl::StatusOr<std::unique_ptr<client::PlannerClient>> ConnectClient(const GlobalOptions& global);
 
 // --algorithm, --param, --seed, --model, --no-cache.

@@ -53,6 +53,10 @@ int ExitCodeFor(const absl::Status& status) {
       return kExitResourceExhausted;
     case absl::StatusCode::kCancelled:
       return kExitCancelled;
+    case absl::StatusCode::kUnauthenticated:
+      return kExitUnauthenticated;
+    case absl::StatusCode::kPermissionDenied:
+      return kExitPermissionDenied;
     default:
       return kExitOther;
   }
@@ -67,6 +71,14 @@ int ReportError(const absl::Status& status, absl::string_view command) {
   } else {
     std::cerr << "shardplan: " << absl::StatusCodeToString(status.code()) << ": "
               << status.message() << "\n";
+    // The server's message says what is wrong; say how to fix it on the client's side.
+    if (status.code() == absl::StatusCode::kUnauthenticated) {
+      std::cerr << "shardplan: hint: the server wants a bearer token it knows: --token-file "
+                   "FILE or $SHARDPLAN_TOKEN\n";
+    } else if (status.code() == absl::StatusCode::kPermissionDenied) {
+      std::cerr << "shardplan: hint: this call needs a token with another role (admin calls: "
+                   "role admin)\n";
+    }
   }
   return ExitCodeFor(status);
 }
@@ -76,7 +88,8 @@ std::string ExitCodeHelp() {
          "   0  ok\n"
          "   1  any other error\n"
          "   2  usage error (bad command line)\n"
-         "   3  invalid argument (malformed or unreadable task/plan, rejected by the server)\n"
+         "   3  invalid argument (malformed or unreadable task/plan, rejected by the server;\n"
+         "      an unreadable --tls-*/--token-file file)\n"
          "   4  failed precondition (an infeasible task: a table fits on no device; a job key\n"
          "      that names another request)\n"
          "   5  not found (unknown model, model version or job)\n"
@@ -84,7 +97,11 @@ std::string ExitCodeHelp() {
          "   7  deadline exceeded (--timeout)\n"
          "   8  resource exhausted (a server limit)\n"
          "   9  cancelled\n"
-         "  10  job failed (get/watch of a job that ended FAILED)\n";
+         "  10  job failed (get/watch of a job that ended FAILED)\n"
+         "  11  unauthenticated (no bearer token, or one the server does not know: see\n"
+         "      --token-file and $SHARDPLAN_TOKEN)\n"
+         "  12  permission denied (the token's role may not make this call: admin calls,\n"
+         "      models reload and delete, need role admin)\n";
 }
 
 }  // namespace shardplan::cli

@@ -21,6 +21,8 @@ enum ExitCode : int {
   kExitResourceExhausted = 8,  // RESOURCE_EXHAUSTED: a server limit
   kExitCancelled = 9,          // CANCELLED: the job was cancelled
   kExitJobFailed = 10,         // a job ended FAILED (get, watch)
+  kExitUnauthenticated = 11,   // UNAUTHENTICATED: no bearer token, or one the server does not know
+  kExitPermissionDenied = 12,  // PERMISSION_DENIED: the token's role may not make this call
 };
 
 // A usage error: exit 2, printed with a pointer to --help.

@@ -34,7 +34,8 @@ std::string ToolHelp() {
   absl::StrAppend(&text, "\n", OfflineCommandsHelp(),
                   "\nGlobal options (also accepted after the command):\n",
                   FormatFlagHelp(GlobalFlags()),
-                  "\nEnvironment:\n  SHARDPLAN_SERVER  default for --server\n\n",
+                  "\nEnvironment:\n  SHARDPLAN_SERVER  default for --server\n"
+                  "  SHARDPLAN_TOKEN   bearer token when --token-file is not given\n\n",
                   "Errors go to stderr as 'shardplan: <CODE>: <message>'.\n", ExitCodeHelp(),
                   "\nRun 'shardplan COMMAND --help' for a command's options. See docs/cli.md.\n");
   return text;

@@ -7,6 +7,9 @@
     print(plan.cost_ms, [t.shards[0].device for t in plan.tables])
     sharding_plan = shardplan.to_torchrec(plan)               # TorchRec's ShardingPlan shape
 
+Against a secured server (docs/security.md): PlannerClient(target, tls_ca="ca.pem",
+token=...) -- the token defaults to $SHARDPLAN_TOKEN.
+
 The generated API messages are in shardplan.v1.planner_pb2 (re-exported as shardplan.pb).
 """
 
@@ -14,8 +17,9 @@ from shardplan.client import DEFAULT_TARGET, TERMINAL_STATES, PlannerClient, rai
 from shardplan.convert import (message_to_dict, plan_from_dict, plan_to_dict, task_from_dict,
                                task_to_dict)
 from shardplan.errors import (CancelledError, DeadlineExceededError, InfeasibleTaskError,
-                              InvalidTaskError, NotFoundError, ResourceExhaustedError,
-                              ShardplanError, UnavailableError, error_for_code)
+                              InvalidTaskError, NotFoundError, PermissionDeniedError,
+                              ResourceExhaustedError, ShardplanError, UnauthenticatedError,
+                              UnavailableError, error_for_code)
 from shardplan.torchrec import to_torchrec
 from shardplan.v1 import planner_pb2 as pb
 
@@ -23,6 +27,6 @@ __all__ = [
     "DEFAULT_TARGET", "TERMINAL_STATES", "PlannerClient", "raise_for_job",
     "message_to_dict", "plan_from_dict", "plan_to_dict", "task_from_dict", "task_to_dict",
     "CancelledError", "DeadlineExceededError", "InfeasibleTaskError", "InvalidTaskError",
-    "NotFoundError", "ResourceExhaustedError", "ShardplanError", "UnavailableError",
-    "error_for_code", "to_torchrec", "pb",
+    "NotFoundError", "PermissionDeniedError", "ResourceExhaustedError", "ShardplanError",
+    "UnauthenticatedError", "UnavailableError", "error_for_code", "to_torchrec", "pb",
 ]

@@ -24,6 +24,7 @@ from shardplan.errors import UnavailableError, error_for_code, from_rpc_error
 from shardplan.v1 import admin_pb2, admin_pb2_grpc, planner_pb2, planner_pb2_grpc
 
 DEFAULT_TARGET = "127.0.0.1:50051"
+TOKEN_ENV = "SHARDPLAN_TOKEN"
 TERMINAL_STATES = frozenset((planner_pb2.SUCCEEDED, planner_pb2.FAILED, planner_pb2.CANCELLED))
 
 
@@ -32,6 +33,40 @@ def _param_value(value):
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+def _bearer_token(token):
+    """The token given, else $SHARDPLAN_TOKEN, stripped; None when neither is set."""
+    source = "token"
+    if token is None:
+        token, source = os.environ.get(TOKEN_ENV), f"${TOKEN_ENV}"
+    token = (token or "").strip()
+    # gRPC refuses other header values with an obscure error at the first call.
+    if any(not "\x21" <= c <= "\x7e" for c in token):
+        raise ValueError(f"{source}: the token holds a space or a character outside printable "
+                         "ASCII, which cannot travel in the authorization header")
+    return token or None
+
+
+def _read_pem(parameter, path):
+    if not path:
+        return None
+    try:
+        with open(path, "rb") as f:
+            pem = f.read()
+    except OSError as e:
+        raise ValueError(f"{parameter}: cannot read {path!r}: {e.strerror}") from e
+    if b"-----BEGIN " not in pem:
+        raise ValueError(f"{parameter}: {path!r} holds no PEM block")
+    return pem
+
+
+def _tls_credentials(tls_ca, tls_cert, tls_key):
+    if bool(tls_cert) != bool(tls_key):
+        raise ValueError("tls_cert, tls_key: mutual TLS needs both the certificate and its key")
+    return grpc.ssl_channel_credentials(root_certificates=_read_pem("tls_ca", tls_ca),
+                                        private_key=_read_pem("tls_key", tls_key),
+                                        certificate_chain=_read_pem("tls_cert", tls_cert))
 
 
 class PlannerClient:
@@ -43,12 +78,31 @@ class PlannerClient:
     retries: how many times a call failing with UNAVAILABLE is tried again (0: never).
     initial_backoff, max_backoff, backoff_multiplier: the sleeps between attempts, in seconds;
         each is scaled by a random factor in [0.8, 1.2].
-    credentials: grpc.ChannelCredentials for a TLS channel; None: insecure (plaintext).
+    token: bearer token sent as "authorization: Bearer <token>" on every call (servers with
+        auth_tokens_file, docs/security.md); None reads $SHARDPLAN_TOKEN, else no token.
+    tls_ca: PEM file of the CA that signed the server's certificate: connects with TLS.
+    tls_cert, tls_key: PEM files of a client certificate and its key for mutual TLS (both or
+        neither); without tls_ca the server is verified against gRPC's default roots.
+    tls_server_name: name checked against the server's certificate instead of the target's
+        host (e.g. when connecting by an IP address the certificate does not list).
+    credentials: grpc.ChannelCredentials of your own instead of the tls_* files; None and no
+        tls_* file: insecure (plaintext).
+    Unreadable tls_* files, tls_cert without tls_key and a token that cannot travel in a
+    header raise ValueError naming the parameter.
     """
 
     def __init__(self, target=None, timeout=30.0, retries=3, *, initial_backoff=0.2,
-                 max_backoff=5.0, backoff_multiplier=2.0, credentials=None):
+                 max_backoff=5.0, backoff_multiplier=2.0, credentials=None, token=None,
+                 tls_ca=None, tls_cert=None, tls_key=None, tls_server_name=None):
         self.target = target or os.environ.get("SHARDPLAN_SERVER") or DEFAULT_TARGET
+        token = _bearer_token(token)
+        self._metadata = (("authorization", f"Bearer {token}"),) if token else None
+        if tls_ca or tls_cert or tls_key:
+            if credentials is not None:
+                raise ValueError("credentials: give either credentials or tls_* files, not both")
+            credentials = _tls_credentials(tls_ca, tls_cert, tls_key)
+        if tls_server_name and credentials is None:
+            raise ValueError("tls_server_name: needs TLS (tls_ca, tls_cert or credentials)")
         self.timeout = timeout
         self.retries = max(0, int(retries))
         self.initial_backoff = max(0.0, initial_backoff)
@@ -63,6 +117,8 @@ class PlannerClient:
             ("grpc.min_reconnect_backoff_ms", reconnect_ms),
             ("grpc.max_reconnect_backoff_ms", max(reconnect_ms, int(self.max_backoff * 1000))),
         ]
+        if tls_server_name:
+            options.append(("grpc.ssl_target_name_override", tls_server_name))
         if credentials is None:
             self._channel = grpc.insecure_channel(self.target, options=options)
         else:
@@ -132,7 +188,8 @@ class PlannerClient:
         failures = 0
         backoff = self.initial_backoff
         while True:
-            call = self._stub.WatchPlan(request, timeout=self._remaining(deadline))
+            call = self._stub.WatchPlan(request, timeout=self._remaining(deadline),
+                                        metadata=self._metadata)
             received = False
             try:
                 for status in call:
@@ -233,7 +290,8 @@ class PlannerClient:
         attempt = 0
         while True:
             try:
-                return method(request, timeout=self._remaining(deadline))
+                return method(request, timeout=self._remaining(deadline),
+                              metadata=self._metadata)
             except grpc.RpcError as e:
                 error = from_rpc_error(e)
             attempt += 1

@@ -71,10 +71,25 @@ class CancelledError(ShardplanError):
     code = grpc.StatusCode.CANCELLED
 
 
+class UnauthenticatedError(ShardplanError, PermissionError):
+    """UNAUTHENTICATED: the server wants a bearer token (PlannerClient's token= or
+    $SHARDPLAN_TOKEN) and got none, or one it does not know."""
+
+    code = grpc.StatusCode.UNAUTHENTICATED
+
+
+class PermissionDeniedError(ShardplanError, PermissionError):
+    """PERMISSION_DENIED: the token's role may not make this call (admin calls need role
+    admin); the message names the method, the role needed and the token's."""
+
+    code = grpc.StatusCode.PERMISSION_DENIED
+
+
 _BY_CODE = {
     cls.code: cls
     for cls in (InvalidTaskError, InfeasibleTaskError, NotFoundError, ResourceExhaustedError,
-                DeadlineExceededError, UnavailableError, CancelledError)
+                DeadlineExceededError, UnavailableError, CancelledError, UnauthenticatedError,
+                PermissionDeniedError)
 }
 _CODE_BY_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
 

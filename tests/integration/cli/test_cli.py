@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 import unittest
 
-from server_fixture import ServerProcess, refused_port
+from server_fixture import SecuredPki, SecuredServer, ServerProcess, refused_port
 from tasks import (BASELINES, SLOW_ALGORITHM, SLOW_PARAMS, SLOW_TASK, check_plan,
                    example_task, examples_dir, infeasible_task, invalid_task, reordered)
 
@@ -21,6 +21,7 @@ COMMANDS = ("plan", "submit", "get", "watch", "cancel", "evaluate", "algorithms"
             "health")
 EXIT_OK, EXIT_USAGE, EXIT_INVALID, EXIT_INFEASIBLE, EXIT_NOT_FOUND = 0, 2, 3, 4, 5
 EXIT_UNAVAILABLE, EXIT_DEADLINE, EXIT_EXHAUSTED, EXIT_CANCELLED, EXIT_JOB_FAILED = 6, 7, 8, 9, 10
+EXIT_UNAUTHENTICATED, EXIT_PERMISSION_DENIED = 11, 12
 SLOW_PARAM_ARGS = [arg for k, v in SLOW_PARAMS.items() for arg in ("--param", f"{k}={v}")]
 
 
@@ -445,6 +446,124 @@ class ModelsTest(CliTestCase):
 
     def test_unknown_subcommand_is_a_usage_error(self):
         self.assertExit(self.cli("models", "purge"), EXIT_USAGE)
+
+
+class SecuredServerTest(CliTestCase):
+    """A server with mutual TLS and bearer tokens (docs/security.md): the CLI's --tls-*,
+    --token-file and $SHARDPLAN_TOKEN, and exit codes 11 and 12."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.secured = SecuredServer().start()
+        cls.pki, cls.server = cls.secured.pki, cls.secured.server
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.secured.stop()
+
+    def tls_args(self, client="client"):
+        return ["--tls-ca", self.pki.file("ca.pem"), "--tls-cert", self.pki.file(f"{client}.pem"),
+                "--tls-key", self.pki.file(f"{client}.key")]
+
+    def token_file(self, token):
+        handle = tempfile.NamedTemporaryFile("w", suffix=".token", delete=False)
+        with handle:
+            handle.write(f"  {token}  \nsecond line is ignored\n")
+        self.addCleanup(os.unlink, handle.name)
+        return handle.name
+
+    def secure(self, *args, token=SecuredPki.PLANNER_TOKEN, env=None):
+        """The CLI over mutual TLS, with `token` in a --token-file (None: no token option).
+        $SHARDPLAN_TOKEN is unset unless `env` sets it."""
+        if env is None:
+            env = {k: v for k, v in os.environ.items() if k != "SHARDPLAN_TOKEN"}
+        token_args = [] if token is None else ["--token-file", self.token_file(token)]
+        return self.cli(*args, *self.tls_args(), *token_args, env=env)
+
+    def test_plan_with_client_certificate_and_token(self):
+        result = self.secure("plan", example("task_4dev.json"), "--json")
+        self.assertExit(result, EXIT_OK)
+        check_plan(self, json.loads(result.stdout)["plan"], example_task("task_4dev.json"))
+        # Global options also go before the command.
+        result = run_cli("--server", self.server.target, *self.tls_args(), "--token-file",
+                         self.token_file(SecuredPki.PLANNER_TOKEN), "algorithms")
+        self.assertExit(result, EXIT_OK)
+
+    def test_missing_or_unknown_token_exits_11(self):
+        result = self.secure("plan", example("task_4dev.json"), token=None)
+        self.assertError(result, EXIT_UNAUTHENTICATED, "UNAUTHENTICATED")
+        self.assertIn("missing bearer token", result.stderr)
+        self.assertIn("--token-file", result.stderr)  # the hint
+        result = self.secure("algorithms", token="not-a-known-token")
+        self.assertError(result, EXIT_UNAUTHENTICATED, "UNAUTHENTICATED")
+        self.assertIn("unknown bearer token", result.stderr)
+
+    def test_planner_token_may_not_make_admin_calls(self):
+        for args in (["models", "reload"], ["delete", "some-job"]):
+            with self.subTest(args=args):
+                result = self.secure(*args)
+                self.assertError(result, EXIT_PERMISSION_DENIED, "PERMISSION_DENIED")
+                self.assertIn('needs role "admin"', result.stderr)
+
+    def test_admin_token_makes_admin_calls(self):
+        result = self.secure("models", "reload", token=SecuredPki.ADMIN_TOKEN)
+        self.assertExit(result, EXIT_OK)
+        self.assertIn("0 refused", result.stdout)
+        plan = self.secure("plan", example("task_4dev.json"), "--job-key", "secured-cli-key",
+                           "--json")
+        self.assertExit(plan, EXIT_OK)
+        result = self.secure("delete", "--job-key", "secured-cli-key", token=SecuredPki.ADMIN_TOKEN)
+        self.assertExit(result, EXIT_OK)
+        self.assertIn("deleted job ", result.stdout)
+
+    def test_token_from_environment_and_the_flag_wins(self):
+        env = dict(os.environ, SHARDPLAN_TOKEN=SecuredPki.PLANNER_TOKEN)
+        self.assertExit(self.secure("algorithms", token=None, env=env), EXIT_OK)
+        bad_env = dict(os.environ, SHARDPLAN_TOKEN="not-a-known-token")
+        self.assertExit(self.secure("algorithms", token=None, env=bad_env),
+                        EXIT_UNAUTHENTICATED)
+        self.assertExit(self.secure("algorithms", env=bad_env), EXIT_OK)  # --token-file wins
+
+    def test_health_over_tls_needs_no_token(self):
+        result = self.secure("health", token=None)
+        self.assertExit(result, EXIT_OK)
+        self.assertEqual(result.stdout, "SERVING\n")
+
+    def test_connections_the_server_refuses_exit_6(self):
+        token = ["--token-file", self.token_file(SecuredPki.PLANNER_TOKEN), "--max-attempts", "1"]
+        cases = {
+            "plaintext": [],
+            "no client certificate": ["--tls-ca", self.pki.file("ca.pem")],
+            "certificate from another CA": self.tls_args("rogue_client"),
+            "server from an unknown CA": ["--tls-ca", self.pki.file("other_ca.pem"),
+                                          "--tls-cert", self.pki.file("client.pem"),
+                                          "--tls-key", self.pki.file("client.key")],
+            "name not in the certificate": self.tls_args() + ["--tls-server-name",
+                                                              "planner.example"],
+        }
+        for name, args in cases.items():
+            with self.subTest(name):
+                result = self.cli("algorithms", *args, *token)
+                self.assertError(result, EXIT_UNAVAILABLE, "UNAVAILABLE")
+
+    def test_server_name_override(self):
+        # By IP, checking the certificate for its DNS name localhost.
+        result = self.secure("health", "--tls-server-name", "localhost")
+        self.assertExit(result, EXIT_OK)
+
+    def test_bad_tls_options(self):
+        key_missing = self.cli("health", "--tls-ca", self.pki.file("ca.pem"), "--tls-cert",
+                               self.pki.file("client.pem"))
+        self.assertExit(key_missing, EXIT_USAGE)
+        self.assertRegex(key_missing.stderr, r"(?m)^shardplan: usage: --tls-cert and --tls-key")
+        name_only = self.cli("health", "--tls-server-name", "localhost")
+        self.assertExit(name_only, EXIT_USAGE)
+        missing = self.pki.file("no-such.pem")
+        for flag in ("--tls-ca", "--token-file"):
+            with self.subTest(flag):
+                result = self.cli("health", *self.tls_args(), flag, missing)
+                self.assertError(result, EXIT_INVALID, "INVALID_ARGUMENT")
+                self.assertIn(f"{flag}: {missing}", result.stderr)
 
 
 if __name__ == "__main__":

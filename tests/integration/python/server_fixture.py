@@ -3,11 +3,15 @@
     with ServerProcess() as server:          # 127.0.0.1:0, --port_file, waits for SERVING
         client = shardplan.PlannerClient(server.target)
 
+    with SecuredPki() as pki, ServerProcess(pki.server_args(), pki.credentials()) as server:
+        ...                                  # mutual TLS + bearer tokens (docs/security.md)
+
 The binary is $SHARDPLAN_SERVER_BINARY (ctest sets it). The server is killed when the test
 process dies (PR_SET_PDEATHSIG), so a crashed test leaves nothing behind.
 """
 
 import ctypes
+import hashlib
 import json
 import os
 import signal
@@ -36,8 +40,11 @@ def server_binary():
 
 
 class ServerProcess:
-    def __init__(self, extra_args=(), start_timeout=30.0):
+    """channel_credentials: how to reach a TLS server while waiting for it (None: plaintext)."""
+
+    def __init__(self, extra_args=(), channel_credentials=None, start_timeout=30.0):
         self.extra_args = list(extra_args)
+        self.channel_credentials = channel_credentials
         self.start_timeout = start_timeout
         self.process = None
         self.grpc_port = None
@@ -93,7 +100,11 @@ class ServerProcess:
         raise RuntimeError(f"server wrote no port file in time:\n{self.log()}")
 
     def _wait_for_serving(self, deadline):
-        with grpc.insecure_channel(self.target) as channel:
+        if self.channel_credentials is None:
+            channel = grpc.insecure_channel(self.target)
+        else:
+            channel = grpc.secure_channel(self.target, self.channel_credentials)
+        with channel:
             check = channel.unary_unary(_health.CHECK_METHOD,
                                         request_serializer=_health.encode_request,
                                         response_deserializer=_health.decode_response)
@@ -123,6 +134,92 @@ class ServerProcess:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+_MAKE_TEST_CERTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir,
+                                os.pardir, "scripts", "make_test_certs.sh")
+
+
+class SecuredPki:
+    """A throw-away PKI (scripts/make_test_certs.sh: ca.pem, server.pem/key for 127.0.0.1 and
+    localhost, client.pem/key, rogue_client.pem/key from another CA) and an auth_tokens_file
+    with the tokens PLANNER_TOKEN (role planner) and ADMIN_TOKEN (role admin)."""
+
+    PLANNER_TOKEN = "planner-token-0123456789"
+    ADMIN_TOKEN = "admin-token-9876543210"
+
+    def __init__(self):
+        self._dir = tempfile.TemporaryDirectory(prefix="shardplan-pki-")
+        subprocess.run(["bash", _MAKE_TEST_CERTS, self._dir.name], check=True, timeout=60,
+                       capture_output=True)
+        tokens = [{"name": "trainer-a", "role": "planner", "token": self.PLANNER_TOKEN},
+                  {"name": "ops", "role": "admin", "token": self.ADMIN_TOKEN}]
+        with open(self.file("tokens.json"), "w") as f:
+            json.dump({"tokens": [
+                {"name": t["name"], "role": t["role"],
+                 "sha256": hashlib.sha256(t["token"].encode()).hexdigest()} for t in tokens]}, f)
+
+    def file(self, name):
+        return os.path.join(self._dir.name, name)
+
+    def server_args(self, mutual=True, tokens=True):
+        """shardplan-server flags: TLS, with mutual=True client certificates from ca.pem, with
+        tokens=True the tokens file."""
+        args = ["--tls_cert_file", self.file("server.pem"),
+                "--tls_key_file", self.file("server.key")]
+        if mutual:
+            args += ["--tls_client_ca_file", self.file("ca.pem")]
+        if tokens:
+            args += ["--auth_tokens_file", self.file("tokens.json")]
+        return args
+
+    def credentials(self):
+        """grpc credentials of a client trusted by server_args()'s server (mutual TLS)."""
+        def read(name):
+            with open(self.file(name), "rb") as f:
+                return f.read()
+        return grpc.ssl_channel_credentials(read("ca.pem"), read("client.key"),
+                                            read("client.pem"))
+
+    def cleanup(self):
+        self._dir.cleanup()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.cleanup()
+
+
+class SecuredServer:
+    """A server with mutual TLS and bearer tokens (SecuredPki) and a models directory holding
+    the bundle tiny@1 (for admin calls); .pki, .server."""
+
+    def __init__(self):
+        self.pki = None
+        self.server = None
+        self._models = None
+
+    def start(self):
+        try:
+            self.pki = SecuredPki()
+            self._models = tempfile.TemporaryDirectory(prefix="shardplan-models-")
+            subprocess.run([os.environ["SHARDPLAN_TEST_BUNDLE"], self._models.name, "tiny", "1"],
+                           check=True, timeout=60)
+            self.server = ServerProcess(
+                self.pki.server_args() + ["--models_dir", self._models.name,
+                                          "--model_reload_interval_s", "0"],
+                channel_credentials=self.pki.credentials()).start()
+        except Exception:
+            self.stop()
+            raise
+        return self
+
+    def stop(self):
+        for part in (self.server, self._models, self.pki):
+            if part is not None:
+                (part.stop if isinstance(part, ServerProcess) else part.cleanup)()
+        self.server = self._models = self.pki = None
 
 
 def refused_port():

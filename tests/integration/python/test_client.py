@@ -14,7 +14,7 @@ from unittest import mock
 import grpc
 
 import shardplan
-from server_fixture import ServerProcess, refused_port
+from server_fixture import SecuredPki, SecuredServer, ServerProcess, refused_port
 from tasks import (BASELINES, SLOW_ALGORITHM, SLOW_PARAMS, SLOW_TASK, check_plan,
                    example_task, infeasible_task, invalid_task, reordered, small_task)
 
@@ -276,6 +276,104 @@ class ModelsTest(unittest.TestCase):
         self.assertEqual(len(report.refused), 0)
         plan = self.client.plan(example_task("task_4dev.json"), model="tiny")
         self.assertEqual(plan.cost_model, "tiny@2")
+
+
+class SecuredServerTest(unittest.TestCase):
+    """token=, $SHARDPLAN_TOKEN and tls_* against a server with mutual TLS and bearer tokens."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.secured = SecuredServer().start()
+        cls.pki, cls.server = cls.secured.pki, cls.secured.server
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.secured.stop()
+
+    def setUp(self):
+        patcher = mock.patch.dict(os.environ)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+        os.environ.pop("SHARDPLAN_TOKEN", None)
+
+    def client(self, token=None, client="client", **kwargs):
+        tls = dict(tls_ca=self.pki.file("ca.pem"), tls_cert=self.pki.file(f"{client}.pem"),
+                   tls_key=self.pki.file(f"{client}.key"))
+        tls.update(kwargs)
+        result = shardplan.PlannerClient(self.server.target, timeout=20, retries=0, token=token,
+                                         **tls)
+        self.addCleanup(result.close)
+        return result
+
+    def test_plan_watch_and_health_with_certificate_and_token(self):
+        client = self.client(SecuredPki.PLANNER_TOKEN)
+        task = example_task("task_4dev.json")
+        check_plan_covers(self, client.plan(task), task)
+        job_id = client.submit(task, bypass_cache=True)
+        check_plan_covers(self, client.wait(job_id), task)  # the stream carries the token too
+        self.assertEqual(client.health(), "SERVING")
+        self.assertEqual(self.client(None).health(), "SERVING")  # health needs no token
+
+    def test_missing_or_unknown_token_is_unauthenticated(self):
+        for token in (None, "not-a-known-token"):
+            with self.subTest(token=token):
+                with self.assertRaises(shardplan.UnauthenticatedError) as raised:
+                    self.client(token).list_algorithms()
+                self.assertEqual(raised.exception.code, grpc.StatusCode.UNAUTHENTICATED)
+                self.assertIn("bearer token", raised.exception.message)
+
+    def test_admin_calls_need_the_admin_role(self):
+        planner = self.client(SecuredPki.PLANNER_TOKEN)
+        for call in (planner.reload_models, lambda: planner.delete_plan(job_id="some-job")):
+            with self.assertRaises(shardplan.PermissionDeniedError) as raised:
+                call()
+            self.assertIsInstance(raised.exception, shardplan.ShardplanError)
+            self.assertIn('needs role "admin"', raised.exception.message)
+        admin = self.client(SecuredPki.ADMIN_TOKEN)
+        self.assertEqual(list(admin.reload_models().unchanged), ["tiny@1"])
+        with self.assertRaises(shardplan.NotFoundError):  # past the role check
+            admin.delete_plan(job_id="no-such-job")
+
+    def test_token_from_environment_unless_given(self):
+        os.environ["SHARDPLAN_TOKEN"] = f" {SecuredPki.PLANNER_TOKEN}\n"
+        self.assertTrue(self.client().list_algorithms())
+        os.environ["SHARDPLAN_TOKEN"] = "not-a-known-token"
+        with self.assertRaises(shardplan.UnauthenticatedError):
+            self.client().list_algorithms()
+        self.assertTrue(self.client(SecuredPki.PLANNER_TOKEN).list_algorithms())
+
+    def test_connections_the_server_refuses_are_unavailable(self):
+        plaintext = shardplan.PlannerClient(self.server.target, timeout=20, retries=0,
+                                            token=SecuredPki.PLANNER_TOKEN)
+        self.addCleanup(plaintext.close)
+        clients = {
+            "plaintext": plaintext,
+            "no client certificate": self.client(SecuredPki.PLANNER_TOKEN, tls_cert=None,
+                                                 tls_key=None),
+            "certificate from another CA": self.client(SecuredPki.PLANNER_TOKEN,
+                                                       client="rogue_client"),
+            "name not in the certificate": self.client(SecuredPki.PLANNER_TOKEN,
+                                                       tls_server_name="planner.example"),
+        }
+        for name, client in clients.items():
+            with self.subTest(name):
+                with self.assertRaises(shardplan.UnavailableError):
+                    client.list_algorithms()
+        self.assertEqual(self.client(tls_server_name="localhost").health(), "SERVING")
+
+    def test_bad_options_raise_value_error_naming_the_parameter(self):
+        cases = {
+            "tls_key": dict(tls_key=None),
+            "tls_ca": dict(tls_ca=self.pki.file("no-such.pem")),
+        }
+        for parameter, kwargs in cases.items():
+            with self.subTest(parameter):
+                with self.assertRaisesRegex(ValueError, parameter):
+                    self.client(SecuredPki.PLANNER_TOKEN, **kwargs)
+        with self.assertRaisesRegex(ValueError, "token"):
+            shardplan.PlannerClient(self.server.target, token="two words")
+        with self.assertRaisesRegex(ValueError, "tls_server_name"):
+            shardplan.PlannerClient(self.server.target, tls_server_name="localhost")
 
 
 if __name__ == "__main__":

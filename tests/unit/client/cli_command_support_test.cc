@@ -182,6 +182,8 @@ TEST(ExitCodeTest, EveryDocumentedCode) {
   EXPECT_EQ(ExitCodeFor(absl::DeadlineExceededError("x")), kExitDeadlineExceeded);
   EXPECT_EQ(ExitCodeFor(absl::ResourceExhaustedError("x")), kExitResourceExhausted);
   EXPECT_EQ(ExitCodeFor(absl::CancelledError("x")), kExitCancelled);
+  EXPECT_EQ(ExitCodeFor(absl::UnauthenticatedError("x")), kExitUnauthenticated);
+  EXPECT_EQ(ExitCodeFor(absl::PermissionDeniedError("x")), kExitPermissionDenied);
   // A failed job keeps its own code for the message but exits 10 whatever the code.
   const absl::Status failed = JobFailedError(absl::FailedPreconditionError("t1 fits nowhere"));
   EXPECT_EQ(failed.code(), absl::StatusCode::kFailedPrecondition);
