@@ -244,7 +244,7 @@ TEST_P(PlanStoreContractTest, CountCountsEveryStatus) {
 
 TEST_P(PlanStoreContractTest, RecordsItCannotHoldAreInvalidArgument) {
   PlanRecord nul = MakeRecord(1);
-  nul.request_json = std::string("{\"a\":\"x\0y\"}", 13);
+  nul.request_json = std::string("{\"a\":\"x\0y\"}", 11);  // the 11 bytes, NUL included
   absl::Status status = store_->Insert(nul);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
   EXPECT_THAT(std::string(status.message()), HasSubstr("request_json"));
