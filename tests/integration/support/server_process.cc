@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -189,6 +190,13 @@ absl::Status ServerProcess::Start(const std::vector<std::string>& extra_args,
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
+    if (file_size_limit_ > 0) {
+      // An ignored signal stays ignored across execv.
+      signal(SIGXFSZ, SIG_IGN);
+      const rlimit limit = {static_cast<rlim_t>(file_size_limit_),
+                            static_cast<rlim_t>(file_size_limit_)};
+      if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(127);
+    }
     execv(binary.c_str(), argv.data());
     static const char kMessage[] = "ServerProcess: execv failed\n";
     (void)!write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);

@@ -66,6 +66,11 @@ class ServerProcess {
     credentials_ = std::move(credentials);
   }
 
+  // RLIMIT_FSIZE of the server process (and of every file it writes, its log included), with
+  // SIGXFSZ ignored, so a write past `bytes` fails with EFBIG as on a full disk instead of killing
+  // the server. 0 (the default): no limit. Call before Start; applies to later Starts.
+  void SetFileSizeLimit(off_t bytes) { file_size_limit_ = bytes; }
+
   // A new channel to target() with the channel credentials.
   std::shared_ptr<grpc::Channel> Channel() const;
   // A new insecure channel to the health-only port (health_port() must not be 0).
@@ -95,6 +100,7 @@ class ServerProcess {
   std::string log_file_;
   std::shared_ptr<grpc::ChannelCredentials> credentials_;  // null: insecure
   pid_t pid_ = -1;
+  off_t file_size_limit_ = 0;
   int grpc_port_ = 0;
   int metrics_port_ = 0;
   int health_port_ = 0;
