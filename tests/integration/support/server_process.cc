@@ -1,6 +1,7 @@
 #include "tests/integration/support/server_process.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
@@ -179,6 +180,11 @@ absl::Status ServerProcess::Start(const std::vector<std::string>& extra_args,
     return absl::InternalError(ErrnoText("fork"));
   }
   if (pid == 0) {
+    // Before PR_SET_PDEATHSIG: changing credentials clears it.
+    if (run_as_uid_ != static_cast<uid_t>(-1) && getuid() == 0 &&
+        (setgroups(0, nullptr) != 0 || setgid(run_as_gid_) != 0 || setuid(run_as_uid_) != 0)) {
+      _exit(127);
+    }
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127);
     dup2(null_fd, STDIN_FILENO);

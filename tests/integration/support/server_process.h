@@ -71,6 +71,14 @@ class ServerProcess {
   // the server. 0 (the default): no limit. Call before Start; applies to later Starts.
   void SetFileSizeLimit(off_t bytes) { file_size_limit_ = bytes; }
 
+  // Runs the server as `uid`:`gid` (no supplementary groups) when the test runs as root, e.g.
+  // 65534 (nobody) so that file permissions apply to it. Its temporary directory must then be
+  // writable by that user (the port file goes there). Call before Start.
+  void SetUser(uid_t uid, gid_t gid) {
+    run_as_uid_ = uid;
+    run_as_gid_ = gid;
+  }
+
   // A new channel to target() with the channel credentials.
   std::shared_ptr<grpc::Channel> Channel() const;
   // A new insecure channel to the health-only port (health_port() must not be 0).
@@ -101,6 +109,8 @@ class ServerProcess {
   std::shared_ptr<grpc::ChannelCredentials> credentials_;  // null: insecure
   pid_t pid_ = -1;
   off_t file_size_limit_ = 0;
+  uid_t run_as_uid_ = static_cast<uid_t>(-1);  // -1: unchanged
+  gid_t run_as_gid_ = static_cast<gid_t>(-1);
   int grpc_port_ = 0;
   int metrics_port_ = 0;
   int health_port_ = 0;
