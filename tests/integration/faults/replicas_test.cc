@@ -198,6 +198,7 @@ TEST_F(ReplicasTest, ADatabaseThatStopsCostsOnlyKeyedCallsUntilItIsBack) {
   EXPECT_TRUE(response.job_id().empty());  // planned, not stored
   status = CallPlan(*a_.stub, KeyedRequest("while-stopped", 22), &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_THAT(status.error_message(), HasSubstr("job_key: the plan store cannot be read"));
   EXPECT_THAT(status.error_message(), HasSubstr("plan store (postgresql"));
   v1::SubmitPlanResponse submitted;
   status = CallSubmit(*a_.stub, QuickRequest(23), &submitted);
