@@ -19,6 +19,7 @@
 #include "server/security/client_identity.h"
 #include "server/security/server_credentials.h"
 #include "server/status_conversion.h"
+#include "server/store/sqlite_plan_store.h"
 
 namespace shardplan {
 namespace {
@@ -220,6 +221,13 @@ absl::Status ShardplanServer::OpenStore() {
     LogLine(absl::StrCat("store: ", store_->backend(), ", ",
                          records.ok() ? absl::StrCat(*records, " records")
                                       : std::string(records.status().message())));
+    // Served as a read-only replica rather than refused: its plans are still worth answering.
+    if (const auto* sqlite = dynamic_cast<const SqlitePlanStore*>(store_.get());
+        sqlite != nullptr && sqlite->read_only()) {
+      LogLine(
+          "store: the SQLite file is read-only: stored plans and jobs are served; keyed "
+          "Plan calls that need a new plan and SubmitPlan answer UNAVAILABLE");
+    }
   } else {
     LogLine("store: none (store is \"\"): plans live only in the cache, job keys are refused");
   }

@@ -136,7 +136,12 @@ absl::StatusOr<PlannerServiceImpl::KeyedLookup> PlannerServiceImpl::LookUpJobKey
         "keep named plans");
   }
   absl::StatusOr<std::optional<PlanRecord>> found = ledger_->FindKeyed(request.job_key());
-  if (!found.ok()) return found.status();
+  if (!found.ok()) {
+    return absl::Status(found.status().code(),
+                        absl::StrCat("job_key: the plan store cannot be read, so the plan named \"",
+                                     request.job_key(), "\" cannot be looked up; retry later: ",
+                                     found.status().message()));
+  }
   if (!found->has_value()) return lookup;
   lookup.record = **std::move(found);
   const std::string& status = lookup.record->status;

@@ -1,9 +1,11 @@
 #include "tests/integration/support/server_process.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -178,6 +180,11 @@ absl::Status ServerProcess::Start(const std::vector<std::string>& extra_args,
     return absl::InternalError(ErrnoText("fork"));
   }
   if (pid == 0) {
+    // Before PR_SET_PDEATHSIG: changing credentials clears it.
+    if (run_as_uid_ != static_cast<uid_t>(-1) && getuid() == 0 &&
+        (setgroups(0, nullptr) != 0 || setgid(run_as_gid_) != 0 || setuid(run_as_uid_) != 0)) {
+      _exit(127);
+    }
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127);
     dup2(null_fd, STDIN_FILENO);
@@ -189,6 +196,13 @@ absl::Status ServerProcess::Start(const std::vector<std::string>& extra_args,
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
+    if (file_size_limit_ > 0) {
+      // An ignored signal stays ignored across execv.
+      signal(SIGXFSZ, SIG_IGN);
+      const rlimit limit = {static_cast<rlim_t>(file_size_limit_),
+                            static_cast<rlim_t>(file_size_limit_)};
+      if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(127);
+    }
     execv(binary.c_str(), argv.data());
     static const char kMessage[] = "ServerProcess: execv failed\n";
     (void)!write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);

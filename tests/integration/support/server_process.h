@@ -66,6 +66,19 @@ class ServerProcess {
     credentials_ = std::move(credentials);
   }
 
+  // RLIMIT_FSIZE of the server process (and of every file it writes, its log included), with
+  // SIGXFSZ ignored, so a write past `bytes` fails with EFBIG as on a full disk instead of killing
+  // the server. 0 (the default): no limit. Call before Start; applies to later Starts.
+  void SetFileSizeLimit(off_t bytes) { file_size_limit_ = bytes; }
+
+  // Runs the server as `uid`:`gid` (no supplementary groups) when the test runs as root, e.g.
+  // 65534 (nobody) so that file permissions apply to it. Its temporary directory must then be
+  // writable by that user (the port file goes there). Call before Start.
+  void SetUser(uid_t uid, gid_t gid) {
+    run_as_uid_ = uid;
+    run_as_gid_ = gid;
+  }
+
   // A new channel to target() with the channel credentials.
   std::shared_ptr<grpc::Channel> Channel() const;
   // A new insecure channel to the health-only port (health_port() must not be 0).
@@ -95,6 +108,9 @@ class ServerProcess {
   std::string log_file_;
   std::shared_ptr<grpc::ChannelCredentials> credentials_;  // null: insecure
   pid_t pid_ = -1;
+  off_t file_size_limit_ = 0;
+  uid_t run_as_uid_ = static_cast<uid_t>(-1);  // -1: unchanged
+  gid_t run_as_gid_ = static_cast<gid_t>(-1);
   int grpc_port_ = 0;
   int metrics_port_ = 0;
   int health_port_ = 0;
