@@ -1,5 +1,6 @@
 // `shardplan plan` (synchronous), `shardplan replan` (a keyed plan anew) and `shardplan submit`
 // (queue a job).
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -23,30 +24,36 @@ absl::StatusOr<shardplan::v1::PlanRequest> ReadPlanRequest(const Invocation& inv
   return BuildPlanRequest(invocation, *std::move(task));
 }
 
-absl::Status RunPlan(const Invocation& invocation) {
+// `plan` and `replan` differ only in the call: replan needs a job key and asks the server for a
+// new plan under it.
+absl::Status RunPlanCall(const Invocation& invocation, bool replan) {
   absl::StatusOr<shardplan::v1::PlanRequest> request = ReadPlanRequest(invocation);
   if (!request.ok()) return request.status();
+  if (replan && request->job_key().empty()) return UsageError("replan needs --job-key");
   // Check the output options before spending the server's time.
   if (absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation); !format.ok()) {
     return format.status();
   }
-  absl::StatusOr<shardplan::v1::PlanResponse> response = invocation.client->Plan(*request);
+  absl::StatusOr<shardplan::v1::PlanResponse> response =
+      replan ? invocation.client->Replan(*request) : invocation.client->Plan(*request);
   if (!response.ok()) return response.status();
   return EmitPlan(invocation, response->plan(), response->cache_hit(), *response,
                   LocalWorldSize(request->task()));
 }
 
-absl::Status RunReplan(const Invocation& invocation) {
-  absl::StatusOr<shardplan::v1::PlanRequest> request = ReadPlanRequest(invocation);
-  if (!request.ok()) return request.status();
-  if (request->job_key().empty()) return UsageError("replan needs --job-key");
-  if (absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation); !format.ok()) {
-    return format.status();
-  }
-  absl::StatusOr<shardplan::v1::PlanResponse> response = invocation.client->Replan(*request);
-  if (!response.ok()) return response.status();
-  return EmitPlan(invocation, response->plan(), response->cache_hit(), *response,
-                  LocalWorldSize(request->task()));
+// A command that reads TASK, plans it with `run` and prints the plan.
+Command PlanningCommand(std::string name, std::string summary, std::string description,
+                        absl::Status (*run)(const Invocation&)) {
+  Command command;
+  command.name = std::move(name);
+  command.arguments = "TASK";
+  command.summary = std::move(summary);
+  command.description = absl::StrCat(description, kTaskHelp);
+  command.flags = PlanRequestFlags();
+  for (FlagSpec& flag : PlanOutputFlags()) command.flags.push_back(std::move(flag));
+  command.min_args = command.max_args = 1;
+  command.run = run;
+  return command;
 }
 
 absl::Status RunSubmit(const Invocation& invocation) {
@@ -63,37 +70,21 @@ absl::Status RunSubmit(const Invocation& invocation) {
 }  // namespace
 
 Command PlanCommand() {
-  Command command;
-  command.name = "plan";
-  command.arguments = "TASK";
-  command.summary = "plan a task and print the plan";
-  command.description = absl::StrCat(
+  return PlanningCommand(
+      "plan", "plan a task and print the plan",
       "Plans TASK on the server and waits for the plan (see --timeout). Prints the plan\n"
       "summary, the per-device costs and the table -> device assignment; --json prints the\n"
       "PlanResponse, --format torchrec TorchRec's ShardingPlan JSON.\n\n",
-      kTaskHelp);
-  command.flags = PlanRequestFlags();
-  for (FlagSpec& flag : PlanOutputFlags()) command.flags.push_back(std::move(flag));
-  command.min_args = command.max_args = 1;
-  command.run = RunPlan;
-  return command;
+      [](const Invocation& invocation) { return RunPlanCall(invocation, /*replan=*/false); });
 }
 
 Command ReplanCommand() {
-  Command command;
-  command.name = "replan";
-  command.arguments = "TASK";
-  command.summary = "plan a keyed task anew and give its key the new plan";
-  command.description = absl::StrCat(
+  return PlanningCommand(
+      "replan", "plan a keyed task anew and give its key the new plan",
       "Plans TASK again under --job-key KEY (required) and stores the new plan under KEY, so\n"
       "later 'shardplan plan --job-key KEY' calls return it: e.g. to move a training job to a\n"
       "newer cost model on purpose. The old plan stays readable with 'shardplan get ID'.\n\n",
-      kTaskHelp);
-  command.flags = PlanRequestFlags();
-  for (FlagSpec& flag : PlanOutputFlags()) command.flags.push_back(std::move(flag));
-  command.min_args = command.max_args = 1;
-  command.run = RunReplan;
-  return command;
+      [](const Invocation& invocation) { return RunPlanCall(invocation, /*replan=*/true); });
 }
 
 Command SubmitCommand() {
