@@ -7,16 +7,12 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "server/metrics.h"
 
 namespace shardplan {
 namespace {
-
-int64_t UnixMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string RandomHexId() {
   unsigned char bytes[16];
@@ -107,8 +103,8 @@ absl::StatusOr<JobSnapshot> JobManager::Submit(Work work, SubmitOptions options)
   job->id = options.id.empty() ? NewIdLocked() : std::move(options.id);
   job->job_key = std::move(options.job_key);
   job->work = std::move(work);
-  job->submitted_unix_ms =
-      options.submitted_unix_ms > 0 ? options.submitted_unix_ms : UnixMillis();
+  job->submitted_unix_ms = options.submitted_unix_ms > 0 ? options.submitted_unix_ms
+                                                          : absl::ToUnixMillis(absl::Now());
   job->version = 1;
   jobs_.emplace(job->id, job);
   queue_.push_back(job);
@@ -212,7 +208,7 @@ void JobManager::WorkerLoop() {
       job = queue_.front();
       queue_.pop_front();
       job->state = JobState::kRunning;
-      job->started_unix_ms = UnixMillis();
+      job->started_unix_ms = absl::ToUnixMillis(absl::Now());
       job->progress = "running";
       work = std::move(job->work);
       job->work = nullptr;
@@ -283,7 +279,7 @@ void JobManager::FinishLocked(Job& job, absl::StatusOr<PlanningResult> outcome) 
     job.error = outcome.status();
     job.progress = job.state == JobState::kCancelled ? "cancelled" : "failed";
   }
-  job.finished_unix_ms = UnixMillis();
+  job.finished_unix_ms = absl::ToUnixMillis(absl::Now());
   if (metrics_ != nullptr) metrics_->RecordJobFinished(JobStateName(job.state));
   ChangedLocked(job);
   finished_.push_back(job.id);

@@ -1,10 +1,11 @@
 #include "server/plan_ledger.h"
 
-#include <chrono>
 #include <map>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "google/protobuf/util/json_util.h"
 #include "planner/json_io.h"
 #include "server/cache_key.h"
@@ -16,12 +17,6 @@ namespace shardplan {
 namespace {
 
 constexpr size_t kMaxJobKeyLength = 256;
-
-int64_t NowUnixMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 bool JobKeyChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -119,7 +114,7 @@ PlanRecord PlanLedger::NewRecord(const std::string& job_id, const v1::PlanReques
   record.algorithm = prepared.planner->info().name;
   record.model_version = prepared.model.manifest.id();
   record.owner = owner_;
-  record.submitted_unix_ms = NowUnixMillis();
+  record.submitted_unix_ms = absl::ToUnixMillis(absl::Now());
   return record;
 }
 
@@ -139,7 +134,7 @@ absl::StatusOr<std::string> PlanLedger::RecordPlan(const v1::PlanRequest& reques
   record.status = JobStateName(JobState::kSucceeded);
   record.plan_json = PlanToJson(result.plan).dump();
   record.started_unix_ms = record.submitted_unix_ms;
-  record.finished_unix_ms = NowUnixMillis();
+  record.finished_unix_ms = absl::ToUnixMillis(absl::Now());
   if (absl::Status stored = Store(record, replace_key); !stored.ok()) return stored;
   return record.job_id;
 }
@@ -163,7 +158,7 @@ void PlanLedger::RecordRunning(const std::string& job_id) const {
   PlanRecord record = **std::move(found);
   record.status = JobStateName(JobState::kRunning);
   record.owner = owner_;
-  record.started_unix_ms = NowUnixMillis();
+  record.started_unix_ms = absl::ToUnixMillis(absl::Now());
   if (absl::Status updated = Count("update", store_->Update(record)); !updated.ok()) {
     LogLine(absl::StrCat("plan store: cannot record job ", job_id, " RUNNING: ",
                          updated.ToString()));
@@ -184,7 +179,7 @@ void PlanLedger::RecordFinished(const std::string& job_id,
     return;
   }
   PlanRecord record = **std::move(found);
-  record.finished_unix_ms = NowUnixMillis();
+  record.finished_unix_ms = absl::ToUnixMillis(absl::Now());
   if (record.started_unix_ms == 0) record.started_unix_ms = record.finished_unix_ms;
   if (outcome.ok()) {
     record.status = JobStateName(JobState::kSucceeded);
@@ -215,7 +210,7 @@ void PlanLedger::RecordUnresumable(PlanRecord record, const std::string& reason)
   record.status = JobStateName(JobState::kFailed);
   record.error_code = static_cast<int32_t>(absl::StatusCode::kFailedPrecondition);
   record.error_message = reason;
-  record.finished_unix_ms = NowUnixMillis();
+  record.finished_unix_ms = absl::ToUnixMillis(absl::Now());
   if (absl::Status updated = Count("update", store_->Update(record)); !updated.ok()) {
     LogLine(absl::StrCat("plan store: cannot record job ", record.job_id, " FAILED: ",
                          updated.ToString()));
