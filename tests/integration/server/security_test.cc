@@ -19,6 +19,7 @@
 #include "shardplan/v1/admin.grpc.pb.h"
 #include "tests/integration/server/server_test_support.h"
 #include "tests/integration/support/test_pki.h"
+#include "tests/integration/support/files.h"
 
 namespace shardplan::integration {
 namespace {
@@ -31,13 +32,7 @@ constexpr char kPlannerToken[] = "planner-secret-1";
 constexpr char kOtherPlannerToken[] = "planner-secret-2";
 constexpr char kAdminToken[] = "admin-secret";
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
+using testing::ReadFile;
 using testing::Sha256Hex;
 
 class SecurityTest : public ServerTest {

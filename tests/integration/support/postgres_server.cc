@@ -24,22 +24,12 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "tests/integration/support/files.h"
 
 namespace shardplan::testing {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string ErrnoText(const std::string& what) {
-  return absl::StrCat(what, ": ", std::strerror(errno));
-}
 
 // Who runs initdb and postgres: the `postgres` system user when we are root.
 struct RunAs {

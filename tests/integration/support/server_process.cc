@@ -22,6 +22,7 @@
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
 #include "nlohmann/json.hpp"
+#include "tests/integration/support/files.h"
 
 #ifndef SHARDPLAN_SERVER_BINARY
 #error "SHARDPLAN_SERVER_BINARY must be defined by the build (path of shardplan-server)"
@@ -31,15 +32,6 @@ namespace shardplan::testing {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string ErrnoText(const char* what) { return absl::StrCat(what, ": ", std::strerror(errno)); }
 
 // Protobuf wire format by hand, for the two tiny health messages: field 1, length-delimited
 // (HealthCheckRequest.service) and field 1, varint (HealthCheckResponse.status).
