@@ -27,17 +27,18 @@ absl::StatusOr<PreparedRequest> PrepareStored(const PlanningEngine& engine,
 }  // namespace
 
 JobManager::Work DurableJobWork(const PlanningEngine* engine, const PlanLedger* ledger,
-                                std::shared_ptr<const PreparedRequest> request, std::string id,
+                                std::shared_ptr<const PreparedRequest> request, PlanRecord record,
                                 int64_t max_planning_time_ms, std::shared_ptr<const void> held) {
-  return [engine, ledger, request = std::move(request), id = std::move(id), max_planning_time_ms,
+  auto stored = std::make_shared<PlanRecord>(std::move(record));  // the job's own copy
+  return [engine, ledger, request = std::move(request), stored, max_planning_time_ms,
           held = std::move(held)](const StopSignal& stop,
                                   const JobManager::ProgressFn& progress) {
-    ledger->RecordRunning(id);
+    ledger->RecordRunning(*stored);
     StopSignal capped(stop.deadline(), [&stop] { return stop.cancelled(); });
     const auto cap = CapPlanningTime(capped, max_planning_time_ms);
     absl::StatusOr<PlanningResult> outcome = engine->Run(*request, capped, progress);
     if (!outcome.ok()) outcome = CapReason(outcome.status(), cap, max_planning_time_ms);
-    ledger->RecordFinished(id, outcome);
+    ledger->RecordFinished(*stored, outcome);
     return outcome;
   };
 }
@@ -59,10 +60,9 @@ absl::StatusOr<RecoveryReport> ResumeUnfinishedJobs(const PlanningEngine* engine
       options.submitted_unix_ms = record.submitted_unix_ms;
       options.ignore_capacity = true;
       auto shared = std::make_shared<const PreparedRequest>(*std::move(prepared));
-      queued = jobs->Submit(DurableJobWork(engine, ledger, shared, record.job_id,
-                                           max_planning_time_ms),
-                            options)
-                   .status();
+      queued =
+          jobs->Submit(DurableJobWork(engine, ledger, shared, record, max_planning_time_ms), options)
+              .status();
     }
     if (queued.ok()) {
       ++report.resumed;

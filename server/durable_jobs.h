@@ -13,12 +13,13 @@ namespace shardplan {
 
 class ServerMetrics;
 
-// A job's work that keeps the plan store in step: the record turns RUNNING when the job
-// starts and gets the plan or the error when it ends. Planning stops at `max_planning_time_ms`
+// A job's work that keeps the plan store in step: `record` (as RecordQueued stored it, or as
+// the store lists it) turns RUNNING when the job starts and gets the plan or the error when it
+// ends. Planning stops at `max_planning_time_ms`
 // (0: no cap). `held` (may be null) lives as long as the work, e.g. the client's slot of
 // max_requests_per_client. Every pointer must outlive the job.
 JobManager::Work DurableJobWork(const PlanningEngine* engine, const PlanLedger* ledger,
-                                std::shared_ptr<const PreparedRequest> request, std::string id,
+                                std::shared_ptr<const PreparedRequest> request, PlanRecord record,
                                 int64_t max_planning_time_ms,
                                 std::shared_ptr<const void> held = nullptr);
 

@@ -139,28 +139,24 @@ absl::StatusOr<std::string> PlanLedger::RecordPlan(const v1::PlanRequest& reques
   return record.job_id;
 }
 
-absl::Status PlanLedger::RecordQueued(const std::string& job_id, const v1::PlanRequest& request,
-                                      const PreparedRequest& prepared, bool replace_key) const {
-  if (store_ == nullptr) return absl::OkStatus();
+absl::StatusOr<PlanRecord> PlanLedger::RecordQueued(const std::string& job_id,
+                                                    const v1::PlanRequest& request,
+                                                    const PreparedRequest& prepared,
+                                                    bool replace_key) const {
   PlanRecord record = NewRecord(job_id, request, prepared);
   record.status = JobStateName(JobState::kQueued);
-  return Store(record, replace_key);
+  if (store_ == nullptr) return record;
+  if (absl::Status stored = Store(record, replace_key); !stored.ok()) return stored;
+  return record;
 }
 
-void PlanLedger::RecordRunning(const std::string& job_id) const {
+void PlanLedger::RecordRunning(PlanRecord& record) const {
   if (store_ == nullptr) return;
-  absl::StatusOr<std::optional<PlanRecord>> found = FindJob(job_id);
-  if (!found.ok() || !found->has_value()) {
-    LogLine(absl::StrCat("plan store: job ", job_id, " started but its record cannot be read: ",
-                         found.ok() ? "missing" : found.status().ToString()));
-    return;
-  }
-  PlanRecord record = **std::move(found);
   record.status = JobStateName(JobState::kRunning);
   record.owner = owner_;
   record.started_unix_ms = absl::ToUnixMillis(absl::Now());
   if (absl::Status updated = Count("update", store_->Update(record)); !updated.ok()) {
-    LogLine(absl::StrCat("plan store: cannot record job ", job_id, " RUNNING: ",
+    LogLine(absl::StrCat("plan store: cannot record job ", record.job_id, " RUNNING: ",
                          updated.ToString()));
   }
 }
@@ -168,17 +164,22 @@ void PlanLedger::RecordRunning(const std::string& job_id) const {
 void PlanLedger::RecordFinished(const std::string& job_id,
                                 const absl::StatusOr<PlanningResult>& outcome) const {
   if (store_ == nullptr) return;
-  if (!outcome.ok() && outcome.status().code() == absl::StatusCode::kCancelled &&
-      shutting_down()) {
-    return;  // the next start resumes it
-  }
   absl::StatusOr<std::optional<PlanRecord>> found = FindJob(job_id);
   if (!found.ok() || !found->has_value()) {
     LogLine(absl::StrCat("plan store: job ", job_id, " ended but its record cannot be read: ",
                          found.ok() ? "missing" : found.status().ToString()));
     return;
   }
-  PlanRecord record = **std::move(found);
+  RecordFinished(**found, outcome);
+}
+
+void PlanLedger::RecordFinished(PlanRecord& record,
+                                const absl::StatusOr<PlanningResult>& outcome) const {
+  if (store_ == nullptr) return;
+  if (!outcome.ok() && outcome.status().code() == absl::StatusCode::kCancelled &&
+      shutting_down()) {
+    return;  // the next start resumes it
+  }
   record.finished_unix_ms = absl::ToUnixMillis(absl::Now());
   if (record.started_unix_ms == 0) record.started_unix_ms = record.finished_unix_ms;
   if (outcome.ok()) {
@@ -193,8 +194,8 @@ void PlanLedger::RecordFinished(const std::string& job_id,
     record.error_message = std::string(outcome.status().message());
   }
   if (absl::Status updated = Count("update", store_->Update(record)); !updated.ok()) {
-    LogLine(absl::StrCat("plan store: cannot record job ", job_id, " ", record.status, ": ",
-                         updated.ToString()));
+    LogLine(absl::StrCat("plan store: cannot record job ", record.job_id, " ", record.status,
+                         ": ", updated.ToString()));
   }
 }
 

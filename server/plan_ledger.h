@@ -56,13 +56,18 @@ class PlanLedger {
                                          const PlanningResult& result, bool replace_key) const;
 
   // A SubmitPlan job, before it is queued: a QUEUED record (ALREADY_EXISTS as for RecordPlan;
-  // `replace_key` when the key's record is a failed or cancelled attempt).
-  absl::Status RecordQueued(const std::string& job_id, const v1::PlanRequest& request,
-                            const PreparedRequest& prepared, bool replace_key) const;
-  // The job started / ended. Failures are logged and counted, not returned: the job itself
-  // goes on, and a restart finds the record unfinished and runs it again (plans are
-  // deterministic, so it gets the same plan).
-  void RecordRunning(const std::string& job_id) const;
+  // `replace_key` when the key's record is a failed or cancelled attempt). Returns the record as
+  // stored, which the job's work then keeps up to date without reading it back.
+  absl::StatusOr<PlanRecord> RecordQueued(const std::string& job_id,
+                                          const v1::PlanRequest& request,
+                                          const PreparedRequest& prepared,
+                                          bool replace_key) const;
+  // The job `record` started / ended; `record` is updated and written. Failures are logged and
+  // counted, not returned: the job itself goes on, and a restart finds the record unfinished
+  // and runs it again (plans are deterministic, so it gets the same plan).
+  void RecordRunning(PlanRecord& record) const;
+  void RecordFinished(PlanRecord& record, const absl::StatusOr<PlanningResult>& outcome) const;
+  // The same for a job known only by id (one cancelled before it ran): reads its record first.
   void RecordFinished(const std::string& job_id,
                       const absl::StatusOr<PlanningResult>& outcome) const;
 

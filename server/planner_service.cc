@@ -278,15 +278,17 @@ grpc::Status PlannerServiceImpl::SubmitPlan(grpc::ServerContext* context,
     if (!client_slot.ok()) return client_slot.status();
     // Recorded before it is queued, so an accepted job is never lost: a restart resumes it.
     const std::string id = NewJobId();
-    if (absl::Status recorded = ledger_->RecordQueued(id, *request, *prepared, keyed->replace);
-        !recorded.ok()) {
-      if (recorded.code() == absl::StatusCode::kAlreadyExists && !request->job_key().empty()) {
+    absl::StatusOr<PlanRecord> recorded =
+        ledger_->RecordQueued(id, *request, *prepared, keyed->replace);
+    if (!recorded.ok()) {
+      if (recorded.status().code() == absl::StatusCode::kAlreadyExists &&
+          !request->job_key().empty()) {
         return absl::AbortedError(absl::StrCat("job_key: another call submitted \"",
                                                request->job_key(), "\" just now; retry"));
       }
       return absl::UnavailableError(absl::StrCat(
           "plan store: the job could not be recorded, so it was not accepted: ",
-          recorded.message()));
+          recorded.status().message()));
     }
     auto shared = std::make_shared<const PreparedRequest>(*std::move(prepared));
     // The job holds the client's slot until the job queue drops its work, when it ends.
@@ -295,7 +297,8 @@ grpc::Status PlannerServiceImpl::SubmitPlan(grpc::ServerContext* context,
     options.id = id;
     options.job_key = request->job_key();
     absl::StatusOr<JobSnapshot> job = jobs_->Submit(
-        DurableJobWork(engine_, ledger_, shared, id, limits_.max_planning_time_ms, slot),
+        DurableJobWork(engine_, ledger_, shared, *std::move(recorded),
+                       limits_.max_planning_time_ms, slot),
         options);
     if (!job.ok()) {
       if (ledger_->enabled()) (void)ledger_->Delete(id);  // refused: it never was a job

@@ -91,25 +91,27 @@ TEST(PlanLedgerTest, RecordsJobsThroughTheirLifeAndKeepsCancellationsForResumeOn
   } planner;
   prepared.planner = &planner;
 
-  ASSERT_TRUE(ledger.RecordQueued("job1", Request(), prepared, false).ok());
-  ASSERT_TRUE(ledger.RecordQueued("job2", Request(), prepared, false).ok());
+  absl::StatusOr<PlanRecord> job1 = ledger.RecordQueued("job1", Request(), prepared, false);
+  ASSERT_TRUE(job1.ok()) << job1.status();
+  absl::StatusOr<PlanRecord> job2 = ledger.RecordQueued("job2", Request(), prepared, false);
+  ASSERT_TRUE(job2.ok()) << job2.status();
   ASSERT_EQ(ledger.Unfinished()->size(), 2u);
-  ledger.RecordRunning("job1");
+  ledger.RecordRunning(*job1);
   EXPECT_EQ((*ledger.FindJob("job1"))->status, "RUNNING");
 
   PlanningResult result;
   result.plan.algorithm = "size_greedy";
   result.plan.request_hash = "hash";
-  ledger.RecordFinished("job1", result);
+  ledger.RecordFinished(*job1, result);
   absl::StatusOr<JobSnapshot> done = RecordToSnapshot(**ledger.FindJob("job1"));
   ASSERT_TRUE(done.ok()) << done.status();
   EXPECT_EQ(done->state, JobState::kSucceeded);
   EXPECT_EQ(done->result->plan.algorithm, "size_greedy");
 
   ledger.BeginShutdown();
-  ledger.RecordFinished("job2", absl::CancelledError("shutting down"));
-  EXPECT_EQ((*ledger.FindJob("job2"))->status,
-            "QUEUED");  // resumed by the next start
+  ledger.RecordFinished(*job2, absl::CancelledError("shutting down"));
+  EXPECT_EQ((*ledger.FindJob("job2"))->status, "QUEUED");  // resumed by the next start
+  // A job known only by its id (one cancelled before it ran) is read, then recorded.
   ledger.RecordFinished("job2", absl::InternalError("boom"));
   absl::StatusOr<JobSnapshot> failed = RecordToSnapshot(**ledger.FindJob("job2"));
   EXPECT_EQ(failed->state, JobState::kFailed);
