@@ -225,7 +225,7 @@ absl::StatusOr<double> CpuBackend::MeasureCompute(std::span<const Table> tables,
                        : t.rows);
     shapes.emplace_back(rows, t.dim);
     weight_bytes += rows * t.dim * static_cast<int64_t>(sizeof(float));
-    SHARDPLAN_ASSIGN_OR_RETURN(TableLookups lookups,
+    SHARDPLAN_ASSIGN_OR_RETURN(SampledLookups lookups,
                                SampleTableLookups(t, rows, batch_size, rng));
     const int64_t base = static_cast<int64_t>(indices.size());
     indices.insert(indices.end(), lookups.indices.begin(), lookups.indices.end());

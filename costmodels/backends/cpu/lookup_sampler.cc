@@ -68,7 +68,7 @@ AccessBinRange AccessBinRangeOf(int bin) {
   return {int64_t{1} << (bin - 1), int64_t{1} << bin};
 }
 
-absl::StatusOr<TableLookups> SampleTableLookups(const Table& table, int64_t rows,
+absl::StatusOr<SampledLookups> SampleTableLookups(const Table& table, int64_t rows,
                                                 int64_t batch_size, std::mt19937_64& rng) {
   if (rows < 1 || batch_size < 1) {
     return absl::InvalidArgumentError(
@@ -137,7 +137,7 @@ absl::StatusOr<TableLookups> SampleTableLookups(const Table& table, int64_t rows
     }
   }
 
-  TableLookups out;
+  SampledLookups out;
   for (size_t i = 0; i < counts.size(); ++i) {
     out.indices.insert(out.indices.end(), counts[i], pool_rows[i]);
   }

@@ -10,8 +10,10 @@
 
 namespace shardplan {
 
-// One table's lookups for a batch: bag b is indices[offsets[b] .. offsets[b + 1]).
-struct TableLookups {
+// One table's sampled lookups for a batch: bag b is indices[offsets[b] .. offsets[b + 1]).
+// (Not data/lookup_reader.h's TableLookups, which also carries the name: two classes of one
+// name in one namespace break the one-definition rule.)
+struct SampledLookups {
   std::vector<int64_t> indices;  // row ids in [0, rows)
   std::vector<int64_t> offsets;  // batch_size + 1 entries
 };
@@ -36,7 +38,7 @@ AccessBinRange AccessBinRangeOf(int bin);
 // batch makes it possible. The multiset is shuffled and split into bags whose lengths are
 // multinomial (each lookup lands in a uniformly random sample), mean pooling_factor. A table
 // without access bins gets i.i.d. uniform rows. Deterministic given `rng`.
-absl::StatusOr<TableLookups> SampleTableLookups(const Table& table, int64_t rows,
+absl::StatusOr<SampledLookups> SampleTableLookups(const Table& table, int64_t rows,
                                                 int64_t batch_size, std::mt19937_64& rng);
 
 }  // namespace shardplan

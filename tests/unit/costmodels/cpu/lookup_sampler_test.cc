@@ -70,7 +70,7 @@ TEST(CpuLookupSamplerTest, RecoversBinsAndPoolingFactor) {
       const Table table = MakeTable(1000000, pooling, shapes[s]);
       std::mt19937_64 rng(s * 100 + static_cast<uint64_t>(pooling));
       const int64_t batch = 2048;
-      absl::StatusOr<TableLookups> got = SampleTableLookups(table, table.rows, batch, rng);
+      absl::StatusOr<SampledLookups> got = SampleTableLookups(table, table.rows, batch, rng);
       ASSERT_TRUE(got.ok()) << got.status();
       ASSERT_EQ(got->offsets.size(), static_cast<size_t>(batch + 1));
       EXPECT_EQ(got->offsets.front(), 0);
@@ -91,7 +91,7 @@ TEST(CpuLookupSamplerTest, SmallRowsKeepPoolingFactor) {
   // 100 rows cannot hold 20480 single-access rows: counts rise, the pooling factor holds.
   const Table table = MakeTable(100, 10.0, Bins({{0, 1.0}}));
   std::mt19937_64 rng(1);
-  absl::StatusOr<TableLookups> got = SampleTableLookups(table, table.rows, 2048, rng);
+  absl::StatusOr<SampledLookups> got = SampleTableLookups(table, table.rows, 2048, rng);
   ASSERT_TRUE(got.ok());
   EXPECT_NEAR(static_cast<double>(got->indices.size()) / 2048, 10.0, 0.3);
   for (int64_t i : got->indices) ASSERT_TRUE(i >= 0 && i < 100);
@@ -100,9 +100,9 @@ TEST(CpuLookupSamplerTest, SmallRowsKeepPoolingFactor) {
 TEST(CpuLookupSamplerTest, DeterministicFromSeed) {
   const Table table = MakeTable(5000, 4.0, Bins({{0, 0.6}, {3, 0.4}}));
   std::mt19937_64 a(7), b(7), c(8);
-  const TableLookups x = *SampleTableLookups(table, table.rows, 256, a);
-  const TableLookups y = *SampleTableLookups(table, table.rows, 256, b);
-  const TableLookups z = *SampleTableLookups(table, table.rows, 256, c);
+  const SampledLookups x = *SampleTableLookups(table, table.rows, 256, a);
+  const SampledLookups y = *SampleTableLookups(table, table.rows, 256, b);
+  const SampledLookups z = *SampleTableLookups(table, table.rows, 256, c);
   EXPECT_EQ(x.indices, y.indices);
   EXPECT_EQ(x.offsets, y.offsets);
   EXPECT_NE(x.indices, z.indices);
@@ -110,10 +110,10 @@ TEST(CpuLookupSamplerTest, DeterministicFromSeed) {
 
 TEST(CpuLookupSamplerTest, ZeroPoolingAndNoBins) {
   std::mt19937_64 rng(0);
-  const TableLookups empty = *SampleTableLookups(MakeTable(100, 0.0, {}), 100, 16, rng);
+  const SampledLookups empty = *SampleTableLookups(MakeTable(100, 0.0, {}), 100, 16, rng);
   EXPECT_TRUE(empty.indices.empty());
   EXPECT_EQ(empty.offsets, std::vector<int64_t>(17, 0));
-  const TableLookups uniform = *SampleTableLookups(MakeTable(100, 3.0, {}), 100, 16, rng);
+  const SampledLookups uniform = *SampleTableLookups(MakeTable(100, 3.0, {}), 100, 16, rng);
   EXPECT_EQ(uniform.indices.size(), 48u);
 }
 
