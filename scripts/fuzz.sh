@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (tests/fuzz/) with clang-14 and ASan + UBSan into build-fuzz/ and
-# runs each for a bounded time over the committed corpus. Exit status: 0 when no fuzzer found a
-# crash, leak, hang or broken property; 1 otherwise (the crashing input is kept under
-# build-fuzz/artifacts/<target>/). docs/fuzzing.md.
+# Builds the libFuzzer targets (tests/fuzz/) in the sanitized build (clang-14, ASan + UBSan;
+# scripts/configure_sanitized.sh) and runs each for a bounded time over the committed corpus.
+# scripts/test_sanitized.sh already runs each for 20 s as a ctest; this is for longer runs and for
+# growing the corpus. Exit status: 0 when no fuzzer found a crash, leak, hang or broken property;
+# 1 otherwise (the crashing input is kept under build-san/artifacts/<target>/). docs/fuzzing.md.
 #
 # Usage: scripts/fuzz.sh [seconds per fuzzer, default 60] [target...]
-# Environment: SHARDPLAN_FUZZ_BUILD_DIR (default build-fuzz), SHARDPLAN_JOBS (build jobs,
+# Environment: SHARDPLAN_SAN_BUILD_DIR (default build-san), SHARDPLAN_JOBS (build jobs,
 # default nproc), SHARDPLAN_FUZZ_MERGE=1 merges what the runs found into the committed corpus
 # (tests/fuzz/corpus/<target>/, minimised with -merge=1).
 set -euo pipefail
@@ -20,19 +21,8 @@ if ! [[ "$SECONDS_PER_FUZZER" =~ ^[0-9]+$ ]] || [ "$SECONDS_PER_FUZZER" -lt 1 ];
   echo "fuzz: seconds must be a positive integer, got '$SECONDS_PER_FUZZER'" >&2
   exit 2
 fi
-BUILD_DIR=${SHARDPLAN_FUZZ_BUILD_DIR:-build-fuzz}
+BUILD_DIR=$(bash scripts/configure_sanitized.sh | tail -n 1)
 JOBS=${SHARDPLAN_JOBS:-$(nproc)}
-launcher=()
-if command -v ccache >/dev/null; then
-  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
-fi
-
-bash scripts/install_deps.sh
-echo "fuzz: configuring $BUILD_DIR (clang-14, -fsanitize=fuzzer,address,undefined)"
-CC=clang-14 CXX=clang++-14 cmake -S . -B "$BUILD_DIR" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
-  -DSHARDPLAN_FUZZ=ON -DSHARDPLAN_BUILD_TESTS=OFF -DSHARDPLAN_BUILD_BENCH=OFF \
-  -DSHARDPLAN_BUILD_EXTRA_TOOLS=OFF "${launcher[@]}" >/dev/null
 echo "fuzz: building ${TARGETS[*]} with -j$JOBS"
 cmake --build "$BUILD_DIR" -j "$JOBS" --target "${TARGETS[@]}"
 

@@ -1,32 +1,20 @@
 #!/usr/bin/env bash
-# Builds shardplan with AddressSanitizer + UndefinedBehaviorSanitizer (gcc, -O1) into its own
-# build dir and runs the whole ctest suite, unit and integration (the integration tests start the
-# sanitized server). Exit status: 0 when every test passes, else non-zero. docs/fuzzing.md.
+# Builds shardplan with AddressSanitizer + UndefinedBehaviorSanitizer + LeakSanitizer (clang-14,
+# -O1; scripts/configure_sanitized.sh) and runs the whole ctest suite: unit and integration tests
+# (which start the sanitized server), deploy checks, and each libFuzzer target for
+# SHARDPLAN_FUZZ_SECONDS (default 20) over its committed corpus. scripts/test.sh runs this after
+# the release suite; CI runs both. Exit status: 0 when every test passes, else non-zero.
+# docs/fuzzing.md.
 #
-# Environment: SHARDPLAN_ASAN_BUILD_DIR (default build-asan), SHARDPLAN_JOBS (build jobs, default
-# nproc), SHARDPLAN_TEST_JOBS (ctest jobs, default 2), SHARDPLAN_SANITIZE (default
-# address,undefined). Extra arguments go to ctest (e.g. -R planner).
+# Environment: SHARDPLAN_SAN_BUILD_DIR (default build-san), SHARDPLAN_JOBS (build jobs, default
+# nproc), SHARDPLAN_TEST_JOBS (ctest jobs, default 2). Extra arguments go to ctest (-R planner).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-BUILD_DIR=${SHARDPLAN_ASAN_BUILD_DIR:-build-asan}
+BUILD_DIR=$(bash scripts/configure_sanitized.sh | tail -n 1)
 JOBS=${SHARDPLAN_JOBS:-$(nproc)}
-SANITIZE=${SHARDPLAN_SANITIZE:-address,undefined}
-launcher=()
-if command -v ccache >/dev/null; then
-  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
-fi
-
-bash scripts/install_deps.sh
-echo "test_sanitized: configuring $BUILD_DIR (-fsanitize=$SANITIZE)"
-# -O1 keeps the suite's run time reasonable; -g1 gives file:line in reports at little cost.
-CC=${CC:-gcc} CXX=${CXX:-g++} cmake -S . -B "$BUILD_DIR" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
-  -DSHARDPLAN_SANITIZE="$SANITIZE" -DSHARDPLAN_BUILD_BENCH=OFF \
-  -DSHARDPLAN_BUILD_EXTRA_TOOLS=OFF "${launcher[@]}"
-
-echo "test_sanitized: building with -j$JOBS"
+echo "test_sanitized: building $BUILD_DIR with -j$JOBS"
 build_start=$(date +%s)
 cmake --build "$BUILD_DIR" -j "$JOBS"
 echo "test_sanitized: build took $(($(date +%s) - build_start)) s"

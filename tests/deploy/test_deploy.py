@@ -407,7 +407,7 @@ class DockerfileTest(unittest.TestCase):
             self.assertIsNotNone(package, f"{library} is in no Debian package")
             needed.setdefault(package, set()).add(os.path.basename(library))
         self.assertIn("libgrpc++1.51", needed)  # the parsing above found the real libraries
-        # A sanitized build (scripts/test_sanitized.sh) links the sanitizer runtimes; the image
+        # A gcc build with -DSHARDPLAN_SANITIZE links the sanitizer runtimes dynamically; the image
         # is built without sanitizers, so they are no runtime dependency of it.
         needed = {p: libs for p, libs in needed.items()
                   if not re.fullmatch(r"lib(a|ub|l|t)san[0-9]+", p)}
