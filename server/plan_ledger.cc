@@ -81,14 +81,14 @@ absl::Status PlanLedger::Count(const char* operation, const absl::Status& status
 absl::StatusOr<std::optional<PlanRecord>> PlanLedger::FindKeyed(const std::string& job_key) const {
   if (store_ == nullptr || job_key.empty()) return std::nullopt;
   absl::StatusOr<std::optional<PlanRecord>> found = store_->GetByJobKey(job_key);
-  Count("get_by_key", found.status());
+  Count("get_by_key", found.status()).IgnoreError();  // counted; the caller gets the status
   return found;
 }
 
 absl::StatusOr<std::optional<PlanRecord>> PlanLedger::FindJob(const std::string& job_id) const {
   if (store_ == nullptr) return std::nullopt;
   absl::StatusOr<std::optional<PlanRecord>> found = store_->GetByJobId(job_id);
-  Count("get_by_id", found.status());
+  Count("get_by_id", found.status()).IgnoreError();  // counted; the caller gets the status
   return found;
 }
 
@@ -96,7 +96,7 @@ absl::StatusOr<std::optional<PlanningResult>> PlanLedger::FindPlan(
     const PreparedRequest& request) const {
   if (store_ == nullptr || request.cache_key.empty()) return std::nullopt;
   absl::StatusOr<std::optional<PlanRecord>> found = store_->FindSucceeded(request.cache_key);
-  Count("find_succeeded", found.status());
+  Count("find_succeeded", found.status()).IgnoreError();  // counted; the caller gets the status
   if (!found.ok()) return found.status();
   if (!found->has_value()) return std::nullopt;
   absl::StatusOr<JobSnapshot> snapshot = RecordToSnapshot(**found);
@@ -202,7 +202,7 @@ void PlanLedger::RecordFinished(PlanRecord& record,
 absl::StatusOr<std::vector<PlanRecord>> PlanLedger::Unfinished() const {
   if (store_ == nullptr) return std::vector<PlanRecord>();
   absl::StatusOr<std::vector<PlanRecord>> records = store_->ListUnfinished(owner_);
-  Count("list_unfinished", records.status());
+  Count("list_unfinished", records.status()).IgnoreError();  // counted; the caller gets the status
   return records;
 }
 

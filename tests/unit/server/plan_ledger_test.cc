@@ -29,7 +29,7 @@ v1::PlanRequest Request() {
 TEST(JobKeyTest, AcceptsNamesAndRefusesOthersNamingTheField) {
   EXPECT_TRUE(ValidateJobKey("").ok());
   EXPECT_TRUE(ValidateJobKey("team/train-run_7:epoch.3").ok());
-  for (const std::string bad : {std::string("has space"), std::string("quote\""),
+  for (const std::string& bad : {std::string("has space"), std::string("quote\""),
                                 std::string(257, 'k'), std::string("nul\0x", 5)}) {
     absl::Status status = ValidateJobKey(bad);
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << bad;
