@@ -201,6 +201,14 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
   SetServing(*s->server_);
   s->reloader_->StartPolling(std::chrono::milliseconds(
       static_cast<int64_t>(std::llround(config.model_reload_interval_s * 1000.0))));
+  if (s->store_ != nullptr && config.store_retention_s > 0) {
+    StoreRetention retention;
+    retention.keep = std::chrono::milliseconds(std::llround(config.store_retention_s * 1000.0));
+    retention.interval =
+        std::chrono::milliseconds(std::llround(config.store_prune_interval_s * 1000.0));
+    s->pruner_ = std::make_unique<StorePruner>(s->store_.get(), retention, &s->metrics_);
+    s->pruner_->Start();
+  }
   s->started_ = true;
   return s;
 }
@@ -259,6 +267,7 @@ void ShardplanServer::Drain(std::chrono::steady_clock::duration timeout) {
   if (drained_) return;
   drained_ = true;
   if (reloader_ != nullptr) reloader_->Stop();  // no scan outlives the server
+  if (pruner_ != nullptr) pruner_->Stop();
   if (!started_) {  // start-up failed half way: nothing was served yet
     if (health_server_ != nullptr) health_server_->Shutdown(std::chrono::system_clock::now());
     if (server_ != nullptr) server_->Shutdown(std::chrono::system_clock::now());

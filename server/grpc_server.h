@@ -24,6 +24,7 @@
 #include "server/security/token_authenticator.h"
 #include "server/server_config.h"
 #include "server/store/plan_store.h"
+#include "server/store_pruner.h"
 
 namespace shardplan {
 
@@ -70,6 +71,7 @@ class ShardplanServer {
   std::unique_ptr<InstanceLock> store_lock_;  // an SQLite store's file, one server per file
   std::unique_ptr<PlanStore> store_;          // null when config.store is ""
   std::unique_ptr<PlanLedger> ledger_;        // used by job work closures: outlives jobs_
+  std::unique_ptr<StorePruner> pruner_;       // null without a store or with retention 0
   ConcurrencyLimiter plan_slots_;  // max_concurrent_plans
   ClientLimiter client_limits_;    // max_requests_per_client; outlives the jobs holding slots
   std::shared_ptr<TokenAuthenticator> authenticator_;  // null when auth_tokens_file is ""

@@ -92,6 +92,10 @@ ServerMetrics::ServerMetrics()
                                   "Model bundles the last models_dir scan refused")),
       store_calls_(CounterFamily(*registry_, "shardplan_store_operations_total",
                                  "Plan-store calls, by operation and gRPC status code")),
+      store_pruned_(CounterFamily(*registry_, "shardplan_store_pruned_records_total",
+                                  "Finished keyless records deleted from the plan store by "
+                                  "retention (store_retention_s)")
+                        .Add({})),
       jobs_recovered_(CounterFamily(*registry_, "shardplan_jobs_recovered_total",
                                     "Jobs found queued or running at start-up, by outcome "
                                     "(resumed, failed)")),
@@ -206,6 +210,10 @@ void ServerMetrics::RecordStoreCall(absl::string_view operation, absl::StatusCod
       .Add({{"operation", std::string(operation)},
             {"code", std::string(GrpcCodeName(static_cast<grpc::StatusCode>(code)))}})
       .Increment();
+}
+
+void ServerMetrics::RecordStorePruned(int64_t count) {
+  store_pruned_.Increment(static_cast<double>(count));
 }
 
 void ServerMetrics::RecordJobRecovery(absl::string_view outcome) {

@@ -76,6 +76,8 @@ class ServerMetrics {
   void RecordModelReload(absl::string_view result, int64_t new_refusals, int64_t refused);
   // One plan-store call (`operation`: insert, update, get_by_key, ...) ended with `code`.
   void RecordStoreCall(absl::string_view operation, absl::StatusCode code);
+  // Retention deleted `count` finished records from the plan store (StorePruner).
+  void RecordStorePruned(int64_t count);
   // A job found unfinished at start-up was resumed ("resumed") or marked failed ("failed").
   void RecordJobRecovery(absl::string_view outcome);
   // A keyed Plan call was answered with the key's stored plan.
@@ -107,6 +109,7 @@ class ServerMetrics {
   prometheus::Counter& model_load_failures_;
   prometheus::Gauge& models_refused_;
   prometheus::Family<prometheus::Counter>& store_calls_;
+  prometheus::Counter& store_pruned_;
   prometheus::Family<prometheus::Counter>& jobs_recovered_;
   prometheus::Counter& job_key_hits_;
   prometheus::Family<prometheus::Counter>& auth_rejections_;

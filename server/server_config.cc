@@ -59,6 +59,10 @@ const std::vector<Option>& Options() {
        "seconds between scans of models_dir for changes (0: only at start and ReloadModels)"},
       {"store", &ServerConfig::store,
        "plan store: sqlite:<path>, postgresql://<uri>, or \"\" for none"},
+      {"store_retention_s", &ServerConfig::store_retention_s,
+       "seconds the store keeps finished records without a job key (0: forever)"},
+      {"store_prune_interval_s", &ServerConfig::store_prune_interval_s,
+       "seconds between store retention passes (the first at start-up)"},
       {"replica_id", &ServerConfig::replica_id,
        "this replica's name in the store (\"\": the host name)"},
       {"drain_timeout_s", &ServerConfig::drain_timeout_s,
@@ -221,6 +225,16 @@ absl::Status ValidateServerConfig(const ServerConfig& config) {
       !(absl::StartsWith(config.store, "sqlite:") && config.store.size() > 7)) {
     return absl::InvalidArgumentError(
         "store: expected \"sqlite:<path>\", \"postgresql://...\" or \"\" (no store)");
+  }
+  if (!std::isfinite(config.store_retention_s) || config.store_retention_s < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("store_retention_s: must be >= 0, got ", config.store_retention_s));
+  }
+  // As model_reload_interval_s: below a millisecond would spin the retention thread.
+  if (!std::isfinite(config.store_prune_interval_s) || config.store_prune_interval_s < 0.001 ||
+      config.store_prune_interval_s > 86400) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "store_prune_interval_s: must be in [0.001, 86400], got ", config.store_prune_interval_s));
   }
   if (!std::isfinite(config.drain_timeout_s) || config.drain_timeout_s < 0) {
     return absl::InvalidArgumentError(

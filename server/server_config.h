@@ -70,6 +70,12 @@ struct ServerConfig {
   // for none (plans live only in the cache; job keys are refused). Stored plans survive
   // restarts: job keys, finished jobs, and jobs resumed after a crash.
   std::string store = "sqlite:shardplan-plans.db";
+  // Retention: finished records without a job key (keyless plans, SubmitPlan jobs) are deleted
+  // from the store this many seconds after they finished; the default is 30 days. Keyed plans
+  // stay until DeletePlan and unfinished jobs always stay. 0 keeps everything.
+  double store_retention_s = 30.0 * 24 * 3600;
+  // Seconds between retention passes; the first runs at start-up.
+  double store_prune_interval_s = 3600.0;
   // This replica's name in the store: a restart resumes the unfinished jobs recorded under it.
   // "": the host name (a Kubernetes pod's name; give StatefulSet pods, or one machine's
   // servers, distinct stable names).

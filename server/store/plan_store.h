@@ -76,6 +76,14 @@ class PlanStore {
   // Removes the record. NOT_FOUND when it does not exist.
   virtual absl::Status Delete(const std::string& job_id) = 0;
 
+  // Retention: deletes up to `max_records` records that finished (SUCCEEDED, FAILED or CANCELLED)
+  // before `finished_before_unix_ms` and hold no job key, oldest first, and returns how many it
+  // deleted. Keyed records are a training job's promise of its plan and stay until DeletePlan;
+  // unfinished ones are work to resume. The batch bound keeps each transaction, and so the time
+  // writers wait for it, short. INVALID_ARGUMENT when max_records < 1.
+  virtual absl::StatusOr<int64_t> PruneFinished(int64_t finished_before_unix_ms,
+                                                int64_t max_records) = 0;
+
   // Records in the store (all statuses).
   virtual absl::StatusOr<int64_t> Count() = 0;
 };

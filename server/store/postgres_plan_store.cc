@@ -277,6 +277,10 @@ absl::StatusOr<std::unique_ptr<PostgresPlanStore>> PostgresPlanStore::Open(const
       if (!created || PQresultStatus(created.get()) != PGRES_COMMAND_OK) {
         return c.Error("create schema", created.get());
       }
+      if (auto index = c.Exec("create schema", store_internal::kCreatePrunableIndex);
+          !index.ok()) {
+        return index.status();
+      }
       return c
           .Exec("create schema",
                 "INSERT INTO plan_store_schema (version) "
@@ -421,6 +425,26 @@ absl::Status PostgresPlanStore::Delete(const std::string& job_id) {
   return WithConnection([&](Connection& c) {
     return c.ExecOne("delete", "DELETE FROM plans WHERE job_id = $1", {job_id}, job_id);
   });
+}
+
+absl::StatusOr<int64_t> PostgresPlanStore::PruneFinished(int64_t finished_before_unix_ms,
+                                                         int64_t max_records) {
+  if (absl::Status s = store_internal::ValidatePruneBatch(max_records); !s.ok()) return s;
+  int64_t deleted = 0;
+  absl::Status status = WithConnection([&](Connection& c) -> absl::Status {
+    absl::StatusOr<ResultPtr> result =
+        c.Exec("prune",
+               absl::StrCat("DELETE FROM plans WHERE job_id IN (SELECT job_id FROM plans WHERE ",
+                            store_internal::kPrunableCondition,
+                            " AND finished_unix_ms < $1::BIGINT ORDER BY finished_unix_ms "
+                            "LIMIT $2::BIGINT)"),
+               {absl::StrCat(finished_before_unix_ms), absl::StrCat(max_records)});
+    if (!result.ok()) return result.status();
+    (void)absl::SimpleAtoi(PQcmdTuples(result->get()), &deleted);  // DELETE reports a count
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return deleted;
 }
 
 absl::StatusOr<int64_t> PostgresPlanStore::Count() {

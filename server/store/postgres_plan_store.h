@@ -44,6 +44,8 @@ class PostgresPlanStore final : public PlanStore {
   absl::StatusOr<std::optional<PlanRecord>> FindSucceeded(const std::string& request_hash) override;
   absl::StatusOr<std::vector<PlanRecord>> ListUnfinished(const std::string& owner) override;
   absl::Status Delete(const std::string& job_id) override;
+  absl::StatusOr<int64_t> PruneFinished(int64_t finished_before_unix_ms,
+                                        int64_t max_records) override;
   absl::StatusOr<int64_t> Count() override;
 
  private:

@@ -38,6 +38,12 @@ absl::Status ValidateRecord(const PlanRecord& record) {
   return absl::OkStatus();
 }
 
+absl::Status ValidatePruneBatch(int64_t max_records) {
+  if (max_records >= 1) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("plan store: prune: max_records is ", max_records, "; it must be at least 1"));
+}
+
 std::string StoreMessage(const std::string& backend, const std::string& where,
                          const std::string& what, const std::string& detail) {
   return absl::StrCat("plan store (", backend, " ", where, "): ", what, detail.empty() ? "" : ": ",

@@ -14,6 +14,7 @@
 namespace shardplan {
 namespace {
 
+using store_internal::kPrunableCondition;
 using store_internal::kSelectColumns;
 
 constexpr char kBackend[] = "sqlite";
@@ -133,7 +134,7 @@ std::string DirectoryHint(const std::string& path) {
 
 struct SqlitePlanStore::Statements {
   StatementPtr insert, update, release_key, get_by_id, get_by_key, find_succeeded, list_unfinished,
-      remove, count, begin, commit, rollback;
+      remove, prune, count, begin, commit, rollback;
 };
 
 SqlitePlanStore::SqlitePlanStore(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
@@ -197,6 +198,11 @@ absl::Status SqlitePlanStore::Initialize(const SqlitePlanStoreOptions& options) 
     }
   }
   if (absl::Status s = CreateSchemaIfMissing(); !s.ok()) return s;
+  if (!read_only_) {
+    if (absl::Status s = Exec(store_internal::kCreatePrunableIndex, "create index"); !s.ok()) {
+      return s;
+    }
+  }
 
   statements_ = std::make_unique<Statements>();
   const std::pair<StatementPtr*, std::string> sql[] = {
@@ -215,6 +221,10 @@ absl::Status SqlitePlanStore::Initialize(const SqlitePlanStoreOptions& options) 
       {&statements_->list_unfinished, Select("WHERE owner = ?1 AND status IN ('QUEUED', 'RUNNING') "
                                              "ORDER BY submitted_unix_ms, rowid")},
       {&statements_->remove, "DELETE FROM plans WHERE job_id = ?1"},
+      {&statements_->prune,
+       absl::StrCat("DELETE FROM plans WHERE rowid IN (SELECT rowid FROM plans WHERE ",
+                    kPrunableCondition,
+                    " AND finished_unix_ms < ?1 ORDER BY finished_unix_ms LIMIT ?2)")},
       {&statements_->count, "SELECT COUNT(*) FROM plans"},
       {&statements_->begin, "BEGIN IMMEDIATE"},
       {&statements_->commit, "COMMIT"},
@@ -403,6 +413,17 @@ absl::Status SqlitePlanStore::Delete(const std::string& job_id) {
         kBackend, path_, "delete", absl::StrCat("no record with job_id ", job_id)));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> SqlitePlanStore::PruneFinished(int64_t finished_before_unix_ms,
+                                                       int64_t max_records) {
+  if (absl::Status s = store_internal::ValidatePruneBatch(max_records); !s.ok()) return s;
+  std::lock_guard lock(mu_);
+  sqlite3_stmt* statement = statements_->prune.get();
+  sqlite3_bind_int64(statement, 1, finished_before_unix_ms);
+  sqlite3_bind_int64(statement, 2, max_records);
+  if (absl::Status s = Step(statement, "prune"); !s.ok()) return s;
+  return static_cast<int64_t>(sqlite3_changes(db_));
 }
 
 absl::StatusOr<int64_t> SqlitePlanStore::Count() {

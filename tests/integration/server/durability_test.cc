@@ -175,6 +175,32 @@ TEST_F(DurabilityTest, FinishedJobsAreReadableAfterARestart) {
   EXPECT_EQ(Shards(from_store.plan()), Shards(planned.plan()));
 }
 
+TEST_F(DurabilityTest, RetentionDeletesFinishedKeylessRecordsAndKeepsKeyedPlans) {
+  const std::vector<std::string> args = {"--store_retention_s=1", "--store_prune_interval_s=0.1"};
+  Start(args);
+  const std::string job = Submit(QuickRequest());
+  AwaitState(job, v1::SUCCEEDED);
+  const v1::PlanResponse keyless = MustPlan(QuickRequest(/*seed=*/5));
+  v1::PlanRequest keyed_request = QuickRequest(/*seed=*/6);
+  keyed_request.set_job_key("train/kept");
+  const v1::PlanResponse keyed = MustPlan(keyed_request);
+  // A second after they finished, the job's and the keyless plan's records go; the keyed stays.
+  EXPECT_EQ(AwaitMetric("shardplan_store_pruned_records_total", 2), 2) << server_.log();
+
+  Stop(SIGTERM);  // the restarted server knows only what the store kept
+  Start(args);
+  v1::JobStatus status;
+  grpc::Status rpc = stub_->GetPlan(Context().get(), Job(job), &status);
+  EXPECT_EQ(rpc.error_code(), grpc::StatusCode::NOT_FOUND) << rpc.error_message();
+  rpc = stub_->GetPlan(Context().get(), Job(keyless.job_id()), &status);
+  EXPECT_EQ(rpc.error_code(), grpc::StatusCode::NOT_FOUND) << rpc.error_message();
+  EXPECT_FALSE(MustPlan(QuickRequest(/*seed=*/5)).from_store());  // planned afresh
+  const v1::PlanResponse kept = MustPlan(keyed_request);
+  EXPECT_TRUE(kept.from_store());
+  EXPECT_EQ(kept.job_id(), keyed.job_id());
+  EXPECT_EQ(Shards(kept.plan()), Shards(keyed.plan()));
+}
+
 TEST_F(DurabilityTest, QueuedAndRunningJobsSurviveKill9) {
   ASSERT_TRUE(WriteTinyBundle(models_, "tiny", "1").ok());
   Start({"--workers=1"});

@@ -119,6 +119,24 @@ TEST(ServerConfigTest, ModelDirectoryFlags) {
   EXPECT_EQ(parsed->config.model_reload_interval_s, 0.5);
 }
 
+TEST(ServerConfigTest, StoreRetentionFlags) {
+  absl::StatusOr<CommandLine> parsed = Parse({});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->config.store_retention_s, 30.0 * 24 * 3600);  // 30 days
+  EXPECT_EQ(parsed->config.store_prune_interval_s, 3600.0);
+  parsed = Parse({"--store_retention_s=0", "--store_prune_interval_s=0.5"});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->config.store_retention_s, 0.0);  // keep everything
+  EXPECT_EQ(parsed->config.store_prune_interval_s, 0.5);
+  EXPECT_THAT(std::string(Parse({"--store_retention_s=-1"}).status().message()),
+              HasSubstr("store_retention_s: must be >= 0, got -1"));
+  for (const char* bad : {"--store_prune_interval_s=0", "--store_prune_interval_s=90000"}) {
+    EXPECT_THAT(std::string(Parse({bad}).status().message()),
+                HasSubstr("store_prune_interval_s: must be in [0.001, 86400]"))
+        << bad;
+  }
+}
+
 TEST(ServerConfigTest, PlanAndThreadLimitsAreCheckedTogether) {
   absl::StatusOr<CommandLine> parsed = Parse({"--max_concurrent_plans=1", "--max_rpc_threads=3"});
   ASSERT_TRUE(parsed.ok()) << parsed.status();

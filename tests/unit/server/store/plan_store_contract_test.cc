@@ -231,6 +231,44 @@ TEST_P(PlanStoreContractTest, DeleteRemovesTheRecordAndItsKey) {
   EXPECT_EQ(status.code(), absl::StatusCode::kNotFound) << status;
 }
 
+TEST_P(PlanStoreContractTest, PruneFinishedDeletesOldKeylessFinishedRecordsOldestFirst) {
+  auto finished = [](int n, const char* status, int64_t at, const std::string& key = "") {
+    PlanRecord r = Succeeded(MakeRecord(n), at);
+    r.status = status;
+    r.job_key = key;
+    return r;
+  };
+  ASSERT_TRUE(store_->Insert(finished(1, "FAILED", 200)).ok());
+  ASSERT_TRUE(store_->Insert(finished(2, "SUCCEEDED", 100)).ok());
+  ASSERT_TRUE(store_->Insert(finished(3, "CANCELLED", 300)).ok());
+  ASSERT_TRUE(store_->Insert(finished(4, "SUCCEEDED", 50, "training-job")).ok());  // keyed
+  ASSERT_TRUE(store_->Insert(finished(5, "SUCCEEDED", 900)).ok());  // after the cut
+  PlanRecord queued = MakeRecord(6);  // unfinished: finished_unix_ms 0, before any cut
+  ASSERT_TRUE(store_->Insert(queued).ok());
+  PlanRecord running = MakeRecord(7);
+  running.status = "RUNNING";
+  ASSERT_TRUE(store_->Insert(running).ok());
+
+  // Batches of two, oldest first: 2 (100) and 1 (200), then 3 (300), then nothing.
+  absl::StatusOr<int64_t> pruned = store_->PruneFinished(500, 2);
+  ASSERT_TRUE(pruned.ok()) << pruned.status();
+  EXPECT_EQ(*pruned, 2);
+  EXPECT_EQ(store_->GetByJobId(JobId(2)).value(), std::nullopt);
+  EXPECT_EQ(store_->GetByJobId(JobId(1)).value(), std::nullopt);
+  EXPECT_TRUE(store_->GetByJobId(JobId(3)).value().has_value());
+  EXPECT_EQ(store_->PruneFinished(500, 2).value(), 1);
+  EXPECT_EQ(store_->PruneFinished(500, 2).value(), 0);
+
+  EXPECT_EQ(store_->Count().value(), 4);
+  for (int n : {4, 5, 6, 7}) EXPECT_TRUE(store_->GetByJobId(JobId(n)).value().has_value()) << n;
+  EXPECT_TRUE(store_->GetByJobKey("training-job").value().has_value());
+
+  absl::StatusOr<int64_t> refused = store_->PruneFinished(500, 0);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument) << refused.status();
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("max_records"));
+  EXPECT_EQ(store_->Count().value(), 4);
+}
+
 TEST_P(PlanStoreContractTest, CountCountsEveryStatus) {
   EXPECT_EQ(store_->Count().value(), 0);
   const char* statuses[] = {"QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED"};

@@ -94,7 +94,7 @@ TEST_F(SqlitePlanStoreTest, CreatesTheFileInWalModeWithSchemaVersionAndIndexes) 
                       "SELECT group_concat(name, ',') FROM (SELECT name FROM "
                       "sqlite_master WHERE type = 'index' AND name LIKE 'plans_%' "
                       "ORDER BY name)"),
-            "plans_job_key,plans_succeeded,plans_unfinished");
+            "plans_job_key,plans_prunable,plans_succeeded,plans_unfinished");
   // The lookups use them (column 3 of EXPLAIN QUERY PLAN: the step's description).
   EXPECT_THAT(QueryFile(path(),
                         "EXPLAIN QUERY PLAN SELECT * FROM plans WHERE request_hash = 'h' AND "
@@ -106,6 +106,30 @@ TEST_F(SqlitePlanStoreTest, CreatesTheFileInWalModeWithSchemaVersionAndIndexes) 
                         "('QUEUED', 'RUNNING') ORDER BY submitted_unix_ms",
                         3),
               HasSubstr("INDEX plans_unfinished"));
+  EXPECT_THAT(QueryFile(path(),
+                        "EXPLAIN QUERY PLAN SELECT rowid FROM plans WHERE job_key = '' AND status "
+                        "IN ('SUCCEEDED', 'FAILED', 'CANCELLED') AND finished_unix_ms < 5 ORDER BY "
+                        "finished_unix_ms LIMIT 10",
+                        3),
+              HasSubstr("INDEX plans_prunable"));
+}
+
+TEST_F(SqlitePlanStoreTest, AFileFromBeforeRetentionGetsThePrunableIndexAtOpen) {
+  {
+    auto store = SqlitePlanStore::Open(path());
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE((*store)->Insert(Succeeded(MakeRecord(1), 10)).ok());
+  }
+  // What a store written before retention existed looks like: schema version 1, no such index.
+  ASSERT_EQ(QueryFile(path(), "DROP INDEX plans_prunable"), "");
+  ASSERT_EQ(QueryFile(path(), "SELECT count(*) FROM sqlite_master WHERE name = 'plans_prunable'"),
+            "0");
+  auto store = SqlitePlanStore::Open(path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ(QueryFile(path(), "SELECT count(*) FROM sqlite_master WHERE name = 'plans_prunable'"),
+            "1");
+  EXPECT_EQ((*store)->PruneFinished(11, 10).value(), 1);
+  EXPECT_EQ((*store)->Count().value(), 0);
 }
 
 TEST_F(SqlitePlanStoreTest, AFileOfANewerSchemaIsRefused) {
