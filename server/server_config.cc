@@ -226,9 +226,12 @@ absl::Status ValidateServerConfig(const ServerConfig& config) {
     return absl::InvalidArgumentError(
         "store: expected \"sqlite:<path>\", \"postgresql://...\" or \"\" (no store)");
   }
-  if (!std::isfinite(config.store_retention_s) || config.store_retention_s < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("store_retention_s: must be >= 0, got ", config.store_retention_s));
+  // A century bounds it so that the milliseconds fit an int64 with room to spare.
+  if (!std::isfinite(config.store_retention_s) || config.store_retention_s < 0 ||
+      config.store_retention_s > 100.0 * 365 * 24 * 3600) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "store_retention_s: must be in [0, 3153600000] (100 years), got ",
+        config.store_retention_s));
   }
   // As model_reload_interval_s: below a millisecond would spin the retention thread.
   if (!std::isfinite(config.store_prune_interval_s) || config.store_prune_interval_s < 0.001 ||

@@ -128,8 +128,12 @@ TEST(ServerConfigTest, StoreRetentionFlags) {
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_EQ(parsed->config.store_retention_s, 0.0);  // keep everything
   EXPECT_EQ(parsed->config.store_prune_interval_s, 0.5);
-  EXPECT_THAT(std::string(Parse({"--store_retention_s=-1"}).status().message()),
-              HasSubstr("store_retention_s: must be >= 0, got -1"));
+  for (const char* bad : {"--store_retention_s=-1", "--store_retention_s=1e300"}) {
+    EXPECT_THAT(std::string(Parse({bad}).status().message()),
+                HasSubstr("store_retention_s: must be in [0, 3153600000] (100 years)"))
+        << bad;
+  }
+  EXPECT_TRUE(Parse({"--store_retention_s=3153600000"}).ok());
   for (const char* bad : {"--store_prune_interval_s=0", "--store_prune_interval_s=90000"}) {
     EXPECT_THAT(std::string(Parse({bad}).status().message()),
                 HasSubstr("store_prune_interval_s: must be in [0.001, 86400]"))
