@@ -1,13 +1,10 @@
 #include "tests/integration/support/postgres_server.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
-#include <grp.h>
 #include <libpq-fe.h>
 #include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,21 +22,17 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tests/integration/support/files.h"
+#include "tests/integration/support/spawn.h"
 
 namespace shardplan::testing {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Who runs initdb and postgres: the `postgres` system user when we are root.
-struct RunAs {
-  bool switch_user = false;
-  uid_t uid = 0;
-  gid_t gid = 0;
-};
-
-absl::StatusOr<RunAs> PostgresUser() {
-  RunAs run_as;
+// Who runs initdb and postgres: the `postgres` system user when we are root. The log is the
+// caller's to set.
+absl::StatusOr<SpawnOptions> PostgresUser() {
+  SpawnOptions run_as;
   if (geteuid() != 0) return run_as;
   const passwd* user = getpwnam("postgres");
   if (user == nullptr) {
@@ -51,46 +44,6 @@ absl::StatusOr<RunAs> PostgresUser() {
   run_as.uid = user->pw_uid;
   run_as.gid = user->pw_gid;
   return run_as;
-}
-
-// Forks and execs `args` with stdout and stderr appended to `log_file`.
-absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& args, const std::string& log_file,
-                            const RunAs& run_as) {
-  std::vector<std::string> copy = args;
-  std::vector<char*> argv;
-  for (std::string& arg : copy) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  const int log_fd = open(log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (log_fd < 0) return absl::InternalError(ErrnoText("open " + log_file));
-  const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(log_fd);
-    close(null_fd);
-    return absl::InternalError(ErrnoText("fork"));
-  }
-  if (pid == 0) {
-    // Only async-signal-safe calls from here on.
-    if (run_as.switch_user) {
-      if (setgroups(0, nullptr) != 0 || setgid(run_as.gid) != 0 || setuid(run_as.uid) != 0) {
-        _exit(126);
-      }
-    }
-    prctl(PR_SET_PDEATHSIG, SIGKILL);  // after setuid, which clears it
-    if (getppid() != parent) _exit(127);
-    dup2(null_fd, STDIN_FILENO);
-    dup2(log_fd, STDOUT_FILENO);
-    dup2(log_fd, STDERR_FILENO);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  close(log_fd);
-  close(null_fd);
-  return pid;
 }
 
 // A port the kernel just handed out on 127.0.0.1 (free unless someone takes it meanwhile).
@@ -145,7 +98,7 @@ absl::StatusOr<std::unique_ptr<PostgresServer>> PostgresServer::Start(
     std::chrono::milliseconds timeout) {
   absl::StatusOr<std::string> bin_dir = FindPostgresBinDir();
   if (!bin_dir.ok()) return bin_dir.status();
-  absl::StatusOr<RunAs> run_as = PostgresUser();
+  absl::StatusOr<SpawnOptions> run_as = PostgresUser();
   if (!run_as.ok()) return run_as.status();
 
   std::unique_ptr<PostgresServer> server(new PostgresServer());
@@ -162,10 +115,12 @@ absl::StatusOr<std::unique_ptr<PostgresServer>> PostgresServer::Start(
   }
 
   const std::string initdb_log = pattern + "/initdb.log";
+  SpawnOptions initdb_options = *run_as;
+  initdb_options.log_file = initdb_log;
   absl::StatusOr<pid_t> initdb =
-      Spawn({server->bin_dir_ + "/initdb", "-D", server->data_dir_, "-U", "postgres", "-A", "trust",
-             "-E", "UTF8", "--locale=C", "--no-sync"},
-            initdb_log, *run_as);
+      SpawnChild({server->bin_dir_ + "/initdb", "-D", server->data_dir_, "-U", "postgres", "-A",
+                  "trust", "-E", "UTF8", "--locale=C", "--no-sync"},
+                 initdb_options);
   if (!initdb.ok()) return initdb.status();
   int wait_status = 0;
   while (waitpid(*initdb, &wait_status, 0) < 0 && errno == EINTR) {
@@ -188,14 +143,15 @@ absl::StatusOr<std::unique_ptr<PostgresServer>> PostgresServer::Start(
 }
 
 absl::Status PostgresServer::Launch(std::chrono::milliseconds timeout) {
-  absl::StatusOr<RunAs> run_as = PostgresUser();
+  absl::StatusOr<SpawnOptions> run_as = PostgresUser();
   if (!run_as.ok()) return run_as.status();
   const std::vector<std::string> args = {bin_dir_ + "/postgres", "-D", data_dir_, "-p",
                                          absl::StrCat(port_), "-k", temp_dir_, "-c",
                                          "listen_addresses=127.0.0.1", "-c", "shared_buffers=16MB",
                                          // Throw-away data: the tests kill clients, not this.
                                          "-c", "fsync=off"};
-  absl::StatusOr<pid_t> pid = Spawn(args, log_file_, *run_as);
+  run_as->log_file = log_file_;
+  absl::StatusOr<pid_t> pid = SpawnChild(args, *run_as);
   if (!pid.ok()) return pid.status();
   pid_ = *pid;
   const std::string ping = absl::StrCat("host=127.0.0.1 port=", port_,

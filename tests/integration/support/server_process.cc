@@ -1,11 +1,7 @@
 #include "tests/integration/support/server_process.h"
 
-#include <fcntl.h>
-#include <grp.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +19,7 @@
 #include "grpcpp/grpcpp.h"
 #include "nlohmann/json.hpp"
 #include "tests/integration/support/files.h"
+#include "tests/integration/support/spawn.h"
 
 #ifndef SHARDPLAN_SERVER_BINARY
 #error "SHARDPLAN_SERVER_BINARY must be defined by the build (path of shardplan-server)"
@@ -152,57 +149,16 @@ absl::Status ServerProcess::Start(const std::vector<std::string>& extra_args,
                                    "127.0.0.1:0", "--port_file", port_file_,
                                    "--store",     store()};
   args.insert(args.end(), extra_args.begin(), extra_args.end());
-  std::vector<char*> argv;
-  for (std::string& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-
-  // Everything the child needs is prepared before fork: only async-signal-safe calls after it.
-  const int log_fd = open(log_file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (log_fd < 0) return absl::InternalError(ErrnoText("open server log"));
-  const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (null_fd < 0) {
-    close(log_fd);
-    return absl::InternalError(ErrnoText("open /dev/null"));
-  }
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(log_fd);
-    close(null_fd);
-    return absl::InternalError(ErrnoText("fork"));
-  }
-  if (pid == 0) {
-    // Before PR_SET_PDEATHSIG: changing credentials clears it.
-    if (run_as_uid_ != static_cast<uid_t>(-1) && getuid() == 0 &&
-        (setgroups(0, nullptr) != 0 || setgid(run_as_gid_) != 0 || setuid(run_as_uid_) != 0)) {
-      _exit(127);
-    }
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(127);
-    dup2(null_fd, STDIN_FILENO);
-    dup2(log_fd, STDOUT_FILENO);
-    dup2(log_fd, STDERR_FILENO);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGPIPE, SIG_DFL);
-    if (file_size_limit_ > 0) {
-      // An ignored signal stays ignored across execv.
-      signal(SIGXFSZ, SIG_IGN);
-      const rlimit limit = {static_cast<rlim_t>(file_size_limit_),
-                            static_cast<rlim_t>(file_size_limit_)};
-      if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(127);
-    }
-    execv(binary.c_str(), argv.data());
-    static const char kMessage[] = "ServerProcess: execv failed\n";
-    (void)!write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
-    _exit(127);
-  }
-  close(log_fd);
-  close(null_fd);
-  pid_ = pid;
+  SpawnOptions options;
+  options.log_file = log_file_;
+  options.truncate_log = true;
+  options.switch_user = run_as_uid_ != static_cast<uid_t>(-1) && getuid() == 0;
+  options.uid = run_as_uid_;
+  options.gid = run_as_gid_;
+  options.file_size_limit = file_size_limit_;
+  absl::StatusOr<pid_t> pid = SpawnChild(args, options);
+  if (!pid.ok()) return pid.status();
+  pid_ = *pid;
 
   absl::Status serving = WaitUntilServing(Clock::now() + timeout);
   if (!serving.ok()) {
