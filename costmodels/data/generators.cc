@@ -38,24 +38,28 @@ absl::StatusOr<std::pair<int32_t, int32_t>> ResolveTableCount(int32_t num_device
   return std::make_pair(lo, hi);
 }
 
-int64_t TotalBytes(const TablePool& pool, std::span<const AugmentedTable> tables) {
-  int64_t total = 0;
-  for (const AugmentedTable& t : tables) {
-    total += Fp32TableBytes(pool.tables[t.pool_index].rows, t.dim);
-  }
-  return total;
-}
-
-// Repeats `draw` until its tables fit in `cap` bytes, as the reference's resampling loops do.
+// The reference's resampling loop (gen_tasks.py's and compute_bench.py's gen_task): `count`
+// tables drawn by `draw_one` until their memory sum is <= `cap` bytes, the count kept. A draw is
+// abandoned as soon as its running sum passes the cap: the accepted draws are exactly those of
+// the reference's loop (every tuple of `count` tables is equally likely, and acceptance depends
+// only on the whole tuple), but a rejection costs a few tables instead of `count`. The reference
+// loops forever; max_attempts bounds it.
 absl::StatusOr<std::vector<AugmentedTable>> DrawUntilFits(
-    const TablePool& pool, int64_t cap, int32_t max_attempts,
-    const std::function<std::vector<AugmentedTable>()>& draw) {
-  for (int32_t attempt = 0; attempt < max_attempts; ++attempt) {
-    std::vector<AugmentedTable> tables = draw();
-    if (TotalBytes(pool, tables) <= cap) return tables;
+    const TablePool& pool, int64_t cap, int64_t count, int64_t max_attempts,
+    const std::function<AugmentedTable()>& draw_one) {
+  std::vector<AugmentedTable> tables;
+  tables.reserve(count);
+  for (int64_t attempt = 0; attempt < max_attempts; ++attempt) {
+    tables.clear();
+    int64_t total = 0;
+    while (static_cast<int64_t>(tables.size()) < count && total <= cap) {
+      tables.push_back(draw_one());
+      total += Fp32TableBytes(pool.tables[tables.back().pool_index].rows, tables.back().dim);
+    }
+    if (total <= cap) return tables;
   }
-  return absl::ResourceExhaustedError(
-      absl::StrCat("no draw fit in ", cap, " bytes after ", max_attempts, " attempts"));
+  return absl::ResourceExhaustedError(absl::StrCat("no draw of ", count, " tables fit in ", cap,
+                                                   " bytes after ", max_attempts, " attempts"));
 }
 
 }  // namespace
@@ -93,14 +97,12 @@ absl::StatusOr<std::vector<AugmentedTable>> GenerateTableCombination(
   const int64_t num_augmented =
       static_cast<int64_t>(pool.tables.size()) * static_cast<int64_t>(options.dims.size());
   const int64_t num_dims = static_cast<int64_t>(options.dims.size());
-  return DrawUntilFits(pool, options.device_memory_bytes, options.max_attempts, [&] {
-    const int64_t size = UniformInt(rng, 1, options.max_tables);
-    std::vector<AugmentedTable> tables;
-    for (int64_t k = 0; k < size; ++k) {
-      const int64_t a = UniformInt(rng, 0, num_augmented - 1);  // an augmented-set index
-      tables.push_back({static_cast<int32_t>(a / num_dims), options.dims[a % num_dims]});
-    }
-    return tables;
+  // The size is drawn once; only the indices are redrawn until they fit (compute_bench.py's
+  // gen_task), so every size keeps its 1/max_tables share of the samples.
+  const int64_t size = UniformInt(rng, 1, options.max_tables);
+  return DrawUntilFits(pool, options.device_memory_bytes, size, options.max_attempts, [&] {
+    const int64_t a = UniformInt(rng, 0, num_augmented - 1);  // an augmented-set index
+    return AugmentedTable{static_cast<int32_t>(a / num_dims), options.dims[a % num_dims]};
   });
 }
 
@@ -175,17 +177,14 @@ absl::StatusOr<std::vector<AugmentedTable>> GenerateTaskTables(const TablePool& 
                           ? options.total_memory_bytes
                           : options.num_devices * options.device_memory_bytes - kGiB;
   std::mt19937_64 rng = SampleRng(seed, index);
+  // T is drawn once per task; only the ids and dims are redrawn until they fit (gen_tasks.py's
+  // gen_task), so T stays uniform over the range however often the memory cap rejects a draw.
+  const int64_t num_tables = UniformInt(rng, range->first, range->second);
   const int64_t pool_size = static_cast<int64_t>(pool.tables.size());
-  return DrawUntilFits(pool, cap, options.max_attempts, [&] {
-    const int64_t num_tables = UniformInt(rng, range->first, range->second);
-    std::vector<AugmentedTable> tables(num_tables);
-    for (AugmentedTable& t : tables) {
-      t.pool_index = static_cast<int32_t>(UniformInt(rng, 0, pool_size - 1));
-    }
-    for (AugmentedTable& t : tables) {
-      t.dim = dims[UniformInt(rng, 0, static_cast<int64_t>(dims.size()) - 1)];
-    }
-    return tables;
+  const int64_t num_dims = static_cast<int64_t>(dims.size());
+  return DrawUntilFits(pool, cap, num_tables, options.max_attempts, [&] {
+    const auto pool_index = static_cast<int32_t>(UniformInt(rng, 0, pool_size - 1));
+    return AugmentedTable{pool_index, dims[UniformInt(rng, 0, num_dims - 1)]};
   });
 }
 

@@ -48,11 +48,12 @@ struct CombinationOptions {
   int32_t max_tables = 15;  // a combination has 1..max_tables tables
   int64_t device_memory_bytes = kDefaultDeviceMemoryBytes;
   std::vector<int32_t> dims = DimGrid(128);
-  int32_t max_attempts = 100000;  // resampling bound before giving up
+  int64_t max_attempts = int64_t{1} << 32;  // resampling bound before giving up
 };
 
-// size = uniform in [1, max_tables], then `size` entries of the augmented set drawn uniformly
-// with replacement; the whole draw is repeated until the total memory is <= the device cap.
+// size = uniform in [1, max_tables], drawn once; then `size` entries of the augmented set drawn
+// uniformly with replacement, redrawn (the size kept) until their total memory is <= the device
+// cap, as compute_bench.py does. So the size is uniform whatever the cap rejects.
 // RESOURCE_EXHAUSTED after max_attempts draws, INVALID_ARGUMENT for an empty pool or grid.
 absl::StatusOr<std::vector<AugmentedTable>> GenerateTableCombination(
     const TablePool& pool, const CombinationOptions& options, uint64_t seed, uint64_t index);
@@ -104,11 +105,13 @@ struct TaskGenOptions {
   int32_t min_tables = 0;  // 0: DefaultTableCountRange(num_devices)
   int32_t max_tables = 0;
   int64_t batch_size = kDefaultBatchSize;
-  int32_t max_attempts = 100000;
+  int64_t max_attempts = int64_t{1} << 32;  // the reference loops forever
 };
 
-// T uniform in the range, T pool ids uniform with replacement, T dims uniform over
-// DimGrid(max_dim); the whole draw repeated until the total memory fits.
+// T uniform in the range, drawn once per task; then T pool ids uniform with replacement and T
+// dims uniform over DimGrid(max_dim), redrawn (T kept) until the total memory fits, as
+// gen_tasks.py does. So T is uniform over the range whatever the cap rejects.
+// RESOURCE_EXHAUSTED when no draw of T tables fits in max_attempts.
 absl::StatusOr<std::vector<AugmentedTable>> GenerateTaskTables(const TablePool& pool,
                                                                const TaskGenOptions& options,
                                                                uint64_t seed, uint64_t index);
