@@ -12,15 +12,22 @@ namespace shardplan {
 
 // Tells a running planner to stop: on cancellation (by the job queue, or by an external
 // predicate such as "the gRPC client went away") or when a deadline passes. Planners poll
-// Check() in their loops; it is cheap and thread-safe.
+// Check() in their loops (thousands of times per plan); it is cheap and thread-safe.
 class StopSignal {
  public:
   using Clock = std::chrono::steady_clock;
 
   StopSignal() = default;
+  // `externally_cancelled` is asked at most once per `poll_interval` across all threads (zero:
+  // on every check), for predicates too costly to ask thousands of times a plan: gRPC's
+  // ServerContext::IsCancelled takes a lock per call. A cancellation is then seen within one
+  // interval of the next check; once seen, it stays.
   explicit StopSignal(std::optional<Clock::time_point> deadline,
-                      std::function<bool()> externally_cancelled = nullptr)
-      : deadline_(deadline), externally_cancelled_(std::move(externally_cancelled)) {}
+                      std::function<bool()> externally_cancelled = nullptr,
+                      Clock::duration poll_interval = Clock::duration::zero())
+      : deadline_(deadline),
+        externally_cancelled_(std::move(externally_cancelled)),
+        poll_interval_(poll_interval) {}
 
   StopSignal(const StopSignal&) = delete;
   StopSignal& operator=(const StopSignal&) = delete;
@@ -35,8 +42,11 @@ class StopSignal {
   std::optional<Clock::time_point> deadline() const { return deadline_; }
 
   bool cancelled() const {
-    return cancelled_.load(std::memory_order_relaxed) ||
-           (externally_cancelled_ && externally_cancelled_());
+    if (cancelled_.load(std::memory_order_relaxed)) return true;
+    if (!externally_cancelled_ || !TakePollTurn()) return false;
+    if (!externally_cancelled_()) return false;
+    cancelled_.store(true, std::memory_order_relaxed);
+    return true;
   }
   bool deadline_passed() const { return deadline_ && Clock::now() >= *deadline_; }
 
@@ -48,9 +58,22 @@ class StopSignal {
   }
 
  private:
+  // Whether this check may ask the external predicate: always without a poll interval, else
+  // when the interval since the last poll has passed and no other thread claimed this turn.
+  bool TakePollTurn() const {
+    if (poll_interval_ <= Clock::duration::zero()) return true;
+    const Clock::rep now = Clock::now().time_since_epoch().count();
+    Clock::rep next = next_poll_.load(std::memory_order_relaxed);
+    if (now < next) return false;
+    return next_poll_.compare_exchange_strong(next, now + poll_interval_.count(),
+                                              std::memory_order_relaxed);
+  }
+
   std::optional<Clock::time_point> deadline_;
   std::function<bool()> externally_cancelled_;
-  std::atomic<bool> cancelled_{false};
+  Clock::duration poll_interval_{};
+  mutable std::atomic<Clock::rep> next_poll_{0};
+  mutable std::atomic<bool> cancelled_{false};
 };
 
 }  // namespace shardplan
