@@ -17,7 +17,7 @@ namespace shardplan::client {
 struct RetryEvent {
   std::string method;      // e.g. "Plan", "WatchPlan"
   int attempt = 0;         // the attempt that just failed, 1-based
-  absl::Status status;     // its error (always UNAVAILABLE today)
+  absl::Status status;     // its error: UNAVAILABLE, or a transient RESOURCE_EXHAUSTED
   absl::Duration backoff;  // how long the client sleeps before the next attempt
 };
 
@@ -29,12 +29,14 @@ struct ClientOptions {
   // Deadline of WatchPlan streams that do not set their own: jobs may legitimately run long.
   absl::Duration watch_timeout = absl::InfiniteDuration();
 
-  // Retries: a call that fails with UNAVAILABLE (server down, restarting, connection refused)
+  // Retries: a call that fails with UNAVAILABLE (server down, restarting, connection refused),
+  // or with a RESOURCE_EXHAUSTED the server marks as transient (all planning slots or the job
+  // queue busy, the caller's own requests at their limit; not a task over the server's limits),
   // is tried up to `max_attempts` times in all, sleeping initial_backoff, then x multiplier per
-  // attempt up to max_backoff, each sleep scaled by a random factor in [1 - jitter, 1 + jitter]
-  // so that many trainers starting together do not retry in lockstep. No other code is retried.
-  // A retry that would sleep past the call's deadline is not made: the call returns the last
-  // UNAVAILABLE. max_attempts = 1 disables retries.
+  // attempt up to max_backoff (or the server's retry-after hint if longer), each sleep scaled by
+  // a random factor in [1 - jitter, 1 + jitter] so that many trainers starting together do not
+  // retry in lockstep. No other code is retried. A retry that would sleep past the call's
+  // deadline is not made: the call returns the last error. max_attempts = 1 disables retries.
   int max_attempts = 4;
   absl::Duration initial_backoff = absl::Milliseconds(200);
   absl::Duration max_backoff = absl::Seconds(5);

@@ -36,12 +36,17 @@ void PrepareContext(grpc::ClientContext& context, const ClientOptions& options,
   }
 }
 
-// Whether to try again after `status` failed attempt `attempt`; sleeps first if so. A retry is
-// not worth making when its backoff alone would outlast the call's deadline.
+// Whether to try again after `status` failed attempt `attempt`; sleeps first if so. UNAVAILABLE
+// is retried, and RESOURCE_EXHAUSTED when the server marked it transient (`retry_after`: busy
+// now, not a task over its limits); the sleep is the backoff, or the server's hint if longer. A
+// retry is not worth making when its sleep alone would outlast the call's deadline.
 bool SleepBeforeRetry(const ClientOptions& options, absl::string_view method, int attempt,
-                      const absl::Status& status, absl::Time deadline, Backoff& backoff) {
-  if (!absl::IsUnavailable(status) || attempt >= options.max_attempts) return false;
-  const absl::Duration sleep = backoff.Next();
+                      const absl::Status& status, std::optional<absl::Duration> retry_after,
+                      absl::Time deadline, Backoff& backoff) {
+  const bool transient =
+      absl::IsUnavailable(status) || (absl::IsResourceExhausted(status) && retry_after);
+  if (!transient || attempt >= options.max_attempts) return false;
+  const absl::Duration sleep = std::max(backoff.Next(), retry_after.value_or(absl::ZeroDuration()));
   if (absl::Now() + sleep >= deadline) return false;
   if (options.on_retry) options.on_retry({std::string(method), attempt, status, sleep});
   absl::SleepFor(sleep);
@@ -64,7 +69,10 @@ absl::StatusOr<Response> CallUnary(const ClientOptions& options, absl::string_vi
     Response response;
     absl::Status status = ToAbslStatus((stub.*rpc)(&context, request, &response));
     if (status.ok()) return response;
-    if (!SleepBeforeRetry(options, method, attempt, status, deadline, backoff)) return status;
+    if (!SleepBeforeRetry(options, method, attempt, status, RetryAfter(context), deadline,
+                          backoff)) {
+      return status;
+    }
   }
 }
 
@@ -209,7 +217,8 @@ absl::StatusOr<JobStatus> PlannerClient::WatchPlan(absl::string_view job_id,
       attempt = 1;
       backoff.Reset();
     }
-    if (!SleepBeforeRetry(options_, "WatchPlan", attempt, finished, deadline, backoff)) {
+    if (!SleepBeforeRetry(options_, "WatchPlan", attempt, finished, RetryAfter(context), deadline,
+                          backoff)) {
       return finished;
     }
     ++attempt;

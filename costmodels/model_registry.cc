@@ -148,7 +148,7 @@ size_t ModelRegistry::size() const {
 
 absl::Status RegisterBuiltinModels(ModelRegistry& registry) {
   ModelManifest manifest;
-  manifest.name = "analytic";
+  manifest.name = kFallbackModel;
   manifest.version = "1";
   manifest.kind = "analytic";
   manifest.hardware_profile = "torchrec-default";

@@ -81,6 +81,9 @@ class ModelRegistry {
   std::string default_name_;
 };
 
+// The built-in model that serves when nothing better does: the analytic estimator.
+inline constexpr char kFallbackModel[] = "analytic";
+
 // Adds the built-in models that need no artifact: the analytic estimator, as "analytic@1".
 absl::Status RegisterBuiltinModels(ModelRegistry& registry);
 

@@ -39,6 +39,11 @@ class CostModel {
   // OK when the model can cost this task (e.g. neural comm models exist per device count).
   virtual absl::Status CheckSupports(const Task& task) const = 0;
 
+  // Whether its costs depend on the tables' access histograms (Table::access_bins). A table
+  // without one is then costed only after the caller imputes it, with a warning: never as if its
+  // histogram were zeros (docs/cost-models.md, "Tables without a histogram").
+  virtual bool ReadsAccessHistograms() const { return false; }
+
   // Forward + backward kernel time (ms) of one device holding `shards`.
   virtual double ComputeCost(const CostContext& context,
                              std::span<const ShardView> shards) const = 0;

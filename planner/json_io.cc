@@ -268,6 +268,15 @@ absl::StatusOr<SearchStats> ReadSearchStats(const json& value, const std::string
   return stats;
 }
 
+absl::StatusOr<PlanWarning> ReadPlanWarning(const json& value, const std::string& path) {
+  PlanWarning warning;
+  SHARDPLAN_RETURN_IF_ERROR(ReadObject(value, path,
+                                       Field("code", proto_json::ReadString, warning.code),
+                                       Field("field", proto_json::ReadString, warning.field),
+                                       Field("message", proto_json::ReadString, warning.message)));
+  return warning;
+}
+
 // map<string, string>: keys are data, not field names, so no spelling rules apply.
 absl::StatusOr<std::map<std::string, std::string>> ReadStringMap(const json& value,
                                                                  const std::string& path) {
@@ -398,7 +407,9 @@ absl::StatusOr<Plan> PlanFromJson(const json& value) {
                  Field("cost_kind", proto_json::ReadString, plan.cost_kind),
                  Field("column_splits", Repeated(proto_json::ReadString), plan.column_splits),
                  Field("stats", ReadSearchStats, plan.stats),
-                 Field("request_hash", proto_json::ReadString, plan.request_hash)));
+                 Field("request_hash", proto_json::ReadString, plan.request_hash),
+                 Field("selection", proto_json::ReadString, plan.selection),
+                 Field("warnings", Repeated(ReadPlanWarning), plan.warnings)));
   return plan;
 }
 
@@ -427,6 +438,13 @@ json PlanToJson(const Plan& plan) {
                   {"candidates_evaluated", plan.stats.candidates_evaluated},
                   {"anytime_result", plan.stats.anytime_result}};
   out["request_hash"] = plan.request_hash;
+  out["selection"] = plan.selection;
+  json warnings = json::array();
+  for (const PlanWarning& warning : plan.warnings) {
+    warnings.push_back(
+        {{"code", warning.code}, {"field", warning.field}, {"message", warning.message}});
+  }
+  out["warnings"] = std::move(warnings);
   return out;
 }
 

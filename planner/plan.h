@@ -38,6 +38,15 @@ struct DeviceCost {
   double total_ms = 0.0;
 };
 
+// Something the caller should know about a plan, e.g. that a table was costed with an imputed
+// access histogram. `code` is stable for programs; `field` names the request field concerned.
+struct PlanWarning {
+  std::string code;
+  std::string field;
+  std::string message;
+  friend bool operator==(const PlanWarning&, const PlanWarning&) = default;
+};
+
 struct SearchStats {
   double planning_time_ms = 0.0;
   int64_t cost_model_calls = 0;
@@ -62,6 +71,9 @@ struct Plan {
   std::vector<std::string> column_splits;  // table names halved, in order
   SearchStats stats;
   std::string request_hash;
+  // Why this algorithm and cost model served the request, where it left them to the server.
+  std::string selection;
+  std::vector<PlanWarning> warnings;
 };
 
 // A table-wise plan from a device per task table (device_of_table[i] for task.tables[i]).

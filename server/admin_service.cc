@@ -17,10 +17,10 @@ void ReloadReportToProto(const ModelReloadReport& report, v1::ReloadModelsRespon
   }
 }
 
-grpc::Status AdminServiceImpl::ReloadModels(grpc::ServerContext* /*context*/,
+grpc::Status AdminServiceImpl::ReloadModels(grpc::ServerContext* context,
                                             const v1::ReloadModelsRequest* /*request*/,
                                             v1::ReloadModelsResponse* response) {
-  return HandleRpc(*metrics_, "ReloadModels", [&]() -> absl::Status {
+  return HandleRpc(*metrics_, *context, "ReloadModels", [&]() -> absl::Status {
     absl::StatusOr<ModelReloadReport> report = reloader_->ReloadNow();
     if (!report.ok()) return report.status();
     ReloadReportToProto(*report, response);
@@ -28,10 +28,10 @@ grpc::Status AdminServiceImpl::ReloadModels(grpc::ServerContext* /*context*/,
   });
 }
 
-grpc::Status AdminServiceImpl::DeletePlan(grpc::ServerContext* /*context*/,
+grpc::Status AdminServiceImpl::DeletePlan(grpc::ServerContext* context,
                                           const v1::DeletePlanRequest* request,
                                           v1::DeletePlanResponse* response) {
-  return HandleRpc(*metrics_, "DeletePlan", [&]() -> absl::Status {
+  return HandleRpc(*metrics_, *context, "DeletePlan", [&]() -> absl::Status {
     const bool by_id = !request->job_id().empty();
     if (by_id == !request->job_key().empty()) {
       return absl::InvalidArgumentError("job_id, job_key: set exactly one");

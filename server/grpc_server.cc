@@ -89,7 +89,11 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
     LogLine(absl::StrCat("models_dir \"", config.models_dir, "\": ", report->loaded.size(),
                          " bundles loaded, ", report->refused.size(), " refused"));
   }
-  if (absl::Status chosen = s->models_.SetDefault(config.default_model); !chosen.ok()) {
+  // The registry's default serves requests that name no model when no loaded model covers
+  // their task (default_model ""), or all of them (default_model set).
+  if (absl::Status chosen = s->models_.SetDefault(
+          config.default_model.empty() ? std::string(kFallbackModel) : config.default_model);
+      !chosen.ok()) {
     return WithPrefix(chosen, "default_model: ");
   }
   s->metrics_.SetModelsLoaded(static_cast<int64_t>(s->models_.size()));
@@ -100,6 +104,7 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
 
   PlanningEngineOptions engine_options;
   engine_options.default_algorithm = config.default_algorithm;
+  engine_options.default_model = config.default_model;
   engine_options.limits = config.task_limits();
   s->engine_ = std::make_unique<PlanningEngine>(&s->algorithms_, &s->models_, &s->cache_,
                                                 &s->metrics_, engine_options);

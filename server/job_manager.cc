@@ -10,6 +10,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "server/metrics.h"
+#include "server/status_conversion.h"
 
 namespace shardplan {
 namespace {
@@ -95,9 +96,11 @@ absl::StatusOr<JobSnapshot> JobManager::Submit(Work work, SubmitOptions options)
   }
   if (!options.ignore_capacity &&
       static_cast<int64_t>(queue_.size()) >= options_.queue_capacity) {
-    return absl::ResourceExhaustedError(absl::StrCat("queue_capacity: the job queue is full (",
-                                                     queue_.size(),
-                                                     " jobs waiting for a worker); retry later"));
+    return WithRetryAfter(
+        absl::ResourceExhaustedError(absl::StrCat("queue_capacity: the job queue is full (",
+                                                  queue_.size(),
+                                                  " jobs waiting for a worker); retry later")),
+        absl::Seconds(1));
   }
   auto job = std::make_shared<Job>();
   job->id = options.id.empty() ? NewIdLocked() : std::move(options.id);

@@ -107,7 +107,14 @@ ServerMetrics::ServerMetrics()
                                      "method")),
       queue_capacity_(SingleGauge(*registry_, "shardplan_job_queue_capacity",
                                   "Jobs the queue holds before SubmitPlan answers "
-                                  "RESOURCE_EXHAUSTED (queue_capacity)")) {}
+                                  "RESOURCE_EXHAUSTED (queue_capacity)")),
+      singleflight_joins_(CounterFamily(*registry_, "shardplan_plan_singleflight_joins_total",
+                                        "Plan calls that waited for an identical request's "
+                                        "computation in flight instead of planning")
+                              .Add({})),
+      plan_warnings_(CounterFamily(*registry_, "shardplan_plan_warnings_total",
+                                   "Warnings given with plans, by code (e.g. "
+                                   "IMPUTED_ACCESS_HISTOGRAM: a table without a histogram)")) {}
 
 void ServerMetrics::RecordRpcStart(absl::string_view method) {
   rpcs_in_flight_.Add({{"method", std::string(method)}}).Increment();
@@ -221,5 +228,11 @@ void ServerMetrics::RecordJobRecovery(absl::string_view outcome) {
 }
 
 void ServerMetrics::RecordJobKeyHit() { job_key_hits_.Increment(); }
+
+void ServerMetrics::RecordSingleFlightJoin() { singleflight_joins_.Increment(); }
+
+void ServerMetrics::RecordPlanWarnings(const std::vector<PlanWarning>& warnings) {
+  for (const PlanWarning& warning : warnings) plan_warnings_.Add({{"code", warning.code}}).Increment();
+}
 
 }  // namespace shardplan

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "costmodels/model_registry.h"
+#include "planner/plan.h"
 #include "prometheus/counter.h"
 #include "prometheus/exposer.h"
 #include "prometheus/family.h"
@@ -48,6 +49,11 @@ namespace shardplan {
 //                                                    paths the server does not serve)
 //   shardplan_job_queue_capacity                     gauge, the queue_capacity setting (for
 //                                                    "queue near capacity" alerts)
+//   shardplan_plan_warnings_total{code}              counter of warnings given with plans, e.g.
+//                                                    IMPUTED_ACCESS_HISTOGRAM per table
+//   shardplan_plan_singleflight_joins_total          counter of Plan calls that waited for an
+//                                                    identical request's computation in flight
+//                                                    instead of planning
 class ServerMetrics {
  public:
   ServerMetrics();
@@ -85,6 +91,10 @@ class ServerMetrics {
   // A call to `method` ("package.Service/Method") was refused with `code` before any handler.
   void RecordAuthRejection(absl::string_view code, absl::string_view method);
   void SetJobQueueCapacity(int64_t capacity);
+  // A Plan call joined an identical request's computation in flight (SingleFlight).
+  void RecordSingleFlightJoin();
+  // A request's plan carries `warnings` (counted by code).
+  void RecordPlanWarnings(const std::vector<PlanWarning>& warnings);
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
@@ -114,6 +124,8 @@ class ServerMetrics {
   prometheus::Counter& job_key_hits_;
   prometheus::Family<prometheus::Counter>& auth_rejections_;
   prometheus::Gauge& queue_capacity_;
+  prometheus::Counter& singleflight_joins_;
+  prometheus::Family<prometheus::Counter>& plan_warnings_;
   std::mutex model_info_mu_;  // SetModelInfo replaces the series as one step
   std::vector<prometheus::Gauge*> model_info_series_;
 };

@@ -27,6 +27,12 @@ int64_t ApproximatePlanBytes(const Plan& plan) {
     bytes += kMapNodeBytes + StringBytes(name) + StringBytes(value);
   }
   for (const std::string& split : plan.column_splits) bytes += StringBytes(split);
+  bytes += StringBytes(plan.selection);
+  for (const PlanWarning& warning : plan.warnings) {
+    bytes += static_cast<int64_t>(sizeof(PlanWarning)) +
+             static_cast<int64_t>(warning.code.size() + warning.field.size() +
+                                  warning.message.size());
+  }
   return bytes;
 }
 

@@ -10,6 +10,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "server/durable_jobs.h"
 #include "server/planning_time_cap.h"
 #include "server/proto_conversion.h"
@@ -23,6 +24,12 @@ using SteadyClock = std::chrono::steady_clock;
 
 // How often a WatchPlan stream checks whether its client went away.
 constexpr auto kWatchPollInterval = std::chrono::milliseconds(100);
+// How often a planning Plan call asks gRPC whether its client went away. IsCancelled takes a
+// lock, and planners check their stop signal before every greedy run (thousands of times a
+// plan): asking on every check cost more than half the server's planning CPU.
+constexpr auto kCancellationPollInterval = std::chrono::milliseconds(1);
+// When a Plan call refused for want of a planning slot may try again: a plan takes tens of ms.
+constexpr absl::Duration kPlanSlotRetryAfter = absl::Milliseconds(100);
 // How long CancelPlan waits for a running job to stop, so the reply usually shows CANCELLED.
 constexpr auto kCancelGrace = std::chrono::seconds(2);
 
@@ -42,6 +49,25 @@ absl::Status StopReason(const absl::Status& status, const StopSignal& stop) {
     return absl::DeadlineExceededError("the call's deadline passed before planning finished");
   }
   return status;
+}
+
+// Why a Plan call that waits stops waiting: its client went away or its deadline passed.
+absl::Status CallStopped(const grpc::ServerContext& context) {
+  if (!context.IsCancelled()) return absl::OkStatus();
+  const std::optional<SteadyClock::time_point> deadline = SteadyDeadline(context);
+  if (deadline && SteadyClock::now() >= *deadline) {
+    return absl::DeadlineExceededError("the call's deadline passed before planning finished");
+  }
+  return absl::CancelledError("the client went away");
+}
+
+// Whether the outcome of one Plan call answers an identical call waiting for it: a complete
+// plan, or an error of the request itself. A plan a deadline cut short, or a refusal or stop
+// of the leader's own call, answers only that call.
+bool AnswersIdenticalRequests(const absl::StatusOr<PlanningResult>& outcome) {
+  if (outcome.ok()) return !outcome->plan.stats.anytime_result;
+  return outcome.status().code() == absl::StatusCode::kFailedPrecondition ||
+         outcome.status().code() == absl::StatusCode::kInvalidArgument;
 }
 
 // How often WatchPlan re-reads a job that only the plan store knows (another replica's).
@@ -83,8 +109,9 @@ absl::StatusOr<ClientLimiter::Slot> PlannerServiceImpl::AcquireClientSlot(
 }
 
 template <typename Handler>
-grpc::Status PlannerServiceImpl::Handle(absl::string_view method, Handler&& handler) {
-  return HandleRpc(*metrics_, method, std::forward<Handler>(handler));
+grpc::Status PlannerServiceImpl::Handle(grpc::ServerContext& context, absl::string_view method,
+                                        Handler&& handler) {
+  return HandleRpc(*metrics_, context, method, std::forward<Handler>(handler));
 }
 
 absl::Status PlannerServiceImpl::RefuseWhileDraining() const {
@@ -105,17 +132,24 @@ absl::StatusOr<PreparedRequest> PlannerServiceImpl::Prepare(const v1::PlanReques
 
 absl::StatusOr<PlanningResult> PlannerServiceImpl::PlanNow(const grpc::ServerContext& context,
                                                            const PreparedRequest& request) {
+  // Planning is what max_requests_per_client bounds: cache hits, stored plans and calls that
+  // wait for an identical plan in flight do none.
+  absl::StatusOr<ClientLimiter::Slot> client_slot = AcquireClientSlot(context);
+  if (!client_slot.ok()) return client_slot.status();
   std::optional<ConcurrencyLimiter::Slot> slot = plan_slots_->TryAcquire();
   if (!slot) {
     metrics_->RecordSyncPlanRejected();
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "max_concurrent_plans: ", plan_slots_->limit(),
-        " Plan calls are already planning on this server, its limit; retry later or on another "
-        "instance, or queue the request with SubmitPlan"));
+    return WithRetryAfter(
+        absl::ResourceExhaustedError(absl::StrCat(
+            "max_concurrent_plans: ", plan_slots_->limit(),
+            " Plan calls are already planning on this server, its limit; retry later or on "
+            "another instance, or queue the request with SubmitPlan")),
+        kPlanSlotRetryAfter);
   }
   metrics_->RecordSyncPlanStart();
   absl::Cleanup end = [this] { metrics_->RecordSyncPlanEnd(); };
-  StopSignal stop(SteadyDeadline(context), [&context] { return context.IsCancelled(); });
+  StopSignal stop(SteadyDeadline(context), [&context] { return context.IsCancelled(); },
+                  kCancellationPollInterval);
   const std::optional<SteadyClock::time_point> cap =
       CapPlanningTime(stop, limits_.max_planning_time_ms);
   absl::StatusOr<PlanningResult> result = engine_->Compute(request, stop, nullptr);
@@ -123,6 +157,17 @@ absl::StatusOr<PlanningResult> PlannerServiceImpl::PlanNow(const grpc::ServerCon
     return CapReason(StopReason(result.status(), stop), cap, limits_.max_planning_time_ms);
   }
   return result;
+}
+
+absl::StatusOr<PlanningResult> PlannerServiceImpl::PlanOnce(const grpc::ServerContext& context,
+                                                            const PreparedRequest& request) {
+  // A request that bypasses the cache asks for a computation of its own.
+  if (request.bypass_cache || request.cache_key.empty()) return PlanNow(context, request);
+  SingleFlight<PlanningResult>::Result shared = flights_.Do(
+      request.cache_key, [&] { return PlanNow(context, request); }, AnswersIdenticalRequests,
+      [&] { return CallStopped(context); }, [this] { metrics_->RecordSingleFlightJoin(); });
+  if (shared.joined && shared.outcome.ok()) shared.outcome->joined = true;
+  return std::move(shared.outcome);
 }
 
 absl::StatusOr<PlannerServiceImpl::KeyedLookup> PlannerServiceImpl::LookUpJobKey(
@@ -186,13 +231,15 @@ absl::Status PlannerServiceImpl::PlanAndRecord(const grpc::ServerContext& contex
     }  // an unreadable store only costs a plan
   }
   absl::StatusOr<PlanningResult> result =
-      cached ? *std::move(cached) : PlanNow(context, *prepared);
+      cached ? *std::move(cached) : PlanOnce(context, *prepared);
   if (!result.ok()) return result.status();
 
   const bool keyed = !request.job_key().empty();
-  // Keyless plans are recorded when computed here and complete; an anytime plan stands only
-  // for the call that asked for it, as in the cache.
-  if (keyed || (!result->cache_hit && !stored && !result->plan.stats.anytime_result)) {
+  // Keyless plans are recorded when computed here and complete (a joined call's plan was
+  // recorded by the call that computed it); an anytime plan stands only for the call that
+  // asked for it, as in the cache.
+  const bool computed_here = !result->cache_hit && !stored && !result->joined;
+  if (keyed || (computed_here && !result->plan.stats.anytime_result)) {
     absl::StatusOr<std::string> job_id =
         ledger_->RecordPlan(request, *prepared, *result, replace_key);
     if (keyed && job_id.status().code() == absl::StatusCode::kAlreadyExists) {
@@ -214,15 +261,14 @@ absl::Status PlannerServiceImpl::PlanAndRecord(const grpc::ServerContext& contex
   PlanToProto(result->plan, response->mutable_plan());
   response->set_cache_hit(result->cache_hit || stored);
   response->set_from_store(stored);
+  response->set_joined_in_flight(result->joined);
   return absl::OkStatus();
 }
 
 grpc::Status PlannerServiceImpl::Plan(grpc::ServerContext* context, const v1::PlanRequest* request,
                                       v1::PlanResponse* response) {
-  return Handle("Plan", [&]() -> absl::Status {
+  return Handle(*context, "Plan", [&]() -> absl::Status {
     if (absl::Status refused = RefuseWhileDraining(); !refused.ok()) return refused;
-    absl::StatusOr<ClientLimiter::Slot> client_slot = AcquireClientSlot(*context);
-    if (!client_slot.ok()) return client_slot.status();
     absl::StatusOr<KeyedLookup> keyed = LookUpJobKey(*request);
     if (!keyed.ok()) return keyed.status();
     if (keyed->record && !keyed->replace) {
@@ -241,7 +287,7 @@ grpc::Status PlannerServiceImpl::Plan(grpc::ServerContext* context, const v1::Pl
 grpc::Status PlannerServiceImpl::Replan(grpc::ServerContext* context,
                                         const v1::PlanRequest* request,
                                         v1::PlanResponse* response) {
-  return Handle("Replan", [&]() -> absl::Status {
+  return Handle(*context, "Replan", [&]() -> absl::Status {
     if (absl::Status refused = RefuseWhileDraining(); !refused.ok()) return refused;
     if (request->job_key().empty()) {
       return absl::InvalidArgumentError("job_key: Replan replaces a named plan; set job_key");
@@ -258,7 +304,7 @@ grpc::Status PlannerServiceImpl::Replan(grpc::ServerContext* context,
 grpc::Status PlannerServiceImpl::SubmitPlan(grpc::ServerContext* context,
                                             const v1::PlanRequest* request,
                                             v1::SubmitPlanResponse* response) {
-  return Handle("SubmitPlan", [&]() -> absl::Status {
+  return Handle(*context, "SubmitPlan", [&]() -> absl::Status {
     if (absl::Status refused = RefuseWhileDraining(); !refused.ok()) return refused;
     absl::StatusOr<KeyedLookup> keyed = LookUpJobKey(*request);
     if (!keyed.ok()) return keyed.status();
@@ -320,7 +366,7 @@ absl::StatusOr<JobSnapshot> PlannerServiceImpl::FindJob(const std::string& job_i
 
 grpc::Status PlannerServiceImpl::GetPlan(grpc::ServerContext* context,
                                          const v1::JobRequest* request, v1::JobStatus* response) {
-  return Handle("GetPlan", [&]() -> absl::Status {
+  return Handle(*context, "GetPlan", [&]() -> absl::Status {
     if (absl::Status valid = RequireJobId(*request); !valid.ok()) return valid;
     absl::StatusOr<JobSnapshot> job = FindJob(request->job_id());
     if (!job.ok()) return job.status();
@@ -332,7 +378,7 @@ grpc::Status PlannerServiceImpl::GetPlan(grpc::ServerContext* context,
 grpc::Status PlannerServiceImpl::WatchPlan(grpc::ServerContext* context,
                                            const v1::JobRequest* request,
                                            grpc::ServerWriter<v1::JobStatus>* writer) {
-  return Handle("WatchPlan", [&]() -> absl::Status {
+  return Handle(*context, "WatchPlan", [&]() -> absl::Status {
     if (absl::Status valid = RequireJobId(*request); !valid.ok()) return valid;
     absl::StatusOr<JobSnapshot> job = jobs_->Get(request->job_id());
     if (!job.ok() && job.status().code() == absl::StatusCode::kNotFound) {
@@ -381,7 +427,7 @@ absl::Status PlannerServiceImpl::WatchStoredJob(const grpc::ServerContext& conte
 grpc::Status PlannerServiceImpl::CancelPlan(grpc::ServerContext* context,
                                             const v1::JobRequest* request,
                                             v1::JobStatus* response) {
-  return Handle("CancelPlan", [&]() -> absl::Status {
+  return Handle(*context, "CancelPlan", [&]() -> absl::Status {
     if (absl::Status valid = RequireJobId(*request); !valid.ok()) return valid;
     absl::StatusOr<JobSnapshot> job = jobs_->Cancel(request->job_id());
     if (!job.ok() && job.status().code() == absl::StatusCode::kNotFound) {
@@ -419,13 +465,19 @@ grpc::Status PlannerServiceImpl::CancelPlan(grpc::ServerContext* context,
 grpc::Status PlannerServiceImpl::EvaluatePlan(grpc::ServerContext* context,
                                               const v1::EvaluatePlanRequest* request,
                                               v1::EvaluatePlanResponse* response) {
-  return Handle("EvaluatePlan", [&]() -> absl::Status {
+  return Handle(*context, "EvaluatePlan", [&]() -> absl::Status {
     absl::StatusOr<Task> task = TaskFromProto(request->task(), engine_->options().limits);
     if (!task.ok()) return task.status();
     absl::StatusOr<::shardplan::Plan> plan = PlanShardsFromProto(request->plan());
     if (!plan.ok()) return plan.status();
+    if (!request->ground_truth().empty() && !request->model().empty()) {
+      return absl::InvalidArgumentError(
+          "model, ground_truth: set at most one (a cost model's prediction, or ground truth)");
+    }
     absl::StatusOr<::shardplan::Plan> evaluated =
-        engine_->Evaluate(*task, *std::move(plan), request->model());
+        request->ground_truth().empty()
+            ? engine_->Evaluate(*task, *std::move(plan), request->model())
+            : engine_->EvaluateOnGroundTruth(*task, *std::move(plan), request->ground_truth());
     if (!evaluated.ok()) return evaluated.status();
     PlanToProto(*evaluated, response->mutable_plan());
     return absl::OkStatus();
@@ -435,7 +487,7 @@ grpc::Status PlannerServiceImpl::EvaluatePlan(grpc::ServerContext* context,
 grpc::Status PlannerServiceImpl::ListAlgorithms(grpc::ServerContext* context,
                                                 const v1::ListAlgorithmsRequest* request,
                                                 v1::ListAlgorithmsResponse* response) {
-  return Handle("ListAlgorithms", [&]() -> absl::Status {
+  return Handle(*context, "ListAlgorithms", [&]() -> absl::Status {
     for (const Planner* planner : algorithms_->List()) {
       const AlgorithmInfo& info = planner->info();
       AlgorithmInfoToProto(info, info.name == engine_->options().default_algorithm,
@@ -448,7 +500,7 @@ grpc::Status PlannerServiceImpl::ListAlgorithms(grpc::ServerContext* context,
 grpc::Status PlannerServiceImpl::ListModels(grpc::ServerContext* context,
                                             const v1::ListModelsRequest* request,
                                             v1::ListModelsResponse* response) {
-  return Handle("ListModels", [&]() -> absl::Status {
+  return Handle(*context, "ListModels", [&]() -> absl::Status {
     for (const ModelRegistry::Entry& entry : models_->List()) {
       ModelEntryToProto(entry, response->add_models());
     }

@@ -18,6 +18,7 @@
 #include "server/plan_ledger.h"
 #include "server/planning_engine.h"
 #include "server/security/client_limiter.h"
+#include "server/single_flight.h"
 #include "shardplan/v1/planner.grpc.pb.h"
 
 namespace shardplan {
@@ -25,7 +26,7 @@ namespace shardplan {
 // Per-client and per-request limits of the PlannerService (ServerConfig's
 // max_requests_per_client and max_planning_time_ms).
 struct PlannerServiceLimits {
-  // Caps each client's Plan calls plus queued or running jobs; null: no cap.
+  // Caps each client's planning Plan calls plus queued or running jobs; null: no cap.
   ClientLimiter* clients = nullptr;
   // The caller's identity for `clients` (ClientIdentity); null: the peer address.
   std::function<std::string(const grpc::ServerContext&)> identify;
@@ -73,14 +74,20 @@ class PlannerServiceImpl final : public v1::PlannerService::Service {
                           v1::ListModelsResponse* response) override;
 
  private:
-  // Runs `handler` (returning absl::Status), records shardplan_rpc_* for `method`.
+  // Runs `handler` (returning absl::Status) for the call `context`, records shardplan_rpc_* for
+  // `method` (HandleRpc).
   template <typename Handler>
-  grpc::Status Handle(absl::string_view method, Handler&& handler);
+  grpc::Status Handle(grpc::ServerContext& context, absl::string_view method, Handler&& handler);
 
   absl::StatusOr<PreparedRequest> Prepare(const v1::PlanRequest& request) const;
-  // Plans for a Plan call within a plan slot; `context` supplies the deadline and cancellation.
+  // Plans for a Plan call within a plan slot and a max_requests_per_client slot of its client;
+  // `context` supplies the deadline, the cancellation and the client's identity.
   absl::StatusOr<PlanningResult> PlanNow(const grpc::ServerContext& context,
                                          const PreparedRequest& request);
+  // PlanNow, once for all identical requests in flight (flights_): a call that finds its request
+  // being planned waits for that plan under its own deadline, holding no plan slot.
+  absl::StatusOr<PlanningResult> PlanOnce(const grpc::ServerContext& context,
+                                          const PreparedRequest& request);
   absl::Status RefuseWhileDraining() const;
   // A max_requests_per_client slot of the calling client.
   absl::StatusOr<ClientLimiter::Slot> AcquireClientSlot(const grpc::ServerContext& context);
@@ -115,6 +122,7 @@ class PlannerServiceImpl final : public v1::PlannerService::Service {
   ServerMetrics* const metrics_;
   const PlannerServiceLimits limits_;
   ClientLimiter no_client_limit_{0};  // used when limits_.clients is null
+  SingleFlight<PlanningResult> flights_;  // Plan calls planning, by request hash
   std::atomic<bool> draining_{false};
 };
 

@@ -1,12 +1,20 @@
 #include "server/planning_engine.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
+#include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "costmodels/backends/ground_truth.h"
+#include "costmodels/backends/sim/hardware_profiles.h"
+#include "costmodels/backends/sim/sim_backend.h"
+#include "costmodels/data/synthetic_pool.h"
 #include "planner/evaluation.h"
 #include "planner/plan_task.h"
 #include "server/cache_key.h"
@@ -28,6 +36,45 @@ std::string Quoted(const std::string& name) {
 absl::Status PlanError(const absl::Status& status) {
   return WithPrefix(status,
                     status.code() == absl::StatusCode::kInvalidArgument ? "plan." : "plan: ");
+}
+
+// "rtx2080ti, h100-sxm": the simulator's profiles, for error messages.
+std::string SimProfileNames() {
+  std::vector<std::string> names;
+  for (const HardwareProfile& profile : HardwareProfiles()) names.push_back(profile.name);
+  return absl::StrJoin(names, ", ");
+}
+
+// The request-order index and name of every table sent without an access histogram.
+std::vector<std::pair<size_t, std::string>> TablesWithoutHistogram(const Task& task) {
+  std::vector<std::pair<size_t, std::string>> out;
+  for (size_t i = 0; i < task.tables.size(); ++i) {
+    if (task.tables[i].access_bins.empty()) out.emplace_back(i, task.tables[i].name);
+  }
+  return out;
+}
+
+// Gives every table of `task` named in `without_bins` the typical histogram of its size
+// (TypicalAccessBins) and returns a warning per table, in request order.
+std::vector<PlanWarning> ImputeAccessHistograms(
+    const std::vector<std::pair<size_t, std::string>>& without_bins, const std::string& model_id,
+    Task& task) {
+  std::vector<PlanWarning> warnings;
+  for (const auto& [index, name] : without_bins) {
+    const auto table = std::find_if(task.tables.begin(), task.tables.end(),
+                                    [&](const Table& t) { return t.name == name; });
+    if (table == task.tables.end()) continue;
+    table->access_bins = TypicalAccessBins(table->rows, table->pooling_factor);
+    warnings.push_back(PlanWarning{
+        .code = std::string(kImputedAccessHistogram),
+        .field = absl::StrCat("task.tables[", index, "].access_bins"),
+        .message = absl::StrCat(
+            "table ", Quoted(name), " has no access histogram, which cost model ", model_id,
+            " reads: it was costed with the typical histogram of a table of its rows and pooling "
+            "factor (docs/cost-models.md, \"Tables without a histogram\"); send the table's own "
+            "histogram for a plan that fits its access pattern")});
+  }
+  return warnings;
 }
 
 }  // namespace
@@ -66,22 +113,85 @@ absl::StatusOr<ResolvedModel> PlanningEngine::ResolveModelFor(const std::string&
   return model;
 }
 
+std::optional<ResolvedModel> PlanningEngine::NewestCoveringModel(const Task& task) const {
+  const int32_t devices = task.topology.num_devices();
+  std::optional<ResolvedModel> newest;
+  for (const ModelRegistry::Entry& entry : models_->List()) {
+    const ModelManifest& manifest = entry.manifest;
+    if (manifest.kind == "analytic") continue;  // the fallback, not a candidate
+    const bool knows_interconnect =
+        std::find(manifest.device_counts.begin(), manifest.device_counts.end(), devices) !=
+        manifest.device_counts.end();
+    if (devices > 1 && !knows_interconnect) continue;
+    if (newest && std::tie(manifest.created, manifest.name) <
+                      std::tie(newest->manifest.created, newest->manifest.name)) {
+      continue;  // List() is oldest version first, so a tie on both goes to the later version
+    }
+    absl::StatusOr<ResolvedModel> model = models_->Resolve(manifest.id());
+    if (!model.ok() || !model->model->CheckSupports(task).ok()) continue;
+    newest = *std::move(model);
+  }
+  return newest;
+}
+
+absl::StatusOr<ResolvedModel> PlanningEngine::ChooseModel(const std::string& spec,
+                                                          const Task& task,
+                                                          std::string* reason) const {
+  if (!spec.empty()) return ResolveModelFor(spec, task);
+  if (!options_.default_model.empty()) {
+    absl::StatusOr<ResolvedModel> model = ResolveModelFor(options_.default_model, task);
+    if (model.ok()) {
+      *reason = absl::StrCat("model: ", model->manifest.id(),
+                             ", the server's default_model (no model named)");
+    }
+    return model;
+  }
+  const int32_t devices = task.topology.num_devices();
+  if (std::optional<ResolvedModel> newest = NewestCoveringModel(task)) {
+    *reason = absl::StrCat("model: ", newest->manifest.id(), ", the newest loaded model that covers ",
+                           devices, devices == 1 ? " device" : " devices", " (no model named)");
+    return *std::move(newest);
+  }
+  absl::StatusOr<ResolvedModel> fallback = ResolveModelFor("", task);
+  if (fallback.ok()) {
+    *reason = absl::StrCat("model: ", fallback->manifest.id(), ", as no loaded model covers ",
+                           devices, devices == 1 ? " device" : " devices", " (no model named)");
+  }
+  return fallback;
+}
+
 absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request) const {
   if (absl::Status valid = CheckTask(request.task); !valid.ok()) return valid;
+  const std::vector<std::pair<size_t, std::string>> without_bins =
+      TablesWithoutHistogram(request.task);
 
   PreparedRequest prepared;
   prepared.task = CanonicalTask(std::move(request.task));
-  absl::StatusOr<const Planner*> planner =
-      FindAlgorithm(request.algorithm.empty() ? options_.default_algorithm : request.algorithm);
+  std::vector<std::string> selection;
+  const std::string& algorithm =
+      request.algorithm.empty() ? options_.default_algorithm : request.algorithm;
+  absl::StatusOr<const Planner*> planner = FindAlgorithm(algorithm);
   if (!planner.ok()) return planner.status();
+  if (request.algorithm.empty()) {
+    selection.push_back(
+        absl::StrCat("algorithm: ", algorithm, ", the server's default (no algorithm named)"));
+  }
   prepared.planner = *planner;
   absl::StatusOr<ParamValues> params =
       ResolveParams(prepared.planner->info().params, request.params);
   if (!params.ok()) return params.status();  // already "parameters.<name>: ..."
   prepared.params = *std::move(params);
-  absl::StatusOr<ResolvedModel> model = ResolveModelFor(request.model, prepared.task);
+  std::string model_reason;
+  absl::StatusOr<ResolvedModel> model = ChooseModel(request.model, prepared.task, &model_reason);
   if (!model.ok()) return model.status();
   prepared.model = *std::move(model);
+  if (!model_reason.empty()) selection.push_back(std::move(model_reason));
+  prepared.selection = absl::StrJoin(selection, "; ");
+  if (prepared.model.model->ReadsAccessHistograms()) {
+    prepared.warnings =
+        ImputeAccessHistograms(without_bins, prepared.model.manifest.id(), prepared.task);
+    if (metrics_ != nullptr) metrics_->RecordPlanWarnings(prepared.warnings);
+  }
   prepared.seed = request.seed;
   prepared.bypass_cache = request.bypass_cache;
   prepared.cache_key = PlanCacheKey({.task = &prepared.task,
@@ -109,7 +219,11 @@ std::optional<PlanningResult> PlanningEngine::CachedResult(const PreparedRequest
   std::shared_ptr<const Plan> cached = cache_->Lookup(request.cache_key);
   if (metrics_ != nullptr) metrics_->RecordCacheLookup(cached != nullptr);
   if (cached == nullptr) return std::nullopt;
-  return PlanningResult{*cached, /*cache_hit=*/true};
+  PlanningResult result{*cached, /*cache_hit=*/true};
+  // The selection is this request's: an identical request that named the model shares the
+  // plan but not the reason.
+  result.plan.selection = request.selection;
+  return result;
 }
 
 absl::StatusOr<PlanningResult> PlanningEngine::Compute(
@@ -130,6 +244,8 @@ absl::StatusOr<PlanningResult> PlanningEngine::Compute(
   // whatever spec ("", "name") the client sent.
   plan->cost_model = request.model.manifest.id();
   plan->request_hash = request.cache_key;
+  plan->selection = request.selection;
+  plan->warnings = request.warnings;
   if (metrics_ != nullptr) {
     metrics_->RecordPlan(
         plan->algorithm,
@@ -147,17 +263,60 @@ absl::StatusOr<PlanningResult> PlanningEngine::Compute(
   return PlanningResult{*std::move(plan), /*cache_hit=*/false};
 }
 
+absl::Status PlanningEngine::CheckTaskAndPlan(const Task& task, const Plan& plan) const {
+  if (absl::Status valid = CheckTask(task); !valid.ok()) return valid;
+  if (absl::Status checked = ValidatePlan(task, plan); !checked.ok()) return PlanError(checked);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Plan> PlanningEngine::Evaluate(const Task& task, Plan plan,
                                               const std::string& model_spec) const {
-  if (absl::Status valid = CheckTask(task); !valid.ok()) return valid;
-  absl::StatusOr<ResolvedModel> model = ResolveModelFor(model_spec, task);
+  if (absl::Status valid = CheckTaskAndPlan(task, plan); !valid.ok()) return valid;
+  std::string reason;
+  absl::StatusOr<ResolvedModel> model = ChooseModel(model_spec, task, &reason);
   if (!model.ok()) return model.status();
-  if (absl::Status checked = ValidatePlan(task, plan); !checked.ok()) return PlanError(checked);
-  if (absl::Status evaluated = EvaluatePlan(task, *model->model, plan); !evaluated.ok()) {
+  Task costed = task;
+  plan.warnings.clear();
+  if (model->model->ReadsAccessHistograms()) {
+    plan.warnings =
+        ImputeAccessHistograms(TablesWithoutHistogram(task), model->manifest.id(), costed);
+    if (metrics_ != nullptr) metrics_->RecordPlanWarnings(plan.warnings);
+  }
+  if (absl::Status evaluated = EvaluatePlan(costed, *model->model, plan); !evaluated.ok()) {
     return PlanError(evaluated);
   }
   plan.cost_model = model->manifest.id();
   plan.cost_kind = "simulated";
+  plan.selection = std::move(reason);
+  return plan;
+}
+
+absl::StatusOr<Plan> PlanningEngine::EvaluateOnGroundTruth(const Task& task, Plan plan,
+                                                           const std::string& spec) const {
+  const std::vector<std::string> parts = absl::StrSplit(spec, absl::MaxSplits(':', 1));
+  if (parts.size() != 2 || parts[0] != "sim" || parts[1].empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ground_truth: ", Quoted(spec),
+        " is not \"sim:<profile>\" (the cluster simulator; profiles: ", SimProfileNames(), ")"));
+  }
+  if (absl::Status valid = CheckTaskAndPlan(task, plan); !valid.ok()) return valid;
+  absl::StatusOr<std::unique_ptr<HardwareBackend>> backend =
+      MakeSimBackend(parts[1], task.topology.num_devices());
+  if (!backend.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ground_truth: ", backend.status().message()));
+  }
+  Task simulated = task;
+  plan.warnings = ImputeAccessHistograms(TablesWithoutHistogram(task),
+                                         (*backend)->hardware_profile(), simulated);
+  if (metrics_ != nullptr) metrics_->RecordPlanWarnings(plan.warnings);
+  if (absl::Status measured = EvaluatePlanOnHardware(simulated, **backend, plan);
+      !measured.ok()) {
+    return WithPrefix(measured, "ground_truth: ");
+  }
+  plan.cost_model = (*backend)->hardware_profile();
+  plan.cost_kind = "ground_truth";
+  plan.selection.clear();
   return plan;
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "costmodels/model_registry.h"
@@ -22,6 +23,9 @@
 namespace shardplan {
 
 class ServerMetrics;
+
+// PlanWarning::code of a table costed with an imputed access histogram.
+inline constexpr char kImputedAccessHistogram[] = "IMPUTED_ACCESS_HISTOGRAM";
 
 // A planning request in domain terms (PlanRequest after proto conversion).
 struct PlanningRequest {
@@ -43,10 +47,19 @@ struct PreparedRequest {
   uint64_t seed = 0;
   bool bypass_cache = false;
   std::string cache_key;  // PlanCacheKey; "" means "do not cache"
+  // Why the algorithm and model were chosen, where the request left them to the server
+  // (Plan.selection); "" when it named both.
+  std::string selection;
+  // Tables costed with an imputed access histogram, in request order (Plan.warnings).
+  std::vector<PlanWarning> warnings;
 };
 
 struct PlanningEngineOptions {
-  std::string default_algorithm = "size_lookup_greedy";
+  // The algorithm of requests that name none.
+  std::string default_algorithm = "neuroshard";
+  // The model of requests that name none: "name" or "name@version"; "" chooses per task the
+  // newest loaded model that covers it (ChooseModel), else the registry's default.
+  std::string default_model;
   TaskLimits limits;
 };
 
@@ -78,20 +91,41 @@ class PlanningEngine {
   absl::StatusOr<PlanningResult> Compute(const PreparedRequest& request, const StopSignal& stop,
                                          const JobManager::ProgressFn& on_progress) const;
 
-  // Recomputes the figures of `plan` (its tables[].shards) for `task` under `model`, after
-  // ValidateTask and ValidatePlan. Records the model id.
+  // Recomputes the figures of `plan` (its tables[].shards) for `task` under `model` (as
+  // ChooseModel resolves it), after ValidateTask and ValidatePlan. Records the model id, the
+  // selection and the imputed histograms' warnings; cost_kind "simulated".
   absl::StatusOr<Plan> Evaluate(const Task& task, Plan plan, const std::string& model) const;
+
+  // Scores `plan` for `task` on the ground truth `spec` names, "sim:<profile>" (the cluster
+  // simulator, noise off, with the task's device count; docs/simulator.md): the per-device
+  // figures are measured, not predicted. cost_kind "ground_truth", cost_model the backend's
+  // hardware profile ("sim-rtx2080ti"). INVALID_ARGUMENT ("ground_truth: ...") for a malformed
+  // spec or an unknown profile; tables without a histogram are simulated with the typical one
+  // (TypicalAccessBins), with a warning each.
+  absl::StatusOr<Plan> EvaluateOnGroundTruth(const Task& task, Plan plan,
+                                             const std::string& spec) const;
 
   // The planner called `name`; INVALID_ARGUMENT "algorithm: unknown algorithm ..." otherwise.
   absl::StatusOr<const Planner*> FindAlgorithm(const std::string& name) const;
+
+  // The model `spec` names, once it confirmed it can cost `task`; for "" the server's choice
+  // (PlanningEngineOptions::default_model) and, in `reason`, why it was chosen.
+  absl::StatusOr<ResolvedModel> ChooseModel(const std::string& spec, const Task& task,
+                                            std::string* reason) const;
 
   const PlanningEngineOptions& options() const { return options_; }
 
  private:
   // ValidateTask under the server's limits; errors name "task.<field>".
   absl::Status CheckTask(const Task& task) const;
+  // CheckTask, then ValidatePlan of `plan` for it (errors name "plan.<field>").
+  absl::Status CheckTaskAndPlan(const Task& task, const Plan& plan) const;
   // The model `spec` names ("model: ..." errors), once it confirmed it can cost `task`.
   absl::StatusOr<ResolvedModel> ResolveModelFor(const std::string& spec, const Task& task) const;
+  // The newest loaded model (by creation time) whose comm models cover the task's device count
+  // and that can cost it; nullopt when none does. Bundles without comm models (cpu data) only
+  // cover single-device tasks: they know no interconnect.
+  std::optional<ResolvedModel> NewestCoveringModel(const Task& task) const;
   bool Cacheable(const PreparedRequest& request) const;
 
   const AlgorithmRegistry* const algorithms_;

@@ -5,10 +5,12 @@
 
 namespace shardplan {
 
-// What a planning request yields: the plan and whether the cache supplied it.
+// What a planning request yields: the plan and where it came from.
 struct PlanningResult {
   Plan plan;
-  bool cache_hit = false;
+  bool cache_hit = false;  // the plan cache supplied it
+  // An identical request in flight computed it and this call waited for that (SingleFlight).
+  bool joined = false;
 };
 
 }  // namespace shardplan

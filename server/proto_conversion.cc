@@ -233,6 +233,13 @@ void PlanToProto(const Plan& plan, v1::Plan* proto) {
   stats->set_candidates_evaluated(plan.stats.candidates_evaluated);
   stats->set_anytime_result(plan.stats.anytime_result);
   proto->set_request_hash(plan.request_hash);
+  proto->set_selection(plan.selection);
+  for (const PlanWarning& warning : plan.warnings) {
+    v1::PlanWarning* out = proto->add_warnings();
+    out->set_code(warning.code);
+    out->set_field(warning.field);
+    out->set_message(warning.message);
+  }
 }
 
 void AlgorithmInfoToProto(const AlgorithmInfo& info, bool is_default, v1::AlgorithmInfo* proto) {

@@ -52,7 +52,8 @@ const std::vector<Option>& Options() {
       {"default_algorithm", &ServerConfig::default_algorithm,
        "algorithm for requests that name none"},
       {"default_model", &ServerConfig::default_model,
-       "cost model for requests that name none (built-in or a bundle's name)"},
+       "cost model for requests that name none (built-in or a bundle's name; \"\": the newest "
+       "loaded model that covers the task, else analytic)"},
       {"models_dir", &ServerConfig::models_dir,
        "model bundles <dir>/<name>/<version>/ (missing: none yet; \"\": bundles disabled)"},
       {"model_reload_interval_s", &ServerConfig::model_reload_interval_s,
@@ -75,7 +76,8 @@ const std::vector<Option>& Options() {
       {"auth_tokens_file", &ServerConfig::auth_tokens_file,
        "JSON bearer tokens (name, sha256, role); every call but health needs one (\"\": off)"},
       {"max_requests_per_client", &ServerConfig::max_requests_per_client,
-       "Plan calls plus queued/running jobs of one client, then RESOURCE_EXHAUSTED (0: off)"},
+       "planning Plan calls plus queued/running jobs of one client, then RESOURCE_EXHAUSTED "
+       "(0: off)"},
       {"max_planning_time_ms", &ServerConfig::max_planning_time_ms,
        "cap on any request's planning time in ms (0: no cap)"},
   };

@@ -53,10 +53,14 @@ struct ServerConfig {
   // Finished jobs kept in memory for GetPlan/WatchPlan; the oldest finished job is forgotten
   // first. GetPlan and WatchPlan still answer forgotten jobs from the plan store, if any.
   int64_t max_retained_jobs = 1000;
-  // Algorithm and cost model used when a request names none. The model may be a bundle's name
-  // from models_dir (its latest version), which must then load at start-up.
-  std::string default_algorithm = "size_lookup_greedy";
-  std::string default_model = "analytic";
+  // Algorithm and cost model used when a request names none. The default algorithm is the
+  // best the service has, NeuroShard. An empty default_model chooses per task: the newest
+  // loaded model (by creation time) that covers the task's device count, else the analytic
+  // estimator (docs/server.md, "Defaults"). A model named here may be a bundle's name from
+  // models_dir (its latest version), which must then load at start-up; every request that
+  // names no model then gets it.
+  std::string default_algorithm = "neuroshard";
+  std::string default_model;
   // Neural model bundles, laid out <models_dir>/<name>/<version>/ (docs/model-bundles.md),
   // relative to the working directory. A missing directory is an empty one (the built-in
   // analytic model still serves, and bundles placed there later are found by the next scan);
@@ -94,8 +98,10 @@ struct ServerConfig {
   // ("planner" or "admin")}]}. When set, every call but grpc.health.v1.Health needs
   // "authorization: Bearer <token>"; AdminService needs role admin. Re-read on SIGHUP.
   std::string auth_tokens_file;
-  // Plan calls plus queued or running jobs one client (token name, certificate name or peer
-  // address) may have at once; one more answers RESOURCE_EXHAUSTED. 0: no limit.
+  // Planning Plan calls plus queued or running jobs one client (token name, certificate name or
+  // peer address) may have at once; one more answers RESOURCE_EXHAUSTED. Calls answered from the
+  // cache or the store, and calls waiting for an identical plan in flight, plan nothing and are
+  // not counted. 0: no limit.
   int64_t max_requests_per_client = 16;
   // Planning time of any request is capped at this, whatever its task or deadline asks (anytime
   // planners return their best plan so far, others DEADLINE_EXCEEDED). 0: no cap.

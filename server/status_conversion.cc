@@ -1,9 +1,15 @@
 #include "server/status_conversion.h"
 
+#include <algorithm>
+
+#include "absl/strings/cord.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace shardplan {
 namespace {
+
+constexpr absl::string_view kRetryAfterPayload = "type.shardplan.dev/retry-after-ms";
 
 constexpr int kMaxCanonicalCode = 16;  // UNAUTHENTICATED
 
@@ -34,7 +40,27 @@ std::string GrpcCodeName(grpc::StatusCode code) {
 
 absl::Status WithPrefix(const absl::Status& status, absl::string_view prefix) {
   if (status.ok()) return status;
-  return absl::Status(status.code(), absl::StrCat(prefix, status.message()));
+  absl::Status prefixed(status.code(), absl::StrCat(prefix, status.message()));
+  status.ForEachPayload([&](absl::string_view type_url, const absl::Cord& payload) {
+    prefixed.SetPayload(type_url, payload);
+  });
+  return prefixed;
+}
+
+absl::Status WithRetryAfter(absl::Status status, absl::Duration delay) {
+  if (!status.ok()) {
+    status.SetPayload(kRetryAfterPayload,
+                      absl::Cord(absl::StrCat(std::max<int64_t>(
+                          0, absl::ToInt64Milliseconds(delay)))));
+  }
+  return status;
+}
+
+std::optional<int64_t> RetryAfterMs(const absl::Status& status) {
+  const auto payload = status.GetPayload(kRetryAfterPayload);  // absl::optional<absl::Cord>
+  int64_t ms = 0;
+  if (!payload || !absl::SimpleAtoi(std::string(*payload), &ms)) return std::nullopt;
+  return ms;
 }
 
 }  // namespace shardplan

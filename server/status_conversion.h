@@ -1,9 +1,12 @@
 #ifndef SHARDPLAN_SERVER_STATUS_CONVERSION_H_
 #define SHARDPLAN_SERVER_STATUS_CONVERSION_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "absl/strings/string_view.h"
 #include "grpcpp/support/status.h"
 
@@ -22,6 +25,17 @@ std::string GrpcCodeName(grpc::StatusCode code);
 // The same code with "<prefix><message>", e.g. prefix "task." turns
 // "tables[2].dim: must be ..." into "task.tables[2].dim: must be ...". OK stays OK.
 absl::Status WithPrefix(const absl::Status& status, absl::string_view prefix);
+
+// The trailing-metadata key by which a refusal says it is transient (the server is busy right
+// now) and after how many milliseconds to try again. Clients retry RESOURCE_EXHAUSTED only when
+// it is present: a task over the server's limits is refused the same way, and for good.
+inline constexpr char kRetryAfterMetadataKey[] = "shardplan-retry-after-ms";
+
+// `status` marked as worth retrying after `delay` (a payload that RetryAfterMs reads back and
+// HandleRpc sends as kRetryAfterMetadataKey).
+absl::Status WithRetryAfter(absl::Status status, absl::Duration delay);
+// The delay of a status marked by WithRetryAfter, in milliseconds; nullopt when unmarked.
+std::optional<int64_t> RetryAfterMs(const absl::Status& status);
 
 }  // namespace shardplan
 

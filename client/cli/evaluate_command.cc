@@ -1,4 +1,5 @@
-// `shardplan evaluate TASK PLAN`: the server recomputes the cost of a plan the caller brings.
+// `shardplan evaluate TASK PLAN`: the server recomputes the cost of a plan the caller brings,
+// under a cost model or measured on ground truth (--ground-truth sim:PROFILE).
 #include <utility>
 
 #include "client/cli/command_support.h"
@@ -25,6 +26,10 @@ absl::Status RunEvaluate(const Invocation& invocation) {
   *request.mutable_task() = *std::move(task);
   *request.mutable_plan() = *std::move(plan);
   request.set_model(invocation.flags.Get("model"));
+  request.set_ground_truth(invocation.flags.Get("ground-truth"));
+  if (!request.model().empty() && !request.ground_truth().empty()) {
+    return UsageError("--model and --ground-truth: give at most one");
+  }
   absl::StatusOr<shardplan::v1::EvaluatePlanResponse> response =
       invocation.client->EvaluatePlan(request);
   if (!response.ok()) return response.status();
@@ -37,15 +42,20 @@ Command EvaluateCommand() {
   Command command;
   command.name = "evaluate";
   command.arguments = "TASK PLAN";
-  command.summary = "recompute the cost of a plan under a cost model";
+  command.summary = "cost a plan under a cost model, or measure it on ground truth";
   command.description =
       "Sends TASK and the shards of PLAN to the server, which checks the plan against the\n"
-      "task and recomputes every figure (memory, per-device costs, bottleneck) under --model.\n"
-      "PLAN is a Plan, or any JSON this tool prints with --json: a PlanResponse ('plan'),\n"
-      "an EvaluatePlanResponse ('evaluate') or a finished JobStatus ('get', 'watch -o').\n"
+      "task and recomputes every figure (memory, per-device costs, bottleneck) under --model,\n"
+      "or, with --ground-truth sim:PROFILE, measures them on the cluster simulator (profiles\n"
+      "rtx2080ti, h100-sxm; the plan's cost kind is then ground_truth).\n"
+      "PLAN is a Plan, any JSON this tool prints with --json (a PlanResponse from 'plan', an\n"
+      "EvaluatePlanResponse from 'evaluate', a finished JobStatus from 'get' or 'watch -o'),\n"
+      "or a TorchRec ShardingPlan ('--format torchrec', or TorchRec's own planner).\n"
       "Either file may be '-' for standard input.\n";
   command.flags = {
-      FlagSpec::Value("model", "NAME[@VERSION]", "cost model (default: the server's)")};
+      FlagSpec::Value("model", "NAME[@VERSION]", "cost model (default: the server's choice)"),
+      FlagSpec::Value("ground-truth", "sim:PROFILE",
+                      "measure on the cluster simulator instead of a cost model")};
   for (FlagSpec& flag : PlanOutputFlags()) command.flags.push_back(std::move(flag));
   command.min_args = command.max_args = 2;
   command.run = RunEvaluate;

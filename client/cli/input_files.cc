@@ -7,7 +7,9 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "client/cli/torchrec_format.h"
 #include "google/protobuf/util/json_util.h"
+#include "nlohmann/json.hpp"
 
 namespace shardplan::cli {
 namespace {
@@ -64,8 +66,20 @@ absl::StatusOr<shardplan::v1::Plan> ParsePlan(absl::string_view json, absl::stri
   if (ParseJson(json, job).ok() && job.has_result() && job.result().has_plan()) {
     return job.result().plan();
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      source, ": not a Plan, PlanResponse or finished JobStatus; as a Plan: ", as_plan.message()));
+  // TorchRec's ShardingPlan JSON, from `--format torchrec` or TorchRec's own planner.
+  const nlohmann::json parsed = nlohmann::json::parse(json.begin(), json.end(), nullptr,
+                                                      /*allow_exceptions=*/false);
+  if (LooksLikeTorchRecPlan(parsed)) {
+    absl::StatusOr<shardplan::v1::Plan> plan = ParseTorchRecPlan(parsed);
+    if (!plan.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(source, ": ", plan.status().message()));
+    }
+    return plan;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(source,
+                   ": not a Plan, PlanResponse, finished JobStatus or TorchRec plan; as a Plan: ",
+                   as_plan.message()));
 }
 
 absl::StatusOr<shardplan::v1::Task> ReadTask(absl::string_view path) {

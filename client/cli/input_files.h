@@ -19,7 +19,8 @@ absl::StatusOr<std::string> ReadInput(absl::string_view path);
 absl::StatusOr<shardplan::v1::Task> ReadTask(absl::string_view path);
 
 // A plan from any JSON the tool prints: a Plan, a PlanResponse (`plan --json`), an
-// EvaluatePlanResponse (`evaluate --json`) or a JobStatus with a result (`get --json`).
+// EvaluatePlanResponse (`evaluate --json`), a JobStatus with a result (`get --json`), or a
+// TorchRec ShardingPlan (`--format torchrec`, or TorchRec's own planner; ParseTorchRecPlan).
 absl::StatusOr<shardplan::v1::Plan> ReadPlan(absl::string_view path);
 
 // Parsers behind the two readers, for text already in memory; `source` names it in errors.

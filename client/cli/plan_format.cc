@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "client/cli/text_table.h"
 
@@ -59,6 +60,13 @@ std::string Summary(const Plan& plan, std::optional<bool> cache_hit) {
   }
   if (!plan.request_hash().empty())
     absl::StrAppend(&text, "request:     ", plan.request_hash(), "\n");
+  // Why the server chose the algorithm and model, one reason a line.
+  for (absl::string_view reason : absl::StrSplit(plan.selection(), "; ", absl::SkipEmpty())) {
+    absl::StrAppend(&text, "chosen:      ", reason, "\n");
+  }
+  for (const auto& warning : plan.warnings()) {
+    absl::StrAppend(&text, "warning:     ", warning.field(), ": ", warning.message(), "\n");
+  }
   return text;
 }
 

@@ -1,9 +1,17 @@
 #include "client/cli/torchrec_format.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "client/cli/plan_format.h"
 #include "nlohmann/json.hpp"
 
@@ -56,6 +64,88 @@ absl::StatusOr<std::string> FormatTorchRecPlan(const shardplan::v1::Plan& plan,
   }
   nlohmann::ordered_json root = {{"plan", {{options.module_path, module}}}};
   return root.dump(2) + "\n";
+}
+
+bool LooksLikeTorchRecPlan(const nlohmann::json& json) {
+  if (!json.is_object() || !json.contains("plan") || !json["plan"].is_object()) return false;
+  for (const auto& [module, tables] : json["plan"].items()) {
+    if (!tables.is_object()) return false;
+    for (const auto& [table, sharding] : tables.items()) {
+      if (!sharding.is_object() || !sharding.contains("sharding_type")) return false;
+    }
+  }
+  return true;
+}
+
+absl::StatusOr<shardplan::v1::Plan> ParseTorchRecPlan(const nlohmann::json& json) {
+  if (!LooksLikeTorchRecPlan(json)) {
+    return absl::InvalidArgumentError(
+        "not a TorchRec plan: expected {\"plan\": {module: {table: {\"sharding_type\": ...}}}}");
+  }
+  shardplan::v1::Plan plan;
+  std::set<std::string> seen;
+  for (const auto& [module, tables] : json["plan"].items()) {
+    for (const auto& [name, sharding] : tables.items()) {
+      const std::string field = absl::StrCat("plan.", module, ".", name);
+      if (!seen.insert(name).second) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(field, ": table \"", name, "\" appears in more than one module"));
+      }
+      shardplan::v1::TableSharding* table = plan.add_tables();
+      table->set_table(name);
+      const nlohmann::json& type = sharding["sharding_type"];
+      shardplan::v1::ShardingType parsed = shardplan::v1::SHARDING_TYPE_UNSPECIFIED;
+      if (!type.is_string() ||
+          !shardplan::v1::ShardingType_Parse(absl::AsciiStrToUpper(type.get<std::string>()),
+                                             &parsed) ||
+          parsed == shardplan::v1::SHARDING_TYPE_UNSPECIFIED) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            field, ".sharding_type: ", type.dump(),
+            " is not one shardplan reads (table_wise, column_wise, row_wise, data_parallel)"));
+      }
+      table->set_sharding_type(parsed);
+      if (!sharding.contains("shards") || !sharding["shards"].is_array() ||
+          sharding["shards"].empty()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            field, ".shards: missing; shardplan reads each shard's offsets, sizes and placement"));
+      }
+      for (size_t i = 0; i < sharding["shards"].size(); ++i) {
+        const nlohmann::json& shard = sharding["shards"][i];
+        const std::string path = absl::StrCat(field, ".shards[", i, "]");
+        const auto pair = [&](const char* key) -> absl::StatusOr<std::pair<int64_t, int64_t>> {
+          if (!shard.is_object() || !shard.contains(key) || !shard[key].is_array() ||
+              shard[key].size() != 2 || !shard[key][0].is_number_integer() ||
+              !shard[key][1].is_number_integer()) {
+            return absl::InvalidArgumentError(
+                absl::StrCat(path, ".", key, ": expected [rows, columns] as two integers"));
+          }
+          return std::pair(shard[key][0].get<int64_t>(), shard[key][1].get<int64_t>());
+        };
+        absl::StatusOr<std::pair<int64_t, int64_t>> offsets = pair("shard_offsets");
+        if (!offsets.ok()) return offsets.status();
+        absl::StatusOr<std::pair<int64_t, int64_t>> sizes = pair("shard_sizes");
+        if (!sizes.ok()) return sizes.status();
+        int rank = -1;
+        const std::string placement =
+            shard.contains("placement") && shard["placement"].is_string()
+                ? shard["placement"].get<std::string>()
+                : "";
+        const std::vector<absl::string_view> parts = absl::StrSplit(placement, '/');
+        if (!absl::StartsWith(parts[0], "rank:") ||
+            !absl::SimpleAtoi(parts[0].substr(5), &rank) || rank < 0) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              path, ".placement: \"", placement, "\" is not \"rank:R/cuda:L\" or \"rank:R/cpu\""));
+        }
+        shardplan::v1::Shard* out = table->add_shards();
+        out->set_device(rank);
+        out->set_row_offset(offsets->first);
+        out->set_row_count(sizes->first);
+        out->set_column_offset(static_cast<int32_t>(offsets->second));
+        out->set_column_count(static_cast<int32_t>(sizes->second));
+      }
+    }
+  }
+  return plan;
 }
 
 }  // namespace shardplan::cli

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
 #include "shardplan/v1/planner.pb.h"
 
 namespace shardplan::cli {
@@ -26,6 +27,17 @@ struct TorchRecOptions {
 // convention; a rank may repeat). INVALID_ARGUMENT for a table without shards.
 absl::StatusOr<std::string> FormatTorchRecPlan(const shardplan::v1::Plan& plan,
                                                const TorchRecOptions& options);
+
+// Whether `json` has the shape above: {"plan": {module: {table: {"sharding_type": ...}}}}.
+bool LooksLikeTorchRecPlan(const nlohmann::json& json);
+
+// The shards of a plan in that shape, as TorchRec's planner or this tool writes it: every table
+// of every module (names must be unique across modules), each shard on the device its placement
+// names ("rank:R/cuda:L" or "rank:R/cpu": device R). Sharding types table_wise, column_wise,
+// row_wise and data_parallel map to shardplan's; others are INVALID_ARGUMENT naming the table,
+// as is a table without "shards" (TorchRec writes none for data_parallel). Figures are left
+// empty: EvaluatePlan computes them.
+absl::StatusOr<shardplan::v1::Plan> ParseTorchRecPlan(const nlohmann::json& json);
 
 }  // namespace shardplan::cli
 

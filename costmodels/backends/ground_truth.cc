@@ -110,15 +110,26 @@ absl::StatusOr<HardwarePlanCost> ScorePlacementOnHardware(
   return FromPlacementCost(std::move(cost), model.comm_measured());
 }
 
-absl::StatusOr<HardwarePlanCost> ScorePlanOnHardware(const Task& task, const Plan& plan,
-                                                     HardwareBackend& backend) {
+absl::Status EvaluatePlanOnHardware(const Task& task, HardwareBackend& backend, Plan& plan,
+                                    bool* comm_measured) {
   const BackendCostModel model(backend);
-  Plan scored;
-  scored.tables = plan.tables;
-  const absl::Status evaluated = EvaluatePlan(task, model, scored);
+  const absl::Status evaluated = EvaluatePlan(task, model, plan);
   // The backend's error explains a NaN better than the evaluation's "non-finite cost".
   if (!model.status().ok()) return model.status();
   if (!evaluated.ok()) return evaluated;
+  if (comm_measured != nullptr) *comm_measured = model.comm_measured();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<HardwarePlanCost> ScorePlanOnHardware(const Task& task, const Plan& plan,
+                                                     HardwareBackend& backend) {
+  Plan scored;
+  scored.tables = plan.tables;
+  bool comm_measured = true;
+  if (absl::Status evaluated = EvaluatePlanOnHardware(task, backend, scored, &comm_measured);
+      !evaluated.ok()) {
+    return evaluated;
+  }
   PlacementCost cost;
   for (const DeviceCost& device : scored.devices) {
     cost.compute_ms.push_back(device.compute_ms);
@@ -128,7 +139,7 @@ absl::StatusOr<HardwarePlanCost> ScorePlanOnHardware(const Task& task, const Pla
   }
   cost.cost_ms = scored.cost_ms;
   cost.bottleneck_device = scored.bottleneck_device;
-  return FromPlacementCost(std::move(cost), model.comm_measured());
+  return FromPlacementCost(std::move(cost), comm_measured);
 }
 
 }  // namespace shardplan

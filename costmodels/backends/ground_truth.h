@@ -38,6 +38,13 @@ absl::StatusOr<HardwarePlanCost> ScorePlacementOnHardware(
     const std::vector<std::vector<Table>>& tables_per_device, int64_t batch_size,
     HardwareBackend& backend);
 
+// Fills plan.devices, plan.cost_ms and plan.bottleneck_device from plan.tables exactly as
+// EvaluatePlan does (memory, dim sums, shard counts), every cost term measured on `backend` at
+// the task's batch size; `comm_measured` (optional) as in HardwarePlanCost. INVALID_ARGUMENT
+// when the plan names an unknown table or device; otherwise the backend's errors.
+absl::Status EvaluatePlanOnHardware(const Task& task, HardwareBackend& backend, Plan& plan,
+                                    bool* comm_measured = nullptr);
+
 // Scores `plan` for `task` at the task's batch size. INVALID_ARGUMENT when the plan names an
 // unknown table or device (as EvaluatePlan); otherwise the backend's errors.
 absl::StatusOr<HardwarePlanCost> ScorePlanOnHardware(const Task& task, const Plan& plan,

@@ -177,6 +177,28 @@ absl::StatusOr<SyntheticPool> GenerateSyntheticPool(const SyntheticPoolOptions& 
   return out;
 }
 
+std::vector<double> TypicalAccessBins(int64_t rows, double pooling_factor,
+                                      const SyntheticPoolOptions& options) {
+  const double active_fraction = std::pow(10.0, std::min(0.0, options.active_fraction_log10_mean));
+  const int64_t active_rows =
+      std::max<int64_t>(1, std::llround(active_fraction * static_cast<double>(rows)));
+  const int64_t lookups = std::llround(std::max(0.0, pooling_factor) *
+                                       static_cast<double>(options.batch_size));
+  const ZipfAccessStats expected =
+      ExpectedZipfAccess(active_rows, lookups, std::clamp(options.zipf_exponent_mean,
+                                                          kMinZipfExponent, kMaxZipfExponent),
+                         std::clamp(options.uniform_share_mean, 0.0, 1.0));
+  std::vector<double> bins(kNumAccessBins, 0.0);
+  const double distinct =
+      std::accumulate(expected.rows_per_bin.begin(), expected.rows_per_bin.end(), 0.0);
+  if (!(distinct > 0.0)) {
+    bins[0] = 1.0;  // no lookups: every (hypothetical) accessed row is accessed once
+    return bins;
+  }
+  for (int j = 0; j < kNumAccessBins; ++j) bins[j] = expected.rows_per_bin[j] / distinct;
+  return bins;
+}
+
 PoolAggregate AggregateOf(const SyntheticPool& pool) {
   PoolAggregate agg;
   agg.rows_histogram.assign(kNumAccessBins, 0.0);

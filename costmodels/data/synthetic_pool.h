@@ -61,6 +61,14 @@ struct SyntheticPool {
 
 absl::StatusOr<SyntheticPool> GenerateSyntheticPool(const SyntheticPoolOptions& options);
 
+// The access histogram (17 bins, summing to 1) of a table of `rows` rows and `pooling_factor`
+// lookups per sample under the pool's access model at its central parameters (active fraction
+// 10^active_fraction_log10_mean, uniform_share_mean, zipf_exponent_mean), for one batch of
+// options.batch_size samples as the pool's histograms are. What a cost model is given for a
+// table sent without a histogram (docs/cost-models.md, "Tables without a histogram").
+std::vector<double> TypicalAccessBins(int64_t rows, double pooling_factor,
+                                      const SyntheticPoolOptions& options = {});
+
 // The pool-wide figures that dlrm_datasets publishes, from the model's expectations.
 struct PoolAggregate {
   double lookups = 0.0;                // "Avg # of indices"

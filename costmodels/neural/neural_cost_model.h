@@ -108,9 +108,11 @@ struct NeuralCommModels {
 // A neural bundle behind planner's CostModel: one compute model and comm models per device
 // count (DESIGN.md section 3.1). Immutable after Create and safe to call from many threads.
 //
-// Tables without an access histogram are costed with all 17 bins zero (the features of an
-// empty histogram); CheckSupports does not refuse them. Comm queries for a device count without
-// comm models (which CheckSupports refuses) return NaN per device.
+// Its compute costs read the tables' access histograms (ReadsAccessHistograms): the server
+// imputes a missing one before planning, with a warning in the plan. A table that reaches the
+// model without one anyway is costed with all 17 bins zero (the features of an empty
+// histogram). Comm queries for a device count without comm models (which CheckSupports refuses)
+// return NaN per device.
 //
 // A bundle trained where there is no interconnect (the cpu backend measures kernels only) has
 // CommCosts::kZero: no comm models, every device count supported, comm costs 0.
@@ -129,6 +131,7 @@ class NeuralCostModel : public CostModel {
   std::string id() const override;  // "name@version"
   // FAILED_PRECONDITION naming the device count when no comm models cover it.
   absl::Status CheckSupports(const Task& task) const override;
+  bool ReadsAccessHistograms() const override { return true; }
   double ComputeCost(const CostContext& context,
                      std::span<const ShardView> shards) const override;
   std::vector<double> BackwardCommCosts(const CostContext& context,

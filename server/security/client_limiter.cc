@@ -1,6 +1,7 @@
 #include "server/security/client_limiter.h"
 
 #include "absl/strings/str_cat.h"
+#include "server/status_conversion.h"
 
 namespace shardplan {
 
@@ -13,11 +14,13 @@ absl::StatusOr<ClientLimiter::Slot> ClientLimiter::Acquire(const std::string& cl
   std::lock_guard<std::mutex> lock(mu_);
   int64_t& count = in_use_[client];
   if (count >= limit_) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("max_requests_per_client: client \"", client, "\" already has ", count,
-                     " Plan calls or jobs in flight, this server's limit; wait for one to "
-                     "finish or cancel "
-                     "a job"));
+    // Transient: one of the client's calls or jobs ends soon.
+    return WithRetryAfter(
+        absl::ResourceExhaustedError(absl::StrCat(
+            "max_requests_per_client: client \"", client, "\" already has ", count,
+            " Plan calls or jobs in flight, this server's limit; wait for one to finish or "
+            "cancel a job")),
+        absl::Milliseconds(250));
   }
   ++count;
   return Slot(this, client);

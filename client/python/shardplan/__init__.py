@@ -20,7 +20,7 @@ from shardplan.errors import (CancelledError, DeadlineExceededError, InfeasibleT
                               InvalidTaskError, NotFoundError, PermissionDeniedError,
                               ResourceExhaustedError, ShardplanError, UnauthenticatedError,
                               UnavailableError, error_for_code)
-from shardplan.torchrec import to_torchrec
+from shardplan.torchrec import from_torchrec, to_torchrec
 from shardplan.v1 import planner_pb2 as pb
 
 __all__ = [
@@ -28,5 +28,6 @@ __all__ = [
     "message_to_dict", "plan_from_dict", "plan_to_dict", "task_from_dict", "task_to_dict",
     "CancelledError", "DeadlineExceededError", "InfeasibleTaskError", "InvalidTaskError",
     "NotFoundError", "PermissionDeniedError", "ResourceExhaustedError", "ShardplanError",
-    "UnauthenticatedError", "UnavailableError", "error_for_code", "to_torchrec", "pb",
+    "UnauthenticatedError", "UnavailableError", "error_for_code", "from_torchrec", "to_torchrec",
+    "pb",
 ]

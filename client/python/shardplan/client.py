@@ -9,7 +9,8 @@
 Calls take a task as the dict of its JSON file or as a shardplan.v1.Task, return the API's
 messages (shardplan.v1.Plan, JobStatus, ...; see plan_to_dict for dicts), and raise
 ShardplanError subclasses carrying the gRPC code and the server's message. A call that fails
-with UNAVAILABLE is retried with capped exponential backoff (and jitter) within its timeout.
+with UNAVAILABLE, or with a RESOURCE_EXHAUSTED the server marks as transient (busy now), is
+retried with capped exponential backoff (and jitter) within its timeout.
 """
 
 import os
@@ -20,7 +21,8 @@ import grpc
 
 from shardplan import _health
 from shardplan.convert import plan_from_dict, task_from_dict
-from shardplan.errors import UnavailableError, error_for_code, from_rpc_error
+from shardplan.errors import (ResourceExhaustedError, UnavailableError, error_for_code,
+                              from_rpc_error)
 from shardplan.v1 import admin_pb2, admin_pb2_grpc, planner_pb2, planner_pb2_grpc
 
 DEFAULT_TARGET = "127.0.0.1:50051"
@@ -75,7 +77,8 @@ class PlannerClient:
     target: "host:port"; None reads $SHARDPLAN_SERVER, else 127.0.0.1:50051.
     timeout: default deadline in seconds of every call (retries and backoff included); None
         means no deadline. watch() has no deadline unless given one.
-    retries: how many times a call failing with UNAVAILABLE is tried again (0: never).
+    retries: how many times a call failing with UNAVAILABLE, or with a RESOURCE_EXHAUSTED the
+        server marks as transient, is tried again (0: never).
     initial_backoff, max_backoff, backoff_multiplier: the sleeps between attempts, in seconds;
         each is scaled by a random factor in [0.8, 1.2].
     token: bearer token sent as "authorization: Bearer <token>" on every call (servers with
@@ -220,11 +223,18 @@ class PlannerClient:
         """Asks the server to stop the job; returns its JobStatus afterwards."""
         return self._call(self._stub.CancelPlan, planner_pb2.JobRequest(job_id=job_id), timeout)
 
-    def evaluate(self, task, plan, model=None, timeout=None):
-        """Recomputes every figure of `plan` (a Plan, a PlanResponse or their dicts; only its
-        shards are read) for `task` under `model`; returns the evaluated Plan."""
+    def evaluate(self, task, plan, model=None, ground_truth=None, timeout=None):
+        """Recomputes every figure of `plan` for `task` under the cost model `model` (None: the
+        server's choice), or, with ground_truth="sim:<profile>" (e.g. "sim:rtx2080ti"),
+        measures them on the cluster simulator; returns the evaluated Plan (cost_kind
+        "simulated" or "ground_truth"). `plan` is a Plan, a PlanResponse, their dicts, or a
+        TorchRec ShardingPlan dict (to_torchrec's, or TorchRec's own); only its shards are
+        read."""
+        if model and ground_truth:
+            raise ValueError("give at most one of model and ground_truth")
         request = planner_pb2.EvaluatePlanRequest(task=task_from_dict(task),
-                                                  plan=plan_from_dict(plan), model=model or "")
+                                                  plan=plan_from_dict(plan), model=model or "",
+                                                  ground_truth=ground_truth or "")
         return self._call(self._stub.EvaluatePlan, request, timeout).plan
 
     # -- catalogue and health ---------------------------------------------------------------
@@ -274,11 +284,14 @@ class PlannerClient:
 
     def _sleep_before_retry(self, error, attempt, backoff, deadline):
         """Sleeps before retry number `attempt` and returns the next backoff; raises `error`
-        when it is not UNAVAILABLE, the retries are spent, or the sleep would pass the
-        deadline."""
-        if not isinstance(error, UnavailableError) or attempt > self.retries:
+        when it is neither UNAVAILABLE nor a RESOURCE_EXHAUSTED the server marked transient
+        (busy now, not a task over its limits), the retries are spent, or the sleep would pass
+        the deadline. The sleep is the backoff, or the server's retry-after hint if longer."""
+        transient = isinstance(error, UnavailableError) or (
+            isinstance(error, ResourceExhaustedError) and error.retry_after is not None)
+        if not transient or attempt > self.retries:
             raise error
-        sleep = backoff * random.uniform(0.8, 1.2)
+        sleep = max(backoff * random.uniform(0.8, 1.2), error.retry_after or 0.0)
         if deadline is not None and time.monotonic() + sleep >= deadline:
             raise error
         time.sleep(sleep)

@@ -30,10 +30,14 @@ def task_from_dict(task):
 
 
 def plan_from_dict(plan):
-    """A shardplan.v1.Plan from a Plan dict, or from a PlanResponse / JobStatus dict as the CLI
-    prints them with --json; Plan and PlanResponse messages are accepted too."""
+    """A shardplan.v1.Plan from a Plan dict, from a PlanResponse / JobStatus dict as the CLI
+    prints them with --json, or from a TorchRec ShardingPlan dict (torchrec.from_torchrec);
+    Plan and PlanResponse messages are accepted too."""
     if isinstance(plan, planner_pb2.PlanResponse):
         return plan.plan
+    from shardplan import torchrec  # torchrec builds on this module
+    if torchrec.is_torchrec_plan(plan):
+        return torchrec.from_torchrec(plan)
     if isinstance(plan, dict):
         if "result" in plan and isinstance(plan["result"], dict):
             plan = plan["result"]

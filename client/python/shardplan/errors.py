@@ -13,9 +13,11 @@ import grpc
 
 class ShardplanError(Exception):
     """A failed call. `code` is a grpc.StatusCode, `message` the server's text, `job_id` the job
-    whose failure this is (None for a failed call)."""
+    whose failure this is (None for a failed call), `retry_after` the seconds after which the
+    server says a transient refusal may be retried (None: not transient)."""
 
     code = grpc.StatusCode.UNKNOWN
+    retry_after = None
 
     def __init__(self, message, code=None, job_id=None):
         super().__init__(message)
@@ -102,8 +104,22 @@ def error_for_code(code, message, job_id=None):
     return cls(message, code=code, job_id=job_id)
 
 
+# The trailing metadata by which the server marks a refusal as transient (busy now) and says
+# after how many milliseconds to try again (proto/shardplan/v1/planner.proto, "Retries").
+RETRY_AFTER_METADATA_KEY = "shardplan-retry-after-ms"
+
+
 def from_rpc_error(error):
-    """The ShardplanError for a grpc.RpcError raised by a stub."""
+    """The ShardplanError for a grpc.RpcError raised by a stub; `retry_after` (seconds) is set
+    when the server marked the refusal as transient, else None."""
     code = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
     details = error.details() if hasattr(error, "details") else str(error)
-    return error_for_code(code or grpc.StatusCode.UNKNOWN, details or "")
+    result = error_for_code(code or grpc.StatusCode.UNKNOWN, details or "")
+    trailers = error.trailing_metadata() if hasattr(error, "trailing_metadata") else None
+    for key, value in trailers or ():
+        if key == RETRY_AFTER_METADATA_KEY:
+            try:
+                result.retry_after = max(0, int(value)) / 1000.0
+            except ValueError:
+                pass
+    return result

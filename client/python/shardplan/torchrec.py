@@ -8,9 +8,13 @@
 A whole table becomes "table_wise" on its device; a table split into column ranges becomes
 "column_wise" with one shard per range, ordered by column offset, and ranks[i] the rank of
 shards[i] (a rank may repeat when two ranges share a device). The compute kernel is "fused".
+
+from_torchrec reads that shape back (from this module or from TorchRec's own planner), so a
+TorchRec plan can be evaluated: client.evaluate(task, sharding_plan, ground_truth="sim:...").
 """
 
 from shardplan.convert import plan_from_dict
+from shardplan.errors import InvalidTaskError
 from shardplan.v1 import planner_pb2
 
 DEFAULT_MODULE_PATH = "embedding_bag_collection"
@@ -51,3 +55,72 @@ def to_torchrec(plan, module_path=DEFAULT_MODULE_PATH, local_world_size=None,
             } for s in shards],
         }
     return {"plan": {module_path: module}}
+
+
+def is_torchrec_plan(value):
+    """Whether `value` has the ShardingPlan shape {"plan": {module: {table: {"sharding_type":
+    ...}}}}."""
+    if not isinstance(value, dict) or not isinstance(value.get("plan"), dict):
+        return False
+    modules = value["plan"].values()
+    return all(isinstance(tables, dict) and
+               all(isinstance(s, dict) and "sharding_type" in s for s in tables.values())
+               for tables in modules)
+
+
+def from_torchrec(sharding_plan):
+    """The shards of a ShardingPlan dict as a shardplan.v1.Plan (figures left for the server):
+    every table of every module, each shard on the device its placement names ("rank:R/cuda:L"
+    or "rank:R/cpu": device R). Raises InvalidTaskError naming the field for anything else,
+    e.g. a sharding type shardplan does not read or a table without shards (TorchRec writes
+    none for data_parallel)."""
+    if not is_torchrec_plan(sharding_plan):
+        raise InvalidTaskError('not a TorchRec plan: expected {"plan": {module: {table: '
+                               '{"sharding_type": ...}}}}')
+    plan = planner_pb2.Plan()
+    seen = set()
+    for module, tables in sharding_plan["plan"].items():
+        for name, sharding in tables.items():
+            field = f"plan.{module}.{name}"
+            if name in seen:
+                raise InvalidTaskError(f'{field}: table "{name}" appears in more than one module')
+            seen.add(name)
+            kind = sharding["sharding_type"]
+            try:
+                sharding_type = planner_pb2.ShardingType.Value(str(kind).upper())
+            except ValueError:
+                sharding_type = planner_pb2.SHARDING_TYPE_UNSPECIFIED
+            if sharding_type == planner_pb2.SHARDING_TYPE_UNSPECIFIED:
+                raise InvalidTaskError(f"{field}.sharding_type: {kind!r} is not one shardplan "
+                                       "reads (table_wise, column_wise, row_wise, data_parallel)")
+            shards = sharding.get("shards")
+            if not isinstance(shards, list) or not shards:
+                raise InvalidTaskError(f"{field}.shards: missing; shardplan reads each shard's "
+                                       "offsets, sizes and placement")
+            table = plan.tables.add(table=name, sharding_type=sharding_type)
+            for i, shard in enumerate(shards):
+                path = f"{field}.shards[{i}]"
+                pairs = {}
+                for key in ("shard_offsets", "shard_sizes"):
+                    pair = shard.get(key) if isinstance(shard, dict) else None
+                    if (not isinstance(pair, list) or len(pair) != 2 or
+                            not all(isinstance(v, int) for v in pair)):
+                        raise InvalidTaskError(f"{path}.{key}: expected [rows, columns] as two "
+                                               "integers")
+                    pairs[key] = pair
+                placement = shard.get("placement", "")
+                rank = _rank_of(placement)
+                if rank is None:
+                    raise InvalidTaskError(f'{path}.placement: "{placement}" is not '
+                                           '"rank:R/cuda:L" or "rank:R/cpu"')
+                (r0, c0), (rows, cols) = pairs["shard_offsets"], pairs["shard_sizes"]
+                table.shards.add(device=rank, row_offset=r0, row_count=rows, column_offset=c0,
+                                 column_count=cols)
+    return plan
+
+
+def _rank_of(placement):
+    head = str(placement).split("/", 1)[0]
+    if not head.startswith("rank:") or not head[5:].isdigit():
+        return None
+    return int(head[5:])

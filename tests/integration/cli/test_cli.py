@@ -217,6 +217,37 @@ class PlanTest(ServerTestCase):
             self.assertExit(text, EXIT_OK)
             self.assertIn("bottleneck:  device ", text.stdout)
 
+    def test_evaluate_scores_a_torchrec_plan_on_ground_truth(self):
+        task = example("task_8dev.json")
+        with tempfile.TemporaryDirectory() as tmp:
+            torchrec_file = os.path.join(tmp, "torchrec.json")
+            response_file = os.path.join(tmp, "response.json")
+            self.assertExit(self.cli("plan", task, "--algorithm", "dim_greedy", "--format",
+                                     "torchrec", "-o", torchrec_file), EXIT_OK)
+            self.assertExit(self.cli("plan", task, "--algorithm", "dim_greedy", "--json",
+                                     "-o", response_file), EXIT_OK)
+            scores = {}
+            for plan_path in (torchrec_file, response_file):
+                result = self.cli("evaluate", task, plan_path, "--ground-truth", "sim:rtx2080ti",
+                                  "--json")
+                self.assertExit(result, EXIT_OK)
+                measured = json.loads(result.stdout)["plan"]
+                self.assertEqual(measured["cost_kind"], "ground_truth")
+                self.assertEqual(measured["cost_model"], "sim-rtx2080ti")
+                self.assertGreater(measured["cost_ms"], 0)
+                scores[plan_path] = measured["cost_ms"]
+            # The TorchRec export and the plan it came from are the same placement.
+            self.assertAlmostEqual(scores[torchrec_file], scores[response_file], places=9)
+            text = self.cli("evaluate", task, torchrec_file, "--ground-truth", "sim:h100-sxm")
+            self.assertExit(text, EXIT_OK)
+            self.assertIn("cost model:  sim-h100-sxm (ground_truth)", text.stdout)
+            bad = self.cli("evaluate", task, torchrec_file, "--ground-truth", "sim:v100")
+            self.assertError(bad, EXIT_INVALID, "INVALID_ARGUMENT")
+            self.assertIn("ground_truth: unknown hardware profile", bad.stderr)
+            both = self.cli("evaluate", task, torchrec_file, "--ground-truth", "sim:h100-sxm",
+                            "--model", "analytic")
+            self.assertExit(both, EXIT_USAGE)
+
     def test_evaluate_rejects_a_bad_plan(self):
         not_a_plan = self.write_json({"something": "else"})
         result = self.cli("evaluate", example("task_4dev.json"), not_a_plan)
@@ -371,7 +402,7 @@ class CatalogTest(ServerTestCase):
     def test_algorithms(self):
         text = self.cli("algorithms")
         self.assertExit(text, EXIT_OK)
-        self.assertRegex(text.stdout, r"(?m)^size_lookup_greedy +\* ")
+        self.assertRegex(text.stdout, r"(?m)^neuroshard +\* ")
         self.assertIn("max_placements", text.stdout)
         self.assertIn("min_partition", text.stdout)  # torchrec's
         listed = json.loads(self.cli("algorithms", "--json").stdout)["algorithms"]

@@ -60,9 +60,10 @@ TEST_F(ClientTest, PlanUsesDefaultAlgorithmAndModel) {
   auto response = client_->Plan(RequestFor(task));
   ASSERT_TRUE(response.ok()) << response.status();
   ExpectPlanCoversTask(response->plan(), task);
-  EXPECT_EQ(response->plan().algorithm(), "size_lookup_greedy");
-  EXPECT_EQ(response->plan().cost_model(), "analytic@1");
+  EXPECT_EQ(response->plan().algorithm(), "neuroshard");
+  EXPECT_EQ(response->plan().cost_model(), "analytic@1");  // this server loads no bundles
   EXPECT_EQ(response->plan().cost_kind(), "simulated");
+  EXPECT_THAT(response->plan().selection(), HasSubstr("the server's default"));
 }
 
 TEST_F(ClientTest, PlanWithEachBaselineOnEightDevices) {
@@ -194,7 +195,7 @@ TEST_F(ClientTest, ListAlgorithmsHasTheBaselinesAndOneDefault) {
   EXPECT_EQ(std::count_if(is_default.begin(), is_default.end(),
                           [](const auto& entry) { return entry.second; }),
             1);
-  EXPECT_TRUE(is_default["size_lookup_greedy"]);
+  EXPECT_TRUE(is_default["neuroshard"]);
 }
 
 TEST_F(ClientTest, ListModelsHasTheAnalyticModel) {

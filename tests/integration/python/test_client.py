@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import tempfile
+import time
 import unittest
 from unittest import mock
 
@@ -82,11 +83,35 @@ class PlanTest(ServerTestCase):
         check_plan_covers(self, evaluated, task)
         self.assertAlmostEqual(evaluated.cost_ms, plan.cost_ms, delta=1e-9 * plan.cost_ms)
 
+    def test_evaluate_on_ground_truth_reads_torchrec_plans(self):
+        task = example_task("task_8dev.json")
+        plan = self.client.plan(task, algorithm="lookup_greedy")
+        sharding_plan = shardplan.to_torchrec(plan, local_world_size=4)
+        self.assertEqual(shardplan.from_torchrec(sharding_plan).tables[0].shards[0].device,
+                         sorted(plan.tables, key=lambda t: t.table)[0].shards[0].device)
+        measured = self.client.evaluate(task, sharding_plan, ground_truth="sim:rtx2080ti")
+        self.assertEqual(measured.cost_kind, "ground_truth")
+        self.assertEqual(measured.cost_model, "sim-rtx2080ti")
+        check_plan_covers(self, measured, task)
+        again = self.client.evaluate(task, plan, ground_truth="sim:rtx2080ti")
+        self.assertAlmostEqual(measured.cost_ms, again.cost_ms, places=9)
+        with self.assertRaises(shardplan.InvalidTaskError) as refused:
+            self.client.evaluate(task, sharding_plan, ground_truth="sim:v100")
+        self.assertIn("ground_truth: ", refused.exception.message)
+        broken = json.loads(json.dumps(sharding_plan))
+        table = next(iter(broken["plan"]["embedding_bag_collection"].values()))
+        table["shards"][0]["placement"] = "cuda:0"
+        with self.assertRaises(shardplan.InvalidTaskError) as bad:
+            shardplan.from_torchrec(broken)
+        self.assertIn(".placement", str(bad.exception))
+        with self.assertRaises(ValueError):
+            self.client.evaluate(task, plan, model="analytic", ground_truth="sim:rtx2080ti")
+
     def test_catalogue_and_health(self):
         algorithms = {a.name: a for a in self.client.list_algorithms()}
         for name in BASELINES + ("exhaustive", "neuroshard", "torchrec"):
             self.assertIn(name, algorithms)
-        self.assertTrue(algorithms["size_lookup_greedy"].is_default)
+        self.assertTrue(algorithms["neuroshard"].is_default)
         models = [(m.name, m.version) for m in self.client.list_models()]
         self.assertIn(("analytic", "1"), models)
         self.assertEqual(self.client.health(), "SERVING")
@@ -245,6 +270,54 @@ class RetryTest(unittest.TestCase):
                 with self.assertRaises(shardplan.UnavailableError):
                     list(client.watch("job"))
             self.assertEqual(sleep.call_count, 3)
+
+
+class BusyRetryTest(unittest.TestCase):
+    """RESOURCE_EXHAUSTED is retried when the server marks it transient (busy now), not for a
+    task over its limits."""
+
+    def test_a_busy_server_is_retried_and_a_task_over_its_limits_is_not(self):
+        server = ServerProcess(["--max_concurrent_plans=1", "--max_tables=20",
+                                "--store="]).start()
+        try:
+            with shardplan.PlannerClient(server.target, timeout=20, retries=5,
+                                         initial_backoff=0.01) as client, \
+                    shardplan.PlannerClient(server.target, timeout=20, retries=0) as probe:
+                # A slow call holds the only planning slot until it is cancelled.
+                slow = client._stub.Plan.future(shardplan.pb.PlanRequest(
+                    task=shardplan.task_from_dict(SLOW_TASK), algorithm=SLOW_ALGORITHM,
+                    parameters={k: str(v) for k, v in SLOW_PARAMS.items()}))
+                refusal = None
+                for seed in range(1000, 1500):
+                    try:
+                        probe.plan(small_task(6, 2), algorithm="size_lookup_greedy", seed=seed)
+                    except shardplan.ResourceExhaustedError as e:
+                        refusal = e
+                        break
+                self.assertIsNotNone(refusal, "the slow call never took the planning slot")
+                self.assertEqual(refusal.retry_after, 0.1)  # the server's hint
+                real_sleep = time.sleep
+                sleeps = []
+
+                def sleep_and_free_the_slot(seconds):
+                    sleeps.append(seconds)
+                    slow.cancel()
+                    real_sleep(seconds)
+
+                with mock.patch("shardplan.client.time.sleep", sleep_and_free_the_slot):
+                    plan = client.plan(small_task(6, 2), algorithm="size_lookup_greedy", seed=1)
+                check_plan_covers(self, plan, small_task(6, 2))
+                self.assertGreaterEqual(len(sleeps), 1)
+                self.assertGreaterEqual(sleeps[0], 0.1)  # the hint outweighs a 10 ms backoff
+
+                with mock.patch("shardplan.client.time.sleep") as sleep:
+                    with self.assertRaises(shardplan.ResourceExhaustedError) as over:
+                        client.plan(small_task(21, 2), algorithm="size_lookup_greedy")
+                sleep.assert_not_called()
+                self.assertIsNone(over.exception.retry_after)
+                self.assertIn("task.tables", over.exception.message)
+        finally:
+            server.stop()
 
 
 class ModelsTest(unittest.TestCase):

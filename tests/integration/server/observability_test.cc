@@ -73,10 +73,9 @@ TEST_F(ObservabilityTest, MetricsMoveWithTraffic) {
       MetricValue(after, R"(shardplan_rpc_requests_total{code="INVALID_ARGUMENT",method="Plan"})"),
       1);
   EXPECT_EQ(MetricValue(after, R"(shardplan_rpc_duration_seconds_count{method="Plan"})"), 3);
-  EXPECT_EQ(MetricValue(after, R"(shardplan_plans_total{algorithm="size_lookup_greedy"})"), 1);
+  EXPECT_EQ(MetricValue(after, R"(shardplan_plans_total{algorithm="neuroshard"})"), 1);
   EXPECT_EQ(
-      MetricValue(after,
-                  R"(shardplan_planning_duration_seconds_count{algorithm="size_lookup_greedy"})"),
+      MetricValue(after, R"(shardplan_planning_duration_seconds_count{algorithm="neuroshard"})"),
       1);
   EXPECT_EQ(MetricValue(after, "shardplan_plan_cache_hits_total"), 1);
   EXPECT_EQ(MetricValue(after, "shardplan_plan_cache_misses_total"), 1);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "gmock/gmock.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "tests/integration/server/server_test_support.h"
 
@@ -33,9 +34,13 @@ TEST_F(PlanTest, PlansEveryTableWithTheDefaults) {
   EXPECT_EQ(plan.tables_size(), 6);
   EXPECT_EQ(plan.devices_size(), 2);
   EXPECT_GT(plan.cost_ms(), 0);
-  EXPECT_EQ(plan.algorithm(), "size_lookup_greedy");
+  // The test server loads no bundles, so no neural model covers the task: the analytic one.
+  EXPECT_EQ(plan.algorithm(), "neuroshard");
   EXPECT_EQ(plan.cost_model(), "analytic@1");
   EXPECT_EQ(plan.cost_kind(), "simulated");
+  EXPECT_EQ(plan.selection(),
+            "algorithm: neuroshard, the server's default (no algorithm named); model: "
+            "analytic@1, as no loaded model covers 2 devices (no model named)");
   EXPECT_EQ(plan.request_hash().size(), 64u);
   // Canonical order: tables sorted by name whatever order they came in.
   EXPECT_TRUE(std::is_sorted(plan.tables().begin(), plan.tables().end(),
@@ -51,7 +56,8 @@ TEST_F(PlanTest, AReorderedIdenticalTaskIsACacheHit) {
   ASSERT_TRUE(Plan(Request(reordered), &second).ok());
   EXPECT_TRUE(second.cache_hit());
   EXPECT_EQ(second.plan().request_hash(), first.plan().request_hash());
-  EXPECT_EQ(second.plan().SerializeAsString(), first.plan().SerializeAsString());
+  // Compared as messages: map fields (parameters) serialize in no fixed order.
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(second.plan(), first.plan()));
 
   v1::PlanRequest bypass = Request(reordered);
   bypass.set_bypass_cache(true);
@@ -114,7 +120,8 @@ TEST_F(PlanTest, BadParameterNamesIt) {
 TEST_F(PlanTest, InfeasibleTaskNamesTheTable) {
   v1::Task task = SmallTask(3, 2);
   task.mutable_tables(2)->set_name("giant");
-  task.mutable_tables(2)->set_rows(int64_t{20} << 30 >> 5);  // 20 GiB at dim 8 (32 B/row)
+  // 80 GiB at dim 8 (32 B/row): even its narrowest column halves (dim 4, 40 GiB) fit nowhere.
+  task.mutable_tables(2)->set_rows(int64_t{80} << 30 >> 5);
   task.mutable_tables(2)->set_dim(8);
   v1::PlanResponse response;
   grpc::Status status = Plan(Request(task), &response);
@@ -185,7 +192,7 @@ TEST_F(PlanTest, ListsAlgorithmsAndModels) {
   for (const v1::AlgorithmInfo& info : algorithms.algorithms()) {
     if (info.is_default()) {
       ++defaults;
-      EXPECT_EQ(info.name(), "size_lookup_greedy");
+      EXPECT_EQ(info.name(), "neuroshard");
     }
     if (info.name() == "exhaustive") {
       exhaustive_documented = info.parameters_size() > 0 &&

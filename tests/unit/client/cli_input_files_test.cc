@@ -111,8 +111,8 @@ TEST(ParsePlanTest, RejectsAnythingElseWithThePlanParseError) {
     SCOPED_TRACE(json);
     const absl::Status status = ParsePlan(json, "plan.json").status();
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_THAT(Message(status), StartsWith("plan.json: not a Plan, PlanResponse or finished "
-                                            "JobStatus; as a Plan: "));
+    EXPECT_THAT(Message(status), StartsWith("plan.json: not a Plan, PlanResponse, finished "
+                                            "JobStatus or TorchRec plan; as a Plan: "));
   }
 }
 

@@ -147,5 +147,69 @@ TEST(ShardingTypeNameTest, TorchRecSpellings) {
   EXPECT_EQ(ShardingTypeName(shardplan::v1::DATA_PARALLEL), "data_parallel");
 }
 
+TEST(ParseTorchRecPlanTest, ReadsBackWhatFormatWrites) {
+  shardplan::v1::Plan plan;
+  AddTable(plan, "a", shardplan::v1::TABLE_WISE, {{5, 0, 100, 0, 16}});
+  AddTable(plan, "b", shardplan::v1::COLUMN_WISE, {{3, 0, 50, 0, 8}, {3, 0, 50, 8, 8}});
+  const ordered_json exported = Format(plan, {.local_world_size = 4});
+  absl::StatusOr<shardplan::v1::Plan> parsed = ParseTorchRecPlan(nlohmann::json(exported));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ASSERT_EQ(parsed->tables_size(), 2);
+  EXPECT_EQ(parsed->tables(0).table(), "a");
+  EXPECT_EQ(parsed->tables(0).sharding_type(), shardplan::v1::TABLE_WISE);
+  EXPECT_EQ(parsed->tables(0).shards(0).device(), 5);  // rank 5, cuda:1
+  EXPECT_EQ(parsed->tables(0).shards(0).row_count(), 100);
+  EXPECT_EQ(parsed->tables(1).sharding_type(), shardplan::v1::COLUMN_WISE);
+  ASSERT_EQ(parsed->tables(1).shards_size(), 2);
+  EXPECT_EQ(parsed->tables(1).shards(1).column_offset(), 8);
+  EXPECT_EQ(parsed->tables(1).shards(1).column_count(), 8);
+}
+
+TEST(ParseTorchRecPlanTest, ReadsEveryModuleAndCpuPlacements) {
+  const nlohmann::json plan = nlohmann::json::parse(R"({"plan": {
+    "sparse.ebc": {"x": {"sharding_type": "table_wise", "compute_kernel": "fused",
+      "ranks": [1], "shards": [{"shard_offsets": [0, 0], "shard_sizes": [10, 4],
+                                "placement": "rank:1/cpu"}]}},
+    "over.ebc": {"y": {"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 1],
+      "shards": [{"shard_offsets": [0, 0], "shard_sizes": [5, 4], "placement": "rank:0/cuda:0"},
+                 {"shard_offsets": [5, 0], "shard_sizes": [5, 4], "placement": "rank:1/cuda:1"}]}}
+  }})");
+  absl::StatusOr<shardplan::v1::Plan> parsed = ParseTorchRecPlan(plan);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ASSERT_EQ(parsed->tables_size(), 2);
+  // Modules come in key order (plans are order-free: the server sorts tables by name).
+  const auto& y = parsed->tables(0);
+  const auto& x = parsed->tables(1);
+  ASSERT_EQ(x.table(), "x");
+  ASSERT_EQ(y.table(), "y");
+  EXPECT_EQ(x.shards(0).device(), 1);
+  EXPECT_EQ(y.sharding_type(), shardplan::v1::ROW_WISE);
+  EXPECT_EQ(y.shards(1).row_offset(), 5);
+  EXPECT_EQ(y.shards(1).device(), 1);
+}
+
+TEST(ParseTorchRecPlanTest, ErrorsNameTheField) {
+  const auto message = [](const char* text) {
+    return std::string(ParseTorchRecPlan(nlohmann::json::parse(text)).status().message());
+  };
+  EXPECT_THAT(message(R"({"plan": {"m": {"t": {"sharding_type": "grid_shard", "shards": []}}}})"),
+              ::testing::StartsWith("plan.m.t.sharding_type: \"grid_shard\" is not one"));
+  EXPECT_THAT(message(R"({"plan": {"m": {"t": {"sharding_type": "data_parallel"}}}})"),
+              ::testing::StartsWith("plan.m.t.shards: missing"));
+  EXPECT_THAT(message(R"({"plan": {"m": {"t": {"sharding_type": "table_wise", "shards": [
+                {"shard_offsets": [0, 0], "shard_sizes": [1, 4], "placement": "cuda:0"}]}}}})"),
+              ::testing::StartsWith("plan.m.t.shards[0].placement: \"cuda:0\" is not"));
+  EXPECT_THAT(message(R"({"plan": {"m": {"t": {"sharding_type": "table_wise", "shards": [
+                {"shard_offsets": [0], "shard_sizes": [1, 4], "placement": "rank:0/cuda:0"}]}}}})"),
+              ::testing::StartsWith("plan.m.t.shards[0].shard_offsets: expected [rows, columns]"));
+  EXPECT_THAT(message(R"({"plan": {"m": {"t": {"sharding_type": "table_wise", "shards": [
+                {"shard_offsets": [0, 0], "shard_sizes": [1, 4], "placement": "rank:0/cpu"}]}},
+              "n": {"t": {"sharding_type": "table_wise", "shards": [
+                {"shard_offsets": [0, 0], "shard_sizes": [1, 4], "placement": "rank:0/cpu"}]}}}})"),
+              ::testing::StartsWith("plan.n.t: table \"t\" appears in more than one module"));
+  EXPECT_FALSE(LooksLikeTorchRecPlan(nlohmann::json::parse(R"({"plan": {"tables": []}})")));
+  EXPECT_FALSE(LooksLikeTorchRecPlan(nlohmann::json::parse("[1]")));
+}
+
 }  // namespace
 }  // namespace shardplan::cli

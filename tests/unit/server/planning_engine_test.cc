@@ -1,15 +1,22 @@
 #include "server/planning_engine.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "costmodels/analytic_cost_model.h"
+#include "costmodels/backends/ground_truth.h"
+#include "costmodels/backends/sim/sim_backend.h"
+#include "costmodels/data/synthetic_pool.h"
 #include "planner/validation.h"
+#include "prometheus/text_serializer.h"
 #include "server/metrics.h"
 #include "tests/unit/server/server_test_util.h"
 
@@ -20,6 +27,47 @@ using server_test::kGiB;
 using server_test::SmallTask;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
+
+// A stand-in for a neural bundle: comm models for `device_counts` (none: no interconnect, any
+// count), costs that read the access histograms, and a record of any table it saw without one.
+class HistogramReadingModel final : public CostModel {
+ public:
+  HistogramReadingModel(std::string id, std::vector<int32_t> device_counts)
+      : id_(std::move(id)), device_counts_(std::move(device_counts)) {}
+
+  std::string id() const override { return id_; }
+  absl::Status CheckSupports(const Task& task) const override {
+    if (device_counts_.empty() ||
+        std::count(device_counts_.begin(), device_counts_.end(), task.topology.num_devices())) {
+      return absl::OkStatus();
+    }
+    return absl::FailedPreconditionError("no comm models for that many devices");
+  }
+  bool ReadsAccessHistograms() const override { return true; }
+  double ComputeCost(const CostContext&, std::span<const ShardView> shards) const override {
+    double cost = 0.0;
+    for (const ShardView& shard : shards) {
+      if (shard.table->access_bins.empty()) saw_table_without_bins_ = true;
+      cost += shard.columns * shard.table->pooling_factor *
+              (shard.table->access_bins.empty() ? 0.0 : 1.0 + shard.table->access_bins[0]);
+    }
+    return cost;
+  }
+  std::vector<double> BackwardCommCosts(const CostContext&,
+                                        std::span<const int64_t> dim_sums) const override {
+    return std::vector<double>(dim_sums.size(), 0.0);
+  }
+  std::vector<double> ForwardCommCosts(const CostContext&, std::span<const int64_t> dim_sums,
+                                       std::span<const double>) const override {
+    return std::vector<double>(dim_sums.size(), 0.0);
+  }
+  bool saw_table_without_bins() const { return saw_table_without_bins_; }
+
+ private:
+  std::string id_;
+  std::vector<int32_t> device_counts_;
+  mutable std::atomic<bool> saw_table_without_bins_{false};
+};
 
 class PlanningEngineTest : public ::testing::Test {
  protected:
@@ -33,6 +81,23 @@ class PlanningEngineTest : public ::testing::Test {
     engine_ = std::make_unique<PlanningEngine>(
         &algorithms_, &models_, cache_.get(), &metrics_,
         PlanningEngineOptions{.default_algorithm = "size_lookup_greedy", .limits = limits});
+  }
+
+  // Adds a HistogramReadingModel as name@version, created at `created`.
+  std::shared_ptr<const HistogramReadingModel> AddNeural(const std::string& name,
+                                                         const std::string& version,
+                                                         const std::string& created,
+                                                         std::vector<int32_t> device_counts) {
+    ModelManifest manifest;
+    manifest.name = name;
+    manifest.version = version;
+    manifest.kind = "neural";
+    manifest.created = created;
+    manifest.device_counts = device_counts;
+    auto model =
+        std::make_shared<const HistogramReadingModel>(manifest.id(), std::move(device_counts));
+    EXPECT_TRUE(models_.Add(manifest, model).ok());
+    return model;
   }
 
   PlanningRequest Request(Task task, std::string algorithm = "") {
@@ -282,6 +347,144 @@ TEST_F(PlanningEngineTest, EvaluateRejectsBadPlans) {
   EXPECT_THAT(std::string(status.message()), StartsWith("plan: device"));
 
   EXPECT_EQ(engine_->Evaluate(task, full, "nope").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(PlanningEngineTest, NoModelNamedMeansTheNewestLoadedModelThatCoversTheTask) {
+  AddNeural("a", "1", "2026-01-01T00:00:00Z", {2});
+  AddNeural("b", "1", "2026-02-01T00:00:00Z", {4});
+  AddNeural("cpu", "1", "2026-03-01T00:00:00Z", {});  // no interconnect: single devices only
+  const auto model_of = [&](const Task& task) {
+    absl::StatusOr<PlanningResult> result = PlanIt(Request(task));
+    EXPECT_TRUE(result.ok()) << result.status();
+    return result.ok() ? std::make_pair(result->plan.cost_model, result->plan.selection)
+                       : std::make_pair(std::string(), std::string());
+  };
+  EXPECT_EQ(model_of(SmallTask(6, 2)).first, "a@1");
+  EXPECT_THAT(model_of(SmallTask(6, 2)).second,
+              HasSubstr("model: a@1, the newest loaded model that covers 2 devices"));
+  EXPECT_EQ(model_of(SmallTask(6, 4)).first, "b@1");
+  EXPECT_EQ(model_of(SmallTask(6, 1)).first, "cpu@1");
+  const auto [fallback, reason] = model_of(SmallTask(6, 3));
+  EXPECT_EQ(fallback, "analytic@1");
+  EXPECT_THAT(reason, HasSubstr("model: analytic@1, as no loaded model covers 3 devices"));
+
+  AddNeural("a", "2", "2026-04-01T00:00:00Z", {2});  // a newer version covers 2 devices
+  EXPECT_EQ(model_of(SmallTask(6, 2)).first, "a@2");
+  // One device: only a model without comm models (cpu data) can cost it.
+  EXPECT_EQ(model_of(SmallTask(6, 1)).first, "cpu@1");
+
+  // A request that names its model gets it, and no selection note about the model.
+  PlanningRequest named = Request(SmallTask(6, 2), "size_lookup_greedy");
+  named.model = "b@1";
+  EXPECT_EQ(PlanIt(std::move(named)).status().code(), absl::StatusCode::kFailedPrecondition);
+  PlanningRequest explicit_both = Request(SmallTask(6, 2), "size_lookup_greedy");
+  explicit_both.model = "a@1";
+  absl::StatusOr<PlanningResult> result = PlanIt(std::move(explicit_both));
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->plan.cost_model, "a@1");
+  EXPECT_EQ(result->plan.selection, "");
+}
+
+TEST_F(PlanningEngineTest, TheSelectionIsTheRequestsOwnEvenFromTheCache) {
+  AddNeural("a", "1", "2026-01-01T00:00:00Z", {2});
+  PlanningRequest named = Request(SmallTask(6, 2), "size_lookup_greedy");
+  named.model = "a@1";
+  ASSERT_TRUE(PlanIt(std::move(named)).ok());
+  absl::StatusOr<PlanningResult> defaulted = PlanIt(Request(SmallTask(6, 2)));
+  ASSERT_TRUE(defaulted.ok()) << defaulted.status();
+  EXPECT_TRUE(defaulted->cache_hit);  // the same resolved request
+  EXPECT_EQ(defaulted->plan.selection,
+            "algorithm: size_lookup_greedy, the server's default (no algorithm named); model: "
+            "a@1, the newest loaded model that covers 2 devices (no model named)");
+}
+
+TEST_F(PlanningEngineTest, AConfiguredDefaultModelServesEveryRequestThatNamesNone) {
+  AddNeural("a", "1", "2026-01-01T00:00:00Z", {2});
+  engine_ = std::make_unique<PlanningEngine>(
+      &algorithms_, &models_, cache_.get(), &metrics_,
+      PlanningEngineOptions{.default_algorithm = "neuroshard", .default_model = "analytic"});
+  absl::StatusOr<PlanningResult> result = PlanIt(Request(SmallTask(6, 2)));
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->plan.algorithm, "neuroshard");
+  EXPECT_EQ(result->plan.cost_model, "analytic@1");
+  EXPECT_EQ(result->plan.selection,
+            "algorithm: neuroshard, the server's default (no algorithm named); model: analytic@1, "
+            "the server's default_model (no model named)");
+}
+
+TEST_F(PlanningEngineTest, TablesWithoutHistogramsAreImputedWithAWarningWhereTheModelReadsThem) {
+  const auto model = AddNeural("a", "1", "2026-01-01T00:00:00Z", {2});
+  Task task = SmallTask(4, 2);
+  for (Table& table : task.tables) table.access_bins = TypicalAccessBins(table.rows, 3.0);
+  task.tables[2].access_bins.clear();  // "t2"
+  std::reverse(task.tables.begin(), task.tables.end());  // request order: t3 t2 t1 t0
+  absl::StatusOr<PlanningResult> result = PlanIt(Request(task, "size_lookup_greedy"));
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->plan.cost_model, "a@1");
+  EXPECT_FALSE(model->saw_table_without_bins());
+  ASSERT_EQ(result->plan.warnings.size(), 1u);
+  const PlanWarning& warning = result->plan.warnings[0];
+  EXPECT_EQ(warning.code, kImputedAccessHistogram);
+  EXPECT_EQ(warning.field, "task.tables[1].access_bins");  // t2's place in the request
+  EXPECT_THAT(warning.message, HasSubstr("table \"t2\" has no access histogram"));
+  EXPECT_THAT(prometheus::TextSerializer().Serialize(metrics_.registry()->Collect()),
+              HasSubstr("shardplan_plan_warnings_total{code=\"IMPUTED_ACCESS_HISTOGRAM\"} 1"));
+
+  // The analytic model does not read histograms: nothing to impute, nothing to warn about.
+  PlanningRequest analytic = Request(task, "size_lookup_greedy");
+  analytic.model = "analytic";
+  absl::StatusOr<PlanningResult> plain = PlanIt(std::move(analytic));
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_TRUE(plain->plan.warnings.empty());
+
+  // EvaluatePlan imputes and warns the same way.
+  Plan shards;
+  shards.tables = result->plan.tables;
+  absl::StatusOr<Plan> evaluated = engine_->Evaluate(task, shards, "a@1");
+  ASSERT_TRUE(evaluated.ok()) << evaluated.status();
+  EXPECT_EQ(evaluated->warnings, result->plan.warnings);
+  EXPECT_DOUBLE_EQ(evaluated->cost_ms, result->plan.cost_ms);
+}
+
+TEST_F(PlanningEngineTest, GroundTruthScoresThePlanOnTheSimulator) {
+  Task task = SmallTask(6, 4);
+  for (Table& table : task.tables) table.access_bins = TypicalAccessBins(table.rows, 2.0);
+  absl::StatusOr<PlanningResult> planned = PlanIt(Request(task, "size_lookup_greedy"));
+  ASSERT_TRUE(planned.ok()) << planned.status();
+  Plan shards;
+  shards.tables = planned->plan.tables;
+  absl::StatusOr<Plan> measured = engine_->EvaluateOnGroundTruth(task, shards, "sim:rtx2080ti");
+  ASSERT_TRUE(measured.ok()) << measured.status();
+  EXPECT_EQ(measured->cost_kind, "ground_truth");
+  EXPECT_EQ(measured->cost_model, "sim-rtx2080ti");
+  ASSERT_EQ(measured->devices.size(), 4u);
+  EXPECT_TRUE(measured->warnings.empty());
+  // The same number the benchmarks' scorer gives, and per-device memory as EvaluatePlan's.
+  absl::StatusOr<std::unique_ptr<HardwareBackend>> sim = MakeSimBackend("rtx2080ti", 4);
+  ASSERT_TRUE(sim.ok());
+  absl::StatusOr<HardwarePlanCost> expected = ScorePlanOnHardware(task, shards, **sim);
+  ASSERT_TRUE(expected.ok());
+  EXPECT_DOUBLE_EQ(measured->cost_ms, expected->cost_ms);
+  for (size_t d = 0; d < 4; ++d) {
+    EXPECT_EQ(measured->devices[d].memory_bytes, planned->plan.devices[d].memory_bytes);
+    EXPECT_DOUBLE_EQ(measured->devices[d].total_ms, expected->total_ms[d]);
+  }
+
+  task.tables[0].access_bins.clear();
+  absl::StatusOr<Plan> imputed = engine_->EvaluateOnGroundTruth(task, shards, "sim:h100-sxm");
+  ASSERT_TRUE(imputed.ok()) << imputed.status();
+  EXPECT_EQ(imputed->cost_model, "sim-h100-sxm");
+  ASSERT_EQ(imputed->warnings.size(), 1u);
+  EXPECT_EQ(imputed->warnings[0].field, "task.tables[0].access_bins");
+
+  for (const std::string spec : {"", "sim", "sim:", "gpu:a100", "rtx2080ti"}) {
+    absl::Status status = engine_->EvaluateOnGroundTruth(task, shards, spec).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << spec;
+    EXPECT_THAT(std::string(status.message()), StartsWith("ground_truth: ")) << spec;
+  }
+  absl::Status unknown = engine_->EvaluateOnGroundTruth(task, shards, "sim:v100").status();
+  EXPECT_EQ(unknown.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(unknown.message()), HasSubstr("rtx2080ti"));
 }
 
 }  // namespace

@@ -48,8 +48,8 @@ TEST(ServerConfigTest, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(config.queue_capacity, 64);
   EXPECT_EQ(config.cache_bytes, 64 << 20);
   EXPECT_EQ(config.max_message_bytes, 16 << 20);
-  EXPECT_EQ(config.default_algorithm, "size_lookup_greedy");
-  EXPECT_EQ(config.default_model, "analytic");
+  EXPECT_EQ(config.default_algorithm, "neuroshard");
+  EXPECT_EQ(config.default_model, "");  // the newest loaded model covering the task
   EXPECT_EQ(config.drain_timeout_s, 30.0);
   EXPECT_EQ(config.models_dir, "models");
   EXPECT_EQ(config.model_reload_interval_s, 10.0);
@@ -90,7 +90,7 @@ TEST(ServerConfigTest, HelpIsRecognised) {
         "--config"}) {
     EXPECT_THAT(help, HasSubstr(flag));
   }
-  EXPECT_THAT(help, HasSubstr("default: \"size_lookup_greedy\""));
+  EXPECT_THAT(help, HasSubstr("default: \"neuroshard\""));
 }
 
 TEST(ServerConfigTest, BadFlagsAreNamed) {

@@ -68,5 +68,19 @@ TEST(StatusConversionTest, WithPrefixKeepsTheCode) {
   EXPECT_TRUE(WithPrefix(absl::OkStatus(), "task.").ok());
 }
 
+TEST(StatusConversionTest, RetryAfterMarksTransientRefusals) {
+  const absl::Status busy = WithRetryAfter(absl::ResourceExhaustedError("slots"),
+                                           absl::Milliseconds(250));
+  EXPECT_EQ(busy.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(busy.message(), "slots");
+  EXPECT_EQ(RetryAfterMs(busy), 250);
+  // A refusal for good (a task over the limits) carries none.
+  EXPECT_EQ(RetryAfterMs(absl::ResourceExhaustedError("task.tables: too many")), std::nullopt);
+  // The mark survives a prefix, and OK stays unmarked.
+  EXPECT_EQ(RetryAfterMs(WithPrefix(busy, "job: ")), 250);
+  EXPECT_EQ(RetryAfterMs(WithRetryAfter(absl::OkStatus(), absl::Seconds(1))), std::nullopt);
+  EXPECT_EQ(RetryAfterMs(WithRetryAfter(absl::UnavailableError("x"), -absl::Seconds(1))), 0);
+}
+
 }  // namespace
 }  // namespace shardplan
