@@ -26,6 +26,23 @@ struct CostContext {
   static CostContext For(const Task& task) { return {&task.topology, task.batch_size}; }
 };
 
+// A compute model of the DeepSets form cost(device) = Head(sum over its shards of Latent(shard)),
+// as NeuroShard's neural compute model is. A search that grows device sets one shard at a time
+// (NeuroShard's greedy) keeps each device's latent sum and pays one Head per new set instead of
+// re-deriving every shard's latent. Head(sum of latents, summed in shard order in float) is
+// bit-identical to CostModel::ComputeCost of those shards in that order.
+class SumPooledCompute {
+ public:
+  virtual ~SumPooledCompute() = default;
+  // Floats per latent.
+  virtual int latent_size() const = 0;
+  // The latent of one shard (latent_size() floats).
+  virtual void ShardLatent(const CostContext& context, const ShardView& shard,
+                           std::span<float> latent) const = 0;
+  // The compute cost (ms) of a device whose shards' latents sum to `latent_sum`.
+  virtual double CostOfLatentSum(std::span<const float> latent_sum) const = 0;
+};
+
 // The costs planners query (DESIGN.md section 3.1): neural models and the analytic estimator
 // implement it. Implementations are immutable after construction and safe to call from many
 // threads at once.
@@ -43,6 +60,10 @@ class CostModel {
   // without one is then costed only after the caller imputes it, with a warning: never as if its
   // histogram were zeros (docs/cost-models.md, "Tables without a histogram").
   virtual bool ReadsAccessHistograms() const { return false; }
+
+  // The model's compute costs as a SumPooledCompute, when they have that form; null otherwise.
+  // Owned by the model.
+  virtual const SumPooledCompute* sum_pooled_compute() const { return nullptr; }
 
   // Forward + backward kernel time (ms) of one device holding `shards`.
   virtual double ComputeCost(const CostContext& context,

@@ -24,7 +24,7 @@ namespace shardplan {
 //
 // Table latents are memoised process-wide per (table features, columns) in a LatentMemo shared
 // by copies of the model; results are bit-identical with and without it.
-class NeuralComputeModel {
+class NeuralComputeModel : public SumPooledCompute {
  public:
   // Latents kept by default: a few thousand (table, dim) pairs cover a large task, and each
   // entry is about 250 bytes, so 64K entries bound the memo near 16 MB per model.
@@ -48,7 +48,15 @@ class NeuralComputeModel {
   // The pred MLP on a summed latent.
   double PredictFromLatentSum(std::span<const float> latent_sum) const;
 
-  int latent_size() const { return table_mlp_.output_size(); }
+  int latent_size() const override { return table_mlp_.output_size(); }
+  // SumPooledCompute: TableLatent of the shard's table at its columns, and the pred MLP.
+  void ShardLatent(const CostContext& context, const ShardView& shard,
+                   std::span<float> latent) const override {
+    TableLatent(*shard.table, shard.columns, latent);
+  }
+  double CostOfLatentSum(std::span<const float> latent_sum) const override {
+    return PredictFromLatentSum(latent_sum);
+  }
   const FeatureNormalizer& normalizer() const { return normalizer_; }
   const Mlp& table_mlp() const { return table_mlp_; }
   const Mlp& pred_mlp() const { return pred_mlp_; }
@@ -132,6 +140,7 @@ class NeuralCostModel : public CostModel {
   // FAILED_PRECONDITION naming the device count when no comm models cover it.
   absl::Status CheckSupports(const Task& task) const override;
   bool ReadsAccessHistograms() const override { return true; }
+  const SumPooledCompute* sum_pooled_compute() const override { return &compute_; }
   double ComputeCost(const CostContext& context,
                      std::span<const ShardView> shards) const override;
   std::vector<double> BackwardCommCosts(const CostContext& context,

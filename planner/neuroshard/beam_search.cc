@@ -21,11 +21,11 @@ std::vector<int> TopN(const std::vector<double>& values, int n) {
 // Grid-searches every state on `pool`; results[i] belongs to states[i], whichever thread ran it.
 std::vector<GridResult> GridSearchAll(const SearchProblem& problem,
                                       const std::vector<SplitState>& states,
-                                      const GridOptions& options, const CostModel& model,
+                                      const GridOptions& options, const ShardCostCache& costs,
                                       const StopSignal& stop, WorkerPool& pool) {
   std::vector<GridResult> results(states.size());
   pool.Run(static_cast<int64_t>(states.size()), [&](int64_t i, int /*worker*/) {
-    results[i] = GridSearch(problem, states[i], options, model, stop);
+    results[i] = GridSearch(problem, states[i], options, costs, stop);
   });
   return results;
 }
@@ -33,22 +33,22 @@ std::vector<GridResult> GridSearchAll(const SearchProblem& problem,
 }  // namespace
 
 std::vector<int> SplitCandidates(const SearchProblem& problem, const SplitState& state, int n,
-                                 const CostModel& model) {
+                                 const ShardCostCache& costs) {
   const std::vector<Piece>& pieces = state.pieces();
   std::vector<int> candidates;
   if (static_cast<size_t>(n) > pieces.size()) {
     for (size_t i = 0; i < pieces.size(); ++i) candidates.push_back(static_cast<int>(i));
   } else {
     std::vector<double> bytes(pieces.size());
-    std::vector<double> costs(pieces.size());
+    std::vector<double> cost(pieces.size());
     for (size_t i = 0; i < pieces.size(); ++i) {
       const Table& table = problem.task->tables[pieces[i].table];
       const ShardView shard{.table = &table, .rows = table.rows, .columns = pieces[i].columns};
       bytes[i] = static_cast<double>(PieceBytes(problem, pieces[i]));
-      costs[i] = model.ComputeCost(problem.cost_context, {&shard, 1});
+      cost[i] = costs.ComputeCost(problem.cost_context, {&shard, 1});
     }
     candidates = TopN(bytes, n);
-    const std::vector<int> by_cost = TopN(costs, n);
+    const std::vector<int> by_cost = TopN(cost, n);
     candidates.insert(candidates.end(), by_cost.begin(), by_cost.end());
     std::sort(candidates.begin(), candidates.end());
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
@@ -60,7 +60,7 @@ std::vector<int> SplitCandidates(const SearchProblem& problem, const SplitState&
 }
 
 SearchResult BeamSearch(const SearchProblem& problem, const BeamOptions& options,
-                        const CostModel& model, const StopSignal& stop,
+                        const ShardCostCache& costs, const StopSignal& stop,
                         const std::function<void(const PlanningProgress&)>& on_progress) {
   SearchResult result;
   result.state = SplitState(*problem.task);
@@ -77,7 +77,7 @@ SearchResult BeamSearch(const SearchProblem& problem, const BeamOptions& options
     result.device_of_piece = std::move(grid.device_of_piece);
   };
 
-  GridResult unsplit = GridSearch(problem, result.state, options.grid, model, stop);
+  GridResult unsplit = GridSearch(problem, result.state, options.grid, costs, stop);
   account(unsplit);
   if (unsplit.stopped) {
     result.stopped = true;
@@ -98,14 +98,14 @@ SearchResult BeamSearch(const SearchProblem& problem, const BeamOptions& options
   for (int step = 1; step <= options.max_steps; ++step) {
     std::vector<SplitState> states;
     for (const BeamEntry& entry : beam) {
-      for (int index : SplitCandidates(problem, entry.state, options.candidates, model)) {
+      for (int index : SplitCandidates(problem, entry.state, options.candidates, costs)) {
         states.push_back(entry.state);
         states.back().Split(index);
       }
     }
     if (states.empty()) break;
     std::vector<GridResult> grids =
-        GridSearchAll(problem, states, options.grid, model, stop, pool);
+        GridSearchAll(problem, states, options.grid, costs, stop, pool);
 
     std::vector<BeamEntry> next;
     for (size_t i = 0; i < states.size(); ++i) {

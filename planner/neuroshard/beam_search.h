@@ -44,7 +44,7 @@ struct SearchResult {
 // (ties to the lower index), ascending; then, as in the reference, only those whose half is a
 // positive multiple of 4 (and whose table the problem lets the search split).
 std::vector<int> SplitCandidates(const SearchProblem& problem, const SplitState& state, int n,
-                                 const CostModel& model);
+                                 const ShardCostCache& costs);
 
 // The reference's loop: beam = [unsplit]; for up to L steps, every beam state x every candidate
 // split is grid-searched, the K cheapest by (cost, steps) form the next beam, and the best state
@@ -52,7 +52,7 @@ std::vector<int> SplitCandidates(const SearchProblem& problem, const SplitState&
 // are independent, so with threads > 1 they run in parallel and are merged in candidate order:
 // the result is identical to one thread. On stop, the best found so far (stopped = true).
 SearchResult BeamSearch(const SearchProblem& problem, const BeamOptions& options,
-                        const CostModel& model, const StopSignal& stop,
+                        const ShardCostCache& costs, const StopSignal& stop,
                         const std::function<void(const PlanningProgress&)>& on_progress);
 
 }  // namespace shardplan::neuroshard

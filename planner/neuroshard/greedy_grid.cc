@@ -77,13 +77,13 @@ int64_t PieceBytes(const SearchProblem& problem, const Piece& piece) {
 }
 
 std::vector<GreedyItem> GreedyOrder(const SearchProblem& problem, const SplitState& state,
-                                    const CostModel& model) {
+                                    const ShardCostCache& costs) {
   std::vector<GreedyItem> items = ItemsOf(problem, state);
   std::vector<ShardView> shards;
   for (GreedyItem& item : items) {
     shards.clear();
     AppendShards(problem, state, item.pieces, shards);
-    item.cost = model.ComputeCost(problem.cost_context, shards);
+    item.cost = costs.ComputeCost(problem.cost_context, shards);
   }
   // Pinned items go first, in index order. The others follow by cost: items are in ascending
   // augmented index order, so a stable ascending sort read backwards is the reference's order,
@@ -100,86 +100,202 @@ std::vector<GreedyItem> GreedyOrder(const SearchProblem& problem, const SplitSta
   return ordered;
 }
 
+namespace {
+
+// What every device holds after some items of one greedy run.
+class GreedyRun {
+ public:
+  GreedyRun(const SearchProblem& problem, const SplitState& state, const ShardCostCache& costs)
+      : problem_(&problem),
+        state_(&state),
+        costs_(&costs),
+        ledger(problem.task->topology),
+        dim_sum(problem.task->topology.num_devices(), 0),
+        compute(problem.task->topology.num_devices(), 0.0),
+        devices(problem.task->topology.num_devices()),
+        order(problem.task->topology.num_devices()),
+        device_of_piece(state.pieces().size(), 0) {
+    for (size_t d = 0; d < order.size(); ++d) order[d] = static_cast<int>(d);
+  }
+
+  // Puts `item` on device d. Devices are kept in the order the greedy prefers them: (compute,
+  // memory used, index) ascending, so the first device with room is the choice, found without
+  // scanning all of them (1000 tables on 128 devices run ~10^9 device checks per plan
+  // otherwise). Only the receiving device changes its key, so it alone moves, by binary search.
+  void Place(const GreedyItem& item, int d) {
+    ledger.Add(d, item.bytes);
+    dim_sum[d] += item.dims;
+    for (int i : item.pieces) {
+      device_of_piece[i] = d;
+      const Piece& piece = state_->pieces()[i];
+      const Table& table = problem_->task->tables[piece.table];
+      devices[d].Add(*costs_,
+                     ShardView{.table = &table, .rows = table.rows, .columns = piece.columns});
+    }
+    // The whole shard set is costed again (compute is not additive); the cache makes it cheap.
+    compute[d] = costs_->ComputeCost(problem_->cost_context, devices[d]);
+    order.erase(std::find(order.begin(), order.end(), d));
+    const auto prefer = [this](int a, int b) {
+      return std::make_tuple(compute[a], ledger.used(a), a) <
+             std::make_tuple(compute[b], ledger.used(b), b);
+    };
+    order.insert(std::lower_bound(order.begin(), order.end(), d, prefer), d);
+  }
+
+  const SearchProblem* problem_;
+  const SplitState* state_;
+  const ShardCostCache* costs_;
+  MemoryLedger ledger;
+  std::vector<int64_t> dim_sum;
+  std::vector<double> compute;
+  std::vector<DeviceShards> devices;
+  std::vector<int> order;
+  std::vector<int32_t> device_of_piece;
+};
+
+// One greedy run and the caps (scale x mean dim, ascending) that made every choice of it so far.
+struct Trajectory {
+  GreedyRun run;
+  std::vector<int> caps;  // indices into the caps, ascending by value
+};
+
+// The greedy at every cap of `caps` (ascending), forking where caps choose differently.
+// `unplaced_bytes` (one cap only) as in Greedy.
+std::vector<absl::StatusOr<std::vector<int32_t>>> RunGreedy(
+    const SearchProblem& problem, const SplitState& state, const std::vector<GreedyItem>& items,
+    const std::vector<double>& caps, const ShardCostCache& costs, int64_t* unplaced_bytes) {
+  const Task& task = *problem.task;
+  std::vector<absl::StatusOr<std::vector<int32_t>>> outcomes(
+      caps.size(), absl::InternalError("greedy: no outcome"));
+  std::vector<Trajectory> runs;
+  runs.push_back({GreedyRun(problem, state, costs), {}});
+  for (size_t c = 0; c < caps.size(); ++c) runs[0].caps.push_back(static_cast<int>(c));
+  absl::Status first_unplaced;
+  struct Choice {
+    int device;
+    size_t first, last;  // the caps on[first, last) of a run choose `device`
+  };
+  std::vector<Choice> choices;
+  for (const GreedyItem& item : items) {
+    const size_t live = runs.size();  // forks made for this item have placed it already
+    for (size_t r = 0; r < live; ++r) {
+      GreedyRun& run = runs[r].run;
+      std::vector<int>& on = runs[r].caps;
+      if (on.empty()) continue;
+      if (const std::optional<int32_t>& pinned = problem.units[item.unit].pinned_device) {
+        if (!run.ledger.Fits(*pinned, item.bytes)) {
+          const absl::Status error = run.ledger.PinnedDoesNotFit(
+              kAlgorithmName, task, UnitOfItem(problem, state, item));
+          for (int c : on) outcomes[c] = error;
+          on.clear();
+          continue;
+        }
+        run.Place(item, *pinned);
+        continue;
+      }
+      // The caps of this run, ascending, take the first device in preference order with
+      // memory room and dim_sum + dims within them: the caps >= that device's new dim sum
+      // take it, the others look further down the order.
+      choices.clear();
+      size_t undecided = on.size();  // on[0, undecided) have not chosen yet
+      bool any_memory = false;
+      for (int d : run.order) {
+        if (undecided == 0) break;
+        if (!run.ledger.Fits(d, item.bytes)) continue;
+        any_memory = true;
+        const double needed = static_cast<double>(run.dim_sum[d] + item.dims);
+        size_t first = undecided;
+        while (first > 0 && !(needed > caps[on[first - 1]])) --first;
+        if (first < undecided) {
+          choices.push_back({d, first, undecided});
+          undecided = first;
+        }
+      }
+      if (undecided > 0) {
+        const PlacementUnit unit = UnitOfItem(problem, state, item);
+        if (!any_memory && unplaced_bytes != nullptr) {  // a single uncapped run: skip it
+          if (first_unplaced.ok()) {
+            first_unplaced = run.ledger.NoDeviceFits(kAlgorithmName, task, unit);
+          }
+          *unplaced_bytes = AddBytes(*unplaced_bytes, item.bytes);
+          continue;
+        }
+        for (size_t k = 0; k < undecided; ++k) {
+          const int c = on[k];
+          outcomes[c] = !any_memory ? run.ledger.NoDeviceFits(kAlgorithmName, task, unit)
+                                    : absl::FailedPreconditionError(absl::StrCat(
+                                          unit.Describe(task), " (", item.dims,
+                                          " columns) exceeds the max device dim ", caps[c],
+                                          " on every device with room"));
+        }
+      }
+      if (choices.empty()) {
+        on.clear();
+        continue;
+      }
+      if (choices.size() > 1) {
+        // Forks (rare): each copies the run as it was before this item, then places it.
+        const std::vector<int> caps_here = on;
+        const GreedyRun before = run;
+        for (size_t k = 1; k < choices.size(); ++k) {
+          runs.push_back({before, std::vector<int>(caps_here.begin() + choices[k].first,
+                                                   caps_here.begin() + choices[k].last)});
+          runs.back().run.Place(item, choices[k].device);
+        }
+      }
+      std::vector<int>& kept = runs[r].caps;  // runs may have grown: refer to it afresh
+      kept.erase(kept.begin() + choices[0].last, kept.end());
+      kept.erase(kept.begin(), kept.begin() + choices[0].first);
+      runs[r].run.Place(item, choices[0].device);
+    }
+  }
+  for (const Trajectory& trajectory : runs) {
+    for (int c : trajectory.caps) {
+      outcomes[c] = first_unplaced.ok()
+                        ? absl::StatusOr<std::vector<int32_t>>(trajectory.run.device_of_piece)
+                        : absl::StatusOr<std::vector<int32_t>>(first_unplaced);
+    }
+  }
+  return outcomes;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<int32_t>> Greedy(const SearchProblem& problem, const SplitState& state,
-                                            double scale, const CostModel& model,
+                                            double scale, const ShardCostCache& costs,
                                             int64_t* unplaced_bytes) {
-  return Greedy(problem, state, GreedyOrder(problem, state, model), scale, model, unplaced_bytes);
+  return Greedy(problem, state, GreedyOrder(problem, state, costs), scale, costs, unplaced_bytes);
 }
 
 absl::StatusOr<std::vector<int32_t>> Greedy(const SearchProblem& problem, const SplitState& state,
                                             const std::vector<GreedyItem>& items, double scale,
-                                            const CostModel& model, int64_t* unplaced_bytes) {
-  const Task& task = *problem.task;
-  const int num_devices = task.topology.num_devices();
-  std::vector<ShardView> shards;
-  MemoryLedger ledger(task.topology);
-  std::vector<int64_t> dim_sum(num_devices, 0);
-  std::vector<double> compute(num_devices, 0.0);
-  std::vector<std::vector<int>> pieces_on(num_devices);
-  std::vector<int32_t> device_of_piece(state.pieces().size(), 0);
+                                            const ShardCostCache& costs,
+                                            int64_t* unplaced_bytes) {
+  return std::move(
+      RunGreedy(problem, state, items, {scale * problem.mean_dim}, costs, unplaced_bytes)[0]);
+}
 
-  // Devices in the order the greedy prefers them: (compute, memory used, index) ascending, so
-  // the first device with room is the choice, found without scanning all of them (1000 tables
-  // on 128 devices run ~10^9 device checks per plan otherwise). Only the device that receives
-  // an item changes its key, so it alone moves, by binary search among the others.
-  auto prefer = [&](int a, int b) {
-    return std::make_tuple(compute[a], ledger.used(a), a) <
-           std::make_tuple(compute[b], ledger.used(b), b);
-  };
-  std::vector<int> order(num_devices);
-  for (int d = 0; d < num_devices; ++d) order[d] = d;
-  auto place = [&](const GreedyItem& item, int d) {
-    ledger.Add(d, item.bytes);
-    dim_sum[d] += item.dims;
-    for (int i : item.pieces) device_of_piece[i] = d;
-    pieces_on[d].insert(pieces_on[d].end(), item.pieces.begin(), item.pieces.end());
-    shards.clear();
-    AppendShards(problem, state, pieces_on[d], shards);
-    // The whole shard set is re-predicted (compute is not additive); the cache makes it cheap.
-    compute[d] = model.ComputeCost(problem.cost_context, shards);
-    order.erase(std::find(order.begin(), order.end(), d));
-    order.insert(std::lower_bound(order.begin(), order.end(), d, prefer), d);
-  };
-
-  const double dim_cap = scale * problem.mean_dim;
-  absl::Status first_unplaced;
-  for (const GreedyItem& item : items) {
-    if (const std::optional<int32_t>& pinned = problem.units[item.unit].pinned_device) {
-      if (!ledger.Fits(*pinned, item.bytes)) {
-        return ledger.PinnedDoesNotFit(kAlgorithmName, task, UnitOfItem(problem, state, item));
-      }
-      place(item, *pinned);
-      continue;
-    }
-    int best = -1;
-    bool any_memory = false;
-    for (int d : order) {
-      if (!ledger.Fits(d, item.bytes)) continue;
-      any_memory = true;
-      if (static_cast<double>(dim_sum[d] + item.dims) > dim_cap) continue;
-      best = d;
-      break;
-    }
-    if (best < 0) {
-      const PlacementUnit unit = UnitOfItem(problem, state, item);
-      if (!any_memory && unplaced_bytes != nullptr) {
-        if (first_unplaced.ok()) first_unplaced = ledger.NoDeviceFits(kAlgorithmName, task, unit);
-        *unplaced_bytes = AddBytes(*unplaced_bytes, item.bytes);
-        continue;
-      }
-      if (!any_memory) return ledger.NoDeviceFits(kAlgorithmName, task, unit);
-      return absl::FailedPreconditionError(absl::StrCat(unit.Describe(task), " (", item.dims,
-                                                        " columns) exceeds the max device dim ",
-                                                        dim_cap, " on every device with room"));
-    }
-    place(item, best);
-  }
-  if (!first_unplaced.ok()) return first_unplaced;
-  return device_of_piece;
+std::vector<absl::StatusOr<std::vector<int32_t>>> GreedyAtScales(
+    const SearchProblem& problem, const SplitState& state, const std::vector<GreedyItem>& items,
+    const std::vector<double>& scales, const ShardCostCache& costs) {
+  std::vector<double> caps;
+  for (double scale : scales) caps.push_back(scale * problem.mean_dim);
+  std::vector<size_t> by_cap(scales.size());
+  for (size_t i = 0; i < by_cap.size(); ++i) by_cap[i] = i;
+  std::stable_sort(by_cap.begin(), by_cap.end(), [&](size_t a, size_t b) { return caps[a] < caps[b]; });
+  std::vector<double> sorted;
+  for (size_t i : by_cap) sorted.push_back(caps[i]);
+  std::vector<absl::StatusOr<std::vector<int32_t>>> outcomes =
+      RunGreedy(problem, state, items, sorted, costs, nullptr);
+  std::vector<absl::StatusOr<std::vector<int32_t>>> in_order(
+      scales.size(), absl::InternalError("greedy: no outcome"));
+  for (size_t k = 0; k < by_cap.size(); ++k) in_order[by_cap[k]] = std::move(outcomes[k]);
+  return in_order;
 }
 
 GridResult GridSearch(const SearchProblem& problem, const SplitState& state,
-                      const GridOptions& options, const CostModel& model, const StopSignal& stop) {
+                      const GridOptions& options, const ShardCostCache& costs,
+                      const StopSignal& stop) {
   constexpr double kUncapped = std::numeric_limits<double>::infinity();
   std::vector<double> scales;
   if (!options.grid_search) {
@@ -194,13 +310,10 @@ GridResult GridSearch(const SearchProblem& problem, const SplitState& state,
 
   GridResult result;
   const int num_devices = problem.task->topology.num_devices();
-  const std::vector<GreedyItem> items = GreedyOrder(problem, state, model);
+  const std::vector<GreedyItem> items = GreedyOrder(problem, state, costs);
   std::vector<std::vector<int32_t>> scored;  // placements already scored by this grid
-  auto try_scale = [&](double scale) {
+  auto consider = [&](absl::StatusOr<std::vector<int32_t>> placement) {
     ++result.greedy_runs;
-    result.unplaced_bytes = 0;
-    absl::StatusOr<std::vector<int32_t>> placement = Greedy(
-        problem, state, items, scale, model, scale == kUncapped ? &result.unplaced_bytes : nullptr);
     if (!placement.ok()) {
       result.failure = placement.status();
       return;
@@ -215,26 +328,36 @@ GridResult GridSearch(const SearchProblem& problem, const SplitState& state,
     std::vector<std::vector<ShardView>> shards(num_devices);
     for (int d = 0; d < num_devices; ++d) AppendShards(problem, state, pieces_on[d], shards[d]);
     ++result.plan_evaluations;
-    const double cost = CostOfPlacement(model, problem.cost_context, shards).cost_ms;
+    const double cost = CostOfPlacement(costs, problem.cost_context, shards).cost_ms;
     if (!result.feasible || cost < result.cost_ms) {
       result.feasible = true;
       result.cost_ms = cost;
       result.device_of_piece = *std::move(placement);
     }
   };
-  for (double scale : scales) {
-    if (!stop.Check().ok()) {
-      result.stopped = true;
-      return result;
-    }
-    try_scale(scale);
+  // An uncapped run (alone, or the fallback) records the memory it could not place.
+  auto uncapped = [&] {
+    result.unplaced_bytes = 0;
+    consider(Greedy(problem, state, items, kUncapped, costs, &result.unplaced_bytes));
+  };
+  if (!stop.Check().ok()) {
+    result.stopped = true;
+    return result;
   }
-  if (!result.feasible && scales.back() != kUncapped) {
+  if (scales.back() == kUncapped) {
+    uncapped();
+    return result;
+  }
+  for (absl::StatusOr<std::vector<int32_t>>& placement :
+       GreedyAtScales(problem, state, items, scales, costs)) {
+    consider(std::move(placement));
+  }
+  if (!result.feasible) {
     if (!stop.Check().ok()) {
       result.stopped = true;
       return result;
     }
-    try_scale(kUncapped);
+    uncapped();
   }
   return result;
 }

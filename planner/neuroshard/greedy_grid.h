@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "planner/baselines/placement_units.h"
 #include "planner/cost_model.h"
+#include "planner/neuroshard/shard_cost_cache.h"
 #include "planner/neuroshard/split_state.h"
 #include "planner/stop_signal.h"
 #include "planner/task.h"
@@ -51,7 +52,7 @@ struct GreedyItem {
 // The items of `state` in the order the greedy places them (below); it does not depend on the
 // scale, so the grid computes it once per state.
 std::vector<GreedyItem> GreedyOrder(const SearchProblem& problem, const SplitState& state,
-                                    const CostModel& model);
+                                    const ShardCostCache& costs);
 
 // _greedy(scale): items (a piece, or the whole of a colocated or pinned unit) by single-item
 // predicted compute cost descending, ties to the higher augmented index (the reference's stable
@@ -64,13 +65,22 @@ std::vector<GreedyItem> GreedyOrder(const SearchProblem& problem, const SplitSta
 // added there, and the greedy goes on, so that infeasible states can be ranked by how much did
 // not fit; the error is still the first such item's.
 absl::StatusOr<std::vector<int32_t>> Greedy(const SearchProblem& problem, const SplitState& state,
-                                            double scale, const CostModel& model,
+                                            double scale, const ShardCostCache& costs,
                                             int64_t* unplaced_bytes = nullptr);
-// The same with `items` from GreedyOrder(problem, state, model).
+// The same with `items` from GreedyOrder(problem, state, costs).
 absl::StatusOr<std::vector<int32_t>> Greedy(const SearchProblem& problem, const SplitState& state,
                                             const std::vector<GreedyItem>& items, double scale,
-                                            const CostModel& model,
+                                            const ShardCostCache& costs,
                                             int64_t* unplaced_bytes = nullptr);
+
+// Greedy at every scale of `scales` at once, with the result of each, in order. Runs that make
+// the same choices share them: the scales travel together until the dim cap first sends them to
+// different devices, where the run forks. Identical to one Greedy per scale (without
+// unplaced_bytes), at the cost of the distinct choices only: neighbouring scales of the grid
+// part late in the run, when the devices' dim sums near the cap.
+std::vector<absl::StatusOr<std::vector<int32_t>>> GreedyAtScales(
+    const SearchProblem& problem, const SplitState& state, const std::vector<GreedyItem>& items,
+    const std::vector<double>& scales, const ShardCostCache& costs);
 
 struct GridOptions {
   int grid_steps = 11;      // scales 1.0, ..., 1.5 of mean_dim
@@ -90,12 +100,13 @@ struct GridResult {
   int64_t plan_evaluations = 0;  // full plan-cost evaluations (comm model calls)
 };
 
-// _table_wise_shard: Greedy at every scale, each feasible placement scored by CostOfPlacement,
-// the lowest cost kept (the first scale on ties). Deviation: when no scale is feasible, one more
-// greedy without the dim cap, so that the dim cap alone never makes a task infeasible.
-// Checks `stop` before every greedy run.
+// _table_wise_shard: Greedy at every scale (GreedyAtScales), each feasible placement scored by
+// CostOfPlacement, the lowest cost kept (the first scale on ties). Deviation: when no scale is
+// feasible, one more greedy without the dim cap, so that the dim cap alone never makes a task
+// infeasible. Checks `stop` before the grid's greedy and before that extra one.
 GridResult GridSearch(const SearchProblem& problem, const SplitState& state,
-                      const GridOptions& options, const CostModel& model, const StopSignal& stop);
+                      const GridOptions& options, const ShardCostCache& costs,
+                      const StopSignal& stop);
 
 }  // namespace shardplan::neuroshard
 

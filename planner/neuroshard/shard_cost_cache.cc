@@ -1,5 +1,6 @@
 #include "planner/neuroshard/shard_cost_cache.h"
 
+#include <algorithm>
 #include <thread>
 
 namespace shardplan::neuroshard {
@@ -13,34 +14,106 @@ uint64_t Mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// Per-thread buffers (a latent computed outside the table, a latent sum): after a thread's
+// first calls the miss path does not allocate.
+std::vector<float>& ThreadBuffer(std::vector<float>& buffer, size_t size) {
+  if (buffer.size() < size) buffer.resize(size);
+  return buffer;
+}
+std::vector<float>& ThreadLatent(size_t size) {
+  thread_local std::vector<float> latent;
+  return ThreadBuffer(latent, size);
+}
+std::vector<float>& ThreadLatentSum(size_t size) {
+  thread_local std::vector<float> sum;
+  return ThreadBuffer(sum, size);
+}
+
 }  // namespace
 
+void DeviceShards::Add(const ShardCostCache& cache, const ShardView& shard) {
+  cache.AddToKey(key_, shard);
+  shards_.push_back(shard);
+  if (cache.sum_pooled_ != nullptr) {
+    latent_sum_.resize(static_cast<size_t>(cache.sum_pooled_->latent_size()), 0.0f);
+    cache.AddLatent(shard, latent_sum_.data());
+  }
+}
+
 ShardCostCache::ShardCostCache(const CostModel& model, const Task& task, bool enabled)
-    : model_(model), task_(task), enabled_(enabled), shards_(new Shard[kShards]) {}
+    : model_(model),
+      sum_pooled_(model.sum_pooled_compute()),
+      task_(task),
+      context_(CostContext::For(task)),
+      enabled_(enabled),
+      shards_(new Shard[kShards]) {
+  if (sum_pooled_ != nullptr) {
+    const size_t slots = task.tables.size() * kLatentLevels;
+    latent_state_.reset(new std::atomic<uint8_t>[slots]);
+    for (size_t i = 0; i < slots; ++i) latent_state_[i].store(0, std::memory_order_relaxed);
+    latents_.resize(slots * static_cast<size_t>(sum_pooled_->latent_size()));
+  }
+}
 
 ShardCostCache::~ShardCostCache() = default;
 
+void ShardCostCache::AddToKey(Key& key, const ShardView& shard) const {
+  const uint64_t table = static_cast<uint64_t>(shard.table - task_.tables.data());
+  const uint64_t pair = (table << 32) | static_cast<uint32_t>(shard.columns);
+  key[0] += Mix(pair);
+  key[1] += Mix(pair ^ 0x5851f42d4c957f2dULL);
+}
+
 ShardCostCache::Key ShardCostCache::KeyOf(std::span<const ShardView> shards) const {
   Key key = {0, 0};
-  for (const ShardView& shard : shards) {
-    const uint64_t table = static_cast<uint64_t>(shard.table - task_.tables.data());
-    const uint64_t pair = (table << 32) | static_cast<uint32_t>(shard.columns);
-    key[0] += Mix(pair);
-    key[1] += Mix(pair ^ 0x5851f42d4c957f2dULL);
-  }
+  for (const ShardView& shard : shards) AddToKey(key, shard);
   return key;
 }
 
-double ShardCostCache::ComputeCost(const CostContext& context,
-                                   std::span<const ShardView> shards) const {
-  if (!enabled_) {
-    {
-      std::lock_guard<std::mutex> lock(shards_[0].mutex);  // the counts live in the shards
-      ++shards_[0].misses;
-    }
-    return model_.ComputeCost(context, shards);
+const float* ShardCostCache::CachedLatent(const CostContext& context,
+                                          const ShardView& shard) const {
+  const size_t table = static_cast<size_t>(shard.table - task_.tables.data());
+  int level = 0;
+  while (level < kLatentLevels && (shard.table->dim >> level) != shard.columns) ++level;
+  if (table >= task_.tables.size() || level == kLatentLevels) return nullptr;
+  const size_t slot = table * kLatentLevels + static_cast<size_t>(level);
+  const size_t k = static_cast<size_t>(sum_pooled_->latent_size());
+  float* latent = latents_.data() + slot * k;
+  std::atomic<uint8_t>& state = latent_state_[slot];
+  uint8_t seen = state.load(std::memory_order_acquire);
+  if (seen == 2) return latent;
+  if (seen == 0 && state.compare_exchange_strong(seen, 1, std::memory_order_acquire)) {
+    sum_pooled_->ShardLatent(context, shard, std::span<float>(latent, k));
+    state.store(2, std::memory_order_release);
+    return latent;
   }
-  const Key key = KeyOf(shards);
+  while (state.load(std::memory_order_acquire) != 2) std::this_thread::yield();
+  return latent;
+}
+
+void ShardCostCache::AddLatent(const ShardView& shard, float* sum) const {
+  const size_t k = static_cast<size_t>(sum_pooled_->latent_size());
+  const float* latent = CachedLatent(context_, shard);
+  if (latent == nullptr) {  // not a halving of its table: no slot, computed each time
+    std::vector<float>& scratch = ThreadLatent(k);
+    sum_pooled_->ShardLatent(context_, shard, std::span<float>(scratch.data(), k));
+    latent = scratch.data();
+  }
+  for (size_t j = 0; j < k; ++j) sum[j] += latent[j];
+}
+
+double ShardCostCache::Miss(const CostContext& context, std::span<const ShardView> shards) const {
+  if (sum_pooled_ == nullptr) return model_.ComputeCost(context, shards);
+  // Head(sum of latents), summed in shard order from zero as the model's own ComputeCost does.
+  const size_t k = static_cast<size_t>(sum_pooled_->latent_size());
+  std::vector<float>& sum = ThreadLatentSum(k);
+  std::fill(sum.begin(), sum.begin() + k, 0.0f);
+  for (const ShardView& shard : shards) AddLatent(shard, sum.data());
+  return sum_pooled_->CostOfLatentSum(std::span<const float>(sum.data(), k));
+}
+
+template <typename MissFn>
+double ShardCostCache::Lookup(const Key& key, const MissFn& miss) const {
   Shard& home = shards_[key[1] % kShards];
   std::unique_lock<std::mutex> lock(home.mutex);
   auto [it, inserted] = home.entries.try_emplace(key);
@@ -58,12 +131,32 @@ double ShardCostCache::ComputeCost(const CostContext& context,
   }
   ++home.misses;
   lock.unlock();  // the model runs outside the lock
-  const double cost = model_.ComputeCost(context, shards);
+  const double cost = miss();
   lock.lock();
   Entry& entry = home.entries.find(key)->second;
   entry.value = cost;
   entry.ready = true;
   return cost;
+}
+
+double ShardCostCache::ComputeCost(const CostContext& context,
+                                   std::span<const ShardView> shards) const {
+  if (!enabled_) {
+    {
+      std::lock_guard<std::mutex> lock(shards_[0].mutex);  // the counts live in the shards
+      ++shards_[0].misses;
+    }
+    return model_.ComputeCost(context, shards);  // the ablation: the model, every time
+  }
+  return Lookup(KeyOf(shards), [&] { return Miss(context, shards); });
+}
+
+double ShardCostCache::ComputeCost(const CostContext& context, const DeviceShards& set) const {
+  if (!enabled_) return ComputeCost(context, set.shards());
+  return Lookup(set.key_, [&] {
+    return sum_pooled_ != nullptr ? sum_pooled_->CostOfLatentSum(set.latent_sum_)
+                                  : model_.ComputeCost(context, set.shards_);
+  });
 }
 
 int64_t ShardCostCache::hits() const {

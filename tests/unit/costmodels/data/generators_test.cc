@@ -253,7 +253,7 @@ TEST(CostDataGenerators, TaskTableCountIsUniformAsInTheReference) {
   ASSERT_TRUE(pool.ok()) << pool.status();
   // 8 devices at max dim 128 takes ~0.1 s a task (T = 119 fits about once in 10^7 draws), so
   // that setting is left to scripts/compare_task_distribution.py; max dim 32 binds as well.
-  for (const auto [devices, max_dim] : {std::pair{4, 128}, std::pair{8, 32}}) {
+  for (const auto& [devices, max_dim] : {std::pair{4, 128}, std::pair{8, 32}}) {
     SCOPED_TRACE(absl::StrCat(devices, " devices, max dim ", max_dim));
     TaskGenOptions options;
     options.num_devices = devices;

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <limits>
+#include <random>
+#include <set>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "neuroshard_test_util.h"
@@ -148,16 +151,17 @@ TEST(GreedyTest, TieBreaks) {
   const Task task = test::MakeTask(
       {MakeTable("a", 100, 8), MakeTable("b", 100, 8), MakeTable("c", 200, 8)}, 2, kGiB);
   const test::FakeCostModel model;  // compute = columns x pooling
+  const ShardCostCache costs(model, task, /*enabled=*/true);
   absl::StatusOr<SearchProblem> problem = MakeSearchProblem(task, true);
   ASSERT_TRUE(problem.ok());
   const SplitState state(task);
-  absl::StatusOr<std::vector<int32_t>> devices = Greedy(*problem, state, kUncapped, model);
+  absl::StatusOr<std::vector<int32_t>> devices = Greedy(*problem, state, kUncapped, costs);
   ASSERT_TRUE(devices.ok()) << devices.status();
   EXPECT_THAT(*devices, ElementsAre(1, 1, 0));
   // mean_dim = 12: at scale 1.0 the cap of 12 leaves no room for a beside b or c.
-  EXPECT_EQ(Greedy(*problem, state, 1.0, model).status().code(),
+  EXPECT_EQ(Greedy(*problem, state, 1.0, costs).status().code(),
             absl::StatusCode::kFailedPrecondition);
-  EXPECT_TRUE(Greedy(*problem, state, 1.5, model).ok());
+  EXPECT_TRUE(Greedy(*problem, state, 1.5, costs).ok());
 }
 
 TEST(GreedyTest, LargestPredictedCostFirstOntoTheCheapestDevice) {
@@ -165,30 +169,84 @@ TEST(GreedyTest, LargestPredictedCostFirstOntoTheCheapestDevice) {
                                     MakeTable("c", 100, 8, 3.0), MakeTable("d", 100, 8, 2.0)},
                                    2, kGiB);
   const test::FakeCostModel model;
+  const ShardCostCache costs(model, task, /*enabled=*/true);
   absl::StatusOr<SearchProblem> problem = MakeSearchProblem(task, true);
   ASSERT_TRUE(problem.ok());
   // b (40) -> 0; c (24) -> 1; d (16) -> 1 (24 < 40); a (8) -> 0 (40 = 40, and device 0 holds
   // less memory)
   absl::StatusOr<std::vector<int32_t>> devices =
-      Greedy(*problem, SplitState(task), kUncapped, model);
+      Greedy(*problem, SplitState(task), kUncapped, costs);
   ASSERT_TRUE(devices.ok());
   EXPECT_THAT(*devices, ElementsAre(0, 0, 1, 1));
+}
+
+// GreedyAtScales forks one run where scales choose differently; every scale's outcome must be
+// the one a greedy of its own gives, placement and error alike. Random tasks of 6 to 40 tables
+// on 2 to 8 devices, split states included, tight memory so that some scales fail.
+TEST(GreedyAtScalesTest, EveryScaleGetsWhatItsOwnGreedyGives) {
+  std::mt19937_64 rng(7);
+  const test::NonAdditiveModel model;
+  int forked = 0, failed = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const int tables = 6 + static_cast<int>(rng() % 35);
+    const int devices = 2 + static_cast<int>(rng() % 7);
+    std::vector<Table> list;
+    for (int t = 0; t < tables; ++t) {
+      list.push_back(MakeTable(absl::StrCat("t", t), 1000 + static_cast<int64_t>(rng() % 400000),
+                               4 << (rng() % 6), 0.5 + static_cast<double>(rng() % 40)));
+    }
+    int64_t total = 0;
+    for (const Table& table : list) total += table.rows * table.dim * 4;
+    const Task task = test::MakeTask(list, devices, total / devices * (11 + rng() % 10) / 10);
+    const ShardCostCache costs(model, task, /*enabled=*/true);
+    absl::StatusOr<SearchProblem> problem = MakeSearchProblem(task, true);
+    ASSERT_TRUE(problem.ok());
+    SplitState state(task);
+    for (int s = 0; s < 3; ++s) {
+      const int piece = static_cast<int>(rng() % state.pieces().size());
+      if (HalfIsSplittable(state.pieces()[piece].columns)) state.Split(piece);
+    }
+    const std::vector<GreedyItem> items = GreedyOrder(*problem, state, costs);
+    std::vector<double> scales;
+    for (int k = 0; k < 11; ++k) scales.push_back(1.0 + 0.05 * k);
+    scales.push_back(0.9);  // unsorted on purpose
+    const auto together = GreedyAtScales(*problem, state, items, scales, costs);
+    ASSERT_EQ(together.size(), scales.size());
+    std::set<std::vector<int32_t>> distinct;
+    for (size_t k = 0; k < scales.size(); ++k) {
+      SCOPED_TRACE(absl::StrCat("trial ", trial, ", scale ", scales[k]));
+      const auto alone = Greedy(*problem, state, items, scales[k], costs);
+      ASSERT_EQ(together[k].ok(), alone.ok()) << alone.status();
+      if (alone.ok()) {
+        EXPECT_EQ(*together[k], *alone);
+        distinct.insert(*alone);
+      } else {
+        EXPECT_EQ(together[k].status(), alone.status());
+        ++failed;
+      }
+    }
+    forked += distinct.size() > 1;
+  }
+  // The trials exercise forks and failures, not only one shared run.
+  EXPECT_GT(forked, 10);
+  EXPECT_GT(failed, 10);
 }
 
 TEST(GridSearchTest, KeepsTheCheapestScale) {
   const Task task = test::SixTables(3);
   const test::NonAdditiveModel model;
+  const ShardCostCache costs(model, task, /*enabled=*/true);
   absl::StatusOr<SearchProblem> problem = MakeSearchProblem(task, true);
   ASSERT_TRUE(problem.ok());
   SplitState state(task);
   state.Split(3);
   const StopSignal never;
-  const GridResult grid = GridSearch(*problem, state, GridOptions{}, model, never);
+  const GridResult grid = GridSearch(*problem, state, GridOptions{}, costs, never);
   ASSERT_TRUE(grid.feasible);
   EXPECT_EQ(grid.greedy_runs, 11);
   double best = std::numeric_limits<double>::infinity();
   for (int k = 0; k < 11; ++k) {
-    absl::StatusOr<std::vector<int32_t>> devices = Greedy(*problem, state, 1.0 + 0.05 * k, model);
+    absl::StatusOr<std::vector<int32_t>> devices = Greedy(*problem, state, 1.0 + 0.05 * k, costs);
     if (!devices.ok()) continue;
     Plan plan = PlanOfState(task, state, *devices);
     ASSERT_TRUE(EvaluatePlan(task, model, plan).ok());
@@ -203,12 +261,13 @@ TEST(GridSearchTest, KeepsTheCheapestScale) {
 TEST(GridSearchTest, WithoutGridOneUncappedGreedy) {
   const Task task = test::SixTables(3);
   const test::NonAdditiveModel model;
+  const ShardCostCache costs(model, task, /*enabled=*/true);
   absl::StatusOr<SearchProblem> problem = MakeSearchProblem(task, true);
   ASSERT_TRUE(problem.ok());
   const StopSignal never;
   const GridResult grid =
       GridSearch(*problem, SplitState(task), GridOptions{.grid_steps = 11, .grid_search = false},
-                 model, never);
+                 costs, never);
   EXPECT_TRUE(grid.feasible);
   EXPECT_EQ(grid.greedy_runs, 1);
   EXPECT_EQ(grid.plan_evaluations, 1);
@@ -219,10 +278,11 @@ TEST(GridSearchTest, FallsBackToUncappedWhenNoScaleFits) {
   const Task task =
       test::MakeTask({MakeTable("big", 100, 128), MakeTable("small", 100, 8)}, 4, kGiB);
   const test::FakeCostModel model;
+  const ShardCostCache costs(model, task, /*enabled=*/true);
   absl::StatusOr<SearchProblem> problem = MakeSearchProblem(task, true);
   ASSERT_TRUE(problem.ok());
   const StopSignal never;
-  const GridResult grid = GridSearch(*problem, SplitState(task), GridOptions{}, model, never);
+  const GridResult grid = GridSearch(*problem, SplitState(task), GridOptions{}, costs, never);
   EXPECT_TRUE(grid.feasible);
   EXPECT_EQ(grid.greedy_runs, 12);
 }

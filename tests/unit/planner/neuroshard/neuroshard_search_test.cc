@@ -144,8 +144,9 @@ TEST(NeuroShardTest, ExpiredDeadline) {
 }
 
 TEST(NeuroShardTest, StopMidSearchReturnsTheBestSoFarFlagged) {
-  // The predicate is polled before every greedy run (and by PlanTask's own checks); cancel once
-  // the unsplit grid and part of the first beam step have run.
+  // The predicate is polled by the planner's first check, then before every grid search (whose
+  // scales run together) and its uncapped fallback; cancel once the unsplit grid and part of the
+  // beam have run.
   std::atomic<int> polls{0};
   const StopSignal stop(std::nullopt, [&] { return ++polls > 40; });
   const test::NonAdditiveModel model;
@@ -155,7 +156,8 @@ TEST(NeuroShardTest, StopMidSearchReturnsTheBestSoFarFlagged) {
   EXPECT_TRUE(ValidatePlan(test::SixTables(3), *plan).ok());
 
   std::atomic<int> early{0};
-  const StopSignal stop_early(std::nullopt, [&] { return ++early > 3; });
+  // Poll 2 is the unsplit grid's: stopped there, the search has no plan to return.
+  const StopSignal stop_early(std::nullopt, [&] { return ++early > 1; });
   EXPECT_STATUS(Plan(test::SixTables(3), model, {}, &stop_early), absl::StatusCode::kCancelled,
                 "cancelled");
 }
