@@ -2,7 +2,8 @@
 # Trains the neural cost-model bundles shipped in models/ from the datasets in data/cost_data/
 # and plots predicted vs measured cost (paper Figure 8, left) into docs/models/.
 #
-#   scripts/train_shipped_models.sh [BUILD_DIR]      (default build; run scripts/build.sh first)
+#   scripts/train_shipped_models.sh [BUILD_DIR] [NAME...]  (default build, every bundle; run
+#                                                           scripts/build.sh first)
 #   MODELS_ROOT=/tmp/models scripts/train_shipped_models.sh   (retrain elsewhere: the weights
 #                                                              files' SHA-256 match the shipped)
 #
@@ -15,13 +16,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${1:-build}
 CLI="$BUILD_DIR/client/cli/shardplan"
+shift || true
+ONLY=("$@")  # bundle names to train; none: all
 ROOT=${MODELS_ROOT:-models}
-VERSION=1
+# Version 2: the compute data of every bundle was collected again after the combination
+# generator was corrected (data/cost_data/README.md). Version 1 stays loadable.
+VERSION=2
 SEED=0
+CHANGE="v2: compute data collected again with combination sizes uniform on 1..15, as the reference's compute_bench.py draws them (v1's generator redrew the size with every memory rejection, mean 5.1 tables instead of 8)"
 
 train() {  # name description args...
-  local name=$1 description=$2
+  local name=$1 description="$2. $CHANGE"
   shift 2
+  if [[ ${#ONLY[@]} -gt 0 && ! " ${ONLY[*]} " =~ " $name " ]]; then return; fi
   if [[ -d "$ROOT/$name/$VERSION" ]]; then
     echo "== $name@$VERSION exists in $ROOT; skipping (delete $ROOT/$name/$VERSION to retrain)"
     return

@@ -98,6 +98,11 @@ absl::StatusOr<std::vector<PlacementUnit>> PlacementUnits(const Task& task) {
 MemoryLedger::MemoryLedger(const Topology& topology)
     : capacity_(topology.memory_bytes), used_(topology.memory_bytes.size(), 0) {}
 
+void MemoryLedger::Reset(const Topology& topology) {
+  capacity_.assign(topology.memory_bytes.begin(), topology.memory_bytes.end());
+  used_.assign(topology.memory_bytes.size(), 0);
+}
+
 void MemoryLedger::Add(int device, int64_t bytes) {
   used_[device] = AddBytes(used_[device], bytes);
 }

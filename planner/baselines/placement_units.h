@@ -46,6 +46,8 @@ absl::StatusOr<std::vector<PlacementUnit>> PlacementUnits(const Task& task);
 class MemoryLedger {
  public:
   explicit MemoryLedger(const Topology& topology);
+  // Empty again, for `topology`'s devices; keeps the buffers.
+  void Reset(const Topology& topology);
 
   int num_devices() const { return static_cast<int>(capacity_.size()); }
   int64_t used(int device) const { return used_[device]; }

@@ -102,20 +102,27 @@ std::vector<GreedyItem> GreedyOrder(const SearchProblem& problem, const SplitSta
 
 namespace {
 
-// What every device holds after some items of one greedy run.
+// What every device holds after some items of one greedy run. Runs are reused across greedy
+// calls of a thread (Start), so that a search's thousands of runs do not allocate afresh.
 class GreedyRun {
  public:
-  GreedyRun(const SearchProblem& problem, const SplitState& state, const ShardCostCache& costs)
-      : problem_(&problem),
-        state_(&state),
-        costs_(&costs),
-        ledger(problem.task->topology),
-        dim_sum(problem.task->topology.num_devices(), 0),
-        compute(problem.task->topology.num_devices(), 0.0),
-        devices(problem.task->topology.num_devices()),
-        order(problem.task->topology.num_devices()),
-        device_of_piece(state.pieces().size(), 0) {
-    for (size_t d = 0; d < order.size(); ++d) order[d] = static_cast<int>(d);
+  GreedyRun() : ledger(Topology{}) {}
+
+  // An empty run over `problem` and `state`.
+  void Start(const SearchProblem& problem, const SplitState& state, const ShardCostCache& costs) {
+    problem_ = &problem;
+    state_ = &state;
+    costs_ = &costs;
+    const Topology& topology = problem.task->topology;
+    const size_t devices_count = static_cast<size_t>(topology.num_devices());
+    ledger.Reset(topology);
+    dim_sum.assign(devices_count, 0);
+    compute.assign(devices_count, 0.0);
+    devices.resize(devices_count);
+    for (DeviceShards& device : devices) device.Clear();
+    order.resize(devices_count);
+    for (size_t d = 0; d < devices_count; ++d) order[d] = static_cast<int>(d);
+    device_of_piece.assign(state.pieces().size(), 0);
   }
 
   // Puts `item` on device d. Devices are kept in the order the greedy prefers them: (compute,
@@ -142,9 +149,9 @@ class GreedyRun {
     order.insert(std::lower_bound(order.begin(), order.end(), d, prefer), d);
   }
 
-  const SearchProblem* problem_;
-  const SplitState* state_;
-  const ShardCostCache* costs_;
+  const SearchProblem* problem_ = nullptr;
+  const SplitState* state_ = nullptr;
+  const ShardCostCache* costs_ = nullptr;
   MemoryLedger ledger;
   std::vector<int64_t> dim_sum;
   std::vector<double> compute;
@@ -167,8 +174,12 @@ std::vector<absl::StatusOr<std::vector<int32_t>>> RunGreedy(
   const Task& task = *problem.task;
   std::vector<absl::StatusOr<std::vector<int32_t>>> outcomes(
       caps.size(), absl::InternalError("greedy: no outcome"));
-  std::vector<Trajectory> runs;
-  runs.push_back({GreedyRun(problem, state, costs), {}});
+  // This thread's runs, reused from call to call: runs[0, num_runs) are this call's.
+  thread_local std::vector<Trajectory> runs;
+  size_t num_runs = 1;
+  if (runs.empty()) runs.emplace_back();
+  runs[0].run.Start(problem, state, costs);
+  runs[0].caps.clear();
   for (size_t c = 0; c < caps.size(); ++c) runs[0].caps.push_back(static_cast<int>(c));
   absl::Status first_unplaced;
   struct Choice {
@@ -177,7 +188,7 @@ std::vector<absl::StatusOr<std::vector<int32_t>>> RunGreedy(
   };
   std::vector<Choice> choices;
   for (const GreedyItem& item : items) {
-    const size_t live = runs.size();  // forks made for this item have placed it already
+    const size_t live = num_runs;  // forks made for this item have placed it already
     for (size_t r = 0; r < live; ++r) {
       GreedyRun& run = runs[r].run;
       std::vector<int>& on = runs[r].caps;
@@ -235,12 +246,15 @@ std::vector<absl::StatusOr<std::vector<int32_t>>> RunGreedy(
       }
       if (choices.size() > 1) {
         // Forks (rare): each copies the run as it was before this item, then places it.
-        const std::vector<int> caps_here = on;
-        const GreedyRun before = run;
+        if (runs.size() < num_runs + choices.size() - 1) {
+          runs.resize(num_runs + choices.size() - 1);  // may move runs[r]: `run`, `on` not used
+        }
         for (size_t k = 1; k < choices.size(); ++k) {
-          runs.push_back({before, std::vector<int>(caps_here.begin() + choices[k].first,
-                                                   caps_here.begin() + choices[k].last)});
-          runs.back().run.Place(item, choices[k].device);
+          Trajectory& fork = runs[num_runs++];
+          fork.run = runs[r].run;  // copy-assignment keeps the fork's buffers
+          fork.caps.assign(runs[r].caps.begin() + choices[k].first,
+                           runs[r].caps.begin() + choices[k].last);
+          fork.run.Place(item, choices[k].device);
         }
       }
       std::vector<int>& kept = runs[r].caps;  // runs may have grown: refer to it afresh
@@ -249,7 +263,8 @@ std::vector<absl::StatusOr<std::vector<int32_t>>> RunGreedy(
       runs[r].run.Place(item, choices[0].device);
     }
   }
-  for (const Trajectory& trajectory : runs) {
+  for (size_t r = 0; r < num_runs; ++r) {
+    const Trajectory& trajectory = runs[r];
     for (int c : trajectory.caps) {
       outcomes[c] = first_unplaced.ok()
                         ? absl::StatusOr<std::vector<int32_t>>(trajectory.run.device_of_piece)

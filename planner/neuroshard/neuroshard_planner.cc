@@ -80,7 +80,8 @@ absl::StatusOr<Plan> NeuroShardPlanner::Run(const Task& task,
 
   SHARDPLAN_ASSIGN_OR_RETURN(const neuroshard::SearchProblem problem,
                              neuroshard::MakeSearchProblem(task, options.beam_search));
-  const neuroshard::ShardCostCache cache(*context.cost_model, task, params.GetBool("cost_cache"));
+  const neuroshard::ShardCostCache cache(*context.cost_model, task, params.GetBool("cost_cache"),
+                                         /*single_thread=*/options.threads <= 1);
   neuroshard::SearchResult result =
       neuroshard::BeamSearch(problem, options, cache, *context.stop, context.on_progress);
   if (!result.feasible) {

@@ -1,6 +1,7 @@
 #include "planner/neuroshard/shard_cost_cache.h"
 
 #include <algorithm>
+#include <atomic>
 #include <thread>
 
 namespace shardplan::neuroshard {
@@ -40,13 +41,28 @@ void DeviceShards::Add(const ShardCostCache& cache, const ShardView& shard) {
   }
 }
 
-ShardCostCache::ShardCostCache(const CostModel& model, const Task& task, bool enabled)
+void DeviceShards::Clear() {
+  key_ = {0, 0};
+  shards_.clear();
+  latent_sum_.clear();
+}
+
+ShardCostCache::ShardCostCache(const CostModel& model, const Task& task, bool enabled,
+                               bool single_thread)
     : model_(model),
       sum_pooled_(model.sum_pooled_compute()),
       task_(task),
       context_(CostContext::For(task)),
       enabled_(enabled),
+      single_thread_(single_thread),
       shards_(new Shard[kShards]) {
+  // Room for the device sets a search typically meets (~60K on 90 tables x 8 devices), so the
+  // maps do not grow (rehash, fault in fresh pages) a dozen times during the search.
+  const size_t expected = std::min<size_t>(
+      size_t{1} << 20, task.tables.size() * static_cast<size_t>(task.topology.num_devices()) * 64);
+  if (enabled) {
+    for (size_t i = 0; i < kShards; ++i) shards_[i].entries.reserve(expected / kShards);
+  }
   if (sum_pooled_ != nullptr) {
     const size_t slots = task.tables.size() * kLatentLevels;
     latent_state_.reset(new std::atomic<uint8_t>[slots]);
@@ -115,6 +131,17 @@ double ShardCostCache::Miss(const CostContext& context, std::span<const ShardVie
 template <typename MissFn>
 double ShardCostCache::Lookup(const Key& key, const MissFn& miss) const {
   Shard& home = shards_[key[1] % kShards];
+  if (single_thread_) {
+    auto [it, inserted] = home.entries.try_emplace(key);
+    if (!inserted) {
+      ++home.hits;
+      return it->second.value;
+    }
+    ++home.misses;
+    it->second.value = miss();  // the model never calls back into the cache: `it` stays valid
+    it->second.ready = true;
+    return it->second.value;
+  }
   std::unique_lock<std::mutex> lock(home.mutex);
   auto [it, inserted] = home.entries.try_emplace(key);
   if (!inserted) {

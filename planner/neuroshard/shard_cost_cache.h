@@ -27,6 +27,8 @@ class ShardCostCache;
 class DeviceShards {
  public:
   void Add(const ShardCostCache& cache, const ShardView& shard);
+  // Empty again; keeps the buffers.
+  void Clear();
   std::span<const ShardView> shards() const { return shards_; }
 
  private:
@@ -58,8 +60,11 @@ class DeviceShards {
 // per-shard feature building and process-wide memo lookups.
 class ShardCostCache : public CostModel {
  public:
-  // `task` must outlive the cache and be the task every ShardView points into.
-  ShardCostCache(const CostModel& model, const Task& task, bool enabled);
+  // `task` must outlive the cache and be the task every ShardView points into. With
+  // `single_thread`, the caller promises that one thread at a time uses the cache, and lookups
+  // take no lock (an uncontended lock pair per lookup was a tenth of a one-thread search).
+  ShardCostCache(const CostModel& model, const Task& task, bool enabled,
+                 bool single_thread = false);
   ~ShardCostCache() override;
 
   std::string id() const override { return model_.id(); }
@@ -127,6 +132,7 @@ class ShardCostCache : public CostModel {
   const Task& task_;
   const CostContext context_;  // the task's
   const bool enabled_;
+  const bool single_thread_;
   std::unique_ptr<Shard[]> shards_;
   // Per (task table, level): 0 empty, 1 being computed, 2 ready; and the latents, flat.
   std::unique_ptr<std::atomic<uint8_t>[]> latent_state_;
