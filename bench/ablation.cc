@@ -8,7 +8,7 @@
 // docs/benchmarks.md explains the output.
 //
 //   build/bench/ablation [--devices 4,8] [--max-dim 128] [--tasks 100] [--seed 0]
-//       [--pool data/table_pool/dlrm_856.json] [--models-dir models] [--model sim-rtx2080ti@1]
+//       [--pool data/table_pool/dlrm_856.json] [--models-dir models] [--model sim-rtx2080ti@2]
 //       [--table1 bench/results/table1.json] [--out bench/results/ablation] [--fresh]
 //
 // (setting, row) pairs already in --out.json with the same configuration are reused (resume);
@@ -365,7 +365,7 @@ Command AblationCommand() {
               {"seed", "S", "task seed (as reproduce_table1's)", "0"},
               {"pool", "FILE", "table pool", offline::kDefaultPool},
               {"models-dir", "DIR", "model bundles", "models"},
-              {"model", "NAME@VERSION", "cost model neuroshard plans under", "sim-rtx2080ti@1"},
+              {"model", "NAME@VERSION", "cost model neuroshard plans under", "sim-rtx2080ti@2"},
               {"table1", "FILE",
                "reproduce_table1's JSON, to show its neuroshard cost next to the full row",
                "bench/results/table1.json"},

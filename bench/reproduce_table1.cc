@@ -8,7 +8,7 @@
 //
 //   build/bench/reproduce_table1 [--devices 4,8] [--max-dims 4,8,16,32,64,128] [--tasks 100]
 //       [--seed 0] [--pool data/table_pool/dlrm_856.json] [--models-dir models]
-//       [--model sim-rtx2080ti@1] [--algorithms random,...,torchrec,neuroshard]
+//       [--model sim-rtx2080ti@2] [--algorithms random,...,torchrec,neuroshard]
 //       [--analytic-row neuroshard] [--ground-truth sim|cpu] [--out bench/results/table1]
 //       [--fresh]
 //
@@ -489,7 +489,7 @@ absl::Status Run(const Args& args) {
   if (config.ground_truth == GroundTruth::kCpu) {
     if (main.manifest.backend != "cpu") {
       return UsageError(absl::StrCat(
-          "--ground-truth cpu needs a --model trained on cpu data (e.g. --model cpu-amd-epyc@1); ",
+          "--ground-truth cpu needs a --model trained on cpu data (e.g. --model cpu-amd-epyc@2); ",
           main.manifest.id(), " was trained on ",
           main.manifest.backend.empty() ? "no data (analytic)" : main.manifest.backend + " data"));
     }
@@ -586,7 +586,7 @@ Command Table1Command() {
               {"pool", "FILE", "table pool", offline::kDefaultPool},
               {"models-dir", "DIR", "model bundles", "models"},
               {"model", "NAME@VERSION", "cost model the algorithms plan under",
-               "sim-rtx2080ti@1"},
+               "sim-rtx2080ti@2"},
               {"algorithms", "A,...", "algorithms (unregistered ones are skipped)",
                "random,size_greedy,dim_greedy,lookup_greedy,size_lookup_greedy,torchrec,"
                "neuroshard"},
@@ -596,7 +596,7 @@ Command Table1Command() {
                kNeuroShard},
               {"ground-truth", "sim|cpu",
                "sim: the rtx2080ti simulator, noise off; cpu: measured on this CPU, compute "
-               "only, tasks at batch 2048 (needs a cpu-trained --model, e.g. cpu-amd-epyc@1)",
+               "only, tasks at batch 2048 (needs a cpu-trained --model, e.g. cpu-amd-epyc@2)",
                "sim"},
               {"out", "PREFIX", "writes PREFIX.json and PREFIX.md", "bench/results/table1"},
               {"fresh", "", "ignore the results of a previous run", ""},

@@ -8,7 +8,7 @@
 // docs/benchmarks.md explains the output.
 //
 //   build/bench/scale [--sizes 60x4,120x8,250x16,500x32,1000x64,1000x128] [--tasks 3]
-//       [--threads 1,2] [--models analytic@1,cpu-amd-epyc@1] [--max-dim 128] [--memory-slack 1.4]
+//       [--threads 1,2] [--models analytic@1,cpu-amd-epyc@2] [--max-dim 128] [--memory-slack 1.4]
 //       [--seed 0] [--pool data/table_pool/dlrm_856.json] [--models-dir models]
 //       [--baseline size_lookup_greedy] [--out bench/results/scale] [--fresh]
 //
@@ -414,8 +414,8 @@ Command ScaleCommand() {
               {"tasks", "N", "tasks per size", "3"},
               {"threads", "N,...", "neuroshard thread counts, each run on every task", "1,2"},
               {"models", "NAME@VERSION,...",
-               "cost models (any device count: analytic@1, cpu-amd-epyc@1)",
-               "analytic@1,cpu-amd-epyc@1"},
+               "cost models (any device count: analytic@1, cpu-amd-epyc@2)",
+               "analytic@1,cpu-amd-epyc@2"},
               {"max-dim", "D", "max table dim", "128"},
               {"memory-slack", "X", "device memory = X x total table bytes / devices", "1.4"},
               {"seed", "S", "task seed", "0"},
