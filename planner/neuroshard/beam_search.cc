@@ -1,6 +1,8 @@
 #include "planner/neuroshard/beam_search.h"
 
 #include <algorithm>
+#include <iterator>
+#include <memory>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
@@ -18,14 +20,56 @@ std::vector<int> TopN(const std::vector<double>& values, int n) {
   return order;
 }
 
-// Grid-searches every state on `pool`; results[i] belongs to states[i], whichever thread ran it.
+// One split candidate of a beam step: the state, its greedy order, and where its grid's greedy
+// may resume (the parent's greedy paused before the first item where their orders differ).
+struct Candidate {
+  SplitState state;
+  std::vector<GreedyItem> items;
+  std::shared_ptr<const GreedyCheckpoint> resume;  // null: from the first item
+};
+
+// The candidates of `parent`: every split of SplitCandidates, each with its checkpoint. A split
+// changes the order only from the split piece's item on, so the children share a prefix with
+// the parent, and one paused run of the parent's greedy serves them all.
+std::vector<Candidate> CandidatesOf(const SearchProblem& problem, const SplitState& parent,
+                                    const BeamOptions& options, const ShardCostCache& costs) {
+  std::vector<Candidate> candidates;
+  const std::vector<GreedyItem> parent_items = GreedyOrder(problem, parent, costs);
+  std::vector<size_t> shared;
+  for (int index : SplitCandidates(problem, parent, options.candidates, costs)) {
+    Candidate& candidate = candidates.emplace_back(Candidate{parent, {}, nullptr});
+    candidate.state.Split(index);
+    candidate.items = GreedyOrder(problem, candidate.state, costs);
+    shared.push_back(CommonPrefix(parent_items, candidate.items));
+  }
+  std::vector<size_t> stops;
+  for (size_t k : shared) {
+    if (k > 0) stops.push_back(k);
+  }
+  std::sort(stops.begin(), stops.end());
+  stops.erase(std::unique(stops.begin(), stops.end()), stops.end());
+  const std::vector<std::shared_ptr<const GreedyCheckpoint>> checkpoints =
+      GreedyCheckpoints(problem, parent, parent_items, options.grid, costs, stops);
+  if (checkpoints.size() == stops.size()) {
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const auto at = std::lower_bound(stops.begin(), stops.end(), shared[i]);
+      if (at != stops.end() && *at == shared[i]) candidates[i].resume = checkpoints[at - stops.begin()];
+    }
+  }
+  return candidates;
+}
+
+// Grid-searches every candidate on `pool`; results[i] belongs to candidates[i], whichever
+// thread ran it.
 std::vector<GridResult> GridSearchAll(const SearchProblem& problem,
-                                      const std::vector<SplitState>& states,
+                                      const std::vector<Candidate>& candidates,
                                       const GridOptions& options, const ShardCostCache& costs,
                                       const StopSignal& stop, WorkerPool& pool) {
-  std::vector<GridResult> results(states.size());
-  pool.Run(static_cast<int64_t>(states.size()), [&](int64_t i, int /*worker*/) {
-    results[i] = GridSearch(problem, states[i], options, costs, stop);
+  std::vector<GridResult> results(candidates.size());
+  pool.Run(static_cast<int64_t>(candidates.size()), [&](int64_t i, int /*worker*/) {
+    const Candidate& candidate = candidates[i];
+    results[i] = GridSearch(problem, candidate.state, candidate.items, options, costs, stop,
+                            candidate.resume.get());
   });
   return results;
 }
@@ -96,26 +140,28 @@ SearchResult BeamSearch(const SearchProblem& problem, const BeamOptions& options
   std::vector<BeamEntry> beam = {{result.state, unsplit_cost, unsplit.unplaced_bytes}};
   WorkerPool pool(std::max(1, options.threads));  // one pool for every step's candidates
   for (int step = 1; step <= options.max_steps; ++step) {
-    std::vector<SplitState> states;
-    for (const BeamEntry& entry : beam) {
-      for (int index : SplitCandidates(problem, entry.state, options.candidates, costs)) {
-        states.push_back(entry.state);
-        states.back().Split(index);
-      }
+    if (!stop.Check().ok()) {
+      result.stopped = true;
+      break;
     }
-    if (states.empty()) break;
+    std::vector<Candidate> candidates;
+    for (const BeamEntry& entry : beam) {
+      std::vector<Candidate> of_entry = CandidatesOf(problem, entry.state, options, costs);
+      std::move(of_entry.begin(), of_entry.end(), std::back_inserter(candidates));
+    }
+    if (candidates.empty()) break;
     std::vector<GridResult> grids =
-        GridSearchAll(problem, states, options.grid, costs, stop, pool);
+        GridSearchAll(problem, candidates, options.grid, costs, stop, pool);
 
     std::vector<BeamEntry> next;
-    for (size_t i = 0; i < states.size(); ++i) {
+    for (size_t i = 0; i < candidates.size(); ++i) {
       account(grids[i]);
       if (grids[i].stopped) {
         result.stopped = true;
         continue;  // an unfinished grid search is not a score
       }
-      next.push_back({states[i], grids[i].cost_ms, grids[i].unplaced_bytes});
-      consider(states[i], grids[i]);
+      next.push_back({candidates[i].state, grids[i].cost_ms, grids[i].unplaced_bytes});
+      consider(candidates[i].state, grids[i]);
     }
     if (result.stopped) break;
     // Infeasible states (infinite cost) rank by the memory left unplaced, so the beam heads for

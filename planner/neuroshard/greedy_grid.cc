@@ -1,7 +1,9 @@
 #include "planner/neuroshard/greedy_grid.h"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
+#include <span>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
@@ -125,6 +127,12 @@ class GreedyRun {
     device_of_piece.assign(state.pieces().size(), 0);
   }
 
+  // Goes on with `state`, a state whose pieces extend this run's (a split appends a piece).
+  void Resume(const SplitState& state) {
+    state_ = &state;
+    device_of_piece.resize(state.pieces().size(), 0);
+  }
+
   // Puts `item` on device d. Devices are kept in the order the greedy prefers them: (compute,
   // memory used, index) ascending, so the first device with room is the choice, found without
   // scanning all of them (1000 tables on 128 devices run ~10^9 device checks per plan
@@ -166,28 +174,77 @@ struct Trajectory {
   std::vector<int> caps;  // indices into the caps, ascending by value
 };
 
+}  // namespace
+
+// A greedy over a grid's scales paused before item `next`: its runs (forks) with their caps,
+// and the caps that had failed already, with their errors.
+struct GreedyCheckpoint {
+  size_t next = 0;
+  std::vector<Trajectory> runs;
+  std::vector<std::pair<int, absl::Status>> failed;
+};
+
+namespace {
+
 // The greedy at every cap of `caps` (ascending), forking where caps choose differently.
-// `unplaced_bytes` (one cap only) as in Greedy.
+// `unplaced_bytes` (one cap only) as in Greedy. From `start` (a checkpoint of a state whose
+// first start->next items are `items`' first ones) when given, else from the first item. With
+// `paused`, a checkpoint is taken before each item index of `pause_at` (ascending), and the run
+// ends after the last one (the outcomes are then incomplete).
 std::vector<absl::StatusOr<std::vector<int32_t>>> RunGreedy(
     const SearchProblem& problem, const SplitState& state, const std::vector<GreedyItem>& items,
-    const std::vector<double>& caps, const ShardCostCache& costs, int64_t* unplaced_bytes) {
+    const std::vector<double>& caps, const ShardCostCache& costs, int64_t* unplaced_bytes,
+    const GreedyCheckpoint* start = nullptr, std::span<const size_t> pause_at = {},
+    std::vector<std::shared_ptr<const GreedyCheckpoint>>* paused = nullptr) {
   const Task& task = *problem.task;
   std::vector<absl::StatusOr<std::vector<int32_t>>> outcomes(
       caps.size(), absl::InternalError("greedy: no outcome"));
   // This thread's runs, reused from call to call: runs[0, num_runs) are this call's.
   thread_local std::vector<Trajectory> runs;
   size_t num_runs = 1;
-  if (runs.empty()) runs.emplace_back();
-  runs[0].run.Start(problem, state, costs);
-  runs[0].caps.clear();
-  for (size_t c = 0; c < caps.size(); ++c) runs[0].caps.push_back(static_cast<int>(c));
+  std::vector<int> failed;  // caps whose outcome is an error, for checkpoints
+  size_t first_item = 0;
+  if (start != nullptr) {
+    num_runs = start->runs.size();
+    if (runs.size() < num_runs) runs.resize(num_runs);
+    for (size_t r = 0; r < num_runs; ++r) {
+      runs[r] = start->runs[r];
+      runs[r].run.Resume(state);
+    }
+    for (const auto& [cap, error] : start->failed) {
+      outcomes[cap] = error;
+      failed.push_back(cap);
+    }
+    first_item = start->next;
+  } else {
+    if (runs.empty()) runs.emplace_back();
+    runs[0].run.Start(problem, state, costs);
+    runs[0].caps.clear();
+    for (size_t c = 0; c < caps.size(); ++c) runs[0].caps.push_back(static_cast<int>(c));
+  }
+  size_t next_pause = 0;
+  const auto take_checkpoint = [&](size_t index) {
+    auto checkpoint = std::make_shared<GreedyCheckpoint>();
+    checkpoint->next = index;
+    checkpoint->runs.assign(runs.begin(), runs.begin() + num_runs);
+    for (int c : failed) checkpoint->failed.emplace_back(c, outcomes[c].status());
+    paused->push_back(std::move(checkpoint));
+  };
   absl::Status first_unplaced;
   struct Choice {
     int device;
     size_t first, last;  // the caps on[first, last) of a run choose `device`
   };
   std::vector<Choice> choices;
-  for (const GreedyItem& item : items) {
+  for (size_t index = first_item; index < items.size(); ++index) {
+    if (paused != nullptr) {
+      while (next_pause < pause_at.size() && pause_at[next_pause] == index) {
+        take_checkpoint(index);
+        ++next_pause;
+      }
+      if (next_pause == pause_at.size()) return outcomes;
+    }
+    const GreedyItem& item = items[index];
     const size_t live = num_runs;  // forks made for this item have placed it already
     for (size_t r = 0; r < live; ++r) {
       GreedyRun& run = runs[r].run;
@@ -197,7 +254,10 @@ std::vector<absl::StatusOr<std::vector<int32_t>>> RunGreedy(
         if (!run.ledger.Fits(*pinned, item.bytes)) {
           const absl::Status error = run.ledger.PinnedDoesNotFit(
               kAlgorithmName, task, UnitOfItem(problem, state, item));
-          for (int c : on) outcomes[c] = error;
+          for (int c : on) {
+            outcomes[c] = error;
+            failed.push_back(c);
+          }
           on.clear();
           continue;
         }
@@ -233,6 +293,7 @@ std::vector<absl::StatusOr<std::vector<int32_t>>> RunGreedy(
         }
         for (size_t k = 0; k < undecided; ++k) {
           const int c = on[k];
+          failed.push_back(c);
           outcomes[c] = !any_memory ? run.ledger.NoDeviceFits(kAlgorithmName, task, unit)
                                     : absl::FailedPreconditionError(absl::StrCat(
                                           unit.Describe(task), " (", item.dims,
@@ -263,6 +324,10 @@ std::vector<absl::StatusOr<std::vector<int32_t>>> RunGreedy(
       runs[r].run.Place(item, choices[0].device);
     }
   }
+  if (paused != nullptr) {
+    while (next_pause < pause_at.size()) take_checkpoint(pause_at[next_pause++]);
+    return outcomes;
+  }
   for (size_t r = 0; r < num_runs; ++r) {
     const Trajectory& trajectory = runs[r];
     for (int c : trajectory.caps) {
@@ -290,42 +355,91 @@ absl::StatusOr<std::vector<int32_t>> Greedy(const SearchProblem& problem, const 
       RunGreedy(problem, state, items, {scale * problem.mean_dim}, costs, unplaced_bytes)[0]);
 }
 
-std::vector<absl::StatusOr<std::vector<int32_t>>> GreedyAtScales(
-    const SearchProblem& problem, const SplitState& state, const std::vector<GreedyItem>& items,
-    const std::vector<double>& scales, const ShardCostCache& costs) {
+namespace {
+
+// The caps of `scales` (scale x mean dim), ascending, and the scale each came from.
+struct SortedCaps {
+  std::vector<double> caps;
+  std::vector<size_t> scale_of_cap;
+};
+SortedCaps SortCaps(const SearchProblem& problem, const std::vector<double>& scales) {
+  SortedCaps sorted;
   std::vector<double> caps;
   for (double scale : scales) caps.push_back(scale * problem.mean_dim);
-  std::vector<size_t> by_cap(scales.size());
-  for (size_t i = 0; i < by_cap.size(); ++i) by_cap[i] = i;
-  std::stable_sort(by_cap.begin(), by_cap.end(), [&](size_t a, size_t b) { return caps[a] < caps[b]; });
-  std::vector<double> sorted;
-  for (size_t i : by_cap) sorted.push_back(caps[i]);
+  sorted.scale_of_cap.resize(scales.size());
+  for (size_t i = 0; i < scales.size(); ++i) sorted.scale_of_cap[i] = i;
+  std::stable_sort(sorted.scale_of_cap.begin(), sorted.scale_of_cap.end(),
+                   [&](size_t a, size_t b) { return caps[a] < caps[b]; });
+  for (size_t i : sorted.scale_of_cap) sorted.caps.push_back(caps[i]);
+  return sorted;
+}
+
+// The grid's scales: grid_steps from 1.0 to 1.5 of the mean dim, or one uncapped run.
+std::vector<double> GridScales(const GridOptions& options) {
+  if (!options.grid_search) return {std::numeric_limits<double>::infinity()};
+  if (options.grid_steps <= 1) return {1.0};
+  std::vector<double> scales;
+  for (int k = 0; k < options.grid_steps; ++k) {
+    scales.push_back(1.0 + 0.5 * k / (options.grid_steps - 1));
+  }
+  return scales;
+}
+
+}  // namespace
+
+std::vector<absl::StatusOr<std::vector<int32_t>>> GreedyAtScales(
+    const SearchProblem& problem, const SplitState& state, const std::vector<GreedyItem>& items,
+    const std::vector<double>& scales, const ShardCostCache& costs,
+    const GreedyCheckpoint* resume) {
+  const SortedCaps sorted = SortCaps(problem, scales);
   std::vector<absl::StatusOr<std::vector<int32_t>>> outcomes =
-      RunGreedy(problem, state, items, sorted, costs, nullptr);
+      RunGreedy(problem, state, items, sorted.caps, costs, nullptr, resume);
   std::vector<absl::StatusOr<std::vector<int32_t>>> in_order(
       scales.size(), absl::InternalError("greedy: no outcome"));
-  for (size_t k = 0; k < by_cap.size(); ++k) in_order[by_cap[k]] = std::move(outcomes[k]);
+  for (size_t k = 0; k < outcomes.size(); ++k) {
+    in_order[sorted.scale_of_cap[k]] = std::move(outcomes[k]);
+  }
   return in_order;
+}
+
+std::vector<std::shared_ptr<const GreedyCheckpoint>> GreedyCheckpoints(
+    const SearchProblem& problem, const SplitState& state, const std::vector<GreedyItem>& items,
+    const GridOptions& options, const ShardCostCache& costs, const std::vector<size_t>& stops) {
+  std::vector<std::shared_ptr<const GreedyCheckpoint>> checkpoints;
+  const std::vector<double> scales = GridScales(options);
+  if (stops.empty() || scales.back() == std::numeric_limits<double>::infinity()) {
+    return checkpoints;
+  }
+  RunGreedy(problem, state, items, SortCaps(problem, scales).caps, costs, nullptr, nullptr, stops,
+            &checkpoints);
+  return checkpoints;
+}
+
+size_t CommonPrefix(const std::vector<GreedyItem>& a, const std::vector<GreedyItem>& b) {
+  size_t k = 0;
+  while (k < a.size() && k < b.size() && a[k].pieces == b[k].pieces && a[k].unit == b[k].unit &&
+         a[k].bytes == b[k].bytes && a[k].dims == b[k].dims && a[k].cost == b[k].cost) {
+    ++k;
+  }
+  return k;
 }
 
 GridResult GridSearch(const SearchProblem& problem, const SplitState& state,
                       const GridOptions& options, const ShardCostCache& costs,
                       const StopSignal& stop) {
+  return GridSearch(problem, state, GreedyOrder(problem, state, costs), options, costs, stop,
+                    nullptr);
+}
+
+GridResult GridSearch(const SearchProblem& problem, const SplitState& state,
+                      const std::vector<GreedyItem>& items, const GridOptions& options,
+                      const ShardCostCache& costs, const StopSignal& stop,
+                      const GreedyCheckpoint* resume) {
   constexpr double kUncapped = std::numeric_limits<double>::infinity();
-  std::vector<double> scales;
-  if (!options.grid_search) {
-    scales.push_back(kUncapped);
-  } else if (options.grid_steps <= 1) {
-    scales.push_back(1.0);
-  } else {
-    for (int k = 0; k < options.grid_steps; ++k) {
-      scales.push_back(1.0 + 0.5 * k / (options.grid_steps - 1));
-    }
-  }
+  const std::vector<double> scales = GridScales(options);
 
   GridResult result;
   const int num_devices = problem.task->topology.num_devices();
-  const std::vector<GreedyItem> items = GreedyOrder(problem, state, costs);
   std::vector<std::vector<int32_t>> scored;  // placements already scored by this grid
   auto consider = [&](absl::StatusOr<std::vector<int32_t>> placement) {
     ++result.greedy_runs;
@@ -364,7 +478,7 @@ GridResult GridSearch(const SearchProblem& problem, const SplitState& state,
     return result;
   }
   for (absl::StatusOr<std::vector<int32_t>>& placement :
-       GreedyAtScales(problem, state, items, scales, costs)) {
+       GreedyAtScales(problem, state, items, scales, costs, resume)) {
     consider(std::move(placement));
   }
   if (!result.feasible) {

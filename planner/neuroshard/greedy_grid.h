@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -78,14 +79,31 @@ absl::StatusOr<std::vector<int32_t>> Greedy(const SearchProblem& problem, const 
 // different devices, where the run forks. Identical to one Greedy per scale (without
 // unplaced_bytes), at the cost of the distinct choices only: neighbouring scales of the grid
 // part late in the run, when the devices' dim sums near the cap.
+//
+// From `resume`, a checkpoint of these scales' greedy on a state whose first resume items are
+// exactly `items`' first ones (CommonPrefix): the choices before them are the same, so they are
+// not made again.
+struct GreedyCheckpoint;
 std::vector<absl::StatusOr<std::vector<int32_t>>> GreedyAtScales(
     const SearchProblem& problem, const SplitState& state, const std::vector<GreedyItem>& items,
-    const std::vector<double>& scales, const ShardCostCache& costs);
+    const std::vector<double>& scales, const ShardCostCache& costs,
+    const GreedyCheckpoint* resume = nullptr);
 
 struct GridOptions {
   int grid_steps = 11;      // scales 1.0, ..., 1.5 of mean_dim
   bool grid_search = true;  // false: one greedy run without the dim cap
 };
+
+// The grid's greedy on `state` (GridOptions' scales, which must be capped) paused before each
+// item index of `stops` (ascending, distinct): one checkpoint per stop, for the states that
+// share `items`' first `stop` items. Empty for an uncapped grid.
+std::vector<std::shared_ptr<const GreedyCheckpoint>> GreedyCheckpoints(
+    const SearchProblem& problem, const SplitState& state, const std::vector<GreedyItem>& items,
+    const GridOptions& options, const ShardCostCache& costs,
+    const std::vector<size_t>& stops);
+
+// How many first items two item orders share (the same pieces, unit, size, dims and cost).
+size_t CommonPrefix(const std::vector<GreedyItem>& a, const std::vector<GreedyItem>& b);
 
 struct GridResult {
   bool feasible = false;
@@ -107,6 +125,12 @@ struct GridResult {
 GridResult GridSearch(const SearchProblem& problem, const SplitState& state,
                       const GridOptions& options, const ShardCostCache& costs,
                       const StopSignal& stop);
+// The same with `items` = GreedyOrder(problem, state, costs) given, and the grid's greedy
+// resumed from `resume` (GreedyAtScales) when not null.
+GridResult GridSearch(const SearchProblem& problem, const SplitState& state,
+                      const std::vector<GreedyItem>& items, const GridOptions& options,
+                      const ShardCostCache& costs, const StopSignal& stop,
+                      const GreedyCheckpoint* resume);
 
 }  // namespace shardplan::neuroshard
 
