@@ -232,6 +232,68 @@ TEST(GreedyAtScalesTest, EveryScaleGetsWhatItsOwnGreedyGives) {
   EXPECT_GT(failed, 10);
 }
 
+// A child state's grid resumed from the parent's checkpoint (where their item orders first
+// differ) gives exactly what its grid from the first item gives.
+TEST(GreedyCheckpointTest, ResumedGridsEqualGridsFromTheStart) {
+  std::mt19937_64 rng(11);
+  const test::NonAdditiveModel model;
+  const StopSignal never;
+  int resumed = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const int tables = 6 + static_cast<int>(rng() % 30);
+    const int devices = 2 + static_cast<int>(rng() % 7);
+    std::vector<Table> list;
+    for (int t = 0; t < tables; ++t) {
+      list.push_back(MakeTable(absl::StrCat("t", t), 1000 + static_cast<int64_t>(rng() % 400000),
+                               4 << (rng() % 6), 0.5 + static_cast<double>(rng() % 40)));
+    }
+    int64_t total = 0;
+    for (const Table& table : list) total += table.rows * table.dim * 4;
+    const Task task = test::MakeTask(list, devices, total / devices * (11 + rng() % 10) / 10);
+    const ShardCostCache costs(model, task, /*enabled=*/true);
+    absl::StatusOr<SearchProblem> problem = MakeSearchProblem(task, true);
+    ASSERT_TRUE(problem.ok());
+    SplitState parent(task);
+    if (HalfIsSplittable(parent.pieces()[0].columns)) parent.Split(0);
+    const std::vector<GreedyItem> parent_items = GreedyOrder(*problem, parent, costs);
+    std::vector<SplitState> children;
+    std::vector<std::vector<GreedyItem>> child_items;
+    std::vector<size_t> shared;
+    for (size_t p = 0; p < parent.pieces().size(); ++p) {
+      if (!HalfIsSplittable(parent.pieces()[p].columns)) continue;
+      children.push_back(parent);
+      children.back().Split(static_cast<int>(p));
+      child_items.push_back(GreedyOrder(*problem, children.back(), costs));
+      shared.push_back(CommonPrefix(parent_items, child_items.back()));
+    }
+    std::vector<size_t> stops;
+    for (size_t k : shared) {
+      if (k > 0 && std::find(stops.begin(), stops.end(), k) == stops.end()) stops.push_back(k);
+    }
+    std::sort(stops.begin(), stops.end());
+    const auto checkpoints =
+        GreedyCheckpoints(*problem, parent, parent_items, GridOptions{}, costs, stops);
+    ASSERT_EQ(checkpoints.size(), stops.size());
+    for (size_t c = 0; c < children.size(); ++c) {
+      SCOPED_TRACE(absl::StrCat("trial ", trial, ", child ", c));
+      if (shared[c] == 0) continue;
+      const auto at = std::find(stops.begin(), stops.end(), shared[c]) - stops.begin();
+      const GridResult fresh = GridSearch(*problem, children[c], GridOptions{}, costs, never);
+      const GridResult resumed_grid = GridSearch(*problem, children[c], child_items[c],
+                                                 GridOptions{}, costs, never,
+                                                 checkpoints[at].get());
+      EXPECT_EQ(resumed_grid.feasible, fresh.feasible);
+      EXPECT_EQ(resumed_grid.device_of_piece, fresh.device_of_piece);
+      EXPECT_EQ(resumed_grid.cost_ms, fresh.cost_ms);
+      EXPECT_EQ(resumed_grid.failure, fresh.failure);
+      EXPECT_EQ(resumed_grid.greedy_runs, fresh.greedy_runs);
+      EXPECT_EQ(resumed_grid.plan_evaluations, fresh.plan_evaluations);
+      ++resumed;
+    }
+  }
+  EXPECT_GT(resumed, 100);
+}
+
 TEST(GridSearchTest, KeepsTheCheapestScale) {
   const Task task = test::SixTables(3);
   const test::NonAdditiveModel model;
