@@ -43,13 +43,12 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "bench/bench_support.h"
+#include "bench/task_proto.h"
 #include "client/shardplan_client.h"
 #include "costmodels/data/generators.h"
 #include "costmodels/tools/tool_support.h"
-#include "google/protobuf/util/json_util.h"
 #include "grpcpp/create_channel.h"
 #include "nlohmann/json.hpp"
-#include "planner/json_io.h"
 #include "planner/statistics.h"
 #include "planner/status_macros.h"
 #include "tests/integration/support/server_process.h"
@@ -187,13 +186,7 @@ struct Workload {
 
 absl::StatusOr<v1::PlanRequest> RequestFor(const Task& task, const Config& config) {
   v1::PlanRequest request;
-  // The planner's JSON is the proto3 JSON mapping of v1::Task
-  // (planner/json_io.h).
-  const auto parsed =
-      google::protobuf::util::JsonStringToMessage(TaskToJson(task).dump(), request.mutable_task());
-  if (!parsed.ok()) {
-    return absl::InternalError(absl::StrCat("task to proto: ", parsed.message().as_string()));
-  }
+  SHARDPLAN_ASSIGN_OR_RETURN(*request.mutable_task(), TaskProto(task));
   request.set_algorithm(config.algorithm);
   request.set_model(config.model);
   return request;

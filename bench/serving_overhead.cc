@@ -31,13 +31,12 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "bench/bench_support.h"
+#include "bench/task_proto.h"
 #include "client/shardplan_client.h"
 #include "costmodels/data/generators.h"
 #include "costmodels/tools/tool_support.h"
-#include "google/protobuf/util/json_util.h"
 #include "nlohmann/json.hpp"
 #include "planner/algorithm_registry.h"
-#include "planner/json_io.h"
 #include "planner/statistics.h"
 #include "planner/status_macros.h"
 #include "tests/integration/support/server_process.h"
@@ -81,11 +80,7 @@ double MsSince(Clock::time_point start) {
 
 absl::StatusOr<v1::PlanRequest> RequestFor(const Task& task, const Config& config) {
   v1::PlanRequest request;
-  const auto parsed =
-      google::protobuf::util::JsonStringToMessage(TaskToJson(task).dump(), request.mutable_task());
-  if (!parsed.ok()) {
-    return absl::InternalError(absl::StrCat("task to proto: ", parsed.message().as_string()));
-  }
+  SHARDPLAN_ASSIGN_OR_RETURN(*request.mutable_task(), TaskProto(task));
   request.set_algorithm(config.algorithm);
   request.set_model(config.model);
   request.set_bypass_cache(true);  // every call plans

@@ -14,13 +14,17 @@ namespace shardplan::testing {
 namespace {
 
 // What each shipped bundle must cover (keep in step with scripts/train_shipped_models.sh).
+// Version 2 of each is the latest; version 1 stays for plans pinned to it.
 struct ShippedModel {
   std::string id;
   std::vector<int> device_counts;  // empty: any (zero comm costs)
+  bool latest = false;
 };
 const std::vector<ShippedModel>& Shipped() {
   static const auto* shipped = new std::vector<ShippedModel>{
-      {"sim-rtx2080ti@1", {4, 8}}, {"sim-h100-sxm@1", {4, 8}}, {"cpu-amd-epyc@1", {}}};
+      {"sim-rtx2080ti@1", {4, 8}},      {"sim-rtx2080ti@2", {4, 8}, true},
+      {"sim-h100-sxm@1", {4, 8}},       {"sim-h100-sxm@2", {4, 8}, true},
+      {"cpu-amd-epyc@1", {}},           {"cpu-amd-epyc@2", {}, true}};
   return *shipped;
 }
 
@@ -61,6 +65,7 @@ TEST_F(ShippedModelsTest, EveryBundlePlansTheExamplesItCovers) {
   for (const std::string example : {"task_4dev.json", "task_8dev.json"}) {
     const shardplan::v1::Task task = ExampleTask(example);
     for (const ShippedModel& shipped : Shipped()) {
+      if (!shipped.latest) continue;
       SCOPED_TRACE(example + " with " + shipped.id);
       shardplan::v1::PlanRequest request;
       *request.mutable_task() = task;
@@ -111,6 +116,60 @@ TEST_F(ShippedModelsTest, ADeviceCountWithoutCommModelsIsAFailedPrecondition) {
   // The cpu bundle has no interconnect to model: any device count.
   request.set_model("cpu-amd-epyc");
   EXPECT_TRUE(client_->Plan(request).ok());
+}
+
+TEST_F(ShippedModelsTest, NoModelNamedGetsTheNewestBundleThatCoversTheTask) {
+  auto models = client_->ListModels();
+  ASSERT_TRUE(models.ok()) << models.status();
+  for (const int devices : {2, 4, 8}) {
+    SCOPED_TRACE(devices);
+    // The expectation, from the listing: the newest neural bundle with comm models for these
+    // devices; analytic@1 when there is none (2 devices).
+    std::string expected = "analytic@1", newest;
+    for (const auto& model : models->models()) {
+      const auto& counts = model.device_counts();
+      if (model.kind() != "neural" || std::find(counts.begin(), counts.end(), devices) == counts.end()) {
+        continue;
+      }
+      if (model.created() >= newest) {
+        newest = model.created();
+        expected = model.name() + "@" + model.version();
+      }
+    }
+    shardplan::v1::PlanRequest request;
+    *request.mutable_task() = SmallTask(6, devices);
+    for (auto& table : *request.mutable_task()->mutable_tables()) {
+      table.add_access_bins(1.0);
+      for (int j = 1; j < 17; ++j) table.add_access_bins(0.0);
+    }
+    auto response = client_->Plan(request);
+    ASSERT_TRUE(response.ok()) << response.status();
+    EXPECT_EQ(response->plan().algorithm(), "neuroshard");
+    EXPECT_EQ(response->plan().cost_model(), expected);
+    EXPECT_NE(response->plan().selection().find("model: " + expected), std::string::npos)
+        << response->plan().selection();
+    EXPECT_TRUE(response->plan().warnings().empty());
+  }
+}
+
+TEST_F(ShippedModelsTest, ATableWithoutAHistogramIsImputedWithAWarning) {
+  shardplan::v1::PlanRequest request;
+  *request.mutable_task() = ExampleTask("task_4dev.json");
+  request.mutable_task()->mutable_tables(3)->clear_access_bins();
+  const std::string name = request.task().tables(3).name();
+  request.set_model("sim-rtx2080ti@2");
+  auto response = client_->Plan(request);
+  ASSERT_TRUE(response.ok()) << response.status();
+  ASSERT_EQ(response->plan().warnings_size(), 1);
+  const auto& warning = response->plan().warnings(0);
+  EXPECT_EQ(warning.code(), "IMPUTED_ACCESS_HISTOGRAM");
+  EXPECT_EQ(warning.field(), "task.tables[3].access_bins");
+  EXPECT_NE(warning.message().find("\"" + name + "\""), std::string::npos) << warning.message();
+  // The analytic model does not read histograms: no warning.
+  request.set_model("analytic@1");
+  auto analytic = client_->Plan(request);
+  ASSERT_TRUE(analytic.ok()) << analytic.status();
+  EXPECT_TRUE(analytic->plan().warnings().empty());
 }
 
 }  // namespace

@@ -26,6 +26,21 @@ using ::testing::ElementsAre;
 
 constexpr double kUncapped = std::numeric_limits<double>::infinity();
 
+// 6 to 5 + `spread` tables of random shapes on 2 to 8 devices, with 1.1 to 2 times the memory
+// they need spread evenly: tight enough that some grid scales fail.
+Task RandomTask(std::mt19937_64& rng, int spread) {
+  const int tables = 6 + static_cast<int>(rng() % spread);
+  const int devices = 2 + static_cast<int>(rng() % 7);
+  std::vector<Table> list;
+  for (int t = 0; t < tables; ++t) {
+    list.push_back(MakeTable(absl::StrCat("t", t), 1000 + static_cast<int64_t>(rng() % 400000),
+                             4 << (rng() % 6), 0.5 + static_cast<double>(rng() % 40)));
+  }
+  int64_t total = 0;
+  for (const Table& table : list) total += table.rows * table.dim * 4;
+  return test::MakeTask(list, devices, total / devices * (11 + rng() % 10) / 10);
+}
+
 TEST(SplitRuleTest, HalfMustBeAPositiveMultipleOfFour) {
   EXPECT_TRUE(HalfIsSplittable(64));   // -> 32
   EXPECT_TRUE(HalfIsSplittable(8));    // -> 4
@@ -188,16 +203,7 @@ TEST(GreedyAtScalesTest, EveryScaleGetsWhatItsOwnGreedyGives) {
   const test::NonAdditiveModel model;
   int forked = 0, failed = 0;
   for (int trial = 0; trial < 60; ++trial) {
-    const int tables = 6 + static_cast<int>(rng() % 35);
-    const int devices = 2 + static_cast<int>(rng() % 7);
-    std::vector<Table> list;
-    for (int t = 0; t < tables; ++t) {
-      list.push_back(MakeTable(absl::StrCat("t", t), 1000 + static_cast<int64_t>(rng() % 400000),
-                               4 << (rng() % 6), 0.5 + static_cast<double>(rng() % 40)));
-    }
-    int64_t total = 0;
-    for (const Table& table : list) total += table.rows * table.dim * 4;
-    const Task task = test::MakeTask(list, devices, total / devices * (11 + rng() % 10) / 10);
+    const Task task = RandomTask(rng, 35);
     const ShardCostCache costs(model, task, /*enabled=*/true);
     absl::StatusOr<SearchProblem> problem = MakeSearchProblem(task, true);
     ASSERT_TRUE(problem.ok());
@@ -240,16 +246,7 @@ TEST(GreedyCheckpointTest, ResumedGridsEqualGridsFromTheStart) {
   const StopSignal never;
   int resumed = 0;
   for (int trial = 0; trial < 40; ++trial) {
-    const int tables = 6 + static_cast<int>(rng() % 30);
-    const int devices = 2 + static_cast<int>(rng() % 7);
-    std::vector<Table> list;
-    for (int t = 0; t < tables; ++t) {
-      list.push_back(MakeTable(absl::StrCat("t", t), 1000 + static_cast<int64_t>(rng() % 400000),
-                               4 << (rng() % 6), 0.5 + static_cast<double>(rng() % 40)));
-    }
-    int64_t total = 0;
-    for (const Table& table : list) total += table.rows * table.dim * 4;
-    const Task task = test::MakeTask(list, devices, total / devices * (11 + rng() % 10) / 10);
+    const Task task = RandomTask(rng, 30);
     const ShardCostCache costs(model, task, /*enabled=*/true);
     absl::StatusOr<SearchProblem> problem = MakeSearchProblem(task, true);
     ASSERT_TRUE(problem.ok());
