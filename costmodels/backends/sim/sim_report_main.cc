@@ -217,12 +217,20 @@ int Main(int argc, char** argv) {
     int done = 0;
     double num_tables = 0.0;
     while (done < tasks) {
+      // The count is drawn once per task and kept while the tables are redrawn until they fit,
+      // as the reference's gen_tasks.py does (costmodels/data/generators.h); a count that fits
+      // in no draw of 10^6 is given up.
       const int count =
           static_cast<int>(UniformInt(task_rng, 10 * devices / 4, 60 * devices / 4 - 1));
-      const std::vector<Table> tables = DrawTables(pool, task_rng, count, max_dim);
-      double total_gib = 0;
-      for (const Table& t : tables) total_gib += GiB(t);
-      if (total_gib > kDeviceMemoryGiB * devices - 1) continue;
+      std::vector<Table> tables;
+      bool fits = false;
+      for (int attempt = 0; attempt < 1000000 && !fits; ++attempt) {
+        tables = DrawTables(pool, task_rng, count, max_dim);
+        double total_gib = 0;
+        for (const Table& t : tables) total_gib += GiB(t);
+        fits = total_gib <= kDeviceMemoryGiB * devices - 1;
+      }
+      if (!fits) continue;
       PlanCost cost;
       if (!GreedyPlanCost(p, tables, devices, cost)) continue;
       sum.total += cost.total;
