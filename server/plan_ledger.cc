@@ -125,6 +125,10 @@ absl::Status PlanLedger::Store(const PlanRecord& record, bool replace_key) const
   return Count("insert", store_->Insert(record));
 }
 
+absl::Status PlanLedger::StoreHistory(const PlanRecord& record) const {
+  return Count("insert", store_->InsertHistory(record));  // an insert, to dashboards and alerts
+}
+
 absl::StatusOr<std::string> PlanLedger::RecordPlan(const v1::PlanRequest& request,
                                                    const PreparedRequest& prepared,
                                                    const PlanningResult& result,
@@ -135,7 +139,9 @@ absl::StatusOr<std::string> PlanLedger::RecordPlan(const v1::PlanRequest& reques
   record.plan_json = PlanToJson(result.plan).dump();
   record.started_unix_ms = record.submitted_unix_ms;
   record.finished_unix_ms = absl::ToUnixMillis(absl::Now());
-  if (absl::Status stored = Store(record, replace_key); !stored.ok()) return stored;
+  const absl::Status stored =
+      record.job_key.empty() ? StoreHistory(record) : Store(record, replace_key);
+  if (!stored.ok()) return stored;
   return record.job_id;
 }
 

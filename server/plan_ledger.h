@@ -51,6 +51,8 @@ class PlanLedger {
   // Stores a plan a Plan or Replan call computed (or served from the cache) as a SUCCEEDED
   // record and returns its job id. With request.job_key set, ALREADY_EXISTS when another record
   // took the key meanwhile, unless `replace_key` (Replan), which moves the key to the new record.
+  // A keyless plan's record is only its history, so it is written with
+  // PlanStore::InsertHistory: the caller's answer does not wait for the disk.
   absl::StatusOr<std::string> RecordPlan(const v1::PlanRequest& request,
                                          const PreparedRequest& prepared,
                                          const PlanningResult& result, bool replace_key) const;
@@ -89,6 +91,8 @@ class PlanLedger {
   PlanRecord NewRecord(const std::string& job_id, const v1::PlanRequest& request,
                        const PreparedRequest& prepared) const;
   absl::Status Store(const PlanRecord& record, bool replace_key) const;
+  // A keyless plan's record (PlanStore::InsertHistory).
+  absl::Status StoreHistory(const PlanRecord& record) const;
 
   PlanStore* const store_;
   const std::string owner_;

@@ -50,6 +50,13 @@ class PlanStore {
   // both win.
   virtual absl::Status Insert(const PlanRecord& record) = 0;
 
+  // Insert for records nothing depends on (the history of keyless Plan calls): the call may
+  // return once the record survives a crash of this process, without waiting for the disk, so a
+  // crash of the machine may lose the last ones. SQLite writes its WAL without the fsync
+  // (synchronous=NORMAL for this commit: 4 ms less per Plan call on this project's machine);
+  // backends without such a mode insert durably. Errors as Insert.
+  virtual absl::Status InsertHistory(const PlanRecord& record) { return Insert(record); }
+
   // Overwrites the record with record.job_id: every field but job_id, job_key and
   // submitted_unix_ms. NOT_FOUND when it does not exist.
   virtual absl::Status Update(const PlanRecord& record) = 0;

@@ -52,6 +52,7 @@ class SqlitePlanStore final : public PlanStore {
   absl::Status Insert(const PlanRecord& record) override;
   absl::Status Update(const PlanRecord& record) override;
   absl::Status ReplaceKeyed(const PlanRecord& record) override;
+  absl::Status InsertHistory(const PlanRecord& record) override;
   absl::StatusOr<std::optional<PlanRecord>> GetByJobId(const std::string& job_id) override;
   absl::StatusOr<std::optional<PlanRecord>> GetByJobKey(const std::string& job_key) override;
   absl::StatusOr<std::optional<PlanRecord>> FindSucceeded(const std::string& request_hash) override;

@@ -56,6 +56,25 @@ TEST_P(PlanStoreContractTest, InsertedRecordIsFoundByIdAndByKey) {
   EXPECT_EQ(Fields(**by_key), Fields(record));
 }
 
+TEST_P(PlanStoreContractTest, HistoryRecordsAreInsertedAsAnyOther) {
+  const PlanRecord history = MakeRecord(1);
+  ASSERT_TRUE(store_->InsertHistory(history).ok());
+  EXPECT_EQ(Fields(Get(*store_, history.job_id)), Fields(history));
+  EXPECT_EQ(store_->InsertHistory(MakeRecord(1)).code(), absl::StatusCode::kAlreadyExists);
+  // The store's other writes are unaffected (SQLite restores its synchronous setting).
+  ASSERT_TRUE(store_->Insert(MakeRecord(2)).ok());
+  PlanRecord updated = Get(*store_, JobId(2));
+  updated.status = "FAILED";
+  ASSERT_TRUE(store_->Update(updated).ok());
+  EXPECT_EQ(Get(*store_, JobId(2)).status, "FAILED");
+  EXPECT_EQ(store_->Count().value(), 2);
+  // Still there once the store is reopened.
+  store_.reset();
+  absl::StatusOr<std::unique_ptr<PlanStore>> reopened = location_->Open();
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  EXPECT_EQ(Fields(Get(**reopened, history.job_id)), Fields(history));
+}
+
 TEST_P(PlanStoreContractTest, AbsentRecordsAreNullopt) {
   ASSERT_TRUE(store_->Insert(MakeRecord(1)).ok());  // no key
   EXPECT_EQ(store_->GetByJobId(JobId(2)).value(), std::nullopt);
