@@ -91,8 +91,7 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
   }
   // The registry's default serves requests that name no model when no loaded model covers
   // their task (default_model ""), or all of them (default_model set).
-  if (absl::Status chosen = s->models_.SetDefault(
-          config.default_model.empty() ? std::string(kFallbackModel) : config.default_model);
+  if (absl::Status chosen = s->models_.SetDefault(config.registry_default_model());
       !chosen.ok()) {
     return WithPrefix(chosen, "default_model: ");
   }

@@ -61,8 +61,10 @@ std::vector<PlanWarning> ImputeAccessHistograms(
     Task& task) {
   std::vector<PlanWarning> warnings;
   for (const auto& [index, name] : without_bins) {
+    // clang 14 (the sanitized build) cannot capture a structured binding.
+    const std::string& wanted = name;
     const auto table = std::find_if(task.tables.begin(), task.tables.end(),
-                                    [&](const Table& t) { return t.name == name; });
+                                    [&](const Table& t) { return t.name == wanted; });
     if (table == task.tables.end()) continue;
     table->access_bins = TypicalAccessBins(table->rows, table->pooling_factor);
     warnings.push_back(PlanWarning{

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "costmodels/model_registry.h"
 
 namespace shardplan {
 namespace {
@@ -183,6 +184,10 @@ TaskLimits ServerConfig::task_limits() const {
   limits.max_tables = max_tables;
   limits.max_devices = max_devices;
   return limits;
+}
+
+std::string ServerConfig::registry_default_model() const {
+  return default_model.empty() ? std::string(kFallbackModel) : default_model;
 }
 
 absl::Status ValidateServerConfig(const ServerConfig& config) {

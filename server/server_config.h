@@ -108,6 +108,9 @@ struct ServerConfig {
   int64_t max_planning_time_ms = 60000;
 
   TaskLimits task_limits() const;
+  // The model registry's default (ModelRegistry::SetDefault): default_model, or when that is
+  // empty (the per-task choice) the analytic estimator, which serves what no bundle covers.
+  std::string registry_default_model() const;
 };
 
 // INVALID_ARGUMENT naming the setting when a value is out of range.

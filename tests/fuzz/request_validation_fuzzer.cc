@@ -42,11 +42,12 @@ struct Server {
     if (absl::Status added = RegisterBuiltinModels(models); !added.ok()) {
       Fail("RegisterBuiltinModels", added.ToString());
     }
-    if (absl::Status chosen = models.SetDefault(config.default_model); !chosen.ok()) {
+    if (absl::Status chosen = models.SetDefault(config.registry_default_model()); !chosen.ok()) {
       Fail("SetDefault", chosen.ToString());
     }
     PlanningEngineOptions options;
     options.default_algorithm = config.default_algorithm;
+    options.default_model = config.default_model;
     options.limits = config.task_limits();
     engine = std::make_unique<PlanningEngine>(&algorithms, &models,
                                               /*cache=*/nullptr,

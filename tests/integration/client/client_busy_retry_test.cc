@@ -2,7 +2,9 @@
 // (every planning slot taken) is retried within the call's deadline; one for good (a task over
 // the server's limits) is not.
 #include <atomic>
+#include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +22,50 @@ namespace {
 using ::shardplan::client::ClientOptions;
 using ::shardplan::client::PlannerClient;
 using ::shardplan::client::RetryEvent;
+
+// Holds the server's only planning slot with a slow Plan call until Release(). A probe of
+// AwaitSlotTaken may reach the server first and take the slot; the slow call it then finds
+// refused (RESOURCE_EXHAUSTED) is made again, so the slot ends up held whatever the timing.
+class SlotHolder {
+ public:
+  explicit SlotHolder(ServerProcess& server) : thread_([this, &server] { Hold(server); }) {}
+  ~SlotHolder() {
+    Release();
+    thread_.join();
+  }
+
+  void Release() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    released_ = true;
+    if (context_ != nullptr) context_->TryCancel();
+  }
+
+ private:
+  void Hold(ServerProcess& server) {
+    auto stub = shardplan::v1::PlannerService::NewStub(server.Channel());
+    while (true) {
+      grpc::ClientContext context;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (released_) return;
+        context_ = &context;
+      }
+      shardplan::v1::PlanResponse response;
+      const grpc::Status status = stub->Plan(&context, SlowRequest(), &response);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        context_ = nullptr;
+      }
+      if (status.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+
+  std::mutex mutex_;
+  bool released_ = false;
+  grpc::ClientContext* context_ = nullptr;  // the call in flight, to cancel
+  std::thread thread_;                      // last: starts once the rest is built
+};
 
 class ClientBusyRetryTest : public ServerClientTest {
  protected:
@@ -39,15 +85,6 @@ class ClientBusyRetryTest : public ServerClientTest {
     auto client = PlannerClient::Connect(server_->target(), options);
     EXPECT_TRUE(client.ok()) << client.status();
     return client.ok() ? *std::move(client) : nullptr;
-  }
-
-  // Starts a Plan call that holds the server's only planning slot until `context` is cancelled.
-  std::thread HoldTheSlot(grpc::ClientContext& context) {
-    return std::thread([this, &context] {
-      auto stub = shardplan::v1::PlannerService::NewStub(server_->Channel());
-      shardplan::v1::PlanResponse response;
-      stub->Plan(&context, SlowRequest(), &response);
-    });
   }
 
   static shardplan::v1::PlanRequest Quick(uint64_t seed) {
@@ -71,8 +108,7 @@ class ClientBusyRetryTest : public ServerClientTest {
 };
 
 TEST_F(ClientBusyRetryTest, ABusyServerIsRetriedUntilASlotFrees) {
-  grpc::ClientContext slow;
-  std::thread holder = HoldTheSlot(slow);
+  SlotHolder holder(*server_);
   AwaitSlotTaken(1000);
 
   // Without retries the refusal comes back, marked transient.
@@ -86,10 +122,9 @@ TEST_F(ClientBusyRetryTest, ABusyServerIsRetriedUntilASlotFrees) {
   std::vector<RetryEvent> events;
   std::unique_ptr<PlannerClient> patient = Connect(10, [&](const RetryEvent& event) {
     events.push_back(event);
-    slow.TryCancel();
+    holder.Release();
   });
   absl::StatusOr<shardplan::v1::PlanResponse> planned = patient->Plan(Quick(2));
-  holder.join();
   ASSERT_TRUE(planned.ok()) << planned.status();
   ASSERT_GE(events.size(), 1u);
   EXPECT_EQ(events[0].status.code(), absl::StatusCode::kResourceExhausted);

@@ -284,11 +284,17 @@ class BusyRetryTest(unittest.TestCase):
                                          initial_backoff=0.01) as client, \
                     shardplan.PlannerClient(server.target, timeout=20, retries=0) as probe:
                 # A slow call holds the only planning slot until it is cancelled.
-                slow = client._stub.Plan.future(shardplan.pb.PlanRequest(
-                    task=shardplan.task_from_dict(SLOW_TASK), algorithm=SLOW_ALGORITHM,
-                    parameters={k: str(v) for k, v in SLOW_PARAMS.items()}))
+                def hold_the_slot():
+                    return client._stub.Plan.future(shardplan.pb.PlanRequest(
+                        task=shardplan.task_from_dict(SLOW_TASK), algorithm=SLOW_ALGORITHM,
+                        parameters={k: str(v) for k, v in SLOW_PARAMS.items()}))
+
+                slow = hold_the_slot()
                 refusal = None
                 for seed in range(1000, 1500):
+                    if slow.done():  # a probe reached the server first and took the slot
+                        slow = hold_the_slot()
+                        time.sleep(0.01)
                     try:
                         probe.plan(small_task(6, 2), algorithm="size_lookup_greedy", seed=seed)
                     except shardplan.ResourceExhaustedError as e:
