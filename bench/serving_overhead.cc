@@ -1,10 +1,11 @@
 // serving_overhead: the same NeuroShard plans three ways, interleaved: in-process (PlanTask, as
 // the offline benchmarks call it), as a synchronous Plan call to a real shardplan-server, and as
 // a job (SubmitPlan, then WatchPlan to its end), both through the C++ client library with the
-// cache bypassed. It prints each path's median time and its ratio to in-process, so the cost of
+// cache bypassed; and, as a fourth path, the same Plan call answered from the cache (the round
+// trip alone). It prints each path's median time and its ratio to in-process, so the cost of
 // serving a plan is measured on the path users take. docs/benchmarks.md explains the output.
 //
-//   build/bench/serving_overhead [--devices 4,8] [--max-dim 128] [--tasks 20] [--rounds 3]
+//   build/bench/serving_overhead [--devices 4,8] [--max-dim 128] [--tasks 100] [--rounds 2]
 //       [--model sim-rtx2080ti@2] [--algorithm neuroshard] [--seed 0]
 //       [--pool data/table_pool/dlrm_856.json] [--models-dir models] [--server_args "..."]
 //       [--out bench/results/serving_overhead]
@@ -12,7 +13,7 @@
 // Tasks are the reference's (GenerateTask: T uniform per task, ids and dims redrawn until they
 // fit). Every task is planned once each way before measuring (unmeasured), so that the
 // process-wide latent memos of both processes are equally warm. Each round then visits the
-// tasks with the three paths in a rotating order. Times are wall clock as the caller sees them;
+// tasks with the four paths in a rotating order. Times are wall clock as the caller sees them;
 // the server's own planning time (Plan.stats.planning_time_ms) is reported beside them.
 #include <algorithm>
 #include <chrono>
@@ -50,8 +51,10 @@ using offline::Command;
 using offline::UsageError;
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kPaths[] = {"in_process", "plan_call", "job"};
-constexpr int kNumPaths = 3;
+// cached_call: the same Plan request answered from the server's plan cache, i.e. the round trip
+// (gRPC, validation, the request's hash, conversions) without the search.
+constexpr const char* kPaths[] = {"in_process", "plan_call", "job", "cached_call"};
+constexpr int kNumPaths = 4;
 
 struct Config {
   std::vector<int> devices;
@@ -87,7 +90,7 @@ absl::StatusOr<v1::PlanRequest> RequestFor(const Task& task, const Config& confi
   return request;
 }
 
-// The three paths for one setting.
+// The four paths for one setting.
 class Paths {
  public:
   Paths(const Planner& planner, const CostModel& model, client::PlannerClient& client)
@@ -99,8 +102,13 @@ class Paths {
         return InProcess(task);
       case 1:
         return PlanCall(request);
-      default:
+      case 2:
         return Job(request);
+      default: {
+        v1::PlanRequest cached = request;
+        cached.set_bypass_cache(false);  // planned once in the warm-up pass, then a cache hit
+        return PlanCall(cached);
+      }
     }
   }
 
@@ -177,7 +185,9 @@ std::string Report(const json& result) {
       result["server"].get<std::string>(),
       "`. Wall: the caller's time (for a job, SubmitPlan until WatchPlan's last status); "
       "planning: the plan's own stats.planning_time_ms. Ratio: the path's median wall time over "
-      "the in-process median (and, in brackets, the median of per-sample ratios).\n\n",
+      "the in-process median (and, in brackets, the median of per-sample ratios). cached_call: "
+      "the same Plan call answered from the server's cache, the round trip without the search "
+      "(its planning time is the cached plan's).\n\n",
       "| devices | mean tables | path | median wall ms | p90 wall ms | median planning ms | "
       "ratio to in-process |\n|---|---|---|---:|---:|---:|---|\n");
   for (const json& s : result["settings"]) {
@@ -287,7 +297,7 @@ absl::Status Run(const Args& args) {
         }
       }
     }
-    // The three paths must have found the same plans (same cost) for the comparison to hold.
+    // The paths must have found the same plans (same cost) for the comparison to hold.
     for (size_t s = 0; s < timings[0].size(); ++s) {
       for (int p = 1; p < kNumPaths; ++p) {
         if (timings[p][s].cost_ms != timings[0][s].cost_ms) {
@@ -321,8 +331,8 @@ Command ServingOverheadCommand() {
           {
               {"devices", "LIST", "device counts", "4,8"},
               {"max-dim", "D", "the tasks' largest table dim", "128"},
-              {"tasks", "N", "tasks per device count", "20"},
-              {"rounds", "N", "measured rounds over the tasks", "3"},
+              {"tasks", "N", "tasks per device count (Table 1's at max dim 128)", "100"},
+              {"rounds", "N", "measured rounds over the tasks", "2"},
               {"model", "SPEC", "cost model (in-process and in the requests)",
                "sim-rtx2080ti@2"},
               {"algorithm", "NAME", "planning algorithm", "neuroshard"},
