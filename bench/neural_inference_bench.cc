@@ -1,5 +1,5 @@
-// Speed of neural cost-model inference on one core (issue 4's target: well over 10^6 table
-// rows per second). Weights are random in torch's default init range; speed does not depend
+// Speed of neural cost-model inference on one core (the target: well over 10^6 table rows per
+// second, so that a search's hundreds of thousands of model calls take well under a second). Weights are random in torch's default init range; speed does not depend
 // on their values. Each device set is the 60-table shard set of one synthetic task device.
 //
 //   build/bench/neural_inference_bench --benchmark_out=bench/results/neural_inference.json

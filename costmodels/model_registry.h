@@ -13,7 +13,7 @@
 
 namespace shardplan {
 
-// What ListModels shows of a model version (DESIGN.md section 4).
+// What ListModels shows of a model version (docs/design.md section 4).
 struct ModelManifest {
   std::string name;
   std::string version;

@@ -7,7 +7,7 @@ Deterministic: each file has its own seed, so running this again rewrites identi
     /usr/bin/python3 examples/generate_examples.py --check    # exit 1 if a file is stale
 
 The tables imitate the DLRM workloads of the papers (Meta's synthetic dlrm_datasets, NeuroShard's
-task generator; shared/papers/notes/reference-implementations.md sections 1.2-1.5):
+task generator; docs/design.md section 7 and docs/cost-data.md):
 
 - rows (hash size): log-uniform-ish between 10^2 and 10^7, most tables in 10^3..10^6 and one in
   eight large (4 * 10^6 .. 10^7), which hold most of the memory, as in production models;

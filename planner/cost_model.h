@@ -43,7 +43,7 @@ class SumPooledCompute {
   virtual double CostOfLatentSum(std::span<const float> latent_sum) const = 0;
 };
 
-// The costs planners query (DESIGN.md section 3.1): neural models and the analytic estimator
+// The costs planners query (docs/design.md section 3.1): neural models and the analytic estimator
 // implement it. Implementations are immutable after construction and safe to call from many
 // threads at once.
 class CostModel {

@@ -11,7 +11,7 @@
 namespace shardplan {
 
 // Per-device cost breakdown of a placement under the reference plan-cost formula
-// (NeuroShard's simulator, DESIGN.md section 2):
+// (NeuroShard's simulator, docs/design.md section 2):
 //   compute[d] = ComputeCost(shards on d)
 //   bw[d]      = BackwardCommCosts(dim sums)[d]
 //   wait[d]    = (compute[d] + bw[d]) - min over devices of the same

@@ -20,7 +20,7 @@ int ElementBytes(ElementType type);
 // others are representable so that later planners need no type change.
 enum class ShardingType { kTableWise, kColumnWise, kRowWise, kDataParallel };
 
-// One embedding table (DESIGN.md section 2).
+// One embedding table (docs/design.md section 2).
 struct Table {
   std::string name;
   int64_t rows = 0;             // hash size

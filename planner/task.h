@@ -20,7 +20,7 @@ struct MemoryOptions {
   double io_buffer_multiplier = 0.0;
 };
 
-// A sharding problem: tables, devices and constraints (DESIGN.md section 2).
+// A sharding problem: tables, devices and constraints (docs/design.md section 2).
 struct Task {
   std::vector<Table> tables;
   Topology topology;

@@ -11,7 +11,7 @@ comm costs. torch is needed only to load the .pt files: the conversion itself
 (write_bundle) takes plain dicts of nested lists or anything with .tolist() (numpy arrays,
 tensors), so it runs and is tested without torch.
 
-Reference checkpoints (shared/papers/notes/reference-implementations.md section 1.7):
+Reference checkpoints (docs/design.md section 7.3):
     compute: {state_dict, feature_means, feature_stds, num_table_features, table_mlp_sizes,
               pred_mlp_sizes}
     comm:    {state_dict, feature_means, feature_stds, num_features, mlp_sizes, ndevices}

@@ -10,7 +10,7 @@
 namespace shardplan {
 
 // shardplan.v1.AdminService: operator calls, apart from PlannerService so that an admin
-// permission can guard them (issue 6).
+// permission can guard them (docs/security.md).
 class AdminServiceImpl final : public v1::AdminService::Service {
  public:
   // All must outlive the service.

@@ -18,7 +18,7 @@ struct TorchRecOptions {
 };
 
 // The plan in the JSON shape of TorchRec's ShardingPlan._serialize (papers/notes/
-// reference-implementations.md 4.11):
+// docs/design.md section 7.4):
 //   {"plan": {module_path: {table: {"sharding_type": "table_wise" | "column_wise" | ...,
 //     "compute_kernel": "fused", "ranks": [...],
 //     "shards": [{"shard_offsets": [r0, c0], "shard_sizes": [r, c],

@@ -13,7 +13,7 @@
 
 namespace shardplan {
 
-// A neural model bundle on disk (DESIGN.md section 4; the format is docs/model-bundles.md):
+// A neural model bundle on disk (docs/design.md section 4; the format is docs/model-bundles.md):
 //
 //   <models root>/<name>/<version>/
 //     manifest.json            format version, identity, provenance, architecture,

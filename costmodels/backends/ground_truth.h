@@ -12,8 +12,8 @@
 
 namespace shardplan {
 
-// A plan's cost on ground truth: the reference plan-cost formula (DESIGN.md section 2, planner's
-// CostOfPlacement) with every term measured on a HardwareBackend instead of predicted:
+// A plan's cost on ground truth: the reference plan-cost formula (docs/design.md section 2,
+// planner's CostOfPlacement) with every term measured on a HardwareBackend instead of predicted:
 //   compute[d] = MeasureCompute(d's shards, each a Table with dim = shard columns, its rows)
 //   bw[d]      = MeasureComm(dim sums, zero offsets).backward_ms[d]
 //   wait[d]    = compute[d] + bw[d] - min over devices of the same

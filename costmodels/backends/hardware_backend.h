@@ -17,7 +17,7 @@ struct CommMeasurement {
   std::vector<double> backward_ms;
 };
 
-// Ground truth (DESIGN.md section 3.2): what a shard set or an all-to-all really costs on some
+// Ground truth (docs/design.md section 3.2): what a shard set or an all-to-all really costs on some
 // hardware, measured (cpu) or simulated (sim). Planners never see it; cost data and benchmarks
 // do. Implementations need not be thread-safe: a collector owns its backend.
 class HardwareBackend {

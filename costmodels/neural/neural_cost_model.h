@@ -16,7 +16,7 @@
 
 namespace shardplan {
 
-// The reference's ComputeCostNet (reference-implementations.md section 1.7), a DeepSets
+// The reference's ComputeCostNet (docs/design.md section 7.3), a DeepSets
 // sum-pool: each shard's 20 z-scored features go through the table MLP (20->128->32, ReLU after
 // both layers), the 32-d outputs are summed over the device's shards, and the pred MLP
 // (32->64->1, no output activation) gives the device's fwd+bwd kernel ms. The result can be
@@ -114,7 +114,7 @@ struct NeuralCommModels {
 };
 
 // A neural bundle behind planner's CostModel: one compute model and comm models per device
-// count (DESIGN.md section 3.1). Immutable after Create and safe to call from many threads.
+// count (docs/design.md section 3.1). Immutable after Create and safe to call from many threads.
 //
 // Its compute costs read the tables' access histograms (ReadsAccessHistograms): the server
 // imputes a missing one before planning, with a warning in the plan. A table that reaches the

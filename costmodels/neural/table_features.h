@@ -16,7 +16,7 @@ namespace shardplan {
 inline constexpr int kNumTableFeatures = 20;
 
 // The reference's feature names in its order: the keys sorted lexicographically
-// (reference-implementations.md section 1.3):
+// (docs/design.md section 7.2):
 //   bin_0, bin_1, bin_10 ... bin_16, bin_2 ... bin_9, dim, pooling_factor, row
 const std::array<std::string_view, kNumTableFeatures>& TableFeatureNames();
 

@@ -1,4 +1,5 @@
-"""Errors of the shardplan client: one class per gRPC code the service uses (DESIGN.md section 5).
+"""Errors of the shardplan client: one class per gRPC code the service uses (docs/design.md
+section 5).
 
 Every error is a ShardplanError carrying the gRPC code and the server's message unchanged:
 

@@ -20,7 +20,7 @@ struct SimOptions {
   uint64_t seed = 0;
 };
 
-// The analytic GPU-cluster simulator (DESIGN.md section 3.2, docs/simulator.md) as a
+// The analytic GPU-cluster simulator (docs/design.md section 3.2, docs/simulator.md) as a
 // HardwareBackend: compute from SimulateCompute, all-to-all from SimulateComm, both times the
 // noise factor. Not thread-safe (the measurement counter), like every backend.
 class SimBackend : public HardwareBackend {

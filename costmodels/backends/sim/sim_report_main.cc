@@ -61,7 +61,8 @@ struct PlanCost {
 };
 
 // Greedy by single-table cost under the memory cap, then the reference's plan cost on the
-// simulator (DESIGN.md section 2, ScorePlacementOnHardware). False when some table fits nowhere.
+// simulator (docs/design.md section 2, ScorePlacementOnHardware). False when some table fits
+// nowhere.
 bool GreedyPlanCost(const HardwareProfile& p, const std::vector<Table>& tables, int devices,
                     PlanCost& out) {
   std::vector<int> order(tables.size());

@@ -1,5 +1,5 @@
 // FormatTorchRecPlan: the plan in the JSON shape of TorchRec's ShardingPlan
-// (papers/notes/reference-implementations.md section 4.11).
+// (docs/design.md section 7.4).
 
 #include <string>
 #include <vector>

@@ -8,8 +8,8 @@
 namespace shardplan {
 namespace {
 
-// reference-implementations.md section 4.8, worked example: TW, cuda fused, fp32, W = L = 4,
-// per-rank batch 512 (global 2048), pooling factor 10, dim 64, unweighted, pooled.
+// TorchRec's formulas worked by hand (docs/cost-models.md, "Batch"): TW, cuda fused, fp32,
+// W = L = 4, per-rank batch 512 (global 2048), pooling factor 10, dim 64, unweighted, pooled.
 constexpr double kFwdCompute = 0.0070816431;
 constexpr double kFwdComms = 0.0008138021;
 constexpr double kBwdCompute = 0.0141632863;

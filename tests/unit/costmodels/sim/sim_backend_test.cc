@@ -149,7 +149,7 @@ TEST(SimBackendTest, NoisyCommKeepsTheWaitExact) {
   EXPECT_NE(comm.backward_ms[0], comm.backward_ms[1]);
 }
 
-// The reference plan cost (DESIGN.md section 2) of a greedy placement, on the backend.
+// The reference plan cost (docs/design.md section 2) of a greedy placement, on the backend.
 double PlanCost(HardwareBackend& backend, const std::vector<Table>& tables, int devices) {
   std::vector<double> single(tables.size());
   for (size_t i = 0; i < tables.size(); ++i) {

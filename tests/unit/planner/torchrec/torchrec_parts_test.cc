@@ -26,8 +26,8 @@ using ::testing::IsEmpty;
 // Estimator
 
 TEST(ShardPerfTest, TaskOverloadMatchesTorchRecWorkedExample) {
-  // reference-implementations.md section 4.8: TW, cuda fused, fp32, W = L = 4, per-rank batch
-  // 512, pooling factor 10, dim 64.
+  // The worked example of docs/cost-models.md ("Batch"): TW, cuda fused, fp32, W = L = 4,
+  // per-rank batch 512, pooling factor 10, dim 64.
   Task task = MakeTask({MakeTable("t", 1000, 64, 10.0)}, 4, test::kGiB);
   task.batch_size = 4 * 512;
   task.topology.devices_per_host = 4;
