@@ -37,9 +37,30 @@ int64_t ProposalBytes(const SearchSpace& space, const Proposal& proposal) {
   return bytes;
 }
 
+// The table that needs the most memory at its smallest option, named as every infeasibility
+// error names a table (docs/design.md section 5): `"name" needs at least X`.
+std::string LargestTable(const Task& task, const SearchSpace& space) {
+  size_t largest = 0;
+  int64_t largest_bytes = -1;
+  for (size_t t = 0; t < task.tables.size(); ++t) {
+    int64_t bytes = -1;
+    for (const ShardingOption& option : space.options_of_table[t]) {
+      bytes = bytes < 0 ? option.BytesSum() : std::min(bytes, option.BytesSum());
+    }
+    if (bytes > largest_bytes) {
+      largest = t;
+      largest_bytes = bytes;
+    }
+  }
+  return absl::StrCat("table \"", task.tables[largest].name, "\" needs at least ",
+                      FormatGiB(std::max<int64_t>(largest_bytes, 0)));
+}
+
 // TorchRec's two failures: INSUFFICIENT_STORAGE when even the smallest proposal exceeds the
 // devices' total memory, STRICT_CONSTRAINTS when it would fit in total but not shard by shard.
-absl::Status NoProposalFits(const Task& task, int64_t proposals, int64_t smallest_bytes) {
+// Both also name the largest table.
+absl::Status NoProposalFits(const Task& task, const SearchSpace& space, int64_t proposals,
+                            int64_t smallest_bytes) {
   const std::vector<int64_t>& capacity = task.topology.memory_bytes;
   int64_t total = 0;
   for (int64_t bytes : capacity) total = AddBytes(total, bytes);
@@ -52,13 +73,14 @@ absl::Status NoProposalFits(const Task& task, int64_t proposals, int64_t smalles
     return absl::FailedPreconditionError(
         absl::StrCat("task is infeasible for ", kAlgorithmName, ": the smallest of ", proposals,
                      " proposals needs ", FormatGiB(smallest_bytes), " but the devices hold ",
-                     FormatGiB(total), " in total (", devices, ")"));
+                     FormatGiB(total), " in total (", devices, "; the largest ",
+                     LargestTable(task, space), ")"));
   }
   return absl::FailedPreconditionError(absl::StrCat(
       "task is infeasible for ", kAlgorithmName, ": none of ", proposals,
       " proposals fits; the smallest needs ", FormatGiB(smallest_bytes), " of the devices' ",
       FormatGiB(total), " in total but its shards do not fit device by device (", devices,
-      "; pinned and colocated tables stay whole)"));
+      "; pinned and colocated tables stay whole; the largest ", LargestTable(task, space), ")"));
 }
 
 // TABLE_WISE for one-shard TW options, COLUMN_WISE otherwise; column_splits names a table once
@@ -152,7 +174,8 @@ absl::StatusOr<Plan> TorchRecPlanner::Run(const Task& task, const PlanningContex
       absl::Status status = context.stop->Check();
       return status.ok() ? absl::DeadlineExceededError("torchrec stopped before any plan") : status;
     }
-    return NoProposalFits(task, static_cast<int64_t>(seen.size()), smallest_bytes.value_or(0));
+    return NoProposalFits(task, space, static_cast<int64_t>(seen.size()),
+                          smallest_bytes.value_or(0));
   }
 
   Plan plan = PlanOf(task, space, best_proposal, *best);

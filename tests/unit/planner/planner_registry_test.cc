@@ -60,23 +60,7 @@ TEST(BuiltinAlgorithmsTest, InfoIsComplete) {
   }
 }
 
-TEST(BuiltinAlgorithmsTest, EveryAlgorithmPlansASmallTask) {
-  Task task = test::MakeTask({MakeTable("a", 1000, 16, 2), MakeTable("b", 500, 8, 1),
-                              MakeTable("c", 100, 32, 4), MakeTable("d", 10, 4, 1)},
-                             3, kGiB);
-  task.tables[3].pinned_device = 2;
-  task.colocate = {{"a", "b"}};
-  ASSERT_TRUE(ValidateTask(task).ok());
-  test::FakeCostModel model;
-  const AlgorithmRegistry registry = BuiltinAlgorithms();
-  for (const Planner* planner : registry.List()) {
-    SCOPED_TRACE(planner->info().name);
-    absl::StatusOr<Plan> plan = PlanTask(*planner, task, model, {});
-    ASSERT_TRUE(plan.ok()) << plan.status();
-    EXPECT_EQ(plan->algorithm, planner->info().name);
-    EXPECT_TRUE(ValidatePlan(task, *plan).ok());
-  }
-}
+// Every algorithm's plans on constrained tasks: algorithm_conformance_test.cc.
 
 TEST(AlgorithmRegistryTest, UnknownNameListsTheKnownOnes) {
   const AlgorithmRegistry registry = BuiltinAlgorithms();
