@@ -28,13 +28,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "bench/bench_support.h"
-#include "costmodels/backends/ground_truth.h"
-#include "costmodels/data/generators.h"
-#include "costmodels/tools/tool_support.h"
+#include "groundtruth/ground_truth.h"
+#include "lab/data/generators.h"
+#include "lab/tools/tool_support.h"
 #include "nlohmann/json.hpp"
-#include "planner/algorithm_registry.h"
-#include "planner/status_macros.h"
+#include "planner/algorithms/builtin_algorithms.h"
+#include "planner/framework/algorithm_registry.h"
 
 namespace shardplan::bench {
 namespace {
@@ -118,7 +119,7 @@ std::string EntryKey(int devices, const std::string& row) {
 }
 
 // One task of one row: plan, ground truth and the search's counters.
-json RunTask(const Planner& planner, const Row& row, const Task& task, const CostModel& model,
+json RunTask(const Algorithm& planner, const Row& row, const Task& task, const CostModel& model,
              uint64_t plan_seed, HardwareBackend& ground_truth) {
   PlanTaskOptions options;
   options.seed = plan_seed;
@@ -140,7 +141,7 @@ json RunTask(const Planner& planner, const Row& row, const Task& task, const Cos
   r["cache_misses"] = stats.cost_cache_misses;
   r["cost_model_calls"] = stats.cost_model_calls;
   r["candidates_evaluated"] = stats.candidates_evaluated;
-  r["column_splits"] = timed.plan->column_splits.size();
+  r["column_splits"] = timed.plan->stats.column_splits.size();
   return r;
 }
 
@@ -282,7 +283,7 @@ absl::Status Run(const Args& args) {
   SHARDPLAN_RETURN_IF_ERROR(LoadModels(args.Get("models-dir"), models));
   SHARDPLAN_ASSIGN_OR_RETURN(const ResolvedModel model, models.Resolve(config.model));
   const AlgorithmRegistry algorithms = BuiltinAlgorithms();
-  SHARDPLAN_ASSIGN_OR_RETURN(const Planner* const planner, algorithms.Find(kNeuroShard));
+  SHARDPLAN_ASSIGN_OR_RETURN(const Algorithm* const planner, algorithms.Find(kNeuroShard));
 
   const json config_json = ConfigJson(config);
   const std::string json_path = config.out + ".json";

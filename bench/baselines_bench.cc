@@ -7,11 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "benchmark/benchmark.h"
 #include "bench/synthetic_tasks.h"
-#include "costmodels/analytic_cost_model.h"
-#include "planner/algorithm_registry.h"
-#include "planner/plan_task.h"
+#include "benchmark/benchmark.h"
+#include "costmodels/analytic/analytic_cost_model.h"
+#include "planner/algorithms/builtin_algorithms.h"
+#include "planner/framework/algorithm_registry.h"
+#include "planner/framework/plan_task.h"
 
 namespace shardplan::bench {
 namespace {
@@ -24,7 +25,7 @@ const AlgorithmRegistry& Algorithms() {
 void BM_PlanTask(benchmark::State& state, const std::string& algorithm) {
   const Task task = SyntheticTask(static_cast<int>(state.range(0)),
                                   static_cast<int>(state.range(1)), /*seed=*/0);
-  const Planner* planner = *Algorithms().Find(algorithm);
+  const Algorithm* planner = *Algorithms().Find(algorithm);
   const AnalyticCostModel model;
   for (auto _ : state) {
     absl::StatusOr<Plan> plan = PlanTask(*planner, task, model, PlanTaskOptions{});

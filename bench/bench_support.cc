@@ -10,8 +10,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "costmodels/artifacts/model_directory_loader.h"
-#include "costmodels/backends/sim/sim_backend.h"
-#include "costmodels/tools/tool_support.h"
+#include "groundtruth/sim/sim_backend.h"
+#include "lab/tools/tool_support.h"
 
 namespace shardplan::bench {
 
@@ -42,7 +42,7 @@ absl::StatusOr<std::unique_ptr<HardwareBackend>> MakeGroundTruth(int devices) {
   return MakeSimBackend(kGroundTruthProfile, devices, SimOptions{});
 }
 
-TimedPlan PlanAndTime(const Planner& planner, const Task& task, const CostModel& model,
+TimedPlan PlanAndTime(const Algorithm& planner, const Task& task, const CostModel& model,
                       const PlanTaskOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<Plan> plan = PlanTask(planner, task, model, options);

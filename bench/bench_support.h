@@ -14,12 +14,12 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "costmodels/backends/hardware_backend.h"
+#include "base/statistics.h"
 #include "costmodels/model_registry.h"
-#include "costmodels/tools/offline_command.h"
+#include "groundtruth/hardware_backend.h"
+#include "lab/tools/offline_command.h"
 #include "nlohmann/json.hpp"
-#include "planner/plan_task.h"
-#include "planner/statistics.h"
+#include "planner/framework/plan_task.h"
 
 namespace shardplan::bench {
 
@@ -42,7 +42,7 @@ struct TimedPlan {
   absl::StatusOr<Plan> plan;
   double planning_ms = 0.0;
 };
-TimedPlan PlanAndTime(const Planner& planner, const Task& task, const CostModel& model,
+TimedPlan PlanAndTime(const Algorithm& planner, const Task& task, const CostModel& model,
                       const PlanTaskOptions& options);
 
 // The entries of array `field` of a previous run's JSON at `path`, by key(entry), if that run's

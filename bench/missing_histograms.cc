@@ -24,14 +24,15 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/status_macros.h"
 #include "bench/bench_support.h"
-#include "costmodels/backends/ground_truth.h"
-#include "costmodels/data/generators.h"
-#include "costmodels/data/synthetic_pool.h"
-#include "costmodels/tools/tool_support.h"
+#include "costmodels/access/typical_access.h"
+#include "groundtruth/ground_truth.h"
+#include "lab/data/generators.h"
+#include "lab/tools/tool_support.h"
 #include "nlohmann/json.hpp"
-#include "planner/algorithm_registry.h"
-#include "planner/status_macros.h"
+#include "planner/algorithms/builtin_algorithms.h"
+#include "planner/framework/algorithm_registry.h"
 
 namespace shardplan::bench {
 namespace {
@@ -74,7 +75,7 @@ absl::Status Run(const Args& args) {
   SHARDPLAN_ASSIGN_OR_RETURN(const ResolvedModel neural, models.Resolve(args.Get("model")));
   SHARDPLAN_ASSIGN_OR_RETURN(const ResolvedModel analytic, models.Resolve("analytic@1"));
   const AlgorithmRegistry algorithms = BuiltinAlgorithms();
-  SHARDPLAN_ASSIGN_OR_RETURN(const Planner* planner, algorithms.Find("neuroshard"));
+  SHARDPLAN_ASSIGN_OR_RETURN(const Algorithm* planner, algorithms.Find("neuroshard"));
 
   json result = {{"config",
                   {{"devices", devices_list},

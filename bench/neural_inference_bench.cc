@@ -8,11 +8,11 @@
 #include <random>
 #include <vector>
 
+#include "base/seeded_rng.h"
 #include "bench/synthetic_tasks.h"
 #include "benchmark/benchmark.h"
 #include "costmodels/neural/neural_cost_model.h"
 #include "costmodels/neural/table_features.h"
-#include "planner/random.h"
 
 namespace shardplan::bench {
 namespace {

@@ -34,18 +34,19 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/status_macros.h"
 #include "bench/bench_support.h"
-#include "costmodels/backends/cpu/cpu_backend.h"
-#include "costmodels/backends/ground_truth.h"
-#include "costmodels/data/generators.h"
 #include "costmodels/model_registry.h"
-#include "costmodels/tools/offline_command.h"
-#include "costmodels/tools/tool_support.h"
+#include "groundtruth/cpu/cpu_backend.h"
+#include "groundtruth/ground_truth.h"
+#include "lab/data/generators.h"
+#include "lab/tools/offline_command.h"
+#include "lab/tools/tool_support.h"
 #include "nlohmann/json.hpp"
-#include "planner/algorithm_registry.h"
-#include "planner/evaluation.h"
-#include "planner/plan_task.h"
-#include "planner/status_macros.h"
+#include "planner/algorithms/builtin_algorithms.h"
+#include "planner/domain/evaluation.h"
+#include "planner/framework/algorithm_registry.h"
+#include "planner/framework/plan_task.h"
 
 namespace shardplan::bench {
 namespace {
@@ -77,7 +78,7 @@ struct Row {
   std::string label;
   std::string algorithm;
   std::string model;  // name@version
-  const Planner* planner = nullptr;
+  const Algorithm* planner = nullptr;
   std::shared_ptr<const CostModel> cost_model;
 };
 
@@ -130,7 +131,7 @@ absl::StatusOr<std::vector<Row>> ResolveRows(const Args& args, const AlgorithmRe
   SHARDPLAN_ASSIGN_OR_RETURN(const ResolvedModel model, models.Resolve(model_spec));
   auto add = [&](const std::string& label, const std::string& algorithm,
                  const ResolvedModel& resolved) {
-    absl::StatusOr<const Planner*> planner = algorithms.Find(algorithm);
+    absl::StatusOr<const Algorithm*> planner = algorithms.Find(algorithm);
     if (!planner.ok()) {
       notes.push_back(absl::StrCat("skipped ", label, ": algorithm \"", algorithm,
                                    "\" is not registered"));
@@ -352,8 +353,8 @@ std::vector<std::string> RowNotes(const std::vector<Row>& rows) {
   for (const Row& row : rows) {
     if (row.label == "torchrec") {
       notes.push_back(
-          "torchrec: TorchRec's planner (planner/torchrec/, docs/torchrec-planner.md); it plans "
-          "with its own analytic estimator, not with the request's cost model");
+          "torchrec: TorchRec's planner (planner/algorithms/torchrec/, docs/torchrec-planner.md); it "
+          "plans with its own analytic estimator, not with the request's cost model");
     } else if (row.label != row.algorithm) {
       notes.push_back(absl::StrCat(
           row.label, ": ", row.algorithm, " planned under ", row.model,

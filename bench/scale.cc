@@ -31,13 +31,14 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/status_macros.h"
 #include "bench/bench_support.h"
-#include "costmodels/data/generators.h"
-#include "costmodels/tools/tool_support.h"
+#include "lab/data/generators.h"
+#include "lab/tools/tool_support.h"
 #include "nlohmann/json.hpp"
-#include "planner/algorithm_registry.h"
-#include "planner/memory.h"
-#include "planner/status_macros.h"
+#include "planner/algorithms/builtin_algorithms.h"
+#include "planner/domain/memory.h"
+#include "planner/framework/algorithm_registry.h"
 
 namespace shardplan::bench {
 namespace {
@@ -133,7 +134,7 @@ json ConfigJson(const Config& config) {
 }
 
 // One plan: time, cost under the planning model and the search's counters.
-json PlanResult(const Planner& planner, const Task& task, const CostModel& model,
+json PlanResult(const Algorithm& planner, const Task& task, const CostModel& model,
                 const std::map<std::string, std::string>& params, uint64_t seed) {
   PlanTaskOptions options;
   options.params = params;
@@ -150,7 +151,7 @@ json PlanResult(const Planner& planner, const Task& task, const CostModel& model
   r["cache_hits"] = stats.cost_cache_hits;
   r["cache_misses"] = stats.cost_cache_misses;
   r["candidates_evaluated"] = stats.candidates_evaluated;
-  r["column_splits"] = timed.plan->column_splits.size();
+  r["column_splits"] = timed.plan->stats.column_splits.size();
   return r;
 }
 
@@ -326,8 +327,8 @@ absl::Status Run(const Args& args) {
     resolved.push_back(std::move(model));
   }
   const AlgorithmRegistry algorithms = BuiltinAlgorithms();
-  SHARDPLAN_ASSIGN_OR_RETURN(const Planner* const neuroshard, algorithms.Find(kNeuroShard));
-  SHARDPLAN_ASSIGN_OR_RETURN(const Planner* const baseline, algorithms.Find(config.baseline));
+  SHARDPLAN_ASSIGN_OR_RETURN(const Algorithm* const neuroshard, algorithms.Find(kNeuroShard));
+  SHARDPLAN_ASSIGN_OR_RETURN(const Algorithm* const baseline, algorithms.Find(config.baseline));
 
   const json config_json = ConfigJson(config);
   const std::string json_path = config.out + ".json";

@@ -31,15 +31,16 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/statistics.h"
+#include "base/status_macros.h"
 #include "bench/bench_support.h"
 #include "bench/task_proto.h"
 #include "client/shardplan_client.h"
-#include "costmodels/data/generators.h"
-#include "costmodels/tools/tool_support.h"
+#include "lab/data/generators.h"
+#include "lab/tools/tool_support.h"
 #include "nlohmann/json.hpp"
-#include "planner/algorithm_registry.h"
-#include "planner/statistics.h"
-#include "planner/status_macros.h"
+#include "planner/algorithms/builtin_algorithms.h"
+#include "planner/framework/algorithm_registry.h"
 #include "tests/integration/support/server_process.h"
 
 namespace shardplan::bench {
@@ -93,7 +94,7 @@ absl::StatusOr<v1::PlanRequest> RequestFor(const Task& task, const Config& confi
 // The four paths for one setting.
 class Paths {
  public:
-  Paths(const Planner& planner, const CostModel& model, client::PlannerClient& client)
+  Paths(const Algorithm& planner, const CostModel& model, client::PlannerClient& client)
       : planner_(planner), model_(model), client_(client) {}
 
   absl::StatusOr<Timing> Run(int path, const Task& task, const v1::PlanRequest& request) {
@@ -145,7 +146,7 @@ class Paths {
     return Timing{wall, plan.stats().planning_time_ms(), plan.cost_ms()};
   }
 
-  const Planner& planner_;
+  const Algorithm& planner_;
   const CostModel& model_;
   client::PlannerClient& client_;
 };
@@ -235,7 +236,7 @@ absl::Status Run(const Args& args) {
   SHARDPLAN_RETURN_IF_ERROR(LoadModels(config.models_dir, models));
   SHARDPLAN_ASSIGN_OR_RETURN(const ResolvedModel model, models.Resolve(config.model));
   const AlgorithmRegistry algorithms = BuiltinAlgorithms();
-  absl::StatusOr<const Planner*> planner = algorithms.Find(config.algorithm);
+  absl::StatusOr<const Algorithm*> planner = algorithms.Find(config.algorithm);
   if (!planner.ok()) return UsageError(absl::StrCat("--algorithm: ", planner.status().message()));
 
   std::vector<std::string> server_args = {"--models_dir", config.models_dir};

@@ -5,8 +5,8 @@
 #include <random>
 #include <string>
 
-#include "planner/memory.h"
-#include "planner/random.h"
+#include "base/seeded_rng.h"
+#include "planner/domain/memory.h"
 
 namespace shardplan::bench {
 

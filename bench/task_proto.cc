@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/json_util.h"
-#include "planner/json_io.h"
+#include "wire/json_io.h"
 
 namespace shardplan::bench {
 

@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "costmodels/analytic_cost_model.h"
+#include "costmodels/analytic/analytic_cost_model.h"
 
 namespace shardplan {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "planner/cost_model.h"
+#include "planner/domain/cost_model.h"
 
 namespace shardplan {
 

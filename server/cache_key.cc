@@ -1,7 +1,7 @@
 #include "server/cache_key.h"
 
 #include "nlohmann/json.hpp"
-#include "planner/json_io.h"
+#include "wire/json_io.h"
 
 namespace shardplan {
 

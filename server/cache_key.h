@@ -5,8 +5,8 @@
 #include <map>
 #include <string>
 
-#include "costmodels/artifacts/sha256.h"  // Sha256Hex, the one SHA-256 helper
-#include "planner/task.h"
+#include "base/sha256.h"  // Sha256Hex, the one SHA-256 helper
+#include "planner/domain/task.h"
 
 namespace shardplan {
 

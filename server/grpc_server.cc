@@ -12,9 +12,10 @@
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
-#include "server/durable_jobs.h"
 #include "grpcpp/impl/server_builder_option.h"
 #include "grpcpp/impl/server_builder_plugin.h"
+#include "planner/algorithms/builtin_algorithms.h"
+#include "server/durable_jobs.h"
 #include "server/logging.h"
 #include "server/security/client_identity.h"
 #include "server/security/server_credentials.h"
@@ -107,7 +108,7 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
   engine_options.limits = config.task_limits();
   s->engine_ = std::make_unique<PlanningEngine>(&s->algorithms_, &s->models_, &s->cache_,
                                                 &s->metrics_, engine_options);
-  if (absl::StatusOr<const Planner*> found = s->engine_->FindAlgorithm(config.default_algorithm);
+  if (absl::StatusOr<const Algorithm*> found = s->engine_->FindAlgorithm(config.default_algorithm);
       !found.ok()) {
     return WithPrefix(found.status(), "default_");  // "default_algorithm: unknown ..."
   }

@@ -9,7 +9,7 @@
 #include "costmodels/model_registry.h"
 #include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/grpcpp.h"
-#include "planner/algorithm_registry.h"
+#include "planner/framework/algorithm_registry.h"
 #include "server/admin_service.h"
 #include "server/concurrency_limiter.h"
 #include "server/instance_lock.h"

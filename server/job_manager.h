@@ -15,8 +15,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "planner/planner.h"
-#include "planner/stop_signal.h"
+#include "planner/framework/algorithm.h"
+#include "planner/framework/stop_signal.h"
 #include "server/planning_result.h"
 
 namespace shardplan {

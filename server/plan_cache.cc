@@ -26,7 +26,7 @@ int64_t ApproximatePlanBytes(const Plan& plan) {
   for (const auto& [name, value] : plan.parameters) {
     bytes += kMapNodeBytes + StringBytes(name) + StringBytes(value);
   }
-  for (const std::string& split : plan.column_splits) bytes += StringBytes(split);
+  for (const std::string& split : plan.stats.column_splits) bytes += StringBytes(split);
   bytes += StringBytes(plan.selection);
   for (const PlanWarning& warning : plan.warnings) {
     bytes += static_cast<int64_t>(sizeof(PlanWarning)) +

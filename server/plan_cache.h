@@ -8,7 +8,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "planner/plan.h"
+#include "planner/domain/plan.h"
 
 namespace shardplan {
 

@@ -7,11 +7,11 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "google/protobuf/util/json_util.h"
-#include "planner/json_io.h"
 #include "server/cache_key.h"
 #include "server/logging.h"
 #include "server/metrics.h"
 #include "server/proto_conversion.h"
+#include "wire/json_io.h"
 
 namespace shardplan {
 namespace {

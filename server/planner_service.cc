@@ -488,7 +488,7 @@ grpc::Status PlannerServiceImpl::ListAlgorithms(grpc::ServerContext* context,
                                                 const v1::ListAlgorithmsRequest* request,
                                                 v1::ListAlgorithmsResponse* response) {
   return Handle(*context, "ListAlgorithms", [&]() -> absl::Status {
-    for (const Planner* planner : algorithms_->List()) {
+    for (const Algorithm* planner : algorithms_->List()) {
       const AlgorithmInfo& info = planner->info();
       AlgorithmInfoToProto(info, info.name == engine_->options().default_algorithm,
                            response->add_algorithms());

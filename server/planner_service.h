@@ -11,7 +11,7 @@
 #include "absl/strings/string_view.h"
 #include "costmodels/model_registry.h"
 #include "grpcpp/grpcpp.h"
-#include "planner/algorithm_registry.h"
+#include "planner/framework/algorithm_registry.h"
 #include "server/concurrency_limiter.h"
 #include "server/job_manager.h"
 #include "server/metrics.h"

@@ -11,12 +11,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "costmodels/backends/ground_truth.h"
-#include "costmodels/backends/sim/hardware_profiles.h"
-#include "costmodels/backends/sim/sim_backend.h"
-#include "costmodels/data/synthetic_pool.h"
-#include "planner/evaluation.h"
-#include "planner/plan_task.h"
+#include "costmodels/access/typical_access.h"
+#include "groundtruth/ground_truth.h"
+#include "groundtruth/sim/hardware_profiles.h"
+#include "groundtruth/sim/sim_backend.h"
+#include "planner/domain/evaluation.h"
+#include "planner/framework/plan_task.h"
 #include "server/cache_key.h"
 #include "server/metrics.h"
 #include "server/status_conversion.h"
@@ -90,9 +90,9 @@ PlanningEngine::PlanningEngine(const AlgorithmRegistry* algorithms, const ModelR
       metrics_(metrics),
       options_(std::move(options)) {}
 
-absl::StatusOr<const Planner*> PlanningEngine::FindAlgorithm(const std::string& name) const {
+absl::StatusOr<const Algorithm*> PlanningEngine::FindAlgorithm(const std::string& name) const {
   std::vector<std::string> known;
-  for (const Planner* planner : algorithms_->List()) {
+  for (const Algorithm* planner : algorithms_->List()) {
     if (planner->info().name == name) return planner;
     known.push_back(planner->info().name);
   }
@@ -172,7 +172,7 @@ absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request)
   std::vector<std::string> selection;
   const std::string& algorithm =
       request.algorithm.empty() ? options_.default_algorithm : request.algorithm;
-  absl::StatusOr<const Planner*> planner = FindAlgorithm(algorithm);
+  absl::StatusOr<const Algorithm*> planner = FindAlgorithm(algorithm);
   if (!planner.ok()) return planner.status();
   if (request.algorithm.empty()) {
     selection.push_back(

@@ -9,13 +9,13 @@
 
 #include "absl/status/statusor.h"
 #include "costmodels/model_registry.h"
-#include "planner/algorithm_registry.h"
-#include "planner/parameters.h"
-#include "planner/plan.h"
-#include "planner/planner.h"
-#include "planner/stop_signal.h"
-#include "planner/task.h"
-#include "planner/validation.h"
+#include "planner/domain/plan.h"
+#include "planner/domain/task.h"
+#include "planner/domain/validation.h"
+#include "planner/framework/algorithm.h"
+#include "planner/framework/algorithm_registry.h"
+#include "planner/framework/parameters.h"
+#include "planner/framework/stop_signal.h"
 #include "server/job_manager.h"
 #include "server/plan_cache.h"
 #include "server/planning_result.h"
@@ -41,7 +41,7 @@ struct PlanningRequest {
 // worker later (it holds its model version alive).
 struct PreparedRequest {
   Task task;  // canonical: tables sorted by name
-  const Planner* planner = nullptr;
+  const Algorithm* planner = nullptr;
   ResolvedModel model;
   ParamValues params;  // resolved: defaults filled, canonical spelling
   uint64_t seed = 0;
@@ -106,7 +106,7 @@ class PlanningEngine {
                                              const std::string& spec) const;
 
   // The planner called `name`; INVALID_ARGUMENT "algorithm: unknown algorithm ..." otherwise.
-  absl::StatusOr<const Planner*> FindAlgorithm(const std::string& name) const;
+  absl::StatusOr<const Algorithm*> FindAlgorithm(const std::string& name) const;
 
   // The model `spec` names, once it confirmed it can cost `task`; for "" the server's choice
   // (PlanningEngineOptions::default_model) and, in `reason`, why it was chosen.

@@ -1,7 +1,7 @@
 #ifndef SHARDPLAN_SERVER_PLANNING_RESULT_H_
 #define SHARDPLAN_SERVER_PLANNING_RESULT_H_
 
-#include "planner/plan.h"
+#include "planner/domain/plan.h"
 
 namespace shardplan {
 

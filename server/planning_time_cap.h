@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "absl/status/status.h"
-#include "planner/stop_signal.h"
+#include "planner/framework/stop_signal.h"
 
 namespace shardplan {
 

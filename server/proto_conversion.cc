@@ -224,7 +224,7 @@ void PlanToProto(const Plan& plan, v1::Plan* proto) {
   proto->set_seed(plan.seed);
   proto->set_cost_model(plan.cost_model);
   proto->set_cost_kind(plan.cost_kind);
-  for (const std::string& split : plan.column_splits) proto->add_column_splits(split);
+  for (const std::string& split : plan.stats.column_splits) proto->add_column_splits(split);
   v1::SearchStats* stats = proto->mutable_stats();
   stats->set_planning_time_ms(plan.stats.planning_time_ms);
   stats->set_cost_model_calls(plan.stats.cost_model_calls);

@@ -8,7 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
-#include "planner/validation.h"
+#include "planner/domain/validation.h"
 
 namespace shardplan {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "absl/strings/str_join.h"
+#include "base/sha256.h"
 #include "costmodels/artifacts/mlp_tensors.h"
-#include "costmodels/artifacts/sha256.h"
 #include "costmodels/artifacts/weights_file.h"
 
 namespace shardplan::bundle_internal {

@@ -13,10 +13,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 #include "costmodels/artifacts/model_bundle.h"
 #include "costmodels/neural/neural_cost_model.h"
 #include "nlohmann/json.hpp"
-#include "planner/status_macros.h"
 
 namespace shardplan::bundle_internal {
 

@@ -16,11 +16,11 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/sha256.h"
+#include "base/status_macros.h"
 #include "costmodels/artifacts/bundle_manifest.h"
 #include "costmodels/artifacts/mlp_tensors.h"
-#include "costmodels/artifacts/sha256.h"
 #include "costmodels/artifacts/weights_file.h"
-#include "planner/status_macros.h"
 
 namespace shardplan {
 namespace {

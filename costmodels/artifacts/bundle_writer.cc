@@ -16,9 +16,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/atomic_file.h"
+#include "base/status_macros.h"
 #include "costmodels/artifacts/bundle_manifest.h"
-#include "costmodels/data/atomic_file.h"
-#include "planner/status_macros.h"
 
 namespace shardplan {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "costmodels/artifacts/weights_file.h"
-#include "costmodels/neural/mlp.h"
+#include "nn/mlp.h"
 
 namespace shardplan {
 

@@ -9,8 +9,8 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "base/sha256.h"
 #include "costmodels/artifacts/model_bundle.h"
-#include "costmodels/artifacts/sha256.h"
 
 namespace shardplan {
 namespace fs = std::filesystem;

@@ -10,9 +10,9 @@
 
 #include "absl/status/statusor.h"
 #include "costmodels/neural/latent_memo.h"
-#include "costmodels/neural/mlp.h"
 #include "costmodels/neural/table_features.h"
-#include "planner/cost_model.h"
+#include "nn/mlp.h"
+#include "planner/domain/cost_model.h"
 
 namespace shardplan {
 

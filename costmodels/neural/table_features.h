@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "planner/table.h"
+#include "planner/domain/table.h"
 
 namespace shardplan {
 

@@ -5,7 +5,7 @@ section "GPU collection").
 The sample inputs come from a cost-data JSONL file made by the C++ generators (for instance
 `shardplan data collect --backend sim ...`): this script keeps each record's inputs (id, seed,
 pool, tables / dim sums and start offsets), measures them on this machine's GPUs and writes the
-same record format (costmodels/collection/cost_record.h) with backend "gpu" and hardware
+same record format (lab/collection/cost_record.h) with backend "gpu" and hardware
 profile "gpu-<device name>". The measured fields of the input records are ignored. Reruns
 append only the ids missing from --out (resumable; an unfinished last line is dropped first).
 
@@ -194,7 +194,7 @@ def run_fields(first_input, kind, profile, batch_size):
             "pool": first_input.get("pool", ""), "pool_sha256": first_input.get("pool_sha256", "")}
 
 
-# --- Lookups following the access histogram (as costmodels/backends/cpu/lookup_sampler.h) ----
+# --- Lookups following the access histogram (as groundtruth/cpu/lookup_sampler.h) ----
 
 def bin_range(j):
     """(lo, hi] of access-count bin j; bin 16 (> 32768) drawn from (32768, 65536]."""

@@ -12,10 +12,10 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
-#include "planner/json_io.h"
-#include "planner/task.h"
-#include "planner/validation.h"
+#include "planner/domain/task.h"
+#include "planner/domain/validation.h"
 #include "tests/fuzz/fuzz_check.h"
+#include "wire/json_io.h"
 
 namespace shardplan::fuzz {
 namespace {

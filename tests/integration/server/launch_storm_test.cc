@@ -87,22 +87,25 @@ TEST_F(LaunchStormTest, SixtyFourRanksAskingAtOnceGetSixtyFourAnswersFromOneComp
 
 TEST_F(LaunchStormTest, AWaitingRankKeepsItsOwnDeadlineAndTheComputationGoesOn) {
   StartServer({"--max_concurrent_plans=1"});
+  // A plan long enough (about 1 s here) that the impatient rank surely arrives while it runs.
+  v1::PlanRequest request;
+  *request.mutable_task() = SmallTask(1500, 16);
   std::unique_ptr<v1::PlannerService::Stub> leader_stub = RankStub();
   grpc::Status leader_status;
   v1::PlanResponse leader_response;
   std::thread leader(
-      [&] { leader_status = leader_stub->Plan(Context().get(), LaunchRequest(), &leader_response); });
+      [&] { leader_status = leader_stub->Plan(Context().get(), request, &leader_response); });
   ASSERT_EQ(AwaitMetric("shardplan_sync_plans_in_progress", 1), 1);
 
   // A rank with a short deadline joins, and gives up alone when its deadline passes. It holds
   // no planning slot: the only one is the leader's, yet it was not refused.
   v1::PlanResponse response;
   grpc::Status impatient =
-      RankStub()->Plan(Context(std::chrono::milliseconds(50)).get(), LaunchRequest(), &response);
+      RankStub()->Plan(Context(std::chrono::milliseconds(50)).get(), request, &response);
   EXPECT_EQ(impatient.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED)
       << impatient.error_message();
   // A patient one gets the plan.
-  grpc::Status patient = RankStub()->Plan(Context().get(), LaunchRequest(), &response);
+  grpc::Status patient = RankStub()->Plan(Context().get(), request, &response);
   leader.join();
   ASSERT_TRUE(leader_status.ok()) << leader_status.error_message();
   ASSERT_TRUE(patient.ok()) << patient.error_message();

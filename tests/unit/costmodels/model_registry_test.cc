@@ -4,7 +4,7 @@
 #include <thread>
 #include <vector>
 
-#include "costmodels/analytic_cost_model.h"
+#include "costmodels/analytic/analytic_cost_model.h"
 #include "gtest/gtest.h"
 
 namespace shardplan {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -15,11 +16,12 @@
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "planner/cost_model.h"
-#include "planner/plan.h"
-#include "planner/planner.h"
-#include "planner/stop_signal.h"
-#include "planner/task.h"
+#include "planner/domain/cost_model.h"
+#include "planner/domain/plan.h"
+#include "planner/domain/task.h"
+#include "planner/framework/algorithm.h"
+#include "planner/framework/algorithm_registry.h"
+#include "planner/framework/stop_signal.h"
 
 namespace shardplan::test {
 
@@ -121,7 +123,7 @@ class FakeCostModel : public CostModel {
 inline std::string Message(const absl::Status& status) { return std::string(status.message()); }
 
 // Runs `planner` directly (no validation or evaluation), as PlanTask would call it.
-inline absl::StatusOr<Plan> RunPlanner(const Planner& planner, const Task& task,
+inline absl::StatusOr<Plan> RunPlanner(const Algorithm& planner, const Task& task,
                                        const std::map<std::string, std::string>& params = {},
                                        uint64_t seed = 0, const StopSignal* stop = nullptr,
                                        const CostModel* model = nullptr) {
@@ -153,6 +155,30 @@ template <typename T>
 absl::Status StatusOf(const absl::StatusOr<T>& status_or) {
   return status_or.status();
 }
+// FakeCostModel's formulas plus a non-additive compute term (per-device overhead growing with
+// the square root of the shard count), so that a device's cost is not the sum of its shards'
+// and comm that grows with dims and imbalance.
+struct NonAdditiveModel : FakeCostModel {
+  NonAdditiveModel() {
+    compute_per_lookup_column = 0.01;
+    compute_per_row = 1e-6;
+    bw_per_column = 0.004;
+    fw_per_column = 0.003;
+    wait_factor = 0.2;
+  }
+  double ComputeCost(const CostContext& context, std::span<const ShardView> shards) const override {
+    return FakeCostModel::ComputeCost(context, shards) +
+           0.3 * std::sqrt(static_cast<double>(shards.size()));
+  }
+};
+
+// The names of a registry's algorithms, in its order.
+inline std::vector<std::string> AlgorithmNames(const AlgorithmRegistry& registry) {
+  std::vector<std::string> names;
+  for (const Algorithm* algorithm : registry.List()) names.push_back(algorithm->info().name);
+  return names;
+}
+
 }  // namespace shardplan::test
 
 #endif  // SHARDPLAN_TESTS_UNIT_PLANNER_PLANNER_TEST_UTIL_H_

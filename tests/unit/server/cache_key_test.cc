@@ -4,8 +4,8 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "planner/json_io.h"
 #include "tests/unit/server/server_test_util.h"
+#include "wire/json_io.h"
 
 namespace shardplan {
 namespace {
@@ -22,9 +22,6 @@ CacheKeyInputs Inputs(const Task& task) {
   return inputs;
 }
 
-TEST(Sha256HexTest, KnownDigest) {
-  EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-}
 
 TEST(PlanCacheKeyTest, IsHexSha256AndDeterministic) {
   const Task task = SmallTask();

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "planner/json_io.h"
 #include "server/store/plan_store.h"
+#include "wire/json_io.h"
 
 namespace shardplan {
 namespace {
@@ -78,7 +78,7 @@ TEST(PlanLedgerTest, RecordsJobsThroughTheirLifeAndKeepsCancellationsForResumeOn
   prepared.cache_key = "hash";
   // A prepared request needs a planner for its name; RecordQueued reads only
   // that.
-  class NamedPlanner : public Planner {
+  class NamedPlanner : public Algorithm {
    public:
     NamedPlanner() { info_.name = "size_greedy"; }
     const AlgorithmInfo& info() const override { return info_; }

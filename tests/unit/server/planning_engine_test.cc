@@ -9,13 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "costmodels/access/typical_access.h"
+#include "costmodels/analytic/analytic_cost_model.h"
 #include "gmock/gmock.h"
+#include "groundtruth/ground_truth.h"
+#include "groundtruth/sim/sim_backend.h"
 #include "gtest/gtest.h"
-#include "costmodels/analytic_cost_model.h"
-#include "costmodels/backends/ground_truth.h"
-#include "costmodels/backends/sim/sim_backend.h"
-#include "costmodels/data/synthetic_pool.h"
-#include "planner/validation.h"
+#include "planner/algorithms/builtin_algorithms.h"
+#include "planner/domain/validation.h"
 #include "prometheus/text_serializer.h"
 #include "server/metrics.h"
 #include "tests/unit/server/server_test_util.h"

@@ -206,7 +206,7 @@ TEST(PlanToProtoTest, CopiesEveryFigure) {
   plan.parameters = {{"a", "1"}};
   plan.seed = 99;
   plan.cost_model = "analytic@1";
-  plan.column_splits = {"t0"};
+  plan.stats.column_splits = {"t0"};
   plan.stats.candidates_evaluated = 12;
   plan.stats.anytime_result = true;
   plan.request_hash = "abc";

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "planner/task.h"
+#include "planner/domain/task.h"
 #include "shardplan/v1/planner.pb.h"
 
 namespace shardplan::server_test {

@@ -13,7 +13,7 @@
 
 #include "costmodels/neural/neural_cost_model.h"
 #include "gtest/gtest.h"
-#include "neural/reference_mlp.h"
+#include "tests/unit/nn/reference_mlp.h"
 
 namespace shardplan::testing_bundle {
 

@@ -10,12 +10,12 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "bundle_test_util.h"
-#include "costmodels/artifacts/sha256.h"
+#include "base/sha256.h"
 #include "costmodels/artifacts/weights_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/unit/costmodels/artifacts/bundle_test_util.h"
 
 namespace shardplan {
 namespace {

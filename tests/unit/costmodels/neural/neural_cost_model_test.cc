@@ -9,8 +9,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "planner/task.h"
-#include "reference_mlp.h"
+#include "planner/domain/task.h"
+#include "tests/unit/nn/reference_mlp.h"
 
 namespace shardplan {
 namespace {

@@ -1,0 +1,50 @@
+#include "costmodels/analytic/analytic_cost_model.h"
+
+#include <utility>
+
+#include "planner/domain/topology.h"
+
+namespace shardplan {
+
+AnalyticCostModel::AnalyticCostModel(AnalyticParams params, std::string version)
+    : params_(params), version_(std::move(version)) {}
+
+std::string AnalyticCostModel::id() const { return "analytic@" + version_; }
+
+absl::Status AnalyticCostModel::CheckSupports(const Task& task) const {
+  // The formulas hold for any device count, topology and table statistics.
+  return absl::OkStatus();
+}
+
+double AnalyticCostModel::ComputeCost(const CostContext& context,
+                                      std::span<const ShardView> shards) const {
+  const Topology& topology = *context.topology;
+  double total = 0.0;
+  for (const ShardView& shard : shards) {
+    const ShardPerf perf =
+        EstimateShardPerf(params_, *shard.table, shard.columns, context.batch_size, topology);
+    total += perf.fwd_compute + perf.bwd_compute;
+  }
+  return total;
+}
+
+std::vector<double> AnalyticCostModel::BackwardCommCosts(const CostContext& context,
+                                                         std::span<const int64_t> dim_sums) const {
+  const Topology& topology = *context.topology;
+  const double comms_bw = AllToAllBytesPerMs(topology);
+  std::vector<double> costs(dim_sums.size());
+  for (size_t d = 0; d < dim_sums.size(); ++d) {
+    costs[d] = AllToAllBytes(params_, context.batch_size, dim_sums[d]) / comms_bw;
+  }
+  return costs;
+}
+
+std::vector<double> AnalyticCostModel::ForwardCommCosts(const CostContext& context,
+                                                        std::span<const int64_t> dim_sums,
+                                                        std::span<const double> waits) const {
+  // TorchRec's per-shard comm cost is additive and independent of the other devices: the
+  // forward all-to-all moves the same bytes as the backward one and no wait is modelled.
+  return BackwardCommCosts(context, dim_sums);
+}
+
+}  // namespace shardplan

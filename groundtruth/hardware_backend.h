@@ -1,0 +1,56 @@
+#ifndef SHARDPLAN_GROUNDTRUTH_HARDWARE_BACKEND_H_
+#define SHARDPLAN_GROUNDTRUTH_HARDWARE_BACKEND_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "planner/domain/table.h"
+
+namespace shardplan {
+
+// Per-device all-to-all times of one measurement, ms.
+struct CommMeasurement {
+  std::vector<double> forward_ms;
+  std::vector<double> backward_ms;
+};
+
+// Ground truth (docs/design.md section 3.2): what a shard set or an all-to-all really costs on some
+// hardware, measured (cpu) or simulated (sim). Planners never see it; cost data and benchmarks
+// do. Implementations need not be thread-safe: a collector owns its backend.
+class HardwareBackend {
+ public:
+  virtual ~HardwareBackend() = default;
+
+  // Marks the start of cost-data sample `sample_id`: a backend with seeded measurement noise
+  // restarts its noise stream from (seed, sample_id), so a sample measured in a resumed
+  // collection draws exactly what it would have drawn in one uninterrupted run. Real hardware
+  // ignores it.
+  virtual void BeginSample(int64_t sample_id) {}
+
+  // "cpu" or "sim".
+  virtual std::string name() const = 0;
+  // The hardware the numbers describe, e.g. "sim-rtx2080ti-8" or "cpu-<model name>".
+  virtual std::string hardware_profile() const = 0;
+
+  // Forward + backward (with the SGD update) time, ms, of one device holding `tables` (each
+  // table's dim is the shard's column count), for one global batch of `batch_size` samples:
+  // the label of NeuroShard's compute cost data.
+  virtual absl::StatusOr<double> MeasureCompute(std::span<const Table> tables,
+                                                int64_t batch_size) = 0;
+
+  // Per-device forward and backward all-to-all times, ms, when device d holds tables of total
+  // dim `dim_sums[d]` and reaches the forward all-to-all `start_offsets_ms[d]` after the
+  // earliest device: the label of NeuroShard's comm cost data. Forward times exclude the
+  // device's own offset but include waiting for later devices. UNIMPLEMENTED where the backend
+  // has no interconnect (cpu).
+  virtual absl::StatusOr<CommMeasurement> MeasureComm(std::span<const int64_t> dim_sums,
+                                                      std::span<const double> start_offsets_ms,
+                                                      int64_t batch_size) = 0;
+};
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_GROUNDTRUTH_HARDWARE_BACKEND_H_

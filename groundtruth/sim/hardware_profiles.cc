@@ -1,0 +1,90 @@
+#include "groundtruth/sim/hardware_profiles.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace shardplan {
+namespace {
+
+// The papers' server (NeuroShard appendix E): 8x GeForce RTX 2080 Ti on PCIe 3.0, no NVLink.
+HardwareProfile Rtx2080Ti() {
+  HardwareProfile p;
+  p.name = "rtx2080ti";
+  p.description = "8x GeForce RTX 2080 Ti (11 GB GDDR6) per host, PCIe 3.0 x16, no P2P";
+  p.num_sms = 68;
+  p.sm_clock_ghz = 1.545;
+  p.max_warps_per_sm = 32;
+  p.warp_schedulers_per_sm = 4;
+  p.dram_bandwidth_gbps = 616.0;
+  p.dram_latency_ns = 800.0;
+  p.l2_bytes = 5.5 * 1024 * 1024;
+  p.l2_bandwidth_gbps = 1500.0;
+  p.l2_latency_ns = 125.0;
+  p.sector_bytes = 32;
+  p.kernel_launch_us = 5.0;
+  p.framework_overhead_us = 200.0;
+  p.devices_per_host = 8;
+  p.intra_link_gbps = 15.75;
+  p.sockets_per_host = 2;
+  p.socket_link_gbps = 38.4;
+  p.inter_link_gbps = 12.5 / 8;
+  p.a2a_latency_us = 60.0;
+  p.stream_efficiency = 0.80;
+  p.random_access_overhead_bytes = 96.0;
+  p.sort_efficiency = 0.50;
+  p.rows_in_flight_per_warp = 0.5;
+  p.l2_usable_fraction = 0.5;
+  p.link_efficiency = 0.40;
+  return p;
+}
+
+// A current NVLink machine: DGX/HGX H100 (8x H100 SXM5 80 GB, NVSwitch, 8x 400 Gb/s NICs).
+HardwareProfile H100Sxm() {
+  HardwareProfile p;
+  p.name = "h100-sxm";
+  p.description = "8x H100 SXM5 (80 GB HBM3) per host, NVLink 4 via NVSwitch, 400 Gb/s NIC per GPU";
+  p.num_sms = 132;
+  p.sm_clock_ghz = 1.98;
+  p.max_warps_per_sm = 64;
+  p.warp_schedulers_per_sm = 4;
+  p.dram_bandwidth_gbps = 3350.0;
+  p.dram_latency_ns = 900.0;
+  p.l2_bytes = 50.0 * 1024 * 1024;
+  p.l2_bandwidth_gbps = 7000.0;
+  p.l2_latency_ns = 140.0;
+  p.sector_bytes = 32;
+  p.kernel_launch_us = 3.0;
+  p.framework_overhead_us = 120.0;
+  p.devices_per_host = 8;
+  p.intra_link_gbps = 450.0;
+  p.inter_link_gbps = 50.0;
+  p.a2a_latency_us = 25.0;
+  p.stream_efficiency = 0.85;
+  p.random_access_overhead_bytes = 64.0;
+  p.sort_efficiency = 0.50;
+  p.rows_in_flight_per_warp = 0.5;
+  p.l2_usable_fraction = 0.5;
+  p.link_efficiency = 0.70;
+  return p;
+}
+
+}  // namespace
+
+const std::vector<HardwareProfile>& HardwareProfiles() {
+  static const std::vector<HardwareProfile>* const kProfiles =
+      new std::vector<HardwareProfile>{H100Sxm(), Rtx2080Ti()};
+  return *kProfiles;
+}
+
+absl::StatusOr<HardwareProfile> FindHardwareProfile(const std::string& name) {
+  std::vector<std::string> names;
+  for (const HardwareProfile& profile : HardwareProfiles()) {
+    if (profile.name == name) return profile;
+    names.push_back(profile.name);
+  }
+  return absl::NotFoundError(absl::StrCat("unknown hardware profile \"", name,
+                                          "\"; known profiles: ", absl::StrJoin(names, ", ")));
+}
+
+}  // namespace shardplan

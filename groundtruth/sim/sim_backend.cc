@@ -1,0 +1,88 @@
+#include "groundtruth/sim/sim_backend.h"
+
+#include <cmath>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "groundtruth/sim/comm_model.h"
+#include "groundtruth/sim/compute_model.h"
+
+namespace shardplan {
+
+SimBackend::SimBackend(HardwareProfile profile, int num_devices, SimOptions options)
+    : profile_(std::move(profile)),
+      num_devices_(num_devices),
+      noise_(options.noise_sigma, options.seed) {}
+
+std::string SimBackend::hardware_profile() const { return absl::StrCat("sim-", profile_.name); }
+
+void SimBackend::BeginSample(int64_t sample_id) {
+  // 2^24 measurements per sample before two samples' streams could meet.
+  calls_ = static_cast<uint64_t>(sample_id) << 24;
+}
+
+absl::StatusOr<double> SimBackend::MeasureCompute(std::span<const Table> tables,
+                                                  int64_t batch_size) {
+  if (batch_size < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("batch_size must be >= 0, got ", batch_size));
+  }
+  for (size_t i = 0; i < tables.size(); ++i) {
+    const Table& t = tables[i];
+    if (t.dim < 1 || t.rows < 1 || !(t.pooling_factor >= 0.0) || !std::isfinite(t.pooling_factor)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("tables[", i, "] (", t.name,
+                       "): needs dim >= 1, rows >= 1 and a finite pooling factor >= 0; got dim ",
+                       t.dim, ", rows ", t.rows, ", pooling factor ", t.pooling_factor));
+    }
+  }
+  const double ms = SimulateCompute(profile_, tables, batch_size).total_ms();
+  return ms * noise_.Factor(calls_++, 0);
+}
+
+absl::StatusOr<CommMeasurement> SimBackend::MeasureComm(std::span<const int64_t> dim_sums,
+                                                        std::span<const double> start_offsets_ms,
+                                                        int64_t batch_size) {
+  if (static_cast<int>(dim_sums.size()) != num_devices_ ||
+      static_cast<int>(start_offsets_ms.size()) != num_devices_) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("dim_sums and start_offsets_ms need one entry per device (", num_devices_,
+                     "), got ", dim_sums.size(), " and ", start_offsets_ms.size()));
+  }
+  if (batch_size < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("batch_size must be >= 0, got ", batch_size));
+  }
+  for (size_t d = 0; d < dim_sums.size(); ++d) {
+    if (dim_sums[d] < 0 || !(start_offsets_ms[d] >= 0.0)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("device ", d, ": dim sum and start offset must be >= 0, got ", dim_sums[d],
+                       " and ", start_offsets_ms[d]));
+    }
+  }
+  CommMeasurement comm = SimulateComm(profile_, dim_sums, start_offsets_ms, batch_size);
+  const uint64_t call = calls_++;
+  for (int d = 0; d < num_devices_; ++d) {
+    // The forward time's wait is not a measurement; only the transfer part is noisy.
+    const double wait = comm.forward_ms[d] - comm.backward_ms[d];
+    comm.forward_ms[d] = wait + (comm.forward_ms[d] - wait) * noise_.Factor(call, 2 * d);
+    comm.backward_ms[d] *= noise_.Factor(call, 2 * d + 1);
+  }
+  return comm;
+}
+
+absl::StatusOr<std::unique_ptr<HardwareBackend>> MakeSimBackend(const std::string& profile,
+                                                                int num_devices,
+                                                                SimOptions options) {
+  SHARDPLAN_ASSIGN_OR_RETURN(HardwareProfile found, FindHardwareProfile(profile));
+  if (num_devices < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("num_devices must be >= 1, got ", num_devices));
+  }
+  if (!(options.noise_sigma >= 0.0) || !std::isfinite(options.noise_sigma)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("noise sigma must be finite and >= 0, got ", options.noise_sigma));
+  }
+  return std::make_unique<SimBackend>(std::move(found), num_devices, options);
+}
+
+}  // namespace shardplan

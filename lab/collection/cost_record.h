@@ -1,0 +1,54 @@
+#ifndef SHARDPLAN_LAB_COLLECTION_COST_RECORD_H_
+#define SHARDPLAN_LAB_COLLECTION_COST_RECORD_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace shardplan {
+
+// One line of a cost-data file (JSONL; docs/cost-data.md). Records are compact: tables are
+// (pool index, dim) pairs into the table pool named by `pool` (a path relative to the repository
+// root, e.g. "data/table_pool/dlrm_856.json") with its SHA-256 in `pool_sha256`, so 100K-sample
+// datasets stay small and a trainer rebuilds each table's 20 features from the pool.
+//
+// compute: {"id": 17, "kind": "compute", "backend": "sim", "hardware_profile": "sim-rtx2080ti",
+//           "seed": 0, "batch_size": 65536, "pool": "...", "pool_sha256": "...",
+//           "tables": [[812, 64], [3, 4]], "ms": 3.217, "time": "2026-11-21T09:00:00Z"}
+// comm:    {"id": 17, "kind": "comm", ..., "num_devices": 4, "dim_sums": [...],
+//           "start_offsets_ms": [...], "forward_ms": [...], "backward_ms": [...], "time": ...}
+//
+// `id` is the sample's index: sample i's inputs are drawn from a generator seeded by (seed, i),
+// so a resumed collection regenerates exactly the samples that are missing.
+struct CostRecord {
+  int64_t id = 0;
+  std::string kind;  // "compute" or "comm"
+  std::string backend;
+  std::string hardware_profile;
+  uint64_t seed = 0;
+  int64_t batch_size = 0;
+  std::string pool;
+  std::string pool_sha256;
+  std::string time;  // RFC 3339, UTC
+  // compute
+  std::vector<std::pair<int32_t, int32_t>> tables;  // (pool index, dim)
+  double ms = 0.0;
+  // comm
+  int32_t num_devices = 0;
+  std::vector<int64_t> dim_sums;
+  std::vector<double> start_offsets_ms;
+  std::vector<double> forward_ms;
+  std::vector<double> backward_ms;
+};
+
+// One JSON line, no trailing newline.
+std::string CostRecordToJsonLine(const CostRecord& record);
+// INVALID_ARGUMENT naming the field for a malformed line.
+absl::StatusOr<CostRecord> CostRecordFromJsonLine(const std::string& line);
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_LAB_COLLECTION_COST_RECORD_H_

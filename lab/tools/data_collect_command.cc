@@ -1,0 +1,131 @@
+// shardplan data collect: cost data from a hardware backend, resumable (docs/cost-data.md).
+#include <unistd.h>
+
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "lab/collection/collector.h"
+#include "lab/data/generators.h"
+#include "lab/tools/commands.h"
+#include "lab/tools/tool_support.h"
+
+namespace shardplan::offline {
+namespace {
+
+absl::Status RunCollect(const Args& args) {
+  const std::string backend_name = args.Get("backend");
+  const std::string kind = args.Get("kind");
+  if (kind != "compute" && kind != "comm") {
+    return UsageError(absl::StrCat("--kind '", kind, "' is not compute or comm"));
+  }
+  if (backend_name == "cpu" && kind == "comm") {
+    return UsageError("--backend cpu measures compute only (a CPU has no interconnect); use sim");
+  }
+  SHARDPLAN_ASSIGN_OR_RETURN(const int64_t samples, args.GetInt("samples"));
+  SHARDPLAN_ASSIGN_OR_RETURN(const int64_t devices, args.GetInt("devices"));
+  SHARDPLAN_ASSIGN_OR_RETURN(const uint64_t seed, args.GetUint("seed"));
+  SHARDPLAN_ASSIGN_OR_RETURN(const double noise_sigma, args.GetDouble("noise-sigma"));
+  if (samples < 0) return UsageError("--samples is negative");
+  if (devices < 1 || devices > 1024) return UsageError("--devices must be in [1, 1024]");
+  SHARDPLAN_ASSIGN_OR_RETURN(const int64_t batch_size, BatchSizeOption(args, backend_name));
+
+  BackendChoice choice;
+  choice.backend = backend_name;
+  choice.profile = args.Get("profile");
+  choice.num_devices = static_cast<int>(devices);
+  choice.noise_sigma = noise_sigma;
+  choice.seed = seed;
+  choice.batch_size = batch_size;
+  SHARDPLAN_ASSIGN_OR_RETURN(std::unique_ptr<HardwareBackend> backend, MakeBackend(choice));
+  SHARDPLAN_ASSIGN_OR_RETURN(const LoadedPool pool, LoadPoolWithHash(args.Get("pool")));
+
+  CollectOptions options;
+  options.kind = kind;
+  options.samples = samples;
+  options.out_path = args.Get("out");
+  options.seed = seed;
+  options.batch_size = batch_size;
+  options.num_devices = kind == "comm" ? static_cast<int32_t>(devices) : 0;
+  options.pool = pool.path;
+  options.pool_sha256 = pool.sha256;
+  options.stop = InstallStopOnSignal();
+  options.progress = &std::cerr;
+  // A terminal gets lines twice a second; a log file one every 10 s.
+  options.progress_interval = std::chrono::milliseconds(::isatty(2) ? 500 : 10000);
+
+  SampleGenerator generator;
+  if (kind == "compute") {
+    generator = [&pool, seed](int64_t id, CostRecord& record) -> absl::Status {
+      SHARDPLAN_ASSIGN_OR_RETURN(const std::vector<AugmentedTable> tables,
+                                 GenerateTableCombination(pool.pool, CombinationOptions(), seed,
+                                                          static_cast<uint64_t>(id)));
+      for (const AugmentedTable& table : tables) {
+        record.tables.emplace_back(table.pool_index, table.dim);
+      }
+      return absl::OkStatus();
+    };
+  } else {
+    PlacementOptions placement;
+    placement.num_devices = static_cast<int32_t>(devices);
+    generator = [placement, seed](int64_t id, CostRecord& record) -> absl::Status {
+      SHARDPLAN_ASSIGN_OR_RETURN(const PlacementSample sample,
+                                 GeneratePlacement(placement, seed, static_cast<uint64_t>(id)));
+      record.dim_sums = sample.dim_sums;
+      record.start_offsets_ms = sample.start_offsets_ms;
+      return absl::OkStatus();
+    };
+  }
+  SHARDPLAN_ASSIGN_OR_RETURN(const CollectResult result,
+                             Collect(*backend, &pool.pool, generator, options));
+  if (result.torn_bytes_dropped > 0) {
+    std::cerr << "dropped an unfinished last line (" << result.torn_bytes_dropped << " bytes) of "
+              << options.out_path << "\n";
+  }
+  const int64_t total = result.already_present + result.appended;
+  if (result.interrupted) {
+    return InterruptedError(absl::StrCat("interrupted with ", total, "/", samples, " samples in ",
+                                         options.out_path, "; rerun the same command to resume"));
+  }
+  std::cout << options.out_path << ": " << total << "/" << samples << " samples ("
+            << result.appended << " collected now, " << result.already_present
+            << " already there), backend " << backend->name() << ", profile "
+            << backend->hardware_profile() << "\n";
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Command DataCollectCommand() {
+  return Command{
+      .group = "data",
+      .name = "collect",
+      .summary = "Collect compute or comm cost data from a hardware backend into a JSONL file",
+      .description =
+          "Sample i is drawn from (seed, i) by the reference's generators: a random table\n"
+          "combination of the pool (compute; 1..15 tables under 4 GB) or a random placement\n"
+          "with start offsets (comm). Rerunning with the same options appends only the missing\n"
+          "samples; an unfinished last line is dropped; Ctrl-C stops between records (exit 9).\n"
+          "The record format is in docs/cost-data.md.\n",
+      .flags =
+          {
+              {"backend", "cpu|sim", "the hardware backend", "", true},
+              {"kind", "compute|comm", "what to measure (comm: sim only)", "", true},
+              {"samples", "N", "the file ends up with samples 0..N-1", "", true},
+              {"out", "FILE", "the JSONL file, created or resumed", "", true},
+              {"profile", "NAME", "sim hardware profile (rtx2080ti, h100-sxm)", "rtx2080ti"},
+              {"devices", "N", "devices of the comm measurement (sim)", "4"},
+              {"batch-size", "B", "global batch (default: 65536 sim, 2048 cpu)", ""},
+              {"seed", "S", "seeds the samples (and the sim's noise)", "0"},
+              {"pool", "FILE", "table pool", kDefaultPool},
+              {"noise-sigma", "X", "sim: log-normal measurement noise sigma", "0"},
+          },
+      .run = RunCollect,
+  };
+}
+
+}  // namespace shardplan::offline

@@ -1,0 +1,303 @@
+// shardplan model train: trains the neural cost models on cost data and writes a model bundle
+// (docs/training.md).
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "base/sha256.h"
+#include "base/status_macros.h"
+#include "costmodels/artifacts/model_bundle.h"
+#include "lab/tools/commands.h"
+#include "lab/tools/tool_support.h"
+#include "lab/training/datasets.h"
+#include "lab/training/train_models.h"
+
+namespace shardplan::offline {
+namespace {
+
+using training::CommDataset;
+using training::ComputeDataset;
+using training::SubModelReport;
+using training::TrainOptions;
+
+struct TrainFlags {
+  std::string compute_data;
+  std::vector<std::string> comm_data;
+  bool zero_comm = false;
+  std::string models_root;
+  std::string predictions_dir;
+  TrainOptions options;
+};
+
+absl::StatusOr<TrainFlags> ParseTrainFlags(const Args& args) {
+  TrainFlags flags;
+  flags.compute_data = args.Get("compute-data");
+  for (absl::string_view file : absl::StrSplit(args.Get("comm-data"), ',', absl::SkipEmpty())) {
+    flags.comm_data.emplace_back(file);
+  }
+  flags.zero_comm = args.Has("zero-comm");
+  flags.models_root = args.Get("models-root");
+  flags.predictions_dir = args.Get("predictions-dir");
+  if (flags.compute_data.empty() && flags.comm_data.empty()) {
+    return UsageError("nothing to train: give --compute-data and/or --comm-data");
+  }
+  if (flags.zero_comm && !flags.comm_data.empty()) {
+    return UsageError("--zero-comm (no comm models) and --comm-data exclude each other");
+  }
+  if (!flags.compute_data.empty() && !flags.zero_comm && flags.comm_data.empty()) {
+    return UsageError(
+        "a bundle needs comm models: give --comm-data, or --zero-comm for data without an "
+        "interconnect (cpu)");
+  }
+  if (!flags.compute_data.empty() && (args.Get("name").empty() || args.Get("version").empty())) {
+    return UsageError("--name and --version name the bundle; both are required");
+  }
+  SHARDPLAN_ASSIGN_OR_RETURN(flags.options.seed, args.GetUint("seed"));
+  SHARDPLAN_ASSIGN_OR_RETURN(flags.options.max_epochs, args.GetInt("epochs"));
+  SHARDPLAN_ASSIGN_OR_RETURN(flags.options.patience, args.GetInt("patience"));
+  SHARDPLAN_ASSIGN_OR_RETURN(const int64_t batch_size, args.GetInt("batch-size"));
+  if (flags.options.max_epochs < 1) return UsageError("--epochs must be at least 1");
+  if (flags.options.patience < 1) return UsageError("--patience must be at least 1");
+  if (batch_size < 1 || batch_size > 1 << 20) {
+    return UsageError("--batch-size must be in [1, 1048576]");
+  }
+  flags.options.batch_size = static_cast<int>(batch_size);
+  int64_t threads = std::max(1u, std::thread::hardware_concurrency());
+  if (args.Has("threads")) {
+    SHARDPLAN_ASSIGN_OR_RETURN(threads, args.GetInt("threads"));
+    if (threads < 1 || threads > 1024) return UsageError("--threads must be in [1, 1024]");
+  }
+  flags.options.threads = static_cast<int>(threads);
+  flags.options.progress = &std::cerr;
+  return flags;
+}
+
+// The file's SHA-256, for the manifest's provenance.
+absl::StatusOr<std::string> FileSha256(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return Sha256Hex(bytes.str());
+}
+
+training::PoolLoader PoolFromFile() {
+  return [](const std::string& path) -> absl::StatusOr<training::HashedPool> {
+    SHARDPLAN_ASSIGN_OR_RETURN(LoadedPool loaded, LoadPoolWithHash(path));
+    return training::HashedPool{std::move(loaded.pool), std::move(loaded.sha256)};
+  };
+}
+
+// "sample,device,measured,predicted" rows of the test split, for scripts/plot_model_scatter.py.
+std::string PredictionsCsv(const SubModelReport& report, int outputs) {
+  std::string csv = "sample,device,measured,predicted\n";
+  for (size_t k = 0; k < report.test_samples.size(); ++k) {
+    for (int d = 0; d < outputs; ++d) {
+      const size_t at = k * outputs + d;
+      absl::StrAppendFormat(&csv, "%d,%d,%.9g,%.9g\n", report.test_samples[k], d,
+                            report.test_measured[at], report.result.test_predictions[at]);
+    }
+  }
+  return csv;
+}
+
+// The paper's Table 2, in training order.
+std::string SummaryTable(const std::vector<std::string>& names,
+                         const std::map<std::string, SubModelReport>& reports) {
+  std::string text = absl::StrFormat("%-20s %9s %7s %12s %12s %12s %9s\n", "sub-model", "samples",
+                                     "epochs", "train MSE", "valid MSE", "test MSE", "s/epoch");
+  for (const std::string& name : names) {
+    const SubModelReport& report = reports.at(name);
+    const training::TrainResult& r = report.result;
+    absl::StrAppendFormat(&text, "%-20s %9d %7d %12.6g %12.6g %12.6g %9.2f\n", name,
+                          report.samples, r.epochs, r.train_mse, r.valid_mse, r.test_mse,
+                          r.seconds_per_epoch);
+  }
+  return text;
+}
+
+// One provenance for the bundle: the flags', else the datasets' (which must agree).
+absl::Status ResolveProvenance(const Args& args, const std::vector<const std::string*>& backends,
+                               const std::vector<const std::string*>& profiles,
+                               BundleInfo& info) {
+  const auto pick = [](const std::string& flag, const std::vector<const std::string*>& values,
+                       const char* what, std::string& out) -> absl::Status {
+    if (!flag.empty()) {
+      out = flag;
+      return absl::OkStatus();
+    }
+    for (const std::string* value : values) {
+      if (*value != *values.front()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "the datasets come from different ", what, "s ('", *values.front(), "' and '",
+            *value, "'); train them apart, or set --", what, " if that is intended"));
+      }
+    }
+    out = *values.front();
+    return absl::OkStatus();
+  };
+  SHARDPLAN_RETURN_IF_ERROR(pick(args.Get("backend"), backends, "backend", info.backend));
+  return pick(args.Get("hardware-profile"), profiles, "hardware-profile", info.hardware_profile);
+}
+
+absl::Status RunTrain(const Args& args) {
+  SHARDPLAN_ASSIGN_OR_RETURN(TrainFlags flags, ParseTrainFlags(args));
+  BundleInfo info;
+  info.name = args.Get("name");
+  info.version = args.Get("version");
+  info.description = args.Get("description");
+  info.seed = flags.options.seed;
+  const bool write_bundle = !flags.compute_data.empty();
+  if (write_bundle) {
+    // Versions are immutable: refuse before minutes of training, not after.
+    const std::string directory = ModelBundleDirectory(flags.models_root, info.name, info.version);
+    if (std::filesystem::exists(directory)) {
+      return absl::AlreadyExistsError(absl::StrCat(
+          directory, " exists; bundle versions are immutable, choose another --version"));
+    }
+  }
+
+  // Load everything first: a bad record fails in seconds.
+  std::optional<ComputeDataset> compute;
+  std::vector<CommDataset> comms;
+  std::vector<const std::string*> backends;
+  std::vector<const std::string*> profiles;
+  std::map<std::string, std::string> sha256;  // per data file
+  if (write_bundle) {
+    SHARDPLAN_ASSIGN_OR_RETURN(compute,
+                               training::LoadComputeDataset(flags.compute_data, PoolFromFile()));
+    backends.push_back(&compute->backend);
+    profiles.push_back(&compute->hardware_profile);
+    SHARDPLAN_ASSIGN_OR_RETURN(sha256[flags.compute_data], FileSha256(flags.compute_data));
+  }
+  for (const std::string& file : flags.comm_data) {
+    SHARDPLAN_ASSIGN_OR_RETURN(CommDataset data, training::LoadCommDataset(file));
+    for (const CommDataset& other : comms) {
+      if (other.num_devices == data.num_devices) {
+        return UsageError(absl::StrCat("--comm-data: ", other.path, " and ", file,
+                                       " both hold ", data.num_devices, "-device data"));
+      }
+    }
+    SHARDPLAN_ASSIGN_OR_RETURN(sha256[file], FileSha256(file));
+    comms.push_back(std::move(data));
+  }
+  for (const CommDataset& data : comms) {
+    backends.push_back(&data.backend);
+    profiles.push_back(&data.hardware_profile);
+  }
+  SHARDPLAN_RETURN_IF_ERROR(ResolveProvenance(args, backends, profiles, info));
+
+  std::map<std::string, SubModelReport> reports;
+  std::map<std::string, int> outputs;
+  std::vector<std::string> order;
+  const auto record = [&](const std::string& name, const std::string& file, int num_outputs,
+                          SubModelReport report) {
+    const training::TrainResult& r = report.result;
+    info.training[name] = SubModelTraining{file,        sha256[file], report.samples, r.epochs,
+                                           r.train_mse, r.valid_mse,  r.test_mse};
+    outputs[name] = num_outputs;
+    order.push_back(name);
+    reports[name] = std::move(report);
+  };
+  std::optional<NeuralComputeModel> compute_model;
+  if (compute.has_value()) {
+    TrainOptions options = flags.options;
+    options.label = "compute";
+    SHARDPLAN_ASSIGN_OR_RETURN(training::TrainedCompute trained,
+                               training::TrainComputeModel(*compute, options));
+    compute_model.emplace(std::move(trained.model));
+    record("compute", flags.compute_data, 1, std::move(trained.report));
+  }
+  std::map<int, NeuralCommModels> comm_models;
+  for (const CommDataset& data : comms) {
+    std::optional<NeuralCommModel> direction_models[2];
+    const NeuralCommModel::Direction directions[2] = {NeuralCommModel::Direction::kForward,
+                                                      NeuralCommModel::Direction::kBackward};
+    for (int k = 0; k < 2; ++k) {
+      const std::string name = absl::StrCat("comm_", data.num_devices, "_",
+                                            k == 0 ? "forward" : "backward");
+      TrainOptions options = flags.options;
+      options.label = name;
+      SHARDPLAN_ASSIGN_OR_RETURN(training::TrainedComm trained,
+                                 training::TrainCommModel(data, directions[k], options));
+      direction_models[k].emplace(std::move(trained.model));
+      record(name, data.path, data.num_devices, std::move(trained.report));
+    }
+    comm_models.emplace(data.num_devices,
+                        NeuralCommModels{*std::move(direction_models[0]),
+                                         *std::move(direction_models[1])});
+  }
+
+  std::cout << SummaryTable(order, reports);
+  if (!flags.predictions_dir.empty()) {
+    for (const auto& [name, report] : reports) {
+      const std::string path = absl::StrCat(flags.predictions_dir, "/", name, ".csv");
+      SHARDPLAN_RETURN_IF_ERROR(WriteTextFile(path, PredictionsCsv(report, outputs[name])));
+    }
+    std::cout << "test-split predictions: " << flags.predictions_dir << "/<sub-model>.csv\n";
+  }
+  if (!write_bundle) {
+    std::cout << "no bundle written: a bundle needs a compute model (--compute-data)\n";
+    return absl::OkStatus();
+  }
+  SHARDPLAN_ASSIGN_OR_RETURN(
+      NeuralCostModel model,
+      NeuralCostModel::Create(info.name, info.version, *std::move(compute_model),
+                              std::move(comm_models),
+                              flags.zero_comm ? NeuralCostModel::CommCosts::kZero
+                                              : NeuralCostModel::CommCosts::kNeural));
+  SHARDPLAN_RETURN_IF_ERROR(WriteModelBundle(flags.models_root, info, model));
+  std::cout << "bundle: " << ModelBundleDirectory(flags.models_root, info.name, info.version)
+            << " (" << info.backend << ", " << info.hardware_profile << ", seed " << info.seed
+            << ")\n";
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Command ModelTrainCommand() {
+  return Command{
+      .group = "model",
+      .name = "train",
+      .summary = "Train the neural cost models on cost data and write a model bundle",
+      .description =
+          "The reference's procedure (docs/training.md): a seeded 80/10/10 split per dataset,\n"
+          "z-scores from the training split, Adam (lr 1e-3) on the MSE in batches of 512,\n"
+          "early stopping on the validation MSE, the best-validation weights kept. Each comm\n"
+          "file trains a forward and a backward model for its device count. The same data,\n"
+          "seed and flags give the same weights bit for bit, for any --threads; the bundle is\n"
+          "written atomically (an interrupted run leaves nothing; rerun it).\n",
+      .flags =
+          {
+              {"compute-data", "FILE", "compute cost data (.jsonl or .jsonl.gz)", ""},
+              {"comm-data", "FILE[,FILE]", "comm cost data, one file per device count", ""},
+              {"zero-comm", "", "no comm models: comm costs 0 (cpu data)", ""},
+              {"name", "NAME", "bundle name (required with --compute-data)", ""},
+              {"version", "VERSION", "bundle version (required with --compute-data)", ""},
+              {"models-root", "DIR", "where bundles live", "models"},
+              {"description", "TEXT", "one line for the manifest", ""},
+              {"hardware-profile", "NAME", "manifest's hardware profile (default: the data's)",
+               ""},
+              {"backend", "NAME", "manifest's backend (default: the data's)", ""},
+              {"seed", "S", "split, initial weights and batch order", "0"},
+              {"epochs", "N", "at most this many epochs", "1000"},
+              {"patience", "N", "stop after N epochs without a better validation MSE", "30"},
+              {"batch-size", "B", "samples per Adam step", "512"},
+              {"threads", "N", "worker threads (results do not depend on it)", "all cores"},
+              {"predictions-dir", "DIR", "write <sub-model>.csv of test-split predictions", ""},
+          },
+      .run = RunTrain,
+  };
+}
+
+}  // namespace shardplan::offline

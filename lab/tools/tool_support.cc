@@ -1,0 +1,87 @@
+#include "lab/tools/tool_support.h"
+
+#include <csignal>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "base/atomic_file.h"
+#include "base/sha256.h"
+#include "base/status_macros.h"
+#include "groundtruth/cpu/cpu_backend.h"
+#include "groundtruth/sim/sim_backend.h"
+#include "planner/domain/task.h"
+
+namespace shardplan::offline {
+namespace {
+
+std::atomic<bool> stop_requested{false};
+
+extern "C" void OnStopSignal(int signal) {
+  stop_requested.store(true, std::memory_order_relaxed);
+  // A second signal ends the process the default way.
+  std::signal(signal, SIG_DFL);
+}
+
+}  // namespace
+
+absl::StatusOr<LoadedPool> LoadPoolWithHash(const std::string& path) {
+  SHARDPLAN_ASSIGN_OR_RETURN(const std::string text, ReadTablePoolText(path));
+  LoadedPool loaded;
+  loaded.path = path;
+  loaded.sha256 = Sha256Hex(text);
+  SHARDPLAN_ASSIGN_OR_RETURN(loaded.pool, TablePoolFromJsonText(text, path));
+  if (loaded.pool.tables.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": the table pool is empty"));
+  }
+  return loaded;
+}
+
+absl::StatusOr<int64_t> BatchSizeOption(const Args& args, const std::string& backend) {
+  if (!args.Has("batch-size")) {
+    return backend == "cpu" ? CpuBackendOptions().batch_size : kDefaultBatchSize;
+  }
+  SHARDPLAN_ASSIGN_OR_RETURN(const int64_t batch_size, args.GetInt("batch-size"));
+  if (batch_size <= 0) return UsageError("--batch-size must be positive");
+  return batch_size;
+}
+
+absl::StatusOr<std::unique_ptr<HardwareBackend>> MakeBackend(const BackendChoice& choice) {
+  if (choice.backend == "sim") {
+    SimOptions options;
+    options.noise_sigma = choice.noise_sigma;
+    options.seed = choice.seed;
+    return MakeSimBackend(choice.profile, choice.num_devices, options);
+  }
+  if (choice.backend == "cpu") {
+    if (choice.noise_sigma != 0.0) {
+      return UsageError("--noise-sigma is for --backend sim (cpu timings are real)");
+    }
+    CpuBackendOptions options;
+    options.seed = choice.seed;
+    if (choice.batch_size > 0) options.batch_size = choice.batch_size;
+    return std::unique_ptr<HardwareBackend>(std::make_unique<CpuBackend>(options));
+  }
+  return UsageError(absl::StrCat("--backend '", choice.backend, "' is not cpu or sim"));
+}
+
+const std::atomic<bool>* InstallStopOnSignal() {
+  std::signal(SIGINT, OnStopSignal);
+  std::signal(SIGTERM, OnStopSignal);
+  return &stop_requested;
+}
+
+absl::Status WriteTextFile(const std::string& path, const std::string& text) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  std::error_code error;
+  if (!parent.empty()) std::filesystem::create_directories(parent, error);
+  if (error) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot create ", parent.string(), ": ", error.message()));
+  }
+  return WriteFileAtomically(path, text);
+}
+
+}  // namespace shardplan::offline

@@ -1,0 +1,53 @@
+#ifndef SHARDPLAN_LAB_TOOLS_TOOL_SUPPORT_H_
+#define SHARDPLAN_LAB_TOOLS_TOOL_SUPPORT_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "groundtruth/hardware_backend.h"
+#include "lab/data/table_pool.h"
+#include "lab/tools/offline_command.h"
+
+namespace shardplan::offline {
+
+// The pool every command defaults to (run from the repository root).
+inline constexpr char kDefaultPool[] = "data/table_pool/dlrm_856.json";
+
+// A table pool and the hex SHA-256 of its file, which cost records carry.
+struct LoadedPool {
+  std::string path;
+  std::string sha256;
+  TablePool pool;
+};
+absl::StatusOr<LoadedPool> LoadPoolWithHash(const std::string& path);
+
+// What selects a backend on the command line (--backend, --profile, --devices,
+// --noise-sigma, --seed, --batch-size).
+struct BackendChoice {
+  std::string backend;  // "cpu" or "sim"
+  std::string profile;  // sim profile name
+  int num_devices = 1;
+  double noise_sigma = 0.0;
+  uint64_t seed = 0;
+  int64_t batch_size = 0;
+};
+absl::StatusOr<std::unique_ptr<HardwareBackend>> MakeBackend(const BackendChoice& choice);
+
+// --batch-size (a usage error unless positive), or when it is absent the batch `backend` is
+// collected at: the reference's 65536 for sim, the cpu backend's default (docs/cpu-backend.md)
+// for cpu.
+absl::StatusOr<int64_t> BatchSizeOption(const Args& args, const std::string& backend);
+
+// Installs a SIGINT/SIGTERM handler that sets the returned flag (the second signal kills as
+// usual), so long loops can stop between items.
+const std::atomic<bool>* InstallStopOnSignal();
+
+// Writes `text` to `path` atomically, creating its folder.
+absl::Status WriteTextFile(const std::string& path, const std::string& text);
+
+}  // namespace shardplan::offline
+
+#endif  // SHARDPLAN_LAB_TOOLS_TOOL_SUPPORT_H_

@@ -1,0 +1,73 @@
+#ifndef SHARDPLAN_LAB_TRAINING_DATASETS_H_
+#define SHARDPLAN_LAB_TRAINING_DATASETS_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "lab/data/table_pool.h"
+
+namespace shardplan::training {
+
+// Cost data (docs/cost-data.md) turned into training samples. Every loader error names the
+// file, the line and the field ("compute.jsonl.gz:17: tables[2]: pool index 900 ...").
+
+// Compute samples: each is a set of table rows (20 raw features each, TableFeatures order) and
+// the device's measured ms.
+struct ComputeDataset {
+  std::string path;
+  std::string backend;           // of the records (all must agree)
+  std::string hardware_profile;  // idem
+  std::vector<float> features;   // rows x kNumTableFeatures, raw
+  // (pool index, dim) of every row: the normaliser's statistics are over distinct configs.
+  std::vector<std::pair<int32_t, int32_t>> row_keys;
+  std::vector<int64_t> row_offsets;  // sample i's rows are [row_offsets[i], row_offsets[i+1])
+  std::vector<float> labels;         // ms per sample
+
+  int64_t size() const { return static_cast<int64_t>(labels.size()); }
+};
+
+// Comm samples of one device count N: the forward model's inputs [dim_sums, waits] (2N) and
+// labels forward_ms (N), the backward model's inputs dim_sums (N) and labels backward_ms (N).
+struct CommDataset {
+  std::string path;
+  std::string backend;
+  std::string hardware_profile;
+  int num_devices = 0;
+  std::vector<float> forward_inputs;    // samples x 2N
+  std::vector<float> forward_labels;    // samples x N
+  std::vector<float> backward_inputs;   // samples x N
+  std::vector<float> backward_labels;   // samples x N
+
+  int64_t size() const {
+    return num_devices == 0 ? 0 : static_cast<int64_t>(forward_labels.size()) / num_devices;
+  }
+};
+
+// A table pool and the hex SHA-256 of its file's bytes.
+struct HashedPool {
+  TablePool pool;
+  std::string sha256;
+};
+// Loads the pool a record names (its `pool` field, relative to the repository root).
+using PoolLoader = std::function<absl::StatusOr<HashedPool>(const std::string& pool_path)>;
+
+// Reads a compute cost-data file (gzip or plain JSONL). Each distinct pool is loaded once and
+// its SHA-256 must equal the records' pool_sha256 (FAILED_PRECONDITION otherwise: the features
+// would not be the ones measured). INVALID_ARGUMENT naming file:line for a bad record, a record
+// of another kind, backend or hardware profile than the first, a pool index out of range or a
+// dim <= 0, a non-finite ms; also for an empty file.
+absl::StatusOr<ComputeDataset> LoadComputeDataset(const std::string& path,
+                                                  const PoolLoader& load_pool);
+
+// Reads a comm cost-data file. INVALID_ARGUMENT naming file:line for a bad record, another kind,
+// backend, profile or num_devices than the first record, arrays of the wrong length, non-finite
+// values; also for an empty file.
+absl::StatusOr<CommDataset> LoadCommDataset(const std::string& path);
+
+}  // namespace shardplan::training
+
+#endif  // SHARDPLAN_LAB_TRAINING_DATASETS_H_

@@ -1,0 +1,44 @@
+#ifndef SHARDPLAN_LAB_TRAINING_TRAIN_MODELS_H_
+#define SHARDPLAN_LAB_TRAINING_TRAIN_MODELS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "costmodels/neural/neural_cost_model.h"
+#include "lab/training/datasets.h"
+#include "lab/training/trainer.h"
+
+namespace shardplan::training {
+
+// How a sub-model trained, and its test-split predictions (for the scatter plot).
+struct SubModelReport {
+  int64_t samples = 0;
+  TrainResult result;                  // params, epochs, MSEs, s/epoch, test predictions
+  std::vector<int64_t> test_samples;   // the test split: record indices in the file
+  std::vector<float> test_measured;    // test_samples order, num outputs per sample
+};
+
+struct TrainedCompute {
+  NeuralComputeModel model;
+  SubModelReport report;
+};
+struct TrainedComm {
+  NeuralCommModel model;
+  SubModelReport report;
+};
+
+// Splits `data` (SplitDataset with options.seed), z-scores it with statistics of the training
+// split (compute: the distinct (pool index, dim) configs of its samples, like the reference's
+// statistics over the augmented table set; comm: its input rows; population std), trains the
+// reference architecture and returns the best-validation model. INVALID_ARGUMENT for a dataset
+// with fewer than 10 samples (no test split).
+absl::StatusOr<TrainedCompute> TrainComputeModel(const ComputeDataset& data,
+                                                 const TrainOptions& options);
+absl::StatusOr<TrainedComm> TrainCommModel(const CommDataset& data,
+                                           NeuralCommModel::Direction direction,
+                                           const TrainOptions& options);
+
+}  // namespace shardplan::training
+
+#endif  // SHARDPLAN_LAB_TRAINING_TRAIN_MODELS_H_

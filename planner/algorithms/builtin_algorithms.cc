@@ -1,0 +1,26 @@
+#include "planner/algorithms/builtin_algorithms.h"
+
+#include <memory>
+
+#include "planner/algorithms/exhaustive/exhaustive_planner.h"
+#include "planner/algorithms/greedy/greedy_planner.h"
+#include "planner/algorithms/neuroshard/neuroshard_planner.h"
+#include "planner/algorithms/random/random_planner.h"
+#include "planner/algorithms/torchrec/torchrec_planner.h"
+
+namespace shardplan {
+
+AlgorithmRegistry BuiltinAlgorithms() {
+  AlgorithmRegistry registry;
+  registry.Register(std::make_unique<RandomPlanner>());
+  for (GreedyWeight weight : {GreedyWeight::kSize, GreedyWeight::kDim, GreedyWeight::kLookup,
+                              GreedyWeight::kSizeLookup}) {
+    registry.Register(std::make_unique<GreedyPlanner>(weight));
+  }
+  registry.Register(std::make_unique<ExhaustivePlanner>());
+  registry.Register(std::make_unique<NeuroShardPlanner>());
+  registry.Register(std::make_unique<TorchRecPlanner>());
+  return registry;
+}
+
+}  // namespace shardplan

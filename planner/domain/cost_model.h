@@ -1,0 +1,85 @@
+#ifndef SHARDPLAN_PLANNER_DOMAIN_COST_MODEL_H_
+#define SHARDPLAN_PLANNER_DOMAIN_COST_MODEL_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "planner/domain/task.h"
+
+namespace shardplan {
+
+// One shard as a cost model sees it: the table's statistics with the shard's geometry.
+struct ShardView {
+  const Table* table = nullptr;
+  int64_t rows = 0;     // the shard's row count
+  int32_t columns = 0;  // the shard's column count: the "dim" a cost model sees
+};
+
+// What a cost query needs to know of the task besides the shards.
+struct CostContext {
+  const Topology* topology = nullptr;
+  int64_t batch_size = kDefaultBatchSize;  // global batch
+
+  static CostContext For(const Task& task) { return {&task.topology, task.batch_size}; }
+};
+
+// A compute model of the DeepSets form cost(device) = Head(sum over its shards of Latent(shard)),
+// as NeuroShard's neural compute model is. A search that grows device sets one shard at a time
+// (NeuroShard's greedy) keeps each device's latent sum and pays one Head per new set instead of
+// re-deriving every shard's latent. Head(sum of latents, summed in shard order in float) is
+// bit-identical to CostModel::ComputeCost of those shards in that order.
+class SumPooledCompute {
+ public:
+  virtual ~SumPooledCompute() = default;
+  // Floats per latent.
+  virtual int latent_size() const = 0;
+  // The latent of one shard (latent_size() floats).
+  virtual void ShardLatent(const CostContext& context, const ShardView& shard,
+                           std::span<float> latent) const = 0;
+  // The compute cost (ms) of a device whose shards' latents sum to `latent_sum`.
+  virtual double CostOfLatentSum(std::span<const float> latent_sum) const = 0;
+};
+
+// The costs planners query (docs/design.md section 3.1): neural models and the analytic estimator
+// implement it. Implementations are immutable after construction and safe to call from many
+// threads at once.
+class CostModel {
+ public:
+  virtual ~CostModel() = default;
+
+  // "name@version", recorded in every plan this model costs.
+  virtual std::string id() const = 0;
+
+  // OK when the model can cost this task (e.g. neural comm models exist per device count).
+  virtual absl::Status CheckSupports(const Task& task) const = 0;
+
+  // Whether its costs depend on the tables' access histograms (Table::access_bins). A table
+  // without one is then costed only after the caller imputes it, with a warning: never as if its
+  // histogram were zeros (docs/cost-models.md, "Tables without a histogram").
+  virtual bool ReadsAccessHistograms() const { return false; }
+
+  // The model's compute costs as a SumPooledCompute, when they have that form; null otherwise.
+  // Owned by the model.
+  virtual const SumPooledCompute* sum_pooled_compute() const { return nullptr; }
+
+  // Forward + backward kernel time (ms) of one device holding `shards`.
+  virtual double ComputeCost(const CostContext& context,
+                             std::span<const ShardView> shards) const = 0;
+
+  // Per-device backward all-to-all time (ms) from every device's dim sum.
+  virtual std::vector<double> BackwardCommCosts(const CostContext& context,
+                                                std::span<const int64_t> dim_sums) const = 0;
+
+  // Per-device forward all-to-all time (ms) from every device's dim sum and the time each
+  // device reaches the all-to-all after the earliest one (its wait, ms).
+  virtual std::vector<double> ForwardCommCosts(const CostContext& context,
+                                               std::span<const int64_t> dim_sums,
+                                               std::span<const double> waits) const = 0;
+};
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_PLANNER_DOMAIN_COST_MODEL_H_

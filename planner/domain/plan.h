@@ -1,0 +1,88 @@
+#ifndef SHARDPLAN_PLANNER_DOMAIN_PLAN_H_
+#define SHARDPLAN_PLANNER_DOMAIN_PLAN_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "planner/domain/table.h"
+
+namespace shardplan {
+
+// A row range x column range of one table on one device.
+struct Shard {
+  int32_t device = 0;
+  int64_t row_offset = 0;
+  int64_t row_count = 0;
+  int32_t column_offset = 0;
+  int32_t column_count = 0;
+};
+
+struct TableSharding {
+  std::string table;  // Table::name
+  ShardingType sharding_type = ShardingType::kTableWise;
+  std::vector<Shard> shards;
+};
+
+// Per-device figures; total_ms = compute_ms + backward_comm_ms + forward_comm_ms.
+struct DeviceCost {
+  int32_t device = 0;
+  int64_t memory_bytes = 0;
+  int64_t memory_capacity_bytes = 0;
+  int64_t dim_sum = 0;
+  int32_t num_shards = 0;
+  double compute_ms = 0.0;
+  double forward_comm_ms = 0.0;
+  double backward_comm_ms = 0.0;
+  double total_ms = 0.0;
+};
+
+// Something the caller should know about a plan, e.g. that a table was costed with an imputed
+// access histogram. `code` is stable for programs; `field` names the request field concerned.
+struct PlanWarning {
+  std::string code;
+  std::string field;
+  std::string message;
+  friend bool operator==(const PlanWarning&, const PlanWarning&) = default;
+};
+
+// What the search did: its counters, and the column splits it made (the proto's
+// Plan.column_splits). Algorithms fill it; PlanTask adds the planning time.
+struct SearchStats {
+  double planning_time_ms = 0.0;
+  int64_t cost_model_calls = 0;
+  int64_t cost_cache_hits = 0;
+  int64_t cost_cache_misses = 0;
+  int64_t candidates_evaluated = 0;
+  bool anytime_result = false;
+  std::vector<std::string> column_splits;  // the tables halved, in the order the search split them
+};
+
+// A sharding plan: every table of the task exactly once, in full (ValidatePlan checks this),
+// with the figures that EvaluatePlan computes.
+struct Plan {
+  std::vector<TableSharding> tables;
+  std::vector<DeviceCost> devices;
+  double cost_ms = 0.0;
+  int32_t bottleneck_device = 0;
+  std::string algorithm;
+  std::map<std::string, std::string> parameters;  // resolved, defaults included
+  uint64_t seed = 0;
+  std::string cost_model;  // "name@version"
+  std::string cost_kind = "simulated";
+  SearchStats stats;
+  std::string request_hash;
+  // Why this algorithm and cost model served the request, where it left them to the server.
+  std::string selection;
+  std::vector<PlanWarning> warnings;
+};
+
+// A table-wise plan from a device per task table (device_of_table[i] for task.tables[i]).
+// Figures are left for EvaluatePlan.
+struct Task;
+Plan TableWisePlan(const Task& task, const std::vector<int32_t>& device_of_table);
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_PLANNER_DOMAIN_PLAN_H_

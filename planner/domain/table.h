@@ -1,0 +1,46 @@
+#ifndef SHARDPLAN_PLANNER_DOMAIN_TABLE_H_
+#define SHARDPLAN_PLANNER_DOMAIN_TABLE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardplan {
+
+// Number of bins of the access histogram (see Table::access_bins).
+inline constexpr int kNumAccessBins = 17;
+
+enum class ElementType { kFp32, kFp16, kInt8 };
+
+// Bytes per stored element.
+int ElementBytes(ElementType type);
+
+// How a table is cut into shards. Only kTableWise and kColumnWise are produced today; the
+// others are representable so that later planners need no type change.
+enum class ShardingType { kTableWise, kColumnWise, kRowWise, kDataParallel };
+
+// The proto enum names ("TABLE_WISE", "FP32", ...), for messages and the wire formats.
+const char* ShardingTypeName(ShardingType type);
+const char* ElementTypeName(ElementType type);
+
+// One embedding table (docs/design.md section 2).
+struct Table {
+  std::string name;
+  int64_t rows = 0;             // hash size
+  int32_t dim = 0;              // embedding dimension
+  double pooling_factor = 0.0;  // mean lookups per sample
+  // Empty, or kNumAccessBins fractions of distinct accessed rows by access count:
+  // bin j (0..15) holds counts in (2^(j-1), 2^j] ((0,1] for j = 0), bin 16 counts > 32768.
+  std::vector<double> access_bins;
+  ElementType element_type = ElementType::kFp32;
+  // Constraints: empty means any sharding type; a pinned table goes to that device only.
+  std::vector<ShardingType> allowed_sharding_types;
+  std::optional<int32_t> pinned_device;
+
+  bool Allows(ShardingType type) const;
+};
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_PLANNER_DOMAIN_TABLE_H_

@@ -1,0 +1,41 @@
+#ifndef SHARDPLAN_PLANNER_DOMAIN_TOPOLOGY_H_
+#define SHARDPLAN_PLANNER_DOMAIN_TOPOLOGY_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace shardplan {
+
+inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+// TorchRec's defaults (planner/constants.py), used when a topology leaves them at 0.
+inline constexpr double kDefaultIntraHostBandwidthGiBps = 600.0;
+inline constexpr double kDefaultInterHostBandwidthGiBps = 12.5;
+
+// The devices a task is planned onto. Capacities are per device so that heterogeneous
+// clusters are representable.
+struct Topology {
+  std::vector<int64_t> memory_bytes;  // one entry per device; size() is the device count
+  int32_t devices_per_host = 0;       // 0: every device on one host
+  double intra_host_bandwidth_gibps = kDefaultIntraHostBandwidthGiBps;
+  double inter_host_bandwidth_gibps = kDefaultInterHostBandwidthGiBps;
+
+  int num_devices() const { return static_cast<int>(memory_bytes.size()); }
+  // Devices per host with 0 resolved to the device count.
+  int local_world_size() const;
+  // True when every device sits on one host (all-to-all over the intra-host links).
+  bool single_host() const { return local_world_size() >= num_devices(); }
+};
+
+// Builds a topology from the API's fields (proto and JSON alike): `num_devices` devices of
+// `device_memory_gib` each, unless `per_device_memory_gib` lists every capacity. Bandwidths of 0
+// take the defaults. Errors name the field: "topology.per_device_memory_gib: ...".
+absl::StatusOr<Topology> MakeTopology(int64_t num_devices, double device_memory_gib,
+                                      const std::vector<double>& per_device_memory_gib,
+                                      int64_t devices_per_host, double intra_host_bandwidth_gibps,
+                                      double inter_host_bandwidth_gibps);
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_PLANNER_DOMAIN_TOPOLOGY_H_

@@ -1,0 +1,59 @@
+#ifndef SHARDPLAN_PLANNER_ESTIMATORS_TORCHREC_SHARD_PERF_H_
+#define SHARDPLAN_PLANNER_ESTIMATORS_TORCHREC_SHARD_PERF_H_
+
+// TorchRec's per-shard perf estimator (torchrec/distributed/planner/shard_estimators.py) for
+// table-wise and column-wise shards. The torchrec planner plans with it and costmodels'
+// AnalyticCostModel wraps the same formulas as a CostModel, so it sits below both.
+
+#include <cstdint>
+
+#include "planner/domain/table.h"
+#include "planner/domain/topology.h"
+
+namespace shardplan {
+
+// Hardware constants of TorchRec's perf estimator (torchrec/distributed/planner/constants.py).
+// Bandwidths between devices come from the task's topology.
+struct AnalyticParams {
+  double hbm_bandwidth_gibps = 897.0;   // HBM_MEM_BW, the "fused" kernel's device bandwidth
+  double bwd_compute_multiplier = 2.0;  // BWD_COMPUTE_MULTIPLIER
+  double half_block_penalty = 1.15;     // 64 <= emb_dim < 128
+  double quarter_block_penalty = 1.75;  // emb_dim < 64
+  int32_t full_block_dim = 128;         // FULL_BLOCK_EMB_DIM
+  int32_t min_lookup_dim = 32;          // lookups read at least 32 columns
+  int input_bytes = 8;                  // BIGINT_DTYPE: indices are int64
+  int activation_bytes = 4;             // fp32 pooled outputs in the all-to-all
+};
+
+// TorchRec's perf terms for one table-wise or column-wise shard (shard_estimators.py), in ms.
+struct ShardPerf {
+  double fwd_compute = 0.0;
+  double fwd_comms = 0.0;
+  double bwd_compute = 0.0;
+  double bwd_comms = 0.0;
+  double total() const { return fwd_compute + fwd_comms + bwd_compute + bwd_comms; }
+};
+
+// The perf of a shard of `columns` columns of a table with `pooling_factor` and element size
+// `table_bytes`, for a global batch over `world_size` devices with `local_world_size` per host.
+ShardPerf EstimateShardPerf(const AnalyticParams& params, double pooling_factor, int table_bytes,
+                            int32_t columns, int64_t global_batch_size, int world_size,
+                            int local_world_size, double intra_host_bandwidth_gibps,
+                            double inter_host_bandwidth_gibps);
+
+// The same for a shard of `table` in a task with `global_batch_size` on `topology`: the one
+// place that reads the estimator's inputs off a task, for the cost model and the planner alike.
+ShardPerf EstimateShardPerf(const AnalyticParams& params, const Table& table, int32_t columns,
+                            int64_t global_batch_size, const Topology& topology);
+
+// BasicCommsBandwidths.get_bw for ALL_TO_ALL, in bytes per ms: the intra-host links when every
+// device shares a host, the inter-host links otherwise.
+double AllToAllBytesPerMs(const Topology& topology);
+
+// Bytes one device sends (or receives) in one all-to-all of the pooled outputs of `columns`
+// columns: the per-rank batch times world size is the global batch.
+double AllToAllBytes(const AnalyticParams& params, int64_t global_batch_size, int64_t columns);
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_PLANNER_ESTIMATORS_TORCHREC_SHARD_PERF_H_

@@ -1,0 +1,55 @@
+#ifndef SHARDPLAN_PLANNER_FRAMEWORK_ALGORITHM_H_
+#define SHARDPLAN_PLANNER_FRAMEWORK_ALGORITHM_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "planner/domain/cost_model.h"
+#include "planner/domain/plan.h"
+#include "planner/domain/task.h"
+#include "planner/framework/parameters.h"
+#include "planner/framework/stop_signal.h"
+
+namespace shardplan {
+
+// What ListAlgorithms shows of an algorithm.
+struct AlgorithmInfo {
+  std::string name;
+  std::string description;
+  std::vector<ParamSpec> params;
+  std::vector<ShardingType> sharding_types;  // what its plans contain
+  bool uses_cost_model = false;
+};
+
+// A progress report from a running algorithm (streamed by WatchPlan).
+struct PlanningProgress {
+  std::string message;     // e.g. "placing table 12/40"
+  double fraction = 0.0;   // 0..1, best effort
+};
+
+// Everything a planning run may consult besides the task.
+struct PlanningContext {
+  const CostModel* cost_model = nullptr;  // never null
+  ParamValues params;                     // resolved against the algorithm's specs
+  uint64_t seed = 0;
+  const StopSignal* stop = nullptr;       // never null
+  std::function<void(const PlanningProgress&)> on_progress;  // may be empty
+};
+
+// A planning algorithm. Implementations are stateless and Run is safe to call concurrently.
+// Run returns the shards only (tables[]); PlanTask validates and evaluates them.
+// Errors: FAILED_PRECONDITION for infeasible tasks (naming the table and the memory it needs),
+// CANCELLED / DEADLINE_EXCEEDED when `context.stop` fires.
+class Algorithm {
+ public:
+  virtual ~Algorithm() = default;
+  virtual const AlgorithmInfo& info() const = 0;
+  virtual absl::StatusOr<Plan> Run(const Task& task, const PlanningContext& context) const = 0;
+};
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_PLANNER_FRAMEWORK_ALGORITHM_H_

@@ -1,0 +1,176 @@
+#include "groundtruth/ground_truth.h"
+
+#include <algorithm>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "gmock/gmock.h"
+#include "groundtruth/sim/sim_backend.h"
+#include "gtest/gtest.h"
+#include "planner/domain/plan.h"
+#include "planner/domain/task.h"
+
+namespace shardplan {
+namespace {
+
+using ::testing::DoubleNear;
+using ::testing::ElementsAre;
+using ::testing::Pointwise;
+
+// compute = sum over tables of dim + rows / 100; backward comm = dim sum / 10; forward comm =
+// dim sum / 10 + how long the device waits for the latest one. Records what it was asked.
+class FakeBackend : public HardwareBackend {
+ public:
+  std::string name() const override { return "fake"; }
+  std::string hardware_profile() const override { return "fake-1"; }
+
+  absl::StatusOr<double> MeasureCompute(std::span<const Table> tables,
+                                        int64_t batch_size) override {
+    if (fail_compute) return absl::InternalError("compute broke");
+    batches.push_back(batch_size);
+    double ms = 0.0;
+    std::vector<std::pair<int64_t, int32_t>> seen;
+    for (const Table& t : tables) {
+      ms += t.dim + t.rows / 100.0;
+      seen.push_back({t.rows, t.dim});
+    }
+    compute_calls.push_back(seen);
+    return ms;
+  }
+
+  absl::StatusOr<CommMeasurement> MeasureComm(std::span<const int64_t> dim_sums,
+                                              std::span<const double> start_offsets_ms,
+                                              int64_t) override {
+    if (no_comm) return absl::UnimplementedError("no interconnect");
+    offsets.emplace_back(start_offsets_ms.begin(), start_offsets_ms.end());
+    const double latest = *std::max_element(start_offsets_ms.begin(), start_offsets_ms.end());
+    CommMeasurement m;
+    for (size_t d = 0; d < dim_sums.size(); ++d) {
+      m.backward_ms.push_back(dim_sums[d] / 10.0);
+      m.forward_ms.push_back(dim_sums[d] / 10.0 + latest - start_offsets_ms[d]);
+    }
+    return m;
+  }
+
+  bool fail_compute = false;
+  bool no_comm = false;
+  std::vector<int64_t> batches;
+  std::vector<std::vector<std::pair<int64_t, int32_t>>> compute_calls;  // (rows, dim) per call
+  std::vector<std::vector<double>> offsets;
+};
+
+// a (100 x 8) on device 0, b (50 x 4) on device 1, c (10 x 16) split column-wise 8 + 8.
+Task TwoDeviceTask() {
+  Task task;
+  task.tables = {Table{.name = "a", .rows = 100, .dim = 8, .pooling_factor = 1.0},
+                 Table{.name = "b", .rows = 50, .dim = 4, .pooling_factor = 1.0},
+                 Table{.name = "c", .rows = 10, .dim = 16, .pooling_factor = 1.0}};
+  task.topology.memory_bytes = {int64_t{1} << 30, int64_t{1} << 30};
+  task.batch_size = 1024;
+  return task;
+}
+
+Plan SplitPlan() {
+  Plan plan = TableWisePlan(TwoDeviceTask(), {0, 1, 0});
+  TableSharding& c = plan.tables[2];
+  c.sharding_type = ShardingType::kColumnWise;
+  c.shards = {Shard{.device = 0, .row_offset = 0, .row_count = 10, .column_offset = 0,
+                    .column_count = 8},
+              Shard{.device = 1, .row_offset = 0, .row_count = 10, .column_offset = 8,
+                    .column_count = 8}};
+  return plan;
+}
+
+TEST(ScorePlanOnHardwareTest, HandComputedCaseOnFakeBackend) {
+  FakeBackend backend;
+  const absl::StatusOr<HardwarePlanCost> cost =
+      ScorePlanOnHardware(TwoDeviceTask(), SplitPlan(), backend);
+  ASSERT_TRUE(cost.ok()) << cost.status();
+  // compute: dev0 a (8 + 1) + c half (8 + 0.1) = 17.1; dev1 b (4 + 0.5) + c half = 12.6.
+  // dim sums 16, 12 -> bw 1.6, 1.2; compute + bw 18.7, 13.8 -> device 0 arrives 4.9 ms after
+  // device 1 (waits 4.9, 0); fw: dev0 1.6 + 0 = 1.6, dev1 1.2 + 4.9 = 6.1; totals 20.3, 19.9.
+  EXPECT_THAT(cost->compute_ms, Pointwise(DoubleNear(1e-9), {17.1, 12.6}));
+  EXPECT_THAT(cost->backward_comm_ms, Pointwise(DoubleNear(1e-9), {1.6, 1.2}));
+  EXPECT_THAT(cost->forward_comm_ms, Pointwise(DoubleNear(1e-9), {1.6, 6.1}));
+  EXPECT_THAT(cost->total_ms, Pointwise(DoubleNear(1e-9), {20.3, 19.9}));
+  EXPECT_NEAR(cost->cost_ms, 20.3, 1e-9);
+  EXPECT_EQ(cost->bottleneck_device, 0);
+  EXPECT_TRUE(cost->comm_measured);
+  // Shards reach the backend with their own rows and column count as the dim.
+  EXPECT_THAT(backend.compute_calls,
+              ElementsAre(ElementsAre(std::pair<int64_t, int32_t>{100, 8},
+                                      std::pair<int64_t, int32_t>{10, 8}),
+                          ElementsAre(std::pair<int64_t, int32_t>{50, 4},
+                                      std::pair<int64_t, int32_t>{10, 8})));
+  EXPECT_THAT(backend.batches, ElementsAre(1024, 1024));
+  ASSERT_EQ(backend.offsets.size(), 2u);
+  EXPECT_THAT(backend.offsets[0], ElementsAre(0.0, 0.0));  // backward: no offsets
+  EXPECT_THAT(backend.offsets[1], Pointwise(DoubleNear(1e-9), {4.9, 0.0}));
+}
+
+TEST(ScorePlanOnHardwareTest, NoInterconnectMeansComputeOnlyAndIsLabelled) {
+  FakeBackend backend;
+  backend.no_comm = true;
+  const absl::StatusOr<HardwarePlanCost> cost =
+      ScorePlanOnHardware(TwoDeviceTask(), SplitPlan(), backend);
+  ASSERT_TRUE(cost.ok()) << cost.status();
+  EXPECT_FALSE(cost->comm_measured);
+  EXPECT_THAT(cost->backward_comm_ms, ElementsAre(0.0, 0.0));
+  EXPECT_THAT(cost->forward_comm_ms, ElementsAre(0.0, 0.0));
+  EXPECT_NEAR(cost->cost_ms, 17.1, 1e-9);
+}
+
+TEST(ScorePlanOnHardwareTest, BackendErrorsAndBadPlansAreReported) {
+  FakeBackend backend;
+  backend.fail_compute = true;
+  EXPECT_EQ(ScorePlanOnHardware(TwoDeviceTask(), SplitPlan(), backend).status(),
+            absl::InternalError("compute broke"));
+
+  FakeBackend ok_backend;
+  Plan plan = SplitPlan();
+  plan.tables[0].shards[0].device = 5;
+  EXPECT_EQ(ScorePlanOnHardware(TwoDeviceTask(), plan, ok_backend).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ScorePlanOnHardwareTest, MatchesTheFormulaOnTheNoiselessSimulator) {
+  const Task task = TwoDeviceTask();
+  absl::StatusOr<std::unique_ptr<HardwareBackend>> sim = MakeSimBackend("rtx2080ti", 2);
+  ASSERT_TRUE(sim.ok()) << sim.status();
+  const absl::StatusOr<HardwarePlanCost> cost = ScorePlanOnHardware(task, SplitPlan(), **sim);
+  ASSERT_TRUE(cost.ok()) << cost.status();
+
+  // The same figures step by step from the backend's own measurements.
+  Table c_half = task.tables[2];
+  c_half.dim = 8;
+  const std::vector<Table> dev0 = {task.tables[0], c_half};
+  const std::vector<Table> dev1 = {task.tables[1], c_half};
+  const double compute0 = *(*sim)->MeasureCompute(dev0, task.batch_size);
+  const double compute1 = *(*sim)->MeasureCompute(dev1, task.batch_size);
+  const std::vector<int64_t> dim_sums = {16, 12};
+  const std::vector<double> zeros = {0.0, 0.0};
+  const CommMeasurement bw = *(*sim)->MeasureComm(dim_sums, zeros, task.batch_size);
+  const double end0 = compute0 + bw.backward_ms[0], end1 = compute1 + bw.backward_ms[1];
+  const double earliest = std::min(end0, end1);
+  const std::vector<double> waits = {end0 - earliest, end1 - earliest};
+  const CommMeasurement fw = *(*sim)->MeasureComm(dim_sums, waits, task.batch_size);
+  const double total0 = end0 + fw.forward_ms[0], total1 = end1 + fw.forward_ms[1];
+
+  EXPECT_THAT(cost->compute_ms, Pointwise(DoubleNear(1e-12), {compute0, compute1}));
+  EXPECT_THAT(cost->total_ms, Pointwise(DoubleNear(1e-12), {total0, total1}));
+  EXPECT_DOUBLE_EQ(cost->cost_ms, std::max(total0, total1));
+  EXPECT_GT(cost->cost_ms, 0.0);
+  EXPECT_TRUE(cost->comm_measured);
+
+  // The placement form gives the same answer for the same tables.
+  const absl::StatusOr<HardwarePlanCost> placed =
+      ScorePlacementOnHardware({dev0, dev1}, task.batch_size, **sim);
+  ASSERT_TRUE(placed.ok()) << placed.status();
+  EXPECT_DOUBLE_EQ(placed->cost_ms, cost->cost_ms);
+}
+
+}  // namespace
+}  // namespace shardplan

@@ -1,0 +1,58 @@
+#include "groundtruth/sim/hardware_profiles.h"
+
+#include "absl/status/status.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace shardplan {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(SimHardwareProfilesTest, KnowsThePapersServerAndAnNvlinkMachine) {
+  absl::StatusOr<HardwareProfile> rtx = FindHardwareProfile("rtx2080ti");
+  ASSERT_TRUE(rtx.ok()) << rtx.status();
+  EXPECT_EQ(rtx->name, "rtx2080ti");
+  EXPECT_DOUBLE_EQ(rtx->dram_bandwidth_gbps, 616.0);
+  EXPECT_DOUBLE_EQ(rtx->l2_bytes, 5.5 * 1024 * 1024);
+  EXPECT_GT(rtx->socket_link_gbps, 0.0);  // no P2P: all-to-all staged through the host
+
+  absl::StatusOr<HardwareProfile> h100 = FindHardwareProfile("h100-sxm");
+  ASSERT_TRUE(h100.ok()) << h100.status();
+  EXPECT_DOUBLE_EQ(h100->dram_bandwidth_gbps, 3350.0);
+  EXPECT_DOUBLE_EQ(h100->l2_bytes, 50.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(h100->intra_link_gbps, 450.0);  // 900 GB/s bidirectional
+  EXPECT_EQ(h100->devices_per_host, 8);
+}
+
+TEST(SimHardwareProfilesTest, EveryProfileIsComplete) {
+  ASSERT_GE(HardwareProfiles().size(), 2u);
+  for (const HardwareProfile& p : HardwareProfiles()) {
+    SCOPED_TRACE(p.name);
+    EXPECT_GT(p.num_sms, 0);
+    EXPECT_GT(p.sm_clock_ghz, 0.0);
+    EXPECT_GT(p.max_warps_per_sm, 0);
+    EXPECT_GT(p.dram_bandwidth_gbps, 0.0);
+    EXPECT_GT(p.dram_latency_ns, p.l2_latency_ns);
+    EXPECT_GT(p.l2_bandwidth_gbps, p.dram_bandwidth_gbps);
+    EXPECT_GT(p.intra_link_gbps, 0.0);
+    EXPECT_GT(p.inter_link_gbps, 0.0);
+    EXPECT_GT(p.devices_per_host, 0);
+    for (double efficiency :
+         {p.stream_efficiency, p.sort_efficiency, p.l2_usable_fraction, p.link_efficiency}) {
+      EXPECT_GT(efficiency, 0.0);
+      EXPECT_LE(efficiency, 1.0);
+    }
+  }
+}
+
+TEST(SimHardwareProfilesTest, UnknownProfileIsNotFoundAndListsTheKnownOnes) {
+  absl::StatusOr<HardwareProfile> found = FindHardwareProfile("v100");
+  ASSERT_EQ(found.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(found.status().message(), HasSubstr("v100"));
+  EXPECT_THAT(found.status().message(), HasSubstr("rtx2080ti"));
+  EXPECT_THAT(found.status().message(), HasSubstr("h100-sxm"));
+}
+
+}  // namespace
+}  // namespace shardplan

@@ -1,0 +1,200 @@
+#include "groundtruth/sim/sim_backend.h"
+
+#include <algorithm>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/unit/groundtruth/sim/sim_test_tables.h"
+
+namespace shardplan {
+namespace {
+
+using sim_test::kBatch;
+using sim_test::Synthetic;
+using ::testing::HasSubstr;
+
+std::unique_ptr<HardwareBackend> Make(const std::string& profile, int devices,
+                                      SimOptions options = {}) {
+  absl::StatusOr<std::unique_ptr<HardwareBackend>> backend =
+      MakeSimBackend(profile, devices, options);
+  EXPECT_TRUE(backend.ok()) << backend.status();
+  return backend.ok() ? *std::move(backend) : nullptr;
+}
+
+TEST(SimBackendTest, NamesItsBackendAndProfile) {
+  std::unique_ptr<HardwareBackend> backend = Make("rtx2080ti", 4);
+  ASSERT_NE(backend, nullptr);
+  EXPECT_EQ(backend->name(), "sim");
+  EXPECT_EQ(backend->hardware_profile(), "sim-rtx2080ti");
+  EXPECT_EQ(Make("h100-sxm", 8)->hardware_profile(), "sim-h100-sxm");
+}
+
+TEST(SimBackendTest, RefusesUnknownProfilesAndBadOptions) {
+  absl::StatusOr<std::unique_ptr<HardwareBackend>> unknown = MakeSimBackend("tpu", 4, {});
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(unknown.status().message(), HasSubstr("h100-sxm, rtx2080ti"));
+  EXPECT_EQ(MakeSimBackend("rtx2080ti", 0, {}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeSimBackend("rtx2080ti", 4, {.noise_sigma = -0.1}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(SimBackendTest, CommNeedsOneEntryPerDevice) {
+  std::unique_ptr<HardwareBackend> backend = Make("rtx2080ti", 4);
+  const std::vector<int64_t> three = {1, 2, 3};
+  const std::vector<double> four = {0, 0, 0, 0};
+  EXPECT_EQ(backend->MeasureComm(three, four, kBatch).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  const std::vector<int64_t> negative = {1, -2, 3, 4};
+  EXPECT_EQ(backend->MeasureComm(negative, four, kBatch).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(SimBackendTest, RefusesMalformedTablesAndBatches) {
+  std::unique_ptr<HardwareBackend> backend = Make("rtx2080ti", 4);
+  std::vector<Table> tables = Synthetic(9, 3);
+  EXPECT_TRUE(backend->MeasureCompute(tables, kBatch).ok());
+  EXPECT_EQ(backend->MeasureCompute(tables, -1).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  tables[1].dim = 0;
+  absl::StatusOr<double> zero_dim = backend->MeasureCompute(tables, kBatch);
+  EXPECT_EQ(zero_dim.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(zero_dim.status().message(), HasSubstr("tables[1]"));
+  tables[1].dim = 8;
+  tables[2].pooling_factor = -1.0;
+  EXPECT_EQ(backend->MeasureCompute(tables, kBatch).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(*backend->MeasureCompute({}, kBatch), 0.0);  // an empty device
+}
+
+TEST(SimBackendTest, WithoutNoiseMeasurementsRepeatExactly) {
+  std::unique_ptr<HardwareBackend> backend = Make("rtx2080ti", 4);
+  const std::vector<Table> tables = Synthetic(7, 9);
+  const double first = *backend->MeasureCompute(tables, kBatch);
+  EXPECT_EQ(*backend->MeasureCompute(tables, kBatch), first);
+  const std::vector<int64_t> dims = {100, 300, 50, 200};
+  const std::vector<double> offsets = {0, 4, 9, 1};
+  const CommMeasurement a = *backend->MeasureComm(dims, offsets, kBatch);
+  const CommMeasurement b = *backend->MeasureComm(dims, offsets, kBatch);
+  EXPECT_EQ(a.forward_ms, b.forward_ms);
+  EXPECT_EQ(a.backward_ms, b.backward_ms);
+}
+
+std::vector<double> NoisyComputes(uint64_t seed, int n) {
+  std::unique_ptr<HardwareBackend> backend =
+      Make("rtx2080ti", 4, {.noise_sigma = 0.05, .seed = seed});
+  const std::vector<Table> tables = Synthetic(8, 6);
+  std::vector<double> out;
+  for (int i = 0; i < n; ++i) out.push_back(*backend->MeasureCompute(tables, kBatch));
+  return out;
+}
+
+TEST(SimBackendTest, NoiseIsReproduciblePerSeedAndCentredOnTheNoiselessValue) {
+  const std::vector<Table> tables = Synthetic(8, 6);
+  const double exact = *Make("rtx2080ti", 4)->MeasureCompute(tables, kBatch);
+  const std::vector<double> a = NoisyComputes(1, 201);
+  EXPECT_EQ(a, NoisyComputes(1, 201));
+  EXPECT_NE(a, NoisyComputes(2, 201));
+  EXPECT_NE(a[0], a[1]);  // each measurement draws anew
+  std::vector<double> sorted = a;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_NEAR(sorted[100] / exact, 1.0, 0.02);  // median-preserving
+  EXPECT_GT(sorted.back() / sorted.front(), 1.1);
+}
+
+TEST(SimBackendTest, BeginSampleRestartsTheNoiseStreamPerSample) {
+  const std::vector<Table> tables = Synthetic(8, 6);
+  std::unique_ptr<HardwareBackend> sequential =
+      Make("rtx2080ti", 4, {.noise_sigma = 0.05, .seed = 9});
+  std::vector<double> values;
+  for (int id = 0; id < 4; ++id) {
+    sequential->BeginSample(id);
+    values.push_back(*sequential->MeasureCompute(tables, kBatch));
+  }
+  // A fresh backend (a resumed collection) measuring only sample 2 draws what sample 2 drew.
+  std::unique_ptr<HardwareBackend> resumed = Make("rtx2080ti", 4, {.noise_sigma = 0.05, .seed = 9});
+  resumed->BeginSample(2);
+  EXPECT_EQ(*resumed->MeasureCompute(tables, kBatch), values[2]);
+  EXPECT_NE(values[1], values[2]);
+}
+
+TEST(SimBackendTest, NoisyCommIsReproduciblePerSeed) {
+  const std::vector<int64_t> dims = {100, 300, 50, 200};
+  const std::vector<double> offsets = {0, 4, 9, 1};
+  auto measure = [&](uint64_t seed) {
+    std::unique_ptr<HardwareBackend> backend =
+        Make("rtx2080ti", 4, {.noise_sigma = 0.1, .seed = seed});
+    std::vector<double> values;
+    for (int i = 0; i < 3; ++i) {
+      const CommMeasurement comm = *backend->MeasureComm(dims, offsets, kBatch);
+      values.insert(values.end(), comm.forward_ms.begin(), comm.forward_ms.end());
+      values.insert(values.end(), comm.backward_ms.begin(), comm.backward_ms.end());
+    }
+    return values;
+  };
+  EXPECT_EQ(measure(5), measure(5));
+  EXPECT_NE(measure(5), measure(6));
+}
+
+TEST(SimBackendTest, NoisyCommKeepsTheWaitExact) {
+  std::unique_ptr<HardwareBackend> noisy = Make("rtx2080ti", 4, {.noise_sigma = 0.1, .seed = 3});
+  const std::vector<int64_t> dims = {100, 300, 50, 200};
+  const std::vector<double> offsets = {0, 4, 9, 1};
+  const CommMeasurement comm = *noisy->MeasureComm(dims, offsets, kBatch);
+  // The earliest device waits 9 ms for the latest; noise only touches the transfer.
+  EXPECT_GT(comm.forward_ms[0], 9.0);
+  EXPECT_NE(comm.backward_ms[0], comm.backward_ms[1]);
+}
+
+// The reference plan cost (docs/design.md section 2) of a greedy placement, on the backend.
+double PlanCost(HardwareBackend& backend, const std::vector<Table>& tables, int devices) {
+  std::vector<double> single(tables.size());
+  for (size_t i = 0; i < tables.size(); ++i) {
+    single[i] = *backend.MeasureCompute(std::vector<Table>{tables[i]}, kBatch);
+  }
+  std::vector<int> order(tables.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return single[a] > single[b]; });
+  std::vector<std::vector<Table>> placed(devices);
+  std::vector<double> load(devices, 0.0);
+  std::vector<int64_t> dim_sums(devices, 0);
+  for (int i : order) {
+    const int d = static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
+    placed[d].push_back(tables[i]);
+    load[d] += single[i];
+    dim_sums[d] += tables[i].dim;
+  }
+  std::vector<double> compute(devices), waits(devices);
+  const CommMeasurement bw =
+      *backend.MeasureComm(dim_sums, std::vector<double>(devices, 0.0), kBatch);
+  for (int d = 0; d < devices; ++d) {
+    compute[d] = *backend.MeasureCompute(placed[d], kBatch);
+    waits[d] = compute[d] + bw.backward_ms[d];
+  }
+  const double earliest = *std::min_element(waits.begin(), waits.end());
+  for (double& w : waits) w -= earliest;
+  const CommMeasurement fw = *backend.MeasureComm(dim_sums, waits, kBatch);
+  double cost = 0.0;
+  for (int d = 0; d < devices; ++d) {
+    cost = std::max(cost, compute[d] + bw.backward_ms[d] + fw.forward_ms[d]);
+  }
+  return cost;
+}
+
+TEST(SimBackendTest, TableOneLikeTasksCostTensOfMillisecondsAndNvlinkIsFaster) {
+  std::unique_ptr<HardwareBackend> rtx = Make("rtx2080ti", 4);
+  std::unique_ptr<HardwareBackend> h100 = Make("h100-sxm", 4);
+  for (uint64_t task = 0; task < 4; ++task) {
+    const std::vector<Table> tables = Synthetic(200 + task, 35, 128);
+    const double rtx_cost = PlanCost(*rtx, tables, 4);
+    EXPECT_GT(rtx_cost, 10.0) << "task " << task;
+    EXPECT_LT(rtx_cost, 100.0) << "task " << task;
+    EXPECT_LT(PlanCost(*h100, tables, 4), rtx_cost / 2) << "task " << task;
+  }
+}
+
+}  // namespace
+}  // namespace shardplan

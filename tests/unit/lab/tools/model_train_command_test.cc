@@ -1,0 +1,111 @@
+// `shardplan-offline model train` in process on tiny sim datasets: the bundle it writes, its
+// reproducibility, and its argument and data errors.
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "costmodels/artifacts/model_bundle.h"
+#include "gtest/gtest.h"
+#include "lab/data/table_pool.h"
+#include "lab/tools/commands.h"
+#include "tests/unit/lab/training/training_test_data.h"
+#include "tests/unit/support/test_files.h"
+
+namespace shardplan {
+namespace {
+
+using offline::OfflineMain;
+using testing_files::FreshDir;
+using testing_files::ReadFile;
+
+class ModelTrainCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = FreshDir();
+    const TablePool pool = training::SmallPool(8);
+    ASSERT_TRUE(SaveTablePool(pool, dir_ + "/pool.json").ok());
+    ASSERT_EQ(Collect("compute", 1, "compute.jsonl"), 0);
+    ASSERT_EQ(Collect("comm", 2, "comm_2.jsonl"), 0);
+    ASSERT_EQ(Collect("comm", 3, "comm_3.jsonl"), 0);
+  }
+
+  int Collect(const std::string& kind, int devices, const std::string& out) {
+    return OfflineMain({"data", "collect", "--backend", "sim", "--kind", kind, "--samples", "40",
+                        "--devices", absl::StrCat(devices), "--pool", dir_ + "/pool.json",
+                        "--out", dir_ + "/" + out});
+  }
+
+  int Train(const std::string& version, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"model", "train",
+                                     "--compute-data", dir_ + "/compute.jsonl",
+                                     "--name", "toy",
+                                     "--version", version,
+                                     "--models-root", dir_ + "/models"};
+    if (std::find(extra.begin(), extra.end(), "--epochs") == extra.end()) {
+      args.insert(args.end(), {"--epochs", "3"});
+    }
+    args.insert(args.end(), extra.begin(), extra.end());
+    return OfflineMain(args);
+  }
+
+  std::string dir_;
+};
+
+TEST_F(ModelTrainCommandTest, WritesAVerifiedBundleWithTrainingProvenance) {
+  const std::string comm = dir_ + "/comm_2.jsonl," + dir_ + "/comm_3.jsonl";
+  ASSERT_EQ(Train("1", {"--comm-data", comm, "--threads", "2", "--predictions-dir",
+                        dir_ + "/pred", "--description", "toy run"}),
+            0);
+  absl::StatusOr<LoadedBundle> bundle = ReadModelBundle(dir_ + "/models/toy/1");
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_EQ(bundle->info.backend, "sim");
+  EXPECT_EQ(bundle->info.description, "toy run");
+  ASSERT_EQ(bundle->info.training.size(), 5u);
+  const SubModelTraining& compute = bundle->info.training.at("compute");
+  EXPECT_EQ(compute.samples, 40);
+  EXPECT_EQ(compute.epochs, 3);
+  EXPECT_EQ(compute.data_file, dir_ + "/compute.jsonl");
+  EXPECT_EQ(compute.data_sha256.size(), 64u);
+  EXPECT_TRUE(bundle->info.training.count("comm_3_backward"));
+  EXPECT_EQ(bundle->model->comm().size(), 2u);
+  // 4 test samples (40 - 32 - 4), one line each per device, and a header.
+  EXPECT_EQ(ReadFile(dir_ + "/pred/comm_3_forward.csv").find("sample,device,measured,predicted"),
+            0u);
+  int lines = 0;
+  for (char c : ReadFile(dir_ + "/pred/comm_3_forward.csv")) lines += c == '\n';
+  EXPECT_EQ(lines, 1 + 4 * 3);
+}
+
+TEST_F(ModelTrainCommandTest, SameSeedSameWeightsForAnyThreadCount) {
+  ASSERT_EQ(Train("1", {"--zero-comm", "--threads", "1"}), 0);
+  ASSERT_EQ(Train("2", {"--zero-comm", "--threads", "3"}), 0);
+  ASSERT_EQ(Train("3", {"--zero-comm", "--seed", "1"}), 0);
+  const std::string root = dir_ + "/models/toy/";
+  EXPECT_EQ(ReadFile(root + "1/compute.weights"), ReadFile(root + "2/compute.weights"));
+  EXPECT_NE(ReadFile(root + "1/compute.weights"), ReadFile(root + "3/compute.weights"));
+  absl::StatusOr<LoadedBundle> zero = ReadModelBundle(root + "1");
+  ASSERT_TRUE(zero.ok()) << zero.status();
+  EXPECT_EQ(zero->model->comm_costs(), NeuralCostModel::CommCosts::kZero);
+}
+
+TEST_F(ModelTrainCommandTest, ArgumentAndDataErrors) {
+  // Usage errors: exit 2.
+  EXPECT_EQ(Train("1", {}), 2);  // neither comm data nor --zero-comm
+  EXPECT_EQ(Train("1", {"--zero-comm", "--comm-data", dir_ + "/comm_2.jsonl"}), 2);
+  EXPECT_EQ(Train("1", {"--zero-comm", "--epochs", "0"}), 2);
+  EXPECT_EQ(Train("1", {"--comm-data", dir_ + "/comm_2.jsonl," + dir_ + "/comm_2.jsonl"}), 2);
+  // A bad record: invalid argument, exit 3, and no bundle.
+  testing_files::WriteFile(dir_ + "/bad.jsonl", ReadFile(dir_ + "/compute.jsonl") + "{oops\n");
+  EXPECT_EQ(OfflineMain({"model", "train", "--compute-data", dir_ + "/bad.jsonl", "--zero-comm",
+                         "--name", "toy", "--version", "9", "--models-root", dir_ + "/models"}),
+            3);
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/models/toy/9"));
+  // Versions are immutable: the second run is refused before it trains.
+  ASSERT_EQ(Train("1", {"--zero-comm", "--epochs", "1"}), 0);
+  EXPECT_NE(Train("1", {"--zero-comm", "--epochs", "1"}), 0);
+}
+
+}  // namespace
+}  // namespace shardplan

@@ -1,0 +1,127 @@
+#include "nn/trainable_mlp.h"
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "base/seeded_rng.h"
+#include "gtest/gtest.h"
+#include "nn/adam.h"
+
+namespace shardplan {
+namespace {
+
+std::vector<float> RandomVector(size_t n, std::mt19937_64& rng, double scale = 1.0) {
+  std::vector<float> v(n);
+  for (float& x : v) x = static_cast<float>((2.0 * Uniform01(rng) - 1.0) * scale);
+  return v;
+}
+
+// 0.5 * sum of (output - target)^2 over the batch, in double.
+double HalfSquaredError(const MlpShape& shape, const std::vector<float>& params,
+                        const std::vector<float>& input, int batch,
+                        const std::vector<float>& target) {
+  TransposedWeights transposed;
+  transposed.Update(shape, params);
+  MlpTape tape;
+  MlpForward(shape, params, transposed, input.data(), batch, tape);
+  double loss = 0.0;
+  for (size_t k = 0; k < target.size(); ++k) {
+    const double e = tape.outputs.back()[k] - target[k];
+    loss += 0.5 * e * e;
+  }
+  return loss;
+}
+
+TEST(MlpShapeTest, LayoutIsWeightThenBiasPerLayer) {
+  const MlpShape shape({3, 4, 2}, false);
+  EXPECT_EQ(shape.num_layers(), 2);
+  EXPECT_EQ(shape.weight_offset(0), 0);
+  EXPECT_EQ(shape.bias_offset(0), 12);
+  EXPECT_EQ(shape.weight_offset(1), 16);
+  EXPECT_EQ(shape.bias_offset(1), 24);
+  EXPECT_EQ(shape.num_params(), 26);
+  EXPECT_TRUE(shape.relu_after(0));
+  EXPECT_FALSE(shape.relu_after(1));
+}
+
+TEST(TrainableMlpTest, InitIsTorchLinearDefaultBoundAndSeeded) {
+  const MlpShape shape({16, 4, 1}, false);
+  std::vector<float> a(shape.num_params());
+  std::vector<float> b(shape.num_params());
+  std::mt19937_64 rng_a(7);
+  std::mt19937_64 rng_b(7);
+  InitParams(shape, rng_a, a);
+  InitParams(shape, rng_b, b);
+  EXPECT_EQ(a, b);
+  for (int64_t p = 0; p < shape.weight_offset(1); ++p) EXPECT_LE(std::abs(a[p]), 0.25f);
+  for (int64_t p = shape.weight_offset(1); p < shape.num_params(); ++p) {
+    EXPECT_LE(std::abs(a[p]), 0.5f);  // 1 / sqrt(4)
+  }
+  float largest = 0.0f;
+  for (int64_t p = 0; p < shape.weight_offset(1); ++p) largest = std::max(largest, std::abs(a[p]));
+  EXPECT_GT(largest, 0.2f);  // spread over the whole range
+}
+
+TEST(TrainableMlpTest, ForwardMatchesTheInferenceMlp) {
+  const MlpShape shape({5, 7, 3}, true);
+  std::mt19937_64 rng(1);
+  std::vector<float> params(shape.num_params());
+  InitParams(shape, rng, params);
+  const std::vector<float> input = RandomVector(4 * 5, rng, 2.0);
+  TransposedWeights transposed;
+  transposed.Update(shape, params);
+  MlpTape tape;
+  MlpForward(shape, params, transposed, input.data(), 4, tape);
+  absl::StatusOr<Mlp> mlp = ToMlp(shape, params);
+  ASSERT_TRUE(mlp.ok()) << mlp.status();
+  EXPECT_TRUE(mlp->relu_on_output());
+  std::vector<float> expected(4 * 3);
+  std::vector<float> scratch(mlp->scratch_size());
+  mlp->Forward(input.data(), 4, expected.data(), scratch);
+  for (size_t k = 0; k < expected.size(); ++k) EXPECT_EQ(tape.outputs.back()[k], expected[k]);
+}
+
+TEST(TrainableMlpTest, GradientsMatchFiniteDifferences) {
+  const MlpShape shape({4, 6, 5, 2}, false);
+  std::mt19937_64 rng(3);
+  std::vector<float> params(shape.num_params());
+  InitParams(shape, rng, params);
+  const int batch = 3;
+  std::vector<float> input = RandomVector(batch * 4, rng, 1.5);
+  const std::vector<float> target = RandomVector(batch * 2, rng);
+
+  TransposedWeights transposed;
+  transposed.Update(shape, params);
+  MlpTape tape;
+  MlpForward(shape, params, transposed, input.data(), batch, tape);
+  float* out_grad = OutputGradient(shape, batch, tape);
+  for (size_t k = 0; k < target.size(); ++k) out_grad[k] = tape.outputs.back()[k] - target[k];
+  std::vector<float> grad(shape.num_params(), 0.0f);
+  std::vector<float> input_grad(input.size());
+  MlpBackward(shape, params, input.data(), batch, tape, grad, input_grad.data());
+
+  // Central difference of the loss in one entry of `values` (params or input).
+  const auto numeric = [&](std::vector<float>* values, size_t k) {
+    const float h = 1e-3f;
+    const float saved = (*values)[k];
+    (*values)[k] = saved + h;
+    const double plus = HalfSquaredError(shape, params, input, batch, target);
+    (*values)[k] = saved - h;
+    const double minus = HalfSquaredError(shape, params, input, batch, target);
+    (*values)[k] = saved;
+    return (plus - minus) / (2.0 * h);
+  };
+  for (size_t p = 0; p < params.size(); ++p) {
+    const double expected = numeric(&params, p);
+    EXPECT_NEAR(grad[p], expected, 2e-3 + 1e-2 * std::abs(expected)) << "param " << p;
+  }
+  for (size_t i = 0; i < input.size(); ++i) {
+    const double expected = numeric(&input, i);
+    EXPECT_NEAR(input_grad[i], expected, 2e-3 + 1e-2 * std::abs(expected)) << "input " << i;
+  }
+}
+
+
+}  // namespace
+}  // namespace shardplan

@@ -1,0 +1,67 @@
+// AlgorithmRegistry and the built-in algorithms' descriptions.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "planner/algorithms/builtin_algorithms.h"
+#include "planner/domain/validation.h"
+#include "planner/framework/algorithm_registry.h"
+#include "planner/framework/plan_task.h"
+#include "tests/unit/planner/planner_test_util.h"
+
+namespace shardplan {
+namespace {
+
+using test::kGiB;
+using test::MakeTable;
+using ::testing::ElementsAre;
+
+// Every algorithm's plans on constrained tasks: algorithm_conformance_test.cc.
+
+TEST(AlgorithmRegistryTest, UnknownNameListsTheKnownOnes) {
+  const AlgorithmRegistry registry = BuiltinAlgorithms();
+  EXPECT_STATUS(registry.Find("autoshard"), absl::StatusCode::kNotFound,
+                "unknown algorithm \"autoshard\"; known: dim_greedy, exhaustive, lookup_greedy, "
+                "neuroshard, random, size_greedy, size_lookup_greedy, torchrec");
+  EXPECT_STATUS(registry.Find(""), absl::StatusCode::kNotFound, "unknown algorithm \"\"");
+}
+
+TEST(AlgorithmRegistryTest, FindReturnsTheRegisteredPlanner) {
+  const AlgorithmRegistry registry = BuiltinAlgorithms();
+  absl::StatusOr<const Algorithm*> planner = registry.Find("size_greedy");
+  ASSERT_TRUE(planner.ok());
+  EXPECT_EQ((*planner)->info().name, "size_greedy");
+}
+
+class NamedPlanner : public Algorithm {
+ public:
+  explicit NamedPlanner(std::string name) { info_.name = std::move(name); }
+  const AlgorithmInfo& info() const override { return info_; }
+  absl::StatusOr<Plan> Run(const Task&, const PlanningContext&) const override { return Plan(); }
+
+ private:
+  AlgorithmInfo info_;
+};
+
+TEST(AlgorithmRegistryTest, RegistersNewPlanners) {
+  AlgorithmRegistry registry;
+  EXPECT_TRUE(registry.List().empty());
+  EXPECT_STATUS(registry.Find("x"), absl::StatusCode::kNotFound, "known: ");
+  registry.Register(std::make_unique<NamedPlanner>("zeta"));
+  registry.Register(std::make_unique<NamedPlanner>("alpha"));
+  EXPECT_THAT(test::AlgorithmNames(registry), ElementsAre("alpha", "zeta"));
+  ASSERT_TRUE(registry.Find("zeta").ok());
+}
+
+TEST(AlgorithmRegistryDeathTest, DuplicateNameIsAWiringBug) {
+  AlgorithmRegistry registry;
+  registry.Register(std::make_unique<NamedPlanner>("random"));
+  EXPECT_DEATH(registry.Register(std::make_unique<NamedPlanner>("random")),
+               "algorithm \"random\" registered twice");
+}
+
+}  // namespace
+}  // namespace shardplan
