@@ -45,13 +45,13 @@
 #include "base/statistics.h"
 #include "base/status_macros.h"
 #include "bench/bench_support.h"
-#include "bench/task_proto.h"
 #include "client/shardplan_client.h"
 #include "grpcpp/create_channel.h"
 #include "lab/data/generators.h"
 #include "lab/tools/tool_support.h"
 #include "nlohmann/json.hpp"
 #include "tests/integration/support/server_process.h"
+#include "wire/task_proto.h"
 
 namespace shardplan::bench {
 namespace {
@@ -186,7 +186,7 @@ struct Workload {
 
 absl::StatusOr<v1::PlanRequest> RequestFor(const Task& task, const Config& config) {
   v1::PlanRequest request;
-  SHARDPLAN_ASSIGN_OR_RETURN(*request.mutable_task(), TaskProto(task));
+  *request.mutable_task() = wire::TaskToProto(task);
   request.set_algorithm(config.algorithm);
   request.set_model(config.model);
   return request;

@@ -34,7 +34,6 @@
 #include "base/statistics.h"
 #include "base/status_macros.h"
 #include "bench/bench_support.h"
-#include "bench/task_proto.h"
 #include "client/shardplan_client.h"
 #include "lab/data/generators.h"
 #include "lab/tools/tool_support.h"
@@ -42,6 +41,7 @@
 #include "planner/algorithms/builtin_algorithms.h"
 #include "planner/framework/algorithm_registry.h"
 #include "tests/integration/support/server_process.h"
+#include "wire/task_proto.h"
 
 namespace shardplan::bench {
 namespace {
@@ -84,7 +84,7 @@ double MsSince(Clock::time_point start) {
 
 absl::StatusOr<v1::PlanRequest> RequestFor(const Task& task, const Config& config) {
   v1::PlanRequest request;
-  SHARDPLAN_ASSIGN_OR_RETURN(*request.mutable_task(), TaskProto(task));
+  *request.mutable_task() = wire::TaskToProto(task);
   request.set_algorithm(config.algorithm);
   request.set_model(config.model);
   request.set_bypass_cache(true);  // every call plans

@@ -8,9 +8,12 @@ namespace shardplan {
 std::string PlanCacheKey(const CacheKeyInputs& inputs) {
   nlohmann::json params = nlohmann::json::object();
   for (const auto& [name, value] : inputs.resolved_params) params[name] = value;
-  nlohmann::json canonical =
-      nlohmann::json::array({TaskToJson(CanonicalTask(*inputs.task)), inputs.algorithm,
-                             std::move(params), std::to_string(inputs.seed), inputs.model_id});
+  // Parsed back so that its keys are sorted like the rest (nlohmann::json keeps objects in a
+  // std::map); the printer writes valid JSON, so the parse cannot fail.
+  nlohmann::json task = nlohmann::json::parse(wire::TaskToJson(CanonicalTask(*inputs.task)));
+  nlohmann::json canonical = nlohmann::json::array(
+      {std::move(task), inputs.algorithm, std::move(params), std::to_string(inputs.seed),
+       inputs.model_id});
   // Appended only for bundles, so built-in models keep the keys they always had.
   if (!inputs.model_content.empty()) canonical.push_back(inputs.model_content);
   // Object keys are sorted (nlohmann::json uses std::map). Invalid UTF-8 cannot reach here

@@ -1,39 +1,21 @@
 #include "server/plan_cache.h"
 
+#include "wire/plan_proto.h"
+
 namespace shardplan {
 namespace {
 
-// Rough per-node overheads of the standard containers, so that many small plans are not
+// Rough per-node overheads of the cache's own containers, so that many small plans are not
 // counted as free.
-constexpr int64_t kStringBytes = sizeof(std::string);
-constexpr int64_t kMapNodeBytes = 48;
 constexpr int64_t kListNodeBytes = 32;
 constexpr int64_t kHashNodeBytes = 48;
-
-int64_t StringBytes(const std::string& s) { return kStringBytes + static_cast<int64_t>(s.size()); }
 
 }  // namespace
 
 int64_t ApproximatePlanBytes(const Plan& plan) {
-  int64_t bytes = sizeof(Plan);
-  for (const TableSharding& table : plan.tables) {
-    bytes += sizeof(TableSharding) + static_cast<int64_t>(table.table.size()) +
-             static_cast<int64_t>(table.shards.size() * sizeof(Shard));
-  }
-  bytes += static_cast<int64_t>(plan.devices.size() * sizeof(DeviceCost));
-  bytes += static_cast<int64_t>(plan.algorithm.size() + plan.cost_model.size() +
-                                plan.cost_kind.size() + plan.request_hash.size());
-  for (const auto& [name, value] : plan.parameters) {
-    bytes += kMapNodeBytes + StringBytes(name) + StringBytes(value);
-  }
-  for (const std::string& split : plan.stats.column_splits) bytes += StringBytes(split);
-  bytes += StringBytes(plan.selection);
-  for (const PlanWarning& warning : plan.warnings) {
-    bytes += static_cast<int64_t>(sizeof(PlanWarning)) +
-             static_cast<int64_t>(warning.code.size() + warning.field.size() +
-                                  warning.message.size());
-  }
-  return bytes;
+  // The plan's API message holds the same content; protobuf measures its heap through
+  // reflection, so every field counts without a line here per field.
+  return static_cast<int64_t>(sizeof(Plan) + wire::PlanToProto(plan).SpaceUsedLong());
 }
 
 std::shared_ptr<const Plan> PlanCache::Lookup(const std::string& key) {

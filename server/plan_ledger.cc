@@ -6,12 +6,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "google/protobuf/util/json_util.h"
 #include "server/cache_key.h"
 #include "server/logging.h"
 #include "server/metrics.h"
 #include "server/proto_conversion.h"
 #include "wire/json_io.h"
+#include "wire/json_message.h"
+#include "wire/task_proto.h"
 
 namespace shardplan {
 namespace {
@@ -23,12 +24,9 @@ bool JobKeyChar(char c) {
          c == '.' || c == '_' || c == '-' || c == ':' || c == '/';
 }
 
-// The request as stored: canonical proto3 JSON (fields in number order, defaults omitted).
+// The request as stored: proto3 JSON (fields in number order, defaults omitted).
 std::string RequestJson(const v1::PlanRequest& request) {
-  std::string json;
-  // Printing a message we hold cannot fail (no Any fields to resolve).
-  (void)google::protobuf::util::MessageToJsonString(request, &json);
-  return json;
+  return wire::WriteJsonMessage(request);
 }
 
 std::optional<JobState> ParseState(const std::string& status) {
@@ -57,7 +55,7 @@ absl::Status ValidateJobKey(const std::string& key) {
 
 absl::StatusOr<std::string> KeyedRequestFingerprint(const v1::PlanRequest& request,
                                                     const TaskLimits& limits) {
-  absl::StatusOr<Task> task = TaskFromProto(request.task(), limits);
+  absl::StatusOr<Task> task = wire::TaskFromProto(request.task(), limits);
   if (!task.ok()) return task.status();
   CacheKeyInputs inputs;
   inputs.task = &*task;
@@ -136,7 +134,7 @@ absl::StatusOr<std::string> PlanLedger::RecordPlan(const v1::PlanRequest& reques
   if (store_ == nullptr) return std::string();
   PlanRecord record = NewRecord(NewJobId(), request, prepared);
   record.status = JobStateName(JobState::kSucceeded);
-  record.plan_json = PlanToJson(result.plan).dump();
+  record.plan_json = wire::PlanToJson(result.plan);
   record.started_unix_ms = record.submitted_unix_ms;
   record.finished_unix_ms = absl::ToUnixMillis(absl::Now());
   const absl::Status stored =
@@ -190,7 +188,7 @@ void PlanLedger::RecordFinished(PlanRecord& record,
   if (record.started_unix_ms == 0) record.started_unix_ms = record.finished_unix_ms;
   if (outcome.ok()) {
     record.status = JobStateName(JobState::kSucceeded);
-    record.plan_json = PlanToJson(outcome->plan).dump();
+    record.plan_json = wire::PlanToJson(outcome->plan);
     record.request_hash = outcome->plan.request_hash;
   } else {
     record.status = JobStateName(outcome.status().code() == absl::StatusCode::kCancelled
@@ -253,9 +251,7 @@ absl::StatusOr<JobSnapshot> RecordToSnapshot(const PlanRecord& record) {
       snapshot.progress = absl::StrCat("running on ", record.owner);
       break;
     case JobState::kSucceeded: {
-      nlohmann::json json = nlohmann::json::parse(record.plan_json, nullptr, false);
-      absl::StatusOr<Plan> plan =
-          json.is_discarded() ? absl::InvalidArgumentError("not JSON") : PlanFromJson(json);
+      absl::StatusOr<Plan> plan = wire::ParsePlanJson(record.plan_json);
       if (!plan.ok()) {
         return absl::InternalError(absl::StrCat("plan store: the plan of job ", record.job_id,
                                                 " does not parse: ", plan.status().message()));
@@ -278,9 +274,9 @@ absl::StatusOr<JobSnapshot> RecordToSnapshot(const PlanRecord& record) {
 
 absl::StatusOr<v1::PlanRequest> RecordRequest(const PlanRecord& record) {
   v1::PlanRequest request;
-  if (!google::protobuf::util::JsonStringToMessage(record.request_json, &request).ok()) {
-    return absl::InternalError(
-        absl::StrCat("plan store: the request of job ", record.job_id, " does not parse"));
+  if (absl::Status parsed = wire::ParseJsonMessage(record.request_json, request); !parsed.ok()) {
+    return absl::InternalError(absl::StrCat("plan store: the request of job ", record.job_id,
+                                            " does not parse: ", parsed.message()));
   }
   return request;
 }

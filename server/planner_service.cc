@@ -16,6 +16,8 @@
 #include "server/proto_conversion.h"
 #include "server/rpc_handler.h"
 #include "server/status_conversion.h"
+#include "wire/plan_proto.h"
+#include "wire/task_proto.h"
 
 namespace shardplan {
 namespace {
@@ -208,7 +210,7 @@ absl::Status PlannerServiceImpl::AnswerFromRecord(const PlanRecord& record,
                                                   v1::PlanResponse* response) const {
   absl::StatusOr<JobSnapshot> snapshot = RecordToSnapshot(record);
   if (!snapshot.ok()) return snapshot.status();
-  PlanToProto(snapshot->result->plan, response->mutable_plan());
+  *response->mutable_plan() = wire::PlanToProto(snapshot->result->plan);
   response->set_from_store(true);
   response->set_job_id(record.job_id);
   return absl::OkStatus();
@@ -258,7 +260,7 @@ absl::Status PlannerServiceImpl::PlanAndRecord(const grpc::ServerContext& contex
     }
     if (job_id.ok()) response->set_job_id(*job_id);
   }
-  PlanToProto(result->plan, response->mutable_plan());
+  *response->mutable_plan() = wire::PlanToProto(result->plan);
   response->set_cache_hit(result->cache_hit || stored);
   response->set_from_store(stored);
   response->set_joined_in_flight(result->joined);
@@ -466,9 +468,9 @@ grpc::Status PlannerServiceImpl::EvaluatePlan(grpc::ServerContext* context,
                                               const v1::EvaluatePlanRequest* request,
                                               v1::EvaluatePlanResponse* response) {
   return Handle(*context, "EvaluatePlan", [&]() -> absl::Status {
-    absl::StatusOr<Task> task = TaskFromProto(request->task(), engine_->options().limits);
+    absl::StatusOr<Task> task = wire::TaskFromProto(request->task(), engine_->options().limits);
     if (!task.ok()) return task.status();
-    absl::StatusOr<::shardplan::Plan> plan = PlanShardsFromProto(request->plan());
+    absl::StatusOr<::shardplan::Plan> plan = wire::PlanShardsFromProto(request->plan());
     if (!plan.ok()) return plan.status();
     if (!request->ground_truth().empty() && !request->model().empty()) {
       return absl::InvalidArgumentError(
@@ -479,7 +481,7 @@ grpc::Status PlannerServiceImpl::EvaluatePlan(grpc::ServerContext* context,
             ? engine_->Evaluate(*task, *std::move(plan), request->model())
             : engine_->EvaluateOnGroundTruth(*task, *std::move(plan), request->ground_truth());
     if (!evaluated.ok()) return evaluated.status();
-    PlanToProto(*evaluated, response->mutable_plan());
+    *response->mutable_plan() = wire::PlanToProto(*evaluated);
     return absl::OkStatus();
   });
 }

@@ -13,26 +13,16 @@
 
 namespace shardplan {
 
-// shardplan.v1 messages <-> the planner's domain types. Errors are INVALID_ARGUMENT naming the
-// request field ("task.tables[2].element_type: ..."), RESOURCE_EXHAUSTED when counts exceed
-// `limits` (checked before anything is allocated for them).
-
-// Shapes and enums only; ValidateTask checks the values. batch_size 0 becomes the default.
-absl::StatusOr<Task> TaskFromProto(const v1::Task& proto, const TaskLimits& limits);
+// The server's own shardplan.v1 messages <-> its types. Tasks and plans are wire/'s
+// (wire/task_proto.h, wire/plan_proto.h); errors name the request field ("task.tables[2]...").
 
 // A PlanRequest in domain terms (the task converted, everything else as the client sent it).
 absl::StatusOr<PlanningRequest> PlanningRequestFromProto(const v1::PlanRequest& proto,
                                                          const TaskLimits& limits);
 
-// The plan's tables[].shards only (what EvaluatePlan reads); errors name "plan.tables[i]...".
-absl::StatusOr<Plan> PlanShardsFromProto(const v1::Plan& proto);
-
-void PlanToProto(const Plan& plan, v1::Plan* proto);
 void AlgorithmInfoToProto(const AlgorithmInfo& info, bool is_default, v1::AlgorithmInfo* proto);
 void ModelEntryToProto(const ModelRegistry::Entry& entry, v1::ModelInfo* proto);
 void JobSnapshotToProto(const JobSnapshot& job, v1::JobStatus* proto);
-
-v1::ShardingType ShardingTypeToProto(ShardingType type);
 
 }  // namespace shardplan
 

@@ -38,15 +38,6 @@ std::string GrpcCodeName(grpc::StatusCode code) {
   return absl::StatusCodeToString(static_cast<absl::StatusCode>(value));
 }
 
-absl::Status WithPrefix(const absl::Status& status, absl::string_view prefix) {
-  if (status.ok()) return status;
-  absl::Status prefixed(status.code(), absl::StrCat(prefix, status.message()));
-  status.ForEachPayload([&](absl::string_view type_url, const absl::Cord& payload) {
-    prefixed.SetPayload(type_url, payload);
-  });
-  return prefixed;
-}
-
 absl::Status WithRetryAfter(absl::Status status, absl::Duration delay) {
   if (!status.ok()) {
     status.SetPayload(kRetryAfterPayload,

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "absl/strings/string_view.h"
+#include "base/status_prefix.h"  // WithPrefix, which callers of this header use
 #include "grpcpp/support/status.h"
 
 namespace shardplan {
@@ -21,10 +22,6 @@ grpc::Status ToGrpcStatus(const absl::Status& status);
 
 // "OK", "INVALID_ARGUMENT", ... (the label of shardplan_rpc_requests_total).
 std::string GrpcCodeName(grpc::StatusCode code);
-
-// The same code with "<prefix><message>", e.g. prefix "task." turns
-// "tables[2].dim: must be ..." into "task.tables[2].dim: must be ...". OK stays OK.
-absl::Status WithPrefix(const absl::Status& status, absl::string_view prefix);
 
 // The trailing-metadata key by which a refusal says it is transient (the server is busy right
 // now) and after how many milliseconds to try again. Clients retry RESOURCE_EXHAUSTED only when

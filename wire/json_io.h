@@ -1,29 +1,35 @@
 #ifndef SHARDPLAN_WIRE_JSON_IO_H_
 #define SHARDPLAN_WIRE_JSON_IO_H_
 
-#include <string_view>
+// Tasks and plans as JSON files: the proto3 JSON mapping of shardplan.v1.Task and
+// shardplan.v1.Plan (proto/shardplan/v1/planner.proto) with the proto's snake_case names, read
+// and written by protobuf (wire/json_message.h) and converted to and from the domain
+// (wire/task_proto.h, wire/plan_proto.h). So files are interchangeable with the CLI and the
+// Python client, and a field added to the proto needs no change here.
+
+#include <string>
 
 #include "absl/status/statusor.h"
-#include "nlohmann/json.hpp"
+#include "absl/strings/string_view.h"
 #include "planner/domain/plan.h"
 #include "planner/domain/task.h"
+#include "planner/domain/validation.h"
+#include "wire/json_message.h"
 
-namespace shardplan {
+namespace shardplan::wire {
 
-// Tasks and plans as JSON. The schema is the proto3 JSON mapping of shardplan.v1.Task and
-// shardplan.v1.Plan with snake_case names (proto/shardplan/v1/planner.proto), so files are
-// interchangeable with the CLI and the Python client: int64 fields are read from numbers or
-// decimal strings, enums by name. Unknown fields are errors (they are usually typos).
-// Errors are INVALID_ARGUMENT with the field path: "tables[2].rows: expected an integer".
-// Parsing checks types and shapes only; ValidateTask checks values.
+// Errors are INVALID_ARGUMENT with the field path ("tables[2].rows: expected an integer, got
+// \"ten\""), or RESOURCE_EXHAUSTED past `limits`. Parsing checks types and shapes only;
+// ValidateTask checks values.
+absl::StatusOr<Task> ParseTaskJson(absl::string_view json, const TaskLimits& limits = {});
 
-absl::StatusOr<Task> TaskFromJson(const nlohmann::json& json);
-absl::StatusOr<Task> ParseTaskJson(std::string_view text);
-nlohmann::json TaskToJson(const Task& task);
+// Every field, defaults included (a task file shows everything that was planned).
+std::string TaskToJson(const Task& task, bool pretty = false);
 
-absl::StatusOr<Plan> PlanFromJson(const nlohmann::json& json);
-nlohmann::json PlanToJson(const Plan& plan);
+absl::StatusOr<Plan> ParsePlanJson(absl::string_view json);
+// Every field, defaults included, as the CLI's --json prints a plan.
+std::string PlanToJson(const Plan& plan);
 
-}  // namespace shardplan
+}  // namespace shardplan::wire
 
 #endif  // SHARDPLAN_WIRE_JSON_IO_H_

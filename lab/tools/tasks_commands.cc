@@ -38,11 +38,11 @@ absl::Status RunGenerate(const Args& args) {
     SHARDPLAN_ASSIGN_OR_RETURN(const Task task,
                                GenerateTask(pool.pool, options, seed, static_cast<uint64_t>(i)));
     if (jsonl) {
-      absl::StrAppend(&lines, TaskToJson(task).dump(), "\n");
+      absl::StrAppend(&lines, wire::TaskToJson(task), "\n");
     } else {
       const std::string path =
           (std::filesystem::path(out) / absl::StrFormat("task_%04d.json", i)).string();
-      SHARDPLAN_RETURN_IF_ERROR(WriteTextFile(path, TaskToJson(task).dump(2) + "\n"));
+      SHARDPLAN_RETURN_IF_ERROR(WriteTextFile(path, wire::TaskToJson(task, /*pretty=*/true)));
     }
   }
   if (jsonl) SHARDPLAN_RETURN_IF_ERROR(WriteTextFile(out, lines));

@@ -1,7 +1,7 @@
-// Arbitrary bytes -> ParseTaskJson (what the CLI and the tests read tasks with)
-// -> ValidateTask. Properties: parse errors are INVALID_ARGUMENT or
-// RESOURCE_EXHAUSTED with a message; a task that validates survives TaskToJson
-// -> dump -> ParseTaskJson unchanged and validates again.
+// Arbitrary bytes -> wire::ParseTaskJson (what the offline tools and the tests read tasks with)
+// -> ValidateTask. Properties: parse errors are INVALID_ARGUMENT or RESOURCE_EXHAUSTED with a
+// message; a task that validates survives wire::TaskToJson -> wire::ParseTaskJson unchanged and
+// validates again.
 
 #include <cstddef>
 #include <cstdint>
@@ -11,7 +11,6 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "nlohmann/json.hpp"
 #include "planner/domain/task.h"
 #include "planner/domain/validation.h"
 #include "tests/fuzz/fuzz_check.h"
@@ -21,7 +20,7 @@ namespace shardplan::fuzz {
 namespace {
 
 void CheckTaskJson(std::string_view text) {
-  absl::StatusOr<Task> task = ParseTaskJson(text);
+  absl::StatusOr<Task> task = wire::ParseTaskJson(text);
   if (!task.ok()) {
     CheckError(task.status(), "ParseTaskJson",
                {absl::StatusCode::kInvalidArgument, absl::StatusCode::kResourceExhausted});
@@ -33,17 +32,16 @@ void CheckTaskJson(std::string_view text) {
     return;
   }
 
-  const nlohmann::json written = TaskToJson(*task);
-  const std::string dumped = written.dump();
-  absl::StatusOr<Task> again = ParseTaskJson(dumped);
+  const std::string written = wire::TaskToJson(*task);
+  absl::StatusOr<Task> again = wire::ParseTaskJson(written);
   if (!again.ok()) {
     Fail("TaskToJson wrote JSON ParseTaskJson refuses",
-         absl::StrCat(again.status().ToString(), "\n", dumped));
+         absl::StrCat(again.status().ToString(), "\n", written));
   }
-  const nlohmann::json rewritten = TaskToJson(*again);
+  const std::string rewritten = wire::TaskToJson(*again);
   if (rewritten != written) {
     Fail("task changed in a JSON round trip",
-         absl::StrCat("first:  ", dumped, "\nsecond: ", rewritten.dump()));
+         absl::StrCat("first:  ", written, "\nsecond: ", rewritten));
   }
   if (absl::Status valid = ValidateTask(*again); !valid.ok()) {
     Fail("round-tripped task no longer validates", valid.ToString());

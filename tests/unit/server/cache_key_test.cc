@@ -48,12 +48,12 @@ TEST(PlanCacheKeyTest, ColocationGroupOrderDoesNotMatter) {
 
 TEST(PlanCacheKeyTest, JsonSpellingDoesNotMatter) {
   // Same task: key order, whitespace, int64 as string, 2 vs 2.0, table order.
-  absl::StatusOr<Task> a = ParseTaskJson(R"({
+  absl::StatusOr<Task> a = wire::ParseTaskJson(R"({
     "tables": [{"name": "a", "rows": 100, "dim": 8, "pooling_factor": 2},
                {"name": "b", "rows": 200, "dim": 16, "pooling_factor": 1.5}],
     "topology": {"num_devices": 2, "device_memory_gib": 1}})");
   absl::StatusOr<Task> b =
-      ParseTaskJson(R"({"topology":{"device_memory_gib":1.0,"num_devices":2},"tables":[)"
+      wire::ParseTaskJson(R"({"topology":{"device_memory_gib":1.0,"num_devices":2},"tables":[)"
                     R"({"pooling_factor":1.5,"dim":16,"rows":"200","name":"b"},)"
                     R"({"dim":8,"name":"a","pooling_factor":2.0,"rows":"100"}]})");
   ASSERT_TRUE(a.ok()) << a.status();

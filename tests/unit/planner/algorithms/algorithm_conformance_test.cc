@@ -14,6 +14,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
 #include "planner/algorithms/builtin_algorithms.h"
 #include "planner/domain/task.h"
@@ -22,7 +24,7 @@
 #include "planner/framework/plan_task.h"
 #include "planner/framework/stop_signal.h"
 #include "tests/unit/planner/planner_test_util.h"
-#include "wire/json_io.h"
+#include "wire/plan_proto.h"
 
 namespace shardplan {
 namespace {
@@ -79,9 +81,15 @@ class AlgorithmConformanceTest : public ::testing::TestWithParam<std::string> {
   }
   // A plan, reduced to what the caller receives: placements and cost (not timings).
   static std::string Placement(const shardplan::Plan& plan) {
-    nlohmann::json json = PlanToJson(plan);
-    json.erase("stats");
-    return json.dump();
+    v1::Plan proto = wire::PlanToProto(plan);
+    proto.clear_stats();
+    std::string bytes;
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);  // the parameters map in key order
+    proto.SerializeToCodedStream(&coded);
+    coded.Trim();
+    return bytes;
   }
 
   AlgorithmRegistry registry_ = BuiltinAlgorithms();

@@ -1,0 +1,132 @@
+#include "wire/task_proto.h"
+
+#include <map>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/unit/support/task_protos.h"
+
+namespace shardplan::wire {
+namespace {
+
+using test_support::SmallTaskProto;
+
+constexpr int64_t kGiB = int64_t{1} << 30;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+TEST(TaskFromProtoTest, ConvertsEveryField) {
+  v1::Task proto = SmallTaskProto(2, 3);
+  v1::Table* t0 = proto.mutable_tables(0);
+  for (int i = 0; i < 17; ++i) t0->add_access_bins(i == 0 ? 1.0 : 0.0);
+  t0->set_element_type(v1::FP16);
+  t0->add_allowed_sharding_types(v1::TABLE_WISE);
+  t0->set_pinned_device(2);
+  proto.mutable_topology()->set_devices_per_host(2);
+  proto.mutable_topology()->set_inter_host_bandwidth_gibps(25);
+  proto.set_batch_size(4096);
+  proto.add_colocate()->add_tables("t0");
+  proto.mutable_colocate(0)->add_tables("t1");
+  proto.mutable_memory()->set_optimizer_state_multiplier(2);
+  proto.set_max_planning_time_ms(1500);
+
+  absl::StatusOr<Task> task = TaskFromProto(proto, TaskLimits{});
+  ASSERT_TRUE(task.ok()) << task.status();
+  ASSERT_EQ(task->tables.size(), 2u);
+  const Table& table = task->tables[0];
+  EXPECT_EQ(table.name, "t0");
+  EXPECT_EQ(table.rows, 1000);
+  EXPECT_EQ(table.dim, 8);
+  EXPECT_EQ(table.access_bins.size(), 17u);
+  EXPECT_EQ(table.element_type, ElementType::kFp16);
+  EXPECT_EQ(table.allowed_sharding_types, std::vector<ShardingType>{ShardingType::kTableWise});
+  EXPECT_EQ(table.pinned_device, 2);
+  EXPECT_FALSE(task->tables[1].pinned_device.has_value());
+  EXPECT_EQ(task->topology.num_devices(), 3);
+  EXPECT_EQ(task->topology.memory_bytes[0], 16 * kGiB);
+  EXPECT_EQ(task->topology.devices_per_host, 2);
+  EXPECT_EQ(task->topology.inter_host_bandwidth_gibps, 25);
+  EXPECT_EQ(task->topology.intra_host_bandwidth_gibps, kDefaultIntraHostBandwidthGiBps);
+  EXPECT_EQ(task->batch_size, 4096);
+  EXPECT_EQ(task->colocate, (std::vector<std::vector<std::string>>{{"t0", "t1"}}));
+  EXPECT_EQ(task->memory.optimizer_state_multiplier, 2);
+  EXPECT_EQ(task->max_planning_time_ms, 1500);
+}
+TEST(TaskFromProtoTest, DefaultsApply) {
+  absl::StatusOr<Task> task = TaskFromProto(SmallTaskProto(), TaskLimits{});
+  ASSERT_TRUE(task.ok()) << task.status();
+  EXPECT_EQ(task->batch_size, kDefaultBatchSize);
+  EXPECT_EQ(task->tables[0].element_type, ElementType::kFp32);
+}
+TEST(TaskFromProtoTest, HeterogeneousCapacities) {
+  v1::Task proto = SmallTaskProto(2, 0);
+  proto.mutable_topology()->add_per_device_memory_gib(8);
+  proto.mutable_topology()->add_per_device_memory_gib(16);
+  absl::StatusOr<Task> task = TaskFromProto(proto, TaskLimits{});
+  ASSERT_TRUE(task.ok()) << task.status();
+  EXPECT_EQ(task->topology.memory_bytes, (std::vector<int64_t>{8 * kGiB, 16 * kGiB}));
+}
+TEST(TaskFromProtoTest, ErrorsNameTheField) {
+  {
+    v1::Task proto = SmallTaskProto(3, 2);
+    proto.mutable_tables(2)->set_element_type(static_cast<v1::ElementType>(77));
+    absl::Status status = TaskFromProto(proto, TaskLimits{}).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(status.message()), StartsWith("task.tables[2].element_type: "));
+  }
+  {
+    v1::Task proto = SmallTaskProto(3, 2);
+    proto.mutable_tables(1)->add_allowed_sharding_types(v1::COLUMN_WISE);
+    proto.mutable_tables(1)->add_allowed_sharding_types(v1::SHARDING_TYPE_UNSPECIFIED);
+    absl::Status status = TaskFromProto(proto, TaskLimits{}).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(status.message()),
+                StartsWith("task.tables[1].allowed_sharding_types[1]: "));
+  }
+  {
+    v1::Task proto = SmallTaskProto(3, 2);
+    proto.mutable_topology()->add_per_device_memory_gib(8);  // 1 entry for 2 devices
+    absl::Status status = TaskFromProto(proto, TaskLimits{}).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(status.message()), StartsWith("task.topology.per_device_memory_gib"));
+  }
+  {
+    v1::Task proto = SmallTaskProto(3, 2);
+    proto.mutable_topology()->set_device_memory_gib(-1);
+    absl::Status status = TaskFromProto(proto, TaskLimits{}).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(status.message()), StartsWith("task.topology.device_memory_gib: "));
+  }
+  {
+    v1::Task proto = SmallTaskProto(3, 2);
+    proto.mutable_memory()->set_io_buffer_multiplier(-0.5);
+    absl::Status status = TaskFromProto(proto, TaskLimits{}).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(status.message()), StartsWith("task.memory.io_buffer_multiplier: "));
+  }
+  {
+    v1::Task proto = SmallTaskProto(3, 2);
+    proto.set_max_planning_time_ms(-5);
+    absl::Status status = TaskFromProto(proto, TaskLimits{}).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(status.message()), StartsWith("task.max_planning_time_ms: "));
+  }
+}
+TEST(TaskFromProtoTest, LimitsAreCheckedBeforeAllocating) {
+  TaskLimits limits;
+  limits.max_tables = 3;
+  limits.max_devices = 8;
+  absl::Status tables = TaskFromProto(SmallTaskProto(4, 2), limits).status();
+  EXPECT_EQ(tables.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(tables.message()), StartsWith("task.tables: 4 tables exceed"));
+
+  v1::Task huge = SmallTaskProto(2, 2);
+  huge.mutable_topology()->set_num_devices(2000000000);  // would be 16 GB of capacities
+  absl::Status devices = TaskFromProto(huge, limits).status();
+  EXPECT_EQ(devices.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(devices.message()), StartsWith("task.topology.num_devices: "));
+}
+
+}  // namespace
+}  // namespace shardplan::wire

@@ -1,0 +1,222 @@
+#include "wire/task_proto.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status_prefix.h"
+#include "planner/domain/topology.h"
+
+namespace shardplan::wire {
+namespace {
+
+std::string Join(absl::string_view path, absl::string_view field) {
+  return path.empty() ? std::string(field) : absl::StrCat(path, ".", field);
+}
+
+absl::Status FieldError(const std::string& path, absl::string_view reason) {
+  return absl::InvalidArgumentError(absl::StrCat(path, ": ", reason));
+}
+
+// "unknown ElementType 9 (expected one of ELEMENT_TYPE_UNSPECIFIED, FP32, FP16, INT8)", as the
+// JSON reader says it for a name.
+absl::Status UnknownEnumValue(const google::protobuf::EnumDescriptor& type, int value,
+                              absl::string_view path) {
+  std::vector<std::string> names;
+  for (int i = 0; i < type.value_count(); ++i) names.push_back(type.value(i)->name());
+  return FieldError(std::string(path), absl::StrCat("unknown ", type.name(), " ", value,
+                                                    " (expected one of ",
+                                                    absl::StrJoin(names, ", "), ")"));
+}
+
+absl::StatusOr<ElementType> ElementTypeFromProto(int value, absl::string_view path) {
+  switch (value) {
+    case v1::ELEMENT_TYPE_UNSPECIFIED:  // the proto default: FP32
+    case v1::FP32:
+      return ElementType::kFp32;
+    case v1::FP16:
+      return ElementType::kFp16;
+    case v1::INT8:
+      return ElementType::kInt8;
+    default:
+      return UnknownEnumValue(*v1::ElementType_descriptor(), value, path);
+  }
+}
+
+v1::ElementType ElementTypeToProto(ElementType type) {
+  switch (type) {
+    case ElementType::kFp16:
+      return v1::FP16;
+    case ElementType::kInt8:
+      return v1::INT8;
+    case ElementType::kFp32:
+      break;
+  }
+  return v1::FP32;
+}
+
+absl::Status CheckMultiplier(const std::string& path, double value) {
+  if (!std::isfinite(value) || value < 0) {
+    return FieldError(path, absl::StrCat("must be a finite number >= 0, got ", value));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Table> TableFromProto(const v1::Table& proto, const std::string& path) {
+  Table table;
+  table.name = proto.name();
+  table.rows = proto.rows();
+  table.dim = proto.dim();
+  table.pooling_factor = proto.pooling_factor();
+  table.access_bins.assign(proto.access_bins().begin(), proto.access_bins().end());
+  absl::StatusOr<ElementType> element_type =
+      ElementTypeFromProto(proto.element_type(), Join(path, "element_type"));
+  if (!element_type.ok()) return element_type.status();
+  table.element_type = *element_type;
+  for (int i = 0; i < proto.allowed_sharding_types_size(); ++i) {
+    absl::StatusOr<ShardingType> type = ShardingTypeFromProto(
+        proto.allowed_sharding_types(i), absl::StrCat(path, ".allowed_sharding_types[", i, "]"));
+    if (!type.ok()) return type.status();
+    table.allowed_sharding_types.push_back(*type);
+  }
+  if (proto.has_pinned_device()) table.pinned_device = proto.pinned_device();
+  return table;
+}
+
+}  // namespace
+
+v1::ShardingType ShardingTypeToProto(ShardingType type) {
+  switch (type) {
+    case ShardingType::kTableWise:
+      return v1::TABLE_WISE;
+    case ShardingType::kColumnWise:
+      return v1::COLUMN_WISE;
+    case ShardingType::kRowWise:
+      return v1::ROW_WISE;
+    case ShardingType::kDataParallel:
+      return v1::DATA_PARALLEL;
+  }
+  return v1::SHARDING_TYPE_UNSPECIFIED;
+}
+
+absl::StatusOr<ShardingType> ShardingTypeFromProto(int value, absl::string_view path) {
+  switch (value) {
+    case v1::TABLE_WISE:
+      return ShardingType::kTableWise;
+    case v1::COLUMN_WISE:
+      return ShardingType::kColumnWise;
+    case v1::ROW_WISE:
+      return ShardingType::kRowWise;
+    case v1::DATA_PARALLEL:
+      return ShardingType::kDataParallel;
+    case v1::SHARDING_TYPE_UNSPECIFIED:
+      // The proto default carries no meaning in the domain: a plan must say how it shards.
+      return FieldError(std::string(path),
+                        "must be set (SHARDING_TYPE_UNSPECIFIED is not a sharding type): "
+                        "TABLE_WISE, COLUMN_WISE, ROW_WISE or DATA_PARALLEL");
+    default:
+      return UnknownEnumValue(*v1::ShardingType_descriptor(), value, path);
+  }
+}
+
+absl::StatusOr<Task> TaskFromProto(const v1::Task& proto, const TaskLimits& limits,
+                                   absl::string_view path) {
+  if (proto.tables_size() > limits.max_tables) {
+    return absl::ResourceExhaustedError(absl::StrCat(Join(path, "tables"), ": ",
+                                                     proto.tables_size(),
+                                                     " tables exceed this server's limit of ",
+                                                     limits.max_tables, " (max_tables)"));
+  }
+  const v1::Topology& topology = proto.topology();
+  const int64_t devices =
+      std::max<int64_t>(topology.num_devices(), topology.per_device_memory_gib_size());
+  if (devices > limits.max_devices) {
+    return absl::ResourceExhaustedError(absl::StrCat(Join(path, "topology.num_devices"), ": ",
+                                                     devices,
+                                                     " devices exceed this server's limit of ",
+                                                     limits.max_devices, " (max_devices)"));
+  }
+
+  Task task;
+  task.tables.reserve(proto.tables_size());
+  for (int i = 0; i < proto.tables_size(); ++i) {
+    absl::StatusOr<Table> table =
+        TableFromProto(proto.tables(i), absl::StrCat(Join(path, "tables"), "[", i, "]"));
+    if (!table.ok()) return table.status();
+    task.tables.push_back(*std::move(table));
+  }
+  absl::StatusOr<Topology> domain_topology =
+      MakeTopology(topology.num_devices(), topology.device_memory_gib(),
+                   std::vector<double>(topology.per_device_memory_gib().begin(),
+                                       topology.per_device_memory_gib().end()),
+                   topology.devices_per_host(), topology.intra_host_bandwidth_gibps(),
+                   topology.inter_host_bandwidth_gibps());
+  if (!domain_topology.ok()) {
+    return WithPrefix(domain_topology.status(), path.empty() ? "" : absl::StrCat(path, "."));
+  }
+  task.topology = *std::move(domain_topology);
+  task.batch_size = proto.batch_size() == 0 ? kDefaultBatchSize : proto.batch_size();
+  for (const v1::ColocationGroup& group : proto.colocate()) {
+    task.colocate.emplace_back(group.tables().begin(), group.tables().end());
+  }
+  absl::Status status = CheckMultiplier(Join(path, "memory.optimizer_state_multiplier"),
+                                        proto.memory().optimizer_state_multiplier());
+  if (!status.ok()) return status;
+  status = CheckMultiplier(Join(path, "memory.io_buffer_multiplier"),
+                           proto.memory().io_buffer_multiplier());
+  if (!status.ok()) return status;
+  task.memory.optimizer_state_multiplier = proto.memory().optimizer_state_multiplier();
+  task.memory.io_buffer_multiplier = proto.memory().io_buffer_multiplier();
+  if (proto.max_planning_time_ms() < 0) {
+    return FieldError(Join(path, "max_planning_time_ms"),
+                      absl::StrCat("must be >= 0 (0: no limit), got ",
+                                   proto.max_planning_time_ms()));
+  }
+  task.max_planning_time_ms = proto.max_planning_time_ms();
+  return task;
+}
+
+v1::Task TaskToProto(const Task& task) {
+  v1::Task proto;
+  for (const Table& table : task.tables) {
+    v1::Table* out = proto.add_tables();
+    out->set_name(table.name);
+    out->set_rows(table.rows);
+    out->set_dim(table.dim);
+    out->set_pooling_factor(table.pooling_factor);
+    out->mutable_access_bins()->Add(table.access_bins.begin(), table.access_bins.end());
+    out->set_element_type(ElementTypeToProto(table.element_type));
+    for (ShardingType type : table.allowed_sharding_types) {
+      out->add_allowed_sharding_types(ShardingTypeToProto(type));
+    }
+    if (table.pinned_device) out->set_pinned_device(*table.pinned_device);
+  }
+  v1::Topology* topology = proto.mutable_topology();
+  const std::vector<int64_t>& bytes = task.topology.memory_bytes;
+  topology->set_num_devices(task.topology.num_devices());
+  // bytes / 2^30 is exact in a double, so MakeTopology's rounding gives the bytes back.
+  if (!bytes.empty() && std::all_of(bytes.begin(), bytes.end(),
+                                    [&](int64_t b) { return b == bytes.front(); })) {
+    topology->set_device_memory_gib(static_cast<double>(bytes.front()) / kBytesPerGiB);
+  } else {
+    for (int64_t b : bytes) {
+      topology->add_per_device_memory_gib(static_cast<double>(b) / kBytesPerGiB);
+    }
+  }
+  topology->set_devices_per_host(task.topology.devices_per_host);
+  topology->set_intra_host_bandwidth_gibps(task.topology.intra_host_bandwidth_gibps);
+  topology->set_inter_host_bandwidth_gibps(task.topology.inter_host_bandwidth_gibps);
+  proto.set_batch_size(task.batch_size);
+  for (const std::vector<std::string>& group : task.colocate) {
+    proto.add_colocate()->mutable_tables()->Add(group.begin(), group.end());
+  }
+  proto.mutable_memory()->set_optimizer_state_multiplier(task.memory.optimizer_state_multiplier);
+  proto.mutable_memory()->set_io_buffer_multiplier(task.memory.io_buffer_multiplier);
+  proto.set_max_planning_time_ms(task.max_planning_time_ms);
+  return proto;
+}
+
+}  // namespace shardplan::wire
