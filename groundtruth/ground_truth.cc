@@ -118,6 +118,8 @@ absl::Status EvaluatePlanOnHardware(const Task& task, HardwareBackend& backend, 
   if (!model.status().ok()) return model.status();
   if (!evaluated.ok()) return evaluated;
   if (comm_measured != nullptr) *comm_measured = model.comm_measured();
+  plan.cost_model = backend.hardware_profile();
+  plan.cost_kind = "ground_truth";
   return absl::OkStatus();
 }
 

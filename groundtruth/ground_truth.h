@@ -40,8 +40,10 @@ absl::StatusOr<HardwarePlanCost> ScorePlacementOnHardware(
 
 // Fills plan.devices, plan.cost_ms and plan.bottleneck_device from plan.tables exactly as
 // EvaluatePlan does (memory, dim sums, shard counts), every cost term measured on `backend` at
-// the task's batch size; `comm_measured` (optional) as in HardwarePlanCost. INVALID_ARGUMENT
-// when the plan names an unknown table or device; otherwise the backend's errors.
+// the task's batch size; `comm_measured` (optional) as in HardwarePlanCost. Records what
+// measured them: cost_model = the backend's hardware profile, cost_kind "ground_truth".
+// INVALID_ARGUMENT when the plan names an unknown table or device; otherwise the backend's
+// errors.
 absl::Status EvaluatePlanOnHardware(const Task& task, HardwareBackend& backend, Plan& plan,
                                     bool* comm_measured = nullptr);
 

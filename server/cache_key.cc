@@ -10,7 +10,11 @@ std::string PlanCacheKey(const CacheKeyInputs& inputs) {
   for (const auto& [name, value] : inputs.resolved_params) params[name] = value;
   // Parsed back so that its keys are sorted like the rest (nlohmann::json keeps objects in a
   // std::map); the printer writes valid JSON, so the parse cannot fail.
-  nlohmann::json task = nlohmann::json::parse(wire::TaskToJson(CanonicalTask(*inputs.task)));
+  // A prepared request's task is canonical already; copying it to sort it again is skipped.
+  const std::string task_json = IsCanonical(*inputs.task)
+                                    ? wire::TaskToJson(*inputs.task)
+                                    : wire::TaskToJson(CanonicalTask(*inputs.task));
+  nlohmann::json task = nlohmann::json::parse(task_json);
   nlohmann::json canonical = nlohmann::json::array(
       {std::move(task), inputs.algorithm, std::move(params), std::to_string(inputs.seed),
        inputs.model_id});

@@ -7,17 +7,13 @@
 #include "server/logging.h"
 #include "server/metrics.h"
 #include "server/planning_time_cap.h"
-#include "server/proto_conversion.h"
 
 namespace shardplan {
 namespace {
 
 absl::StatusOr<PreparedRequest> PrepareStored(const PlanningEngine& engine,
-                                              const PlanRecord& record) {
-  absl::StatusOr<v1::PlanRequest> proto = RecordRequest(record);
-  if (!proto.ok()) return proto.status();
-  absl::StatusOr<PlanningRequest> request =
-      PlanningRequestFromProto(*proto, engine.options().limits);
+                                              const PlanLedger& ledger, const PlanRecord& record) {
+  absl::StatusOr<PlanningRequest> request = ledger.StoredRequest(record);
   if (!request.ok()) return request.status();
   // The version it was submitted with, not today's latest: a resumed job plans what was asked.
   if (!record.model_version.empty()) request->model = record.model_version;
@@ -51,7 +47,7 @@ absl::StatusOr<RecoveryReport> ResumeUnfinishedJobs(const PlanningEngine* engine
   if (!records.ok()) return records.status();
   RecoveryReport report;
   for (PlanRecord& record : *records) {
-    absl::StatusOr<PreparedRequest> prepared = PrepareStored(*engine, record);
+    absl::StatusOr<PreparedRequest> prepared = PrepareStored(*engine, *ledger, record);
     absl::Status queued = prepared.status();
     if (prepared.ok()) {
       SubmitOptions options;

@@ -10,7 +10,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "server/metrics.h"
-#include "server/status_conversion.h"
+#include "server/retry_after.h"
 
 namespace shardplan {
 namespace {

@@ -3,10 +3,15 @@
 #include <exception>
 
 #include "absl/strings/str_cat.h"
-#include "server/status_conversion.h"
 
 namespace shardplan {
 namespace {
+
+// "OK", "UNAVAILABLE", ...: the gRPC code names, which absl's canonical codes share.
+std::string CodeName(absl::StatusCode code) {
+  std::string name = absl::StatusCodeToString(code);
+  return name.empty() ? "UNKNOWN" : name;
+}
 
 // 1 ms .. ~65 s in factors of 2: RPCs range from list calls to long exhaustive searches.
 const prometheus::Histogram::BucketBoundaries& LatencyBuckets() {
@@ -215,7 +220,7 @@ absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(
 void ServerMetrics::RecordStoreCall(absl::string_view operation, absl::StatusCode code) {
   store_calls_
       .Add({{"operation", std::string(operation)},
-            {"code", std::string(GrpcCodeName(static_cast<grpc::StatusCode>(code)))}})
+            {"code", CodeName(code)}})
       .Increment();
 }
 

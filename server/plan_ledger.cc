@@ -9,10 +9,9 @@
 #include "server/cache_key.h"
 #include "server/logging.h"
 #include "server/metrics.h"
-#include "server/proto_conversion.h"
-#include "wire/json_io.h"
+#include "server/request_proto.h"
+#include "server/result_proto.h"
 #include "wire/json_message.h"
-#include "wire/task_proto.h"
 
 namespace shardplan {
 namespace {
@@ -24,9 +23,15 @@ bool JobKeyChar(char c) {
          c == '.' || c == '_' || c == '-' || c == ':' || c == '/';
 }
 
-// The request as stored: proto3 JSON (fields in number order, defaults omitted).
-std::string RequestJson(const v1::PlanRequest& request) {
-  return wire::WriteJsonMessage(request);
+// The request as stored: proto3 JSON of the request as asked (fields in number order,
+// defaults omitted).
+std::string RequestJson(const PlanningRequest& request) {
+  return wire::WriteJsonMessage(PlanningRequestToProto(request));
+}
+
+// The plan as stored: the API's Plan, every field.
+std::string PlanJson(const PlanningResult& result) {
+  return wire::WriteJsonMessage(ResultToProto(result), {.with_defaults = true});
 }
 
 std::optional<JobState> ParseState(const std::string& status) {
@@ -53,17 +58,13 @@ absl::Status ValidateJobKey(const std::string& key) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> KeyedRequestFingerprint(const v1::PlanRequest& request,
-                                                    const TaskLimits& limits) {
-  absl::StatusOr<Task> task = wire::TaskFromProto(request.task(), limits);
-  if (!task.ok()) return task.status();
+std::string KeyedRequestFingerprint(const PlanningRequest& request) {
   CacheKeyInputs inputs;
-  inputs.task = &*task;
-  inputs.algorithm = request.algorithm();
-  inputs.resolved_params =
-      std::map<std::string, std::string>(request.parameters().begin(), request.parameters().end());
-  inputs.seed = request.seed();
-  inputs.model_id = request.model();
+  inputs.task = &request.task;
+  inputs.algorithm = request.algorithm;
+  inputs.resolved_params = request.params;
+  inputs.seed = request.seed;
+  inputs.model_id = request.model;
   return PlanCacheKey(inputs);
 }
 
@@ -102,14 +103,14 @@ absl::StatusOr<std::optional<PlanningResult>> PlanLedger::FindPlan(
   return *snapshot->result;
 }
 
-PlanRecord PlanLedger::NewRecord(const std::string& job_id, const v1::PlanRequest& request,
+PlanRecord PlanLedger::NewRecord(const std::string& job_id,
                                  const PreparedRequest& prepared) const {
   PlanRecord record;
   record.job_id = job_id;
-  record.job_key = request.job_key();
+  record.job_key = prepared.asked.job_key;
   record.request_hash = prepared.cache_key;
-  record.request_json = RequestJson(request);
-  record.algorithm = prepared.planner->info().name;
+  record.request_json = RequestJson(prepared.asked);
+  record.algorithm = prepared.planning.algorithm->info().name;
   record.model_version = prepared.model.manifest.id();
   record.owner = owner_;
   record.submitted_unix_ms = absl::ToUnixMillis(absl::Now());
@@ -127,14 +128,13 @@ absl::Status PlanLedger::StoreHistory(const PlanRecord& record) const {
   return Count("insert", store_->InsertHistory(record));  // an insert, to dashboards and alerts
 }
 
-absl::StatusOr<std::string> PlanLedger::RecordPlan(const v1::PlanRequest& request,
-                                                   const PreparedRequest& prepared,
+absl::StatusOr<std::string> PlanLedger::RecordPlan(const PreparedRequest& prepared,
                                                    const PlanningResult& result,
                                                    bool replace_key) const {
   if (store_ == nullptr) return std::string();
-  PlanRecord record = NewRecord(NewJobId(), request, prepared);
+  PlanRecord record = NewRecord(NewJobId(), prepared);
   record.status = JobStateName(JobState::kSucceeded);
-  record.plan_json = wire::PlanToJson(result.plan);
+  record.plan_json = PlanJson(result);
   record.started_unix_ms = record.submitted_unix_ms;
   record.finished_unix_ms = absl::ToUnixMillis(absl::Now());
   const absl::Status stored =
@@ -144,10 +144,9 @@ absl::StatusOr<std::string> PlanLedger::RecordPlan(const v1::PlanRequest& reques
 }
 
 absl::StatusOr<PlanRecord> PlanLedger::RecordQueued(const std::string& job_id,
-                                                    const v1::PlanRequest& request,
                                                     const PreparedRequest& prepared,
                                                     bool replace_key) const {
-  PlanRecord record = NewRecord(job_id, request, prepared);
+  PlanRecord record = NewRecord(job_id, prepared);
   record.status = JobStateName(JobState::kQueued);
   if (store_ == nullptr) return record;
   if (absl::Status stored = Store(record, replace_key); !stored.ok()) return stored;
@@ -188,8 +187,8 @@ void PlanLedger::RecordFinished(PlanRecord& record,
   if (record.started_unix_ms == 0) record.started_unix_ms = record.finished_unix_ms;
   if (outcome.ok()) {
     record.status = JobStateName(JobState::kSucceeded);
-    record.plan_json = wire::PlanToJson(outcome->plan);
-    record.request_hash = outcome->plan.request_hash;
+    record.plan_json = PlanJson(*outcome);
+    record.request_hash = outcome->request_hash;
   } else {
     record.status = JobStateName(outcome.status().code() == absl::StatusCode::kCancelled
                                      ? JobState::kCancelled
@@ -222,11 +221,43 @@ void PlanLedger::RecordUnresumable(PlanRecord record, const std::string& reason)
   }
 }
 
+absl::StatusOr<PlanningRequest> PlanLedger::StoredRequest(const PlanRecord& record) const {
+  v1::PlanRequest proto;
+  if (absl::Status parsed = wire::ParseJsonMessage(record.request_json, proto); !parsed.ok()) {
+    return absl::InternalError(absl::StrCat("plan store: the request of job ", record.job_id,
+                                            " does not parse: ", parsed.message()));
+  }
+  return PlanningRequestFromProto(proto, limits_);
+}
+
 absl::Status PlanLedger::Delete(const std::string& job_id) const {
   if (store_ == nullptr) {
     return absl::FailedPreconditionError("store: this server keeps no plan store");
   }
   return Count("delete", store_->Delete(job_id));
+}
+
+absl::StatusOr<std::string> PlanLedger::DeleteFinished(const std::string& job_id,
+                                                       const std::string& job_key) const {
+  const bool by_id = !job_id.empty();
+  if (by_id == !job_key.empty()) return absl::InvalidArgumentError("job_id, job_key: set exactly one");
+  if (store_ == nullptr) {
+    return absl::FailedPreconditionError("store: this server keeps no plan store");
+  }
+  absl::StatusOr<std::optional<PlanRecord>> found = by_id ? FindJob(job_id) : FindKeyed(job_key);
+  if (!found.ok()) return found.status();
+  if (!found->has_value()) {
+    return absl::NotFoundError(by_id ? absl::StrCat("job_id: no stored plan \"", job_id, "\"")
+                                     : absl::StrCat("job_key: no stored plan \"", job_key, "\""));
+  }
+  const PlanRecord& record = **found;
+  if (record.status == JobStateName(JobState::kQueued) ||
+      record.status == JobStateName(JobState::kRunning)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "job ", record.job_id, " is ", record.status, "; cancel it before deleting it"));
+  }
+  if (absl::Status deleted = Delete(record.job_id); !deleted.ok()) return deleted;
+  return record.job_id;
 }
 
 absl::StatusOr<JobSnapshot> RecordToSnapshot(const PlanRecord& record) {
@@ -251,12 +282,15 @@ absl::StatusOr<JobSnapshot> RecordToSnapshot(const PlanRecord& record) {
       snapshot.progress = absl::StrCat("running on ", record.owner);
       break;
     case JobState::kSucceeded: {
-      absl::StatusOr<Plan> plan = wire::ParsePlanJson(record.plan_json);
-      if (!plan.ok()) {
+      v1::Plan proto;
+      absl::Status parsed = wire::ParseJsonMessage(record.plan_json, proto);
+      absl::StatusOr<PlanningResult> result =
+          parsed.ok() ? ResultFromProto(proto) : absl::StatusOr<PlanningResult>(parsed);
+      if (!result.ok()) {
         return absl::InternalError(absl::StrCat("plan store: the plan of job ", record.job_id,
-                                                " does not parse: ", plan.status().message()));
+                                                " does not parse: ", result.status().message()));
       }
-      snapshot.result = std::make_shared<const PlanningResult>(PlanningResult{*std::move(plan)});
+      snapshot.result = std::make_shared<const PlanningResult>(*std::move(result));
       snapshot.progress = "done";
       snapshot.progress_fraction = 1.0;
       break;
@@ -270,15 +304,6 @@ absl::StatusOr<JobSnapshot> RecordToSnapshot(const PlanRecord& record) {
       break;
   }
   return snapshot;
-}
-
-absl::StatusOr<v1::PlanRequest> RecordRequest(const PlanRecord& record) {
-  v1::PlanRequest request;
-  if (absl::Status parsed = wire::ParseJsonMessage(record.request_json, request); !parsed.ok()) {
-    return absl::InternalError(absl::StrCat("plan store: the request of job ", record.job_id,
-                                            " does not parse: ", parsed.message()));
-  }
-  return request;
 }
 
 }  // namespace shardplan

@@ -17,9 +17,10 @@
 #include "groundtruth/sim/sim_backend.h"
 #include "planner/domain/evaluation.h"
 #include "planner/framework/plan_task.h"
+#include "planner/domain/validation.h"
 #include "server/cache_key.h"
 #include "server/metrics.h"
-#include "server/status_conversion.h"
+#include "base/status_prefix.h"
 
 namespace shardplan {
 namespace {
@@ -92,9 +93,9 @@ PlanningEngine::PlanningEngine(const AlgorithmRegistry* algorithms, const ModelR
 
 absl::StatusOr<const Algorithm*> PlanningEngine::FindAlgorithm(const std::string& name) const {
   std::vector<std::string> known;
-  for (const Algorithm* planner : algorithms_->List()) {
-    if (planner->info().name == name) return planner;
-    known.push_back(planner->info().name);
+  for (const Algorithm* algorithm : algorithms_->List()) {
+    if (algorithm->info().name == name) return algorithm;
+    known.push_back(algorithm->info().name);
   }
   return absl::InvalidArgumentError(absl::StrCat("algorithm: unknown algorithm ", Quoted(name),
                                                  "; known: ", absl::StrJoin(known, ", ")));
@@ -164,42 +165,43 @@ absl::StatusOr<ResolvedModel> PlanningEngine::ChooseModel(const std::string& spe
 
 absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request) const {
   if (absl::Status valid = CheckTask(request.task); !valid.ok()) return valid;
+  // In request order, before canonicalisation: the warnings name the request's fields.
   const std::vector<std::pair<size_t, std::string>> without_bins =
       TablesWithoutHistogram(request.task);
 
   PreparedRequest prepared;
-  prepared.task = CanonicalTask(std::move(request.task));
+  prepared.asked = std::move(request);
+  prepared.asked.task = CanonicalTask(std::move(prepared.asked.task));
+  const PlanningRequest& asked = prepared.asked;
   std::vector<std::string> selection;
-  const std::string& algorithm =
-      request.algorithm.empty() ? options_.default_algorithm : request.algorithm;
-  absl::StatusOr<const Algorithm*> planner = FindAlgorithm(algorithm);
-  if (!planner.ok()) return planner.status();
-  if (request.algorithm.empty()) {
+  const std::string& name = asked.algorithm.empty() ? options_.default_algorithm : asked.algorithm;
+  absl::StatusOr<const Algorithm*> algorithm = FindAlgorithm(name);
+  if (!algorithm.ok()) return algorithm.status();
+  if (asked.algorithm.empty()) {
     selection.push_back(
-        absl::StrCat("algorithm: ", algorithm, ", the server's default (no algorithm named)"));
+        absl::StrCat("algorithm: ", name, ", the server's default (no algorithm named)"));
   }
-  prepared.planner = *planner;
-  absl::StatusOr<ParamValues> params =
-      ResolveParams(prepared.planner->info().params, request.params);
+  absl::StatusOr<ParamValues> params = ResolveParams((*algorithm)->info().params, asked.params);
   if (!params.ok()) return params.status();  // already "parameters.<name>: ..."
-  prepared.params = *std::move(params);
   std::string model_reason;
-  absl::StatusOr<ResolvedModel> model = ChooseModel(request.model, prepared.task, &model_reason);
+  // ChooseModel confirms the model can cost the task: the one support check of a request.
+  absl::StatusOr<ResolvedModel> model = ChooseModel(asked.model, asked.task, &model_reason);
   if (!model.ok()) return model.status();
   prepared.model = *std::move(model);
   if (!model_reason.empty()) selection.push_back(std::move(model_reason));
   prepared.selection = absl::StrJoin(selection, "; ");
-  if (prepared.model.model->ReadsAccessHistograms()) {
+  prepared.planning = PreparedPlanning{*algorithm, prepared.model.model.get(),
+                                       *std::move(params), asked.seed};
+  if (prepared.model.model->ReadsAccessHistograms() && !without_bins.empty()) {
+    prepared.imputed = asked.task;
     prepared.warnings =
-        ImputeAccessHistograms(without_bins, prepared.model.manifest.id(), prepared.task);
+        ImputeAccessHistograms(without_bins, prepared.model.manifest.id(), *prepared.imputed);
     if (metrics_ != nullptr) metrics_->RecordPlanWarnings(prepared.warnings);
   }
-  prepared.seed = request.seed;
-  prepared.bypass_cache = request.bypass_cache;
-  prepared.cache_key = PlanCacheKey({.task = &prepared.task,
-                                     .algorithm = prepared.planner->info().name,
-                                     .resolved_params = prepared.params.values(),
-                                     .seed = prepared.seed,
+  prepared.cache_key = PlanCacheKey({.task = &prepared.task(),
+                                     .algorithm = (*algorithm)->info().name,
+                                     .resolved_params = prepared.planning.params.values(),
+                                     .seed = asked.seed,
                                      .model_id = prepared.model.manifest.id(),
                                      .model_content = prepared.model.manifest.content_sha256});
   return prepared;
@@ -207,6 +209,16 @@ absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request)
 
 bool PlanningEngine::Cacheable(const PreparedRequest& request) const {
   return cache_ != nullptr && cache_->capacity_bytes() > 0 && !request.cache_key.empty();
+}
+
+PlanningResult PlanningEngine::ResultFor(const PreparedRequest& request, Plan plan) {
+  PlanningResult result;
+  result.plan = std::move(plan);
+  result.request_hash = request.cache_key;
+  // This request's: an identical request that named the model shares the plan, not the reason.
+  result.selection = request.selection;
+  result.warnings = request.warnings;
+  return result;
 }
 
 absl::StatusOr<PlanningResult> PlanningEngine::Run(
@@ -217,37 +229,22 @@ absl::StatusOr<PlanningResult> PlanningEngine::Run(
 }
 
 std::optional<PlanningResult> PlanningEngine::CachedResult(const PreparedRequest& request) const {
-  if (!Cacheable(request) || request.bypass_cache) return std::nullopt;
+  if (!Cacheable(request) || request.asked.bypass_cache) return std::nullopt;
   std::shared_ptr<const Plan> cached = cache_->Lookup(request.cache_key);
   if (metrics_ != nullptr) metrics_->RecordCacheLookup(cached != nullptr);
   if (cached == nullptr) return std::nullopt;
-  PlanningResult result{*cached, /*cache_hit=*/true};
-  // The selection is this request's: an identical request that named the model shares the
-  // plan but not the reason.
-  result.plan.selection = request.selection;
+  PlanningResult result = ResultFor(request, *cached);
+  result.cache_hit = true;
   return result;
 }
 
 absl::StatusOr<PlanningResult> PlanningEngine::Compute(
     const PreparedRequest& request, const StopSignal& stop,
     const JobManager::ProgressFn& on_progress) const {
-  PlanTaskOptions options;
-  // PlanTask checks the model's support and resolves the parameters again, as it does for every
-  // caller; on values Prepare already resolved that is a no-op costing microseconds.
-  options.params = request.params.values();
-  options.seed = request.seed;
-  options.stop = &stop;
-  options.on_progress = on_progress;
   const auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<Plan> plan =
-      PlanTask(*request.planner, request.task, *request.model.model, options);
+  absl::StatusOr<Plan> plan = RunPlanning(request.planning, request.task(),
+                                          {.stop = &stop, .on_progress = on_progress});
   if (!plan.ok()) return plan.status();
-  // The registry's name@version, which the cache key holds too: the exact version resolved,
-  // whatever spec ("", "name") the client sent.
-  plan->cost_model = request.model.manifest.id();
-  plan->request_hash = request.cache_key;
-  plan->selection = request.selection;
-  plan->warnings = request.warnings;
   if (metrics_ != nullptr) {
     metrics_->RecordPlan(
         plan->algorithm,
@@ -262,7 +259,7 @@ absl::StatusOr<PlanningResult> PlanningEngine::Compute(
       metrics_->SetCacheSize(cache_->bytes(), cache_->entries());
     }
   }
-  return PlanningResult{*std::move(plan), /*cache_hit=*/false};
+  return ResultFor(request, *std::move(plan));
 }
 
 absl::Status PlanningEngine::CheckTaskAndPlan(const Task& task, const Plan& plan) const {
@@ -271,30 +268,28 @@ absl::Status PlanningEngine::CheckTaskAndPlan(const Task& task, const Plan& plan
   return absl::OkStatus();
 }
 
-absl::StatusOr<Plan> PlanningEngine::Evaluate(const Task& task, Plan plan,
-                                              const std::string& model_spec) const {
+absl::StatusOr<PlanningResult> PlanningEngine::Evaluate(const Task& task, Plan plan,
+                                                        const std::string& model_spec) const {
   if (absl::Status valid = CheckTaskAndPlan(task, plan); !valid.ok()) return valid;
-  std::string reason;
-  absl::StatusOr<ResolvedModel> model = ChooseModel(model_spec, task, &reason);
+  PlanningResult result;
+  absl::StatusOr<ResolvedModel> model = ChooseModel(model_spec, task, &result.selection);
   if (!model.ok()) return model.status();
   Task costed = task;
-  plan.warnings.clear();
   if (model->model->ReadsAccessHistograms()) {
-    plan.warnings =
+    result.warnings =
         ImputeAccessHistograms(TablesWithoutHistogram(task), model->manifest.id(), costed);
-    if (metrics_ != nullptr) metrics_->RecordPlanWarnings(plan.warnings);
+    if (metrics_ != nullptr) metrics_->RecordPlanWarnings(result.warnings);
   }
+  // EvaluatePlan records the model and "simulated".
   if (absl::Status evaluated = EvaluatePlan(costed, *model->model, plan); !evaluated.ok()) {
     return PlanError(evaluated);
   }
-  plan.cost_model = model->manifest.id();
-  plan.cost_kind = "simulated";
-  plan.selection = std::move(reason);
-  return plan;
+  result.plan = std::move(plan);
+  return result;
 }
 
-absl::StatusOr<Plan> PlanningEngine::EvaluateOnGroundTruth(const Task& task, Plan plan,
-                                                           const std::string& spec) const {
+absl::StatusOr<PlanningResult> PlanningEngine::EvaluateOnGroundTruth(
+    const Task& task, Plan plan, const std::string& spec) const {
   const std::vector<std::string> parts = absl::StrSplit(spec, absl::MaxSplits(':', 1));
   if (parts.size() != 2 || parts[0] != "sim" || parts[1].empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -308,18 +303,18 @@ absl::StatusOr<Plan> PlanningEngine::EvaluateOnGroundTruth(const Task& task, Pla
     return absl::InvalidArgumentError(
         absl::StrCat("ground_truth: ", backend.status().message()));
   }
+  PlanningResult result;
   Task simulated = task;
-  plan.warnings = ImputeAccessHistograms(TablesWithoutHistogram(task),
-                                         (*backend)->hardware_profile(), simulated);
-  if (metrics_ != nullptr) metrics_->RecordPlanWarnings(plan.warnings);
+  result.warnings = ImputeAccessHistograms(TablesWithoutHistogram(task),
+                                           (*backend)->hardware_profile(), simulated);
+  if (metrics_ != nullptr) metrics_->RecordPlanWarnings(result.warnings);
+  // EvaluatePlanOnHardware records the hardware profile and "ground_truth".
   if (absl::Status measured = EvaluatePlanOnHardware(simulated, **backend, plan);
       !measured.ok()) {
     return WithPrefix(measured, "ground_truth: ");
   }
-  plan.cost_model = (*backend)->hardware_profile();
-  plan.cost_kind = "ground_truth";
-  plan.selection.clear();
-  return plan;
+  result.plan = std::move(plan);
+  return result;
 }
 
 }  // namespace shardplan

@@ -18,41 +18,12 @@
 #include "planner/framework/stop_signal.h"
 #include "server/job_manager.h"
 #include "server/plan_cache.h"
+#include "server/planning_request.h"
 #include "server/planning_result.h"
 
 namespace shardplan {
 
 class ServerMetrics;
-
-// PlanWarning::code of a table costed with an imputed access histogram.
-inline constexpr char kImputedAccessHistogram[] = "IMPUTED_ACCESS_HISTOGRAM";
-
-// A planning request in domain terms (PlanRequest after proto conversion).
-struct PlanningRequest {
-  Task task;
-  std::string algorithm;  // "": the server's default
-  std::map<std::string, std::string> params;
-  uint64_t seed = 0;
-  std::string model;  // "", "name" or "name@version"
-  bool bypass_cache = false;
-};
-
-// A request that passed every check, with everything resolved: ready to run now or on a job
-// worker later (it holds its model version alive).
-struct PreparedRequest {
-  Task task;  // canonical: tables sorted by name
-  const Algorithm* planner = nullptr;
-  ResolvedModel model;
-  ParamValues params;  // resolved: defaults filled, canonical spelling
-  uint64_t seed = 0;
-  bool bypass_cache = false;
-  std::string cache_key;  // PlanCacheKey; "" means "do not cache"
-  // Why the algorithm and model were chosen, where the request left them to the server
-  // (Plan.selection); "" when it named both.
-  std::string selection;
-  // Tables costed with an imputed access histogram, in request order (Plan.warnings).
-  std::vector<PlanWarning> warnings;
-};
 
 struct PlanningEngineOptions {
   // The algorithm of requests that name none.
@@ -72,9 +43,12 @@ class PlanningEngine {
   PlanningEngine(const AlgorithmRegistry* algorithms, const ModelRegistry* models, PlanCache* cache,
                  ServerMetrics* metrics, PlanningEngineOptions options);
 
-  // Checks and resolves a request without planning: INVALID_ARGUMENT / RESOURCE_EXHAUSTED for a
-  // bad task, INVALID_ARGUMENT for an unknown algorithm or bad parameters, NOT_FOUND for an
-  // unknown model, the model's own error when it cannot cost the task.
+  // Checks and resolves a request without planning, once: validates and canonicalises the task,
+  // finds the algorithm, resolves its parameters, chooses the model (which confirms it can cost
+  // the task), imputes missing histograms for models that read them, and computes the cache key.
+  // INVALID_ARGUMENT / RESOURCE_EXHAUSTED for a bad task, INVALID_ARGUMENT for an unknown
+  // algorithm or bad parameters, NOT_FOUND for an unknown model, the model's own error when it
+  // cannot cost the task.
   absl::StatusOr<PreparedRequest> Prepare(PlanningRequest request) const;
 
   // CachedResult, else Compute.
@@ -85,16 +59,17 @@ class PlanningEngine {
   // bypasses the cache. Counts the lookup in the metrics.
   std::optional<PlanningResult> CachedResult(const PreparedRequest& request) const;
 
-  // Plans with PlanTask whatever the cache holds, then caches the plan unless the search was
-  // cut short. The plan records request_hash. FAILED_PRECONDITION for infeasible tasks,
-  // CANCELLED / DEADLINE_EXCEEDED when `stop` fires.
+  // Plans (RunPlanning on what Prepare resolved) whatever the cache holds, then caches the plan
+  // unless the search was cut short. FAILED_PRECONDITION for infeasible tasks, CANCELLED /
+  // DEADLINE_EXCEEDED when `stop` fires.
   absl::StatusOr<PlanningResult> Compute(const PreparedRequest& request, const StopSignal& stop,
                                          const JobManager::ProgressFn& on_progress) const;
 
   // Recomputes the figures of `plan` (its tables[].shards) for `task` under `model` (as
-  // ChooseModel resolves it), after ValidateTask and ValidatePlan. Records the model id, the
+  // ChooseModel resolves it), after ValidateTask and ValidatePlan. The result carries the
   // selection and the imputed histograms' warnings; cost_kind "simulated".
-  absl::StatusOr<Plan> Evaluate(const Task& task, Plan plan, const std::string& model) const;
+  absl::StatusOr<PlanningResult> Evaluate(const Task& task, Plan plan,
+                                          const std::string& model) const;
 
   // Scores `plan` for `task` on the ground truth `spec` names, "sim:<profile>" (the cluster
   // simulator, noise off, with the task's device count; docs/simulator.md): the per-device
@@ -102,10 +77,10 @@ class PlanningEngine {
   // hardware profile ("sim-rtx2080ti"). INVALID_ARGUMENT ("ground_truth: ...") for a malformed
   // spec or an unknown profile; tables without a histogram are simulated with the typical one
   // (TypicalAccessBins), with a warning each.
-  absl::StatusOr<Plan> EvaluateOnGroundTruth(const Task& task, Plan plan,
-                                             const std::string& spec) const;
+  absl::StatusOr<PlanningResult> EvaluateOnGroundTruth(const Task& task, Plan plan,
+                                                       const std::string& spec) const;
 
-  // The planner called `name`; INVALID_ARGUMENT "algorithm: unknown algorithm ..." otherwise.
+  // The algorithm called `name`; INVALID_ARGUMENT "algorithm: unknown algorithm ..." otherwise.
   absl::StatusOr<const Algorithm*> FindAlgorithm(const std::string& name) const;
 
   // The model `spec` names, once it confirmed it can cost `task`; for "" the server's choice
@@ -127,6 +102,8 @@ class PlanningEngine {
   // cover single-device tasks: they know no interconnect.
   std::optional<ResolvedModel> NewestCoveringModel(const Task& task) const;
   bool Cacheable(const PreparedRequest& request) const;
+  // `plan` as the answer to `request`: with its request hash, selection and warnings.
+  static PlanningResult ResultFor(const PreparedRequest& request, Plan plan);
 
   const AlgorithmRegistry* const algorithms_;
   const ModelRegistry* const models_;

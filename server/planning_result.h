@@ -1,14 +1,34 @@
 #ifndef SHARDPLAN_SERVER_PLANNING_RESULT_H_
 #define SHARDPLAN_SERVER_PLANNING_RESULT_H_
 
+#include <string>
+#include <vector>
+
 #include "planner/domain/plan.h"
 
 namespace shardplan {
 
-// What a planning request yields: the plan and where it came from.
+// PlanWarning::code of a table costed with an imputed access histogram.
+inline constexpr char kImputedAccessHistogram[] = "IMPUTED_ACCESS_HISTOGRAM";
+
+// Something the caller should know about a plan, e.g. that a table was costed with an imputed
+// access histogram. `code` is stable for programs; `field` names the request field concerned.
+struct PlanWarning {
+  std::string code;
+  std::string field;
+  std::string message;
+  friend bool operator==(const PlanWarning&, const PlanWarning&) = default;
+};
+
+// What a planning request yields: the plan, what the server adds to it (the API's Plan carries
+// both: server/result_proto.h), and where it came from.
 struct PlanningResult {
   Plan plan;
-  bool cache_hit = false;  // the plan cache supplied it
+  std::string request_hash;  // the request's plan-cache key (PlanCacheKey)
+  // Why this algorithm and cost model served the request, where it left them to the server.
+  std::string selection;
+  std::vector<PlanWarning> warnings;  // e.g. tables costed with an imputed histogram
+  bool cache_hit = false;             // the plan cache supplied the plan
   // An identical request in flight computed it and this call waited for that (SingleFlight).
   bool joined = false;
 };

@@ -85,14 +85,6 @@ v1::Plan PlanToProto(const Plan& plan) {
   stats->set_cost_cache_misses(plan.stats.cost_cache_misses);
   stats->set_candidates_evaluated(plan.stats.candidates_evaluated);
   stats->set_anytime_result(plan.stats.anytime_result);
-  proto.set_request_hash(plan.request_hash);
-  proto.set_selection(plan.selection);
-  for (const PlanWarning& warning : plan.warnings) {
-    v1::PlanWarning* out = proto.add_warnings();
-    out->set_code(warning.code);
-    out->set_field(warning.field);
-    out->set_message(warning.message);
-  }
   return proto;
 }
 
@@ -139,11 +131,6 @@ absl::StatusOr<Plan> PlanFromProto(const v1::Plan& proto, absl::string_view path
   plan.stats.candidates_evaluated = stats.candidates_evaluated();
   plan.stats.anytime_result = stats.anytime_result();
   plan.stats.column_splits.assign(proto.column_splits().begin(), proto.column_splits().end());
-  plan.request_hash = proto.request_hash();
-  plan.selection = proto.selection();
-  for (const v1::PlanWarning& warning : proto.warnings()) {
-    plan.warnings.push_back({warning.code(), warning.field(), warning.message()});
-  }
   return plan;
 }
 

@@ -10,7 +10,8 @@
 
 namespace shardplan::wire {
 
-// Every field of `plan` (the search's column splits become Plan.column_splits).
+// Every field of `plan` (the search's column splits become Plan.column_splits). The fields a
+// server adds (request_hash, selection, warnings) are left for it (server/result_proto.h).
 v1::Plan PlanToProto(const Plan& plan);
 
 // The plan's tables[].shards only, what a client sends to have a plan evaluated; errors name
@@ -18,7 +19,7 @@ v1::Plan PlanToProto(const Plan& plan);
 // without shards is an error.
 absl::StatusOr<Plan> PlanShardsFromProto(const v1::Plan& proto, absl::string_view path = "plan");
 
-// Every field, as PlanToProto wrote it (a stored plan read back).
+// Every field PlanToProto writes (a stored plan read back).
 absl::StatusOr<Plan> PlanFromProto(const v1::Plan& proto, absl::string_view path = "plan");
 
 }  // namespace shardplan::wire

@@ -126,6 +126,8 @@ absl::Status EvaluatePlan(const Task& task, const CostModel& model, Plan& plan) 
   plan.devices = std::move(devices);
   plan.cost_ms = cost.cost_ms;
   plan.bottleneck_device = cost.bottleneck_device;
+  plan.cost_model = model.id();
+  plan.cost_kind = "simulated";
   return absl::OkStatus();
 }
 

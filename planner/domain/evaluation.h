@@ -30,9 +30,10 @@ struct PlacementCost {
 PlacementCost CostOfPlacement(const CostModel& model, const CostContext& context,
                               const std::vector<std::vector<ShardView>>& shards_per_device);
 
-// Fills plan.devices, plan.cost_ms and plan.bottleneck_device from plan.tables. The plan must
-// name only tables of the task and valid devices (ValidatePlan checks more); otherwise an
-// INVALID_ARGUMENT error names the offending field.
+// Fills plan.devices, plan.cost_ms and plan.bottleneck_device from plan.tables, and records
+// what costed them: cost_model = model.id(), cost_kind "simulated" (a cost model's prediction).
+// The plan must name only tables of the task and valid devices (ValidatePlan checks more);
+// otherwise an INVALID_ARGUMENT error names the offending field.
 absl::Status EvaluatePlan(const Task& task, const CostModel& model, Plan& plan);
 
 }  // namespace shardplan

@@ -38,17 +38,8 @@ struct DeviceCost {
   double total_ms = 0.0;
 };
 
-// Something the caller should know about a plan, e.g. that a table was costed with an imputed
-// access histogram. `code` is stable for programs; `field` names the request field concerned.
-struct PlanWarning {
-  std::string code;
-  std::string field;
-  std::string message;
-  friend bool operator==(const PlanWarning&, const PlanWarning&) = default;
-};
-
 // What the search did: its counters, and the column splits it made (the proto's
-// Plan.column_splits). Algorithms fill it; PlanTask adds the planning time.
+// Plan.column_splits). Algorithms fill it; RunPlanning adds the planning time.
 struct SearchStats {
   double planning_time_ms = 0.0;
   int64_t cost_model_calls = 0;
@@ -60,7 +51,9 @@ struct SearchStats {
 };
 
 // A sharding plan: every table of the task exactly once, in full (ValidatePlan checks this),
-// with the figures that EvaluatePlan computes.
+// with the figures that EvaluatePlan computes and where the plan came from. What a server adds
+// to the plans it serves (request hash, selection, warnings) is the server's
+// (server/planning_result.h).
 struct Plan {
   std::vector<TableSharding> tables;
   std::vector<DeviceCost> devices;
@@ -72,10 +65,6 @@ struct Plan {
   std::string cost_model;  // "name@version"
   std::string cost_kind = "simulated";
   SearchStats stats;
-  std::string request_hash;
-  // Why this algorithm and cost model served the request, where it left them to the server.
-  std::string selection;
-  std::vector<PlanWarning> warnings;
 };
 
 // A table-wise plan from a device per task table (device_of_table[i] for task.tables[i]).

@@ -33,6 +33,8 @@ struct Task {
 // The task with its tables sorted by name and colocation groups sorted, so that planning and
 // cache keys do not depend on the order a client listed them in.
 Task CanonicalTask(Task task);
+// Whether `task` is in that order already.
+bool IsCanonical(const Task& task);
 
 }  // namespace shardplan
 

@@ -15,8 +15,9 @@
 namespace shardplan {
 namespace {
 
-void Report(const PlanTaskOptions& options, std::string message, double fraction) {
-  if (options.on_progress) options.on_progress(PlanningProgress{std::move(message), fraction});
+void Report(const std::function<void(const PlanningProgress&)>& on_progress, std::string message,
+            double fraction) {
+  if (on_progress) on_progress(PlanningProgress{std::move(message), fraction});
 }
 
 // A planner's own plan that fails a structural check is a bug in the planner, not in the
@@ -29,12 +30,20 @@ absl::Status PlannerBug(const std::string& algorithm, const absl::Status& status
 
 }  // namespace
 
-absl::StatusOr<Plan> PlanTask(const Algorithm& planner, const Task& task, const CostModel& model,
-                              const PlanTaskOptions& options) {
-  const auto start = StopSignal::Clock::now();
-  const AlgorithmInfo& info = planner.info();
+absl::StatusOr<PreparedPlanning> PreparePlanning(const Algorithm& algorithm, const Task& task,
+                                                 const CostModel& model,
+                                                 const std::map<std::string, std::string>& params,
+                                                 uint64_t seed) {
   SHARDPLAN_RETURN_IF_ERROR(model.CheckSupports(task));
-  SHARDPLAN_ASSIGN_OR_RETURN(ParamValues params, ResolveParams(info.params, options.params));
+  SHARDPLAN_ASSIGN_OR_RETURN(ParamValues resolved,
+                             ResolveParams(algorithm.info().params, params));
+  return PreparedPlanning{&algorithm, &model, std::move(resolved), seed};
+}
+
+absl::StatusOr<Plan> RunPlanning(const PreparedPlanning& prepared, const Task& task,
+                                 const PlanningRunOptions& options) {
+  const auto start = StopSignal::Clock::now();
+  const AlgorithmInfo& info = prepared.algorithm->info();
 
   // The caller's signal (cancellation and deadline) tightened by the task's own time limit.
   const StopSignal* outer = options.stop;
@@ -45,30 +54,42 @@ absl::StatusOr<Plan> PlanTask(const Algorithm& planner, const Task& task, const 
     stop.LimitDeadline(start + std::chrono::milliseconds(task.max_planning_time_ms));
   }
 
-  Report(options,
+  Report(options.on_progress,
          absl::StrCat(info.name, ": planning ", task.tables.size(), " tables on ",
                       task.topology.num_devices(), " devices"),
          0.0);
   PlanningContext context;
-  context.cost_model = &model;
-  context.params = params;
-  context.seed = options.seed;
+  context.cost_model = prepared.model;
+  context.params = prepared.params;
+  context.seed = prepared.seed;
   context.stop = &stop;
   context.on_progress = options.on_progress;
-  SHARDPLAN_ASSIGN_OR_RETURN(Plan plan, planner.Run(task, context));
+  SHARDPLAN_ASSIGN_OR_RETURN(Plan plan, prepared.algorithm->Run(task, context));
 
   // FAILED_PRECONDITION (a device over its capacity) is the task's infeasibility, not a bug.
   SHARDPLAN_RETURN_IF_ERROR(PlannerBug(info.name, ValidatePlan(task, plan)));
-  SHARDPLAN_RETURN_IF_ERROR(PlannerBug(info.name, EvaluatePlan(task, model, plan)));
+  SHARDPLAN_RETURN_IF_ERROR(PlannerBug(info.name, EvaluatePlan(task, *prepared.model, plan)));
 
   plan.algorithm = info.name;
-  plan.parameters = params.values();
-  plan.seed = options.seed;
-  plan.cost_model = model.id();
-  plan.cost_kind = "simulated";
+  plan.parameters = prepared.params.values();
+  plan.seed = prepared.seed;
   plan.stats.planning_time_ms =
       std::chrono::duration<double, std::milli>(StopSignal::Clock::now() - start).count();
-  Report(options, absl::StrCat(info.name, ": done, cost ", plan.cost_ms, " ms"), 1.0);
+  Report(options.on_progress, absl::StrCat(info.name, ": done, cost ", plan.cost_ms, " ms"), 1.0);
+  return plan;
+}
+
+absl::StatusOr<Plan> PlanTask(const Algorithm& algorithm, const Task& task,
+                              const CostModel& model, const PlanTaskOptions& options) {
+  const auto start = StopSignal::Clock::now();
+  SHARDPLAN_ASSIGN_OR_RETURN(PreparedPlanning prepared,
+                             PreparePlanning(algorithm, task, model, options.params, options.seed));
+  SHARDPLAN_ASSIGN_OR_RETURN(
+      Plan plan,
+      RunPlanning(prepared, task, {.stop = options.stop, .on_progress = options.on_progress}));
+  // The preparation is part of the planning time, as it always was.
+  plan.stats.planning_time_ms =
+      std::chrono::duration<double, std::milli>(StopSignal::Clock::now() - start).count();
   return plan;
 }
 

@@ -1,7 +1,7 @@
 #include "server/security/client_limiter.h"
 
 #include "absl/strings/str_cat.h"
-#include "server/status_conversion.h"
+#include "server/retry_after.h"
 
 namespace shardplan {
 

@@ -29,11 +29,15 @@ ALLOWED = {
     "groundtruth": ["planner/domain", "base"],
     "lab": ["costmodels", "groundtruth", "wire", "planner", "nn", "base"],
     "server": ["costmodels", "groundtruth", "wire", "planner", "nn", "base", "proto"],
+    "server/grpc": ["server", "costmodels", "groundtruth", "wire", "planner", "nn", "base",
+                    "proto"],
     "client": ["proto"],
     "bench": ["server", "client", "lab", "costmodels", "groundtruth", "wire", "planner", "nn",
               "base", "proto", "tests/integration/support"],
 }
-# Parts that have their own rules inside a part above (checked before the enclosing part).
+# Only the transports may include gRPC: the server's core stays transport-free.
+GRPC_PARTS = {"server/grpc", "client", "bench"}
+GRPC_HEADER = re.compile(r"^(grpcpp?/|grpc/)|\.grpc\.pb\.h$")
 ALGORITHMS = "planner/algorithms"
 SOURCE_SUFFIXES = {".h", ".cc"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
@@ -77,6 +81,10 @@ def main():
             if not match:
                 continue
             included = match.group(1)
+            if source not in GRPC_PARTS and GRPC_HEADER.search(included):
+                broken.append(f"{rel}:{number}: {source} -> gRPC ({included}); only "
+                              f"{', '.join(sorted(GRPC_PARTS))} speak gRPC")
+                continue
             target = part_of(included)
             if target is None and included.startswith("shardplan/v1/"):
                 target = "proto"  # generated from proto/shardplan/v1/*.proto

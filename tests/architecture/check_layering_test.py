@@ -40,6 +40,18 @@ class CheckLayeringTest(unittest.TestCase):
         self.assertIn("server -> lab", result.stdout)
         self.assertIn("client -> planner/domain", result.stdout)
 
+    def test_only_the_transports_include_grpc(self):
+        result = run({"server/service.cc": '#include "grpcpp/grpcpp.h"\n',
+                      "server/grpc/service.cc": '#include "grpcpp/grpcpp.h"\n'
+                                                '#include "server/service.h"\n',
+                      "server/core.cc": '#include "server/grpc/service.h"\n',
+                      "wire/x.cc": '#include "shardplan/v1/planner.grpc.pb.h"\n'})
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("server/service.cc:1: server -> gRPC (grpcpp/grpcpp.h)", result.stdout)
+        self.assertIn("server/core.cc:1: server -> server/grpc", result.stdout)
+        self.assertIn("wire/x.cc:1: wire -> gRPC", result.stdout)
+        self.assertNotIn("server/grpc/service.cc", result.stdout)
+
     def test_one_algorithm_may_not_include_another(self):
         result = run({"planner/algorithms/torchrec/t.cc":
                       '#include "planner/algorithms/neuroshard/grid.h"\n',

@@ -17,7 +17,7 @@
 #include "planner/domain/validation.h"
 #include "planner/framework/algorithm_registry.h"
 #include "server/planning_engine.h"
-#include "server/proto_conversion.h"
+#include "server/grpc/proto_conversion.h"
 #include "server/server_config.h"
 #include "shardplan/v1/planner.pb.h"
 #include "tests/fuzz/fuzz_check.h"

@@ -3,26 +3,26 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "gtest/gtest.h"
 #include "server/store/plan_store.h"
-#include "wire/json_io.h"
 
 namespace shardplan {
 namespace {
 
-v1::PlanRequest Request() {
-  v1::PlanRequest request;
+PlanningRequest Request() {
+  PlanningRequest request;
   for (const char* name : {"a", "b"}) {
-    v1::Table* table = request.mutable_task()->add_tables();
-    table->set_name(name);
-    table->set_rows(1000);
-    table->set_dim(16);
-    table->set_pooling_factor(1.0);
+    Table table;
+    table.name = name;
+    table.rows = 1000;
+    table.dim = 16;
+    table.pooling_factor = 1.0;
+    request.task.tables.push_back(table);
   }
-  request.mutable_task()->mutable_topology()->set_num_devices(2);
-  request.mutable_task()->mutable_topology()->set_device_memory_gib(1.0);
-  request.set_model("analytic");
+  request.task.topology.memory_bytes = {int64_t{1} << 30, int64_t{1} << 30};
+  request.model = "analytic";
   return request;
 }
 
@@ -38,23 +38,21 @@ TEST(JobKeyTest, AcceptsNamesAndRefusesOthersNamingTheField) {
 }
 
 TEST(JobKeyTest, FingerprintIgnoresTableOrderAndKeyButNotTheRequest) {
-  const TaskLimits limits;
-  const v1::PlanRequest request = Request();
-  const std::string base = *KeyedRequestFingerprint(request, limits);
-  v1::PlanRequest reordered = request;
-  reordered.mutable_task()->mutable_tables()->SwapElements(0, 1);
-  reordered.set_job_key("k");
-  reordered.set_bypass_cache(true);
-  EXPECT_EQ(*KeyedRequestFingerprint(reordered, limits), base);
-  for (auto change :
-       {+[](v1::PlanRequest& r) { r.set_seed(1); },
-        +[](v1::PlanRequest& r) { r.set_model("analytic@1"); },
-        +[](v1::PlanRequest& r) { r.set_algorithm("dim_greedy"); },
-        +[](v1::PlanRequest& r) { (*r.mutable_parameters())["x"] = "1"; },
-        +[](v1::PlanRequest& r) { r.mutable_task()->mutable_tables(0)->set_dim(8); }}) {
-    v1::PlanRequest changed = request;
+  const PlanningRequest request = Request();
+  const std::string base = KeyedRequestFingerprint(request);
+  PlanningRequest reordered = request;
+  std::swap(reordered.task.tables[0], reordered.task.tables[1]);
+  reordered.job_key = "k";
+  reordered.bypass_cache = true;
+  EXPECT_EQ(KeyedRequestFingerprint(reordered), base);
+  for (auto change : {+[](PlanningRequest& r) { r.seed = 1; },
+                      +[](PlanningRequest& r) { r.model = "analytic@1"; },
+                      +[](PlanningRequest& r) { r.algorithm = "dim_greedy"; },
+                      +[](PlanningRequest& r) { r.params["x"] = "1"; },
+                      +[](PlanningRequest& r) { r.task.tables[0].dim = 8; }}) {
+    PlanningRequest changed = request;
     change(changed);
-    EXPECT_NE(*KeyedRequestFingerprint(changed, limits), base);
+    EXPECT_NE(KeyedRequestFingerprint(changed), base);
   }
 }
 
@@ -75,9 +73,9 @@ TEST(PlanLedgerTest, RecordsJobsThroughTheirLifeAndKeepsCancellationsForResumeOn
   ASSERT_TRUE(store.ok()) << store.status();
   PlanLedger ledger(store->get(), "replica-a", TaskLimits{}, nullptr);
   PreparedRequest prepared;
+  prepared.asked = Request();
   prepared.cache_key = "hash";
-  // A prepared request needs a planner for its name; RecordQueued reads only
-  // that.
+  // A prepared request needs an algorithm for its name; RecordQueued reads only that.
   class NamedPlanner : public Algorithm {
    public:
     NamedPlanner() { info_.name = "size_greedy"; }
@@ -89,11 +87,11 @@ TEST(PlanLedgerTest, RecordsJobsThroughTheirLifeAndKeepsCancellationsForResumeOn
    private:
     AlgorithmInfo info_;
   } planner;
-  prepared.planner = &planner;
+  prepared.planning.algorithm = &planner;
 
-  absl::StatusOr<PlanRecord> job1 = ledger.RecordQueued("job1", Request(), prepared, false);
+  absl::StatusOr<PlanRecord> job1 = ledger.RecordQueued("job1", prepared, false);
   ASSERT_TRUE(job1.ok()) << job1.status();
-  absl::StatusOr<PlanRecord> job2 = ledger.RecordQueued("job2", Request(), prepared, false);
+  absl::StatusOr<PlanRecord> job2 = ledger.RecordQueued("job2", prepared, false);
   ASSERT_TRUE(job2.ok()) << job2.status();
   ASSERT_EQ(ledger.Unfinished()->size(), 2u);
   ledger.RecordRunning(*job1);
@@ -101,7 +99,7 @@ TEST(PlanLedgerTest, RecordsJobsThroughTheirLifeAndKeepsCancellationsForResumeOn
 
   PlanningResult result;
   result.plan.algorithm = "size_greedy";
-  result.plan.request_hash = "hash";
+  result.request_hash = "hash";
   ledger.RecordFinished(*job1, result);
   absl::StatusOr<JobSnapshot> done = RecordToSnapshot(**ledger.FindJob("job1"));
   ASSERT_TRUE(done.ok()) << done.status();

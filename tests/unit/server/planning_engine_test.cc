@@ -153,7 +153,7 @@ TEST_F(PlanningEngineTest, PlansWithTheDefaultsAndRecordsTheRequest) {
   EXPECT_TRUE(ValidatePlan(CanonicalTask(task), plan).ok());
   EXPECT_EQ(plan.algorithm, "size_lookup_greedy");
   EXPECT_EQ(plan.cost_model, "analytic@1");
-  EXPECT_EQ(plan.request_hash.size(), 64u);
+  EXPECT_EQ(result->request_hash.size(), 64u);
   EXPECT_GT(plan.cost_ms, 0);
   EXPECT_EQ(cache_->entries(), 1);
 }
@@ -166,7 +166,7 @@ TEST_F(PlanningEngineTest, AReorderedTaskHitsTheCacheWithTheSamePlan) {
   absl::StatusOr<PlanningResult> second = PlanIt(Request(task));
   ASSERT_TRUE(second.ok()) << second.status();
   EXPECT_TRUE(second->cache_hit);
-  EXPECT_EQ(second->plan.request_hash, first->plan.request_hash);
+  EXPECT_EQ(second->request_hash, first->request_hash);
   EXPECT_EQ(second->plan.cost_ms, first->plan.cost_ms);
   ASSERT_EQ(second->plan.tables.size(), first->plan.tables.size());
   for (size_t i = 0; i < first->plan.tables.size(); ++i) {
@@ -210,12 +210,12 @@ TEST_F(PlanningEngineTest, CachedResultOnlyLooksAndComputeAlwaysPlans) {
   std::optional<PlanningResult> cached = engine_->CachedResult(*prepared);
   ASSERT_TRUE(cached.has_value());
   EXPECT_TRUE(cached->cache_hit);
-  EXPECT_EQ(cached->plan.request_hash, computed->plan.request_hash);
+  EXPECT_EQ(cached->request_hash, computed->request_hash);
   absl::StatusOr<PlanningResult> again = engine_->Compute(*prepared, stop, nullptr);
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(again->cache_hit);  // planned anew, though the cache holds the plan
 
-  prepared->bypass_cache = true;
+  prepared->asked.bypass_cache = true;
   EXPECT_FALSE(engine_->CachedResult(*prepared).has_value());
 }
 
@@ -323,11 +323,11 @@ TEST_F(PlanningEngineTest, EvaluateRecomputesTheFigures) {
   ASSERT_TRUE(planned.ok());
   Plan shards_only;
   shards_only.tables = planned->plan.tables;
-  absl::StatusOr<Plan> evaluated = engine_->Evaluate(task, shards_only, "");
+  absl::StatusOr<PlanningResult> evaluated = engine_->Evaluate(task, shards_only, "");
   ASSERT_TRUE(evaluated.ok()) << evaluated.status();
-  EXPECT_DOUBLE_EQ(evaluated->cost_ms, planned->plan.cost_ms);
-  EXPECT_EQ(evaluated->devices.size(), 2u);
-  EXPECT_EQ(evaluated->cost_model, "analytic@1");
+  EXPECT_DOUBLE_EQ(evaluated->plan.cost_ms, planned->plan.cost_ms);
+  EXPECT_EQ(evaluated->plan.devices.size(), 2u);
+  EXPECT_EQ(evaluated->plan.cost_model, "analytic@1");
 }
 
 TEST_F(PlanningEngineTest, EvaluateRejectsBadPlans) {
@@ -357,7 +357,7 @@ TEST_F(PlanningEngineTest, NoModelNamedMeansTheNewestLoadedModelThatCoversTheTas
   const auto model_of = [&](const Task& task) {
     absl::StatusOr<PlanningResult> result = PlanIt(Request(task));
     EXPECT_TRUE(result.ok()) << result.status();
-    return result.ok() ? std::make_pair(result->plan.cost_model, result->plan.selection)
+    return result.ok() ? std::make_pair(result->plan.cost_model, result->selection)
                        : std::make_pair(std::string(), std::string());
   };
   EXPECT_EQ(model_of(SmallTask(6, 2)).first, "a@1");
@@ -383,7 +383,7 @@ TEST_F(PlanningEngineTest, NoModelNamedMeansTheNewestLoadedModelThatCoversTheTas
   absl::StatusOr<PlanningResult> result = PlanIt(std::move(explicit_both));
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->plan.cost_model, "a@1");
-  EXPECT_EQ(result->plan.selection, "");
+  EXPECT_EQ(result->selection, "");
 }
 
 TEST_F(PlanningEngineTest, TheSelectionIsTheRequestsOwnEvenFromTheCache) {
@@ -394,7 +394,7 @@ TEST_F(PlanningEngineTest, TheSelectionIsTheRequestsOwnEvenFromTheCache) {
   absl::StatusOr<PlanningResult> defaulted = PlanIt(Request(SmallTask(6, 2)));
   ASSERT_TRUE(defaulted.ok()) << defaulted.status();
   EXPECT_TRUE(defaulted->cache_hit);  // the same resolved request
-  EXPECT_EQ(defaulted->plan.selection,
+  EXPECT_EQ(defaulted->selection,
             "algorithm: size_lookup_greedy, the server's default (no algorithm named); model: "
             "a@1, the newest loaded model that covers 2 devices (no model named)");
 }
@@ -408,7 +408,7 @@ TEST_F(PlanningEngineTest, AConfiguredDefaultModelServesEveryRequestThatNamesNon
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->plan.algorithm, "neuroshard");
   EXPECT_EQ(result->plan.cost_model, "analytic@1");
-  EXPECT_EQ(result->plan.selection,
+  EXPECT_EQ(result->selection,
             "algorithm: neuroshard, the server's default (no algorithm named); model: analytic@1, "
             "the server's default_model (no model named)");
 }
@@ -423,8 +423,8 @@ TEST_F(PlanningEngineTest, TablesWithoutHistogramsAreImputedWithAWarningWhereThe
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->plan.cost_model, "a@1");
   EXPECT_FALSE(model->saw_table_without_bins());
-  ASSERT_EQ(result->plan.warnings.size(), 1u);
-  const PlanWarning& warning = result->plan.warnings[0];
+  ASSERT_EQ(result->warnings.size(), 1u);
+  const PlanWarning& warning = result->warnings[0];
   EXPECT_EQ(warning.code, kImputedAccessHistogram);
   EXPECT_EQ(warning.field, "task.tables[1].access_bins");  // t2's place in the request
   EXPECT_THAT(warning.message, HasSubstr("table \"t2\" has no access histogram"));
@@ -436,15 +436,15 @@ TEST_F(PlanningEngineTest, TablesWithoutHistogramsAreImputedWithAWarningWhereThe
   analytic.model = "analytic";
   absl::StatusOr<PlanningResult> plain = PlanIt(std::move(analytic));
   ASSERT_TRUE(plain.ok()) << plain.status();
-  EXPECT_TRUE(plain->plan.warnings.empty());
+  EXPECT_TRUE(plain->warnings.empty());
 
   // EvaluatePlan imputes and warns the same way.
   Plan shards;
   shards.tables = result->plan.tables;
-  absl::StatusOr<Plan> evaluated = engine_->Evaluate(task, shards, "a@1");
+  absl::StatusOr<PlanningResult> evaluated = engine_->Evaluate(task, shards, "a@1");
   ASSERT_TRUE(evaluated.ok()) << evaluated.status();
-  EXPECT_EQ(evaluated->warnings, result->plan.warnings);
-  EXPECT_DOUBLE_EQ(evaluated->cost_ms, result->plan.cost_ms);
+  EXPECT_EQ(evaluated->warnings, result->warnings);
+  EXPECT_DOUBLE_EQ(evaluated->plan.cost_ms, result->plan.cost_ms);
 }
 
 TEST_F(PlanningEngineTest, GroundTruthScoresThePlanOnTheSimulator) {
@@ -454,27 +454,27 @@ TEST_F(PlanningEngineTest, GroundTruthScoresThePlanOnTheSimulator) {
   ASSERT_TRUE(planned.ok()) << planned.status();
   Plan shards;
   shards.tables = planned->plan.tables;
-  absl::StatusOr<Plan> measured = engine_->EvaluateOnGroundTruth(task, shards, "sim:rtx2080ti");
+  absl::StatusOr<PlanningResult> measured = engine_->EvaluateOnGroundTruth(task, shards, "sim:rtx2080ti");
   ASSERT_TRUE(measured.ok()) << measured.status();
-  EXPECT_EQ(measured->cost_kind, "ground_truth");
-  EXPECT_EQ(measured->cost_model, "sim-rtx2080ti");
-  ASSERT_EQ(measured->devices.size(), 4u);
+  EXPECT_EQ(measured->plan.cost_kind, "ground_truth");
+  EXPECT_EQ(measured->plan.cost_model, "sim-rtx2080ti");
+  ASSERT_EQ(measured->plan.devices.size(), 4u);
   EXPECT_TRUE(measured->warnings.empty());
   // The same number the benchmarks' scorer gives, and per-device memory as EvaluatePlan's.
   absl::StatusOr<std::unique_ptr<HardwareBackend>> sim = MakeSimBackend("rtx2080ti", 4);
   ASSERT_TRUE(sim.ok());
   absl::StatusOr<HardwarePlanCost> expected = ScorePlanOnHardware(task, shards, **sim);
   ASSERT_TRUE(expected.ok());
-  EXPECT_DOUBLE_EQ(measured->cost_ms, expected->cost_ms);
+  EXPECT_DOUBLE_EQ(measured->plan.cost_ms, expected->cost_ms);
   for (size_t d = 0; d < 4; ++d) {
-    EXPECT_EQ(measured->devices[d].memory_bytes, planned->plan.devices[d].memory_bytes);
-    EXPECT_DOUBLE_EQ(measured->devices[d].total_ms, expected->total_ms[d]);
+    EXPECT_EQ(measured->plan.devices[d].memory_bytes, planned->plan.devices[d].memory_bytes);
+    EXPECT_DOUBLE_EQ(measured->plan.devices[d].total_ms, expected->total_ms[d]);
   }
 
   task.tables[0].access_bins.clear();
-  absl::StatusOr<Plan> imputed = engine_->EvaluateOnGroundTruth(task, shards, "sim:h100-sxm");
+  absl::StatusOr<PlanningResult> imputed = engine_->EvaluateOnGroundTruth(task, shards, "sim:h100-sxm");
   ASSERT_TRUE(imputed.ok()) << imputed.status();
-  EXPECT_EQ(imputed->cost_model, "sim-h100-sxm");
+  EXPECT_EQ(imputed->plan.cost_model, "sim-h100-sxm");
   ASSERT_EQ(imputed->warnings.size(), 1u);
   EXPECT_EQ(imputed->warnings[0].field, "task.tables[0].access_bins");
 

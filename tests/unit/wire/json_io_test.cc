@@ -275,7 +275,6 @@ Plan FullPlan() {
   plan.stats.cost_cache_misses = 60;
   plan.stats.candidates_evaluated = 7;
   plan.stats.anytime_result = true;
-  plan.request_hash = "ab12";
   return plan;
 }
 
@@ -323,7 +322,6 @@ void ExpectSamePlan(const Plan& got, const Plan& want) {
   EXPECT_EQ(got.stats.cost_cache_misses, want.stats.cost_cache_misses);
   EXPECT_EQ(got.stats.candidates_evaluated, want.stats.candidates_evaluated);
   EXPECT_EQ(got.stats.anytime_result, want.stats.anytime_result);
-  EXPECT_EQ(got.request_hash, want.request_hash);
 }
 
 TEST(PlanJsonTest, RoundTrip) {
@@ -348,10 +346,9 @@ TEST(PlanJsonTest, WritesTheProtoShape) {
   EXPECT_EQ(written["seed"], "18446744073709551615");
   EXPECT_EQ(written["cost_kind"], "simulated");
   EXPECT_EQ(written["stats"]["anytime_result"], true);
-  EXPECT_EQ(written["request_hash"], "ab12");
   for (const char* key :
        {"tables", "devices", "cost_ms", "bottleneck_device", "algorithm", "parameters", "seed",
-        "cost_model", "cost_kind", "column_splits", "stats", "request_hash"}) {
+        "cost_model", "cost_kind", "column_splits", "stats"}) {
     EXPECT_TRUE(written.contains(key)) << key;
   }
 }

@@ -60,7 +60,6 @@ TEST(PlanToProtoTest, CopiesEveryFigure) {
   plan.stats.column_splits = {"t0"};
   plan.stats.candidates_evaluated = 12;
   plan.stats.anytime_result = true;
-  plan.request_hash = "abc";
   v1::Plan proto;
   proto = PlanToProto(plan);
   ASSERT_EQ(proto.tables_size(), 1);
@@ -77,7 +76,6 @@ TEST(PlanToProtoTest, CopiesEveryFigure) {
   EXPECT_EQ(proto.column_splits(0), "t0");
   EXPECT_EQ(proto.stats().candidates_evaluated(), 12);
   EXPECT_TRUE(proto.stats().anytime_result());
-  EXPECT_EQ(proto.request_hash(), "abc");
 
   // And back: the shards survive the round trip.
   absl::StatusOr<Plan> back = PlanShardsFromProto(proto);

@@ -4,7 +4,6 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "server/security/client_identity.h"
 
 namespace shardplan {
 namespace {
@@ -36,12 +35,6 @@ TEST(ClientLimiterTest, ZeroMeansNoLimit) {
     ASSERT_TRUE(slot.ok());
     slots.push_back(*std::move(slot));
   }
-}
-
-TEST(ClientIdentityTest, PeerHostDropsThePort) {
-  EXPECT_EQ(PeerHost("ipv4:10.1.2.3:5000"), "10.1.2.3");
-  EXPECT_EQ(PeerHost("ipv6:[::1]:5000"), "::1");
-  EXPECT_EQ(PeerHost("unix:/tmp/sock"), "unix:/tmp/sock");
 }
 
 }  // namespace

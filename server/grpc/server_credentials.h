@@ -1,5 +1,5 @@
-#ifndef SHARDPLAN_SERVER_SECURITY_SERVER_CREDENTIALS_H_
-#define SHARDPLAN_SERVER_SECURITY_SERVER_CREDENTIALS_H_
+#ifndef SHARDPLAN_SERVER_GRPC_SERVER_CREDENTIALS_H_
+#define SHARDPLAN_SERVER_GRPC_SERVER_CREDENTIALS_H_
 
 #include <memory>
 #include <string>
@@ -29,4 +29,4 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
 
 }  // namespace shardplan
 
-#endif  // SHARDPLAN_SERVER_SECURITY_SERVER_CREDENTIALS_H_
+#endif  // SHARDPLAN_SERVER_GRPC_SERVER_CREDENTIALS_H_

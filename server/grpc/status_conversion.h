@@ -1,5 +1,5 @@
-#ifndef SHARDPLAN_SERVER_STATUS_CONVERSION_H_
-#define SHARDPLAN_SERVER_STATUS_CONVERSION_H_
+#ifndef SHARDPLAN_SERVER_GRPC_STATUS_CONVERSION_H_
+#define SHARDPLAN_SERVER_GRPC_STATUS_CONVERSION_H_
 
 #include <cstdint>
 #include <optional>
@@ -9,6 +9,7 @@
 #include "absl/time/time.h"
 #include "absl/strings/string_view.h"
 #include "base/status_prefix.h"  // WithPrefix, which callers of this header use
+#include "server/retry_after.h"    // WithRetryAfter, RetryAfterMs
 #include "grpcpp/support/status.h"
 
 namespace shardplan {
@@ -24,16 +25,11 @@ grpc::Status ToGrpcStatus(const absl::Status& status);
 std::string GrpcCodeName(grpc::StatusCode code);
 
 // The trailing-metadata key by which a refusal says it is transient (the server is busy right
-// now) and after how many milliseconds to try again. Clients retry RESOURCE_EXHAUSTED only when
-// it is present: a task over the server's limits is refused the same way, and for good.
+// now) and after how many milliseconds to try again: HandleRpc sends a status's retry-after
+// payload (server/retry_after.h) under it. Clients retry RESOURCE_EXHAUSTED only when it is
+// present: a task over the server's limits is refused the same way, and for good.
 inline constexpr char kRetryAfterMetadataKey[] = "shardplan-retry-after-ms";
-
-// `status` marked as worth retrying after `delay` (a payload that RetryAfterMs reads back and
-// HandleRpc sends as kRetryAfterMetadataKey).
-absl::Status WithRetryAfter(absl::Status status, absl::Duration delay);
-// The delay of a status marked by WithRetryAfter, in milliseconds; nullopt when unmarked.
-std::optional<int64_t> RetryAfterMs(const absl::Status& status);
 
 }  // namespace shardplan
 
-#endif  // SHARDPLAN_SERVER_STATUS_CONVERSION_H_
+#endif  // SHARDPLAN_SERVER_GRPC_STATUS_CONVERSION_H_

@@ -1,5 +1,5 @@
-#ifndef SHARDPLAN_SERVER_ADMIN_SERVICE_H_
-#define SHARDPLAN_SERVER_ADMIN_SERVICE_H_
+#ifndef SHARDPLAN_SERVER_GRPC_ADMIN_SERVICE_H_
+#define SHARDPLAN_SERVER_GRPC_ADMIN_SERVICE_H_
 
 #include "grpcpp/grpcpp.h"
 #include "server/metrics.h"
@@ -33,4 +33,4 @@ void ReloadReportToProto(const ModelReloadReport& report, v1::ReloadModelsRespon
 
 }  // namespace shardplan
 
-#endif  // SHARDPLAN_SERVER_ADMIN_SERVICE_H_
+#endif  // SHARDPLAN_SERVER_GRPC_ADMIN_SERVICE_H_

@@ -1,5 +1,5 @@
-#ifndef SHARDPLAN_SERVER_RPC_HANDLER_H_
-#define SHARDPLAN_SERVER_RPC_HANDLER_H_
+#ifndef SHARDPLAN_SERVER_GRPC_RPC_HANDLER_H_
+#define SHARDPLAN_SERVER_GRPC_RPC_HANDLER_H_
 
 #include <chrono>
 #include <cstdint>
@@ -11,7 +11,7 @@
 #include "absl/strings/string_view.h"
 #include "grpcpp/grpcpp.h"
 #include "server/metrics.h"
-#include "server/status_conversion.h"
+#include "server/grpc/status_conversion.h"
 
 namespace shardplan {
 
@@ -45,4 +45,4 @@ grpc::Status HandleRpc(ServerMetrics& metrics, grpc::ServerContextBase& context,
 
 }  // namespace shardplan
 
-#endif  // SHARDPLAN_SERVER_RPC_HANDLER_H_
+#endif  // SHARDPLAN_SERVER_GRPC_RPC_HANDLER_H_

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "server/grpc_server.h"
+#include "server/grpc/grpc_server.h"
 #include "server/logging.h"
 #include "server/port_file.h"
 #include "server/server_config.h"

@@ -1,4 +1,4 @@
-#include "server/proto_conversion.h"
+#include "server/grpc/proto_conversion.h"
 
 #include <map>
 #include <string>
@@ -14,44 +14,6 @@ using server_test::kGiB;
 using server_test::SmallTaskProto;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-
-
-
-
-
-TEST(PlanningRequestFromProtoTest, CopiesEveryField) {
-  v1::PlanRequest proto;
-  *proto.mutable_task() = SmallTaskProto(2, 3);
-  proto.set_algorithm("random");
-  (*proto.mutable_parameters())["respect_memory"] = "false";
-  proto.set_seed(42);
-  proto.set_model("analytic@1");
-  proto.set_bypass_cache(true);
-
-  absl::StatusOr<PlanningRequest> request = PlanningRequestFromProto(proto, TaskLimits{});
-  ASSERT_TRUE(request.ok()) << request.status();
-  EXPECT_EQ(request->task.tables.size(), 2u);
-  EXPECT_EQ(request->task.topology.num_devices(), 3);
-  EXPECT_EQ(request->algorithm, "random");
-  EXPECT_EQ(request->params, (std::map<std::string, std::string>{{"respect_memory", "false"}}));
-  EXPECT_EQ(request->seed, 42u);
-  EXPECT_EQ(request->model, "analytic@1");
-  EXPECT_TRUE(request->bypass_cache);
-}
-
-TEST(PlanningRequestFromProtoTest, TaskErrorsPassThrough) {
-  v1::PlanRequest proto;
-  *proto.mutable_task() = SmallTaskProto(2, 3);
-  TaskLimits limits;
-  limits.max_tables = 1;
-  absl::StatusOr<PlanningRequest> request = PlanningRequestFromProto(proto, limits);
-  EXPECT_EQ(request.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(std::string(request.status().message()), StartsWith("task.tables: "));
-}
-
-
-
 
 TEST(AlgorithmInfoToProtoTest, FormatsBoundsByType) {
   AlgorithmInfo info;

@@ -1,6 +1,4 @@
-#include "server/grpc_server.h"
-
-#include <unistd.h>
+#include "server/grpc/grpc_server.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,13 +12,10 @@
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/impl/server_builder_option.h"
 #include "grpcpp/impl/server_builder_plugin.h"
-#include "planner/algorithms/builtin_algorithms.h"
-#include "server/durable_jobs.h"
 #include "server/logging.h"
-#include "server/security/client_identity.h"
-#include "server/security/server_credentials.h"
-#include "server/status_conversion.h"
-#include "server/store/sqlite_plan_store.h"
+#include "server/grpc/client_identity.h"
+#include "server/grpc/server_credentials.h"
+#include "server/grpc/status_conversion.h"
 
 namespace shardplan {
 namespace {
@@ -70,61 +65,20 @@ void SetServing(grpc::Server& server) {
 
 }  // namespace
 
-ShardplanServer::ShardplanServer(const ServerConfig& config)
-    : config_(config),
-      algorithms_(BuiltinAlgorithms()),
-      cache_(config.cache_bytes),
-      plan_slots_(config.max_concurrent_plans),
-      client_limits_(config.max_requests_per_client) {}
-
 absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
     const ServerConfig& config) {
   if (absl::Status valid = ValidateServerConfig(config); !valid.ok()) return valid;
   std::unique_ptr<ShardplanServer> s(new ShardplanServer(config));
+  absl::StatusOr<std::unique_ptr<ServerCore>> core = ServerCore::Create(config);
+  if (!core.ok()) return core.status();
+  s->core_ = *std::move(core);
+  ServerMetrics& metrics = s->core_->metrics();
 
-  if (absl::Status added = RegisterBuiltinModels(s->models_); !added.ok()) return added;
-  s->reloader_ = std::make_unique<ModelReloader>(config.models_dir, &s->models_, &s->metrics_);
-  if (s->reloader_->enabled()) {
-    absl::StatusOr<ModelReloadReport> report = s->reloader_->ReloadNow();
-    if (!report.ok()) return report.status();  // logged; refusals are not errors
-    LogLine(absl::StrCat("models_dir \"", config.models_dir, "\": ", report->loaded.size(),
-                         " bundles loaded, ", report->refused.size(), " refused"));
-  }
-  // The registry's default serves requests that name no model when no loaded model covers
-  // their task (default_model ""), or all of them (default_model set).
-  if (absl::Status chosen = s->models_.SetDefault(config.registry_default_model());
-      !chosen.ok()) {
-    return WithPrefix(chosen, "default_model: ");
-  }
-  s->metrics_.SetModelsLoaded(static_cast<int64_t>(s->models_.size()));
-  s->metrics_.SetModelInfo(s->models_.List());
-  s->metrics_.SetCacheSize(0, 0);
-  s->metrics_.SetJobLoad(0, 0);
-  s->metrics_.SetJobQueueCapacity(config.queue_capacity);
-
-  PlanningEngineOptions engine_options;
-  engine_options.default_algorithm = config.default_algorithm;
-  engine_options.default_model = config.default_model;
-  engine_options.limits = config.task_limits();
-  s->engine_ = std::make_unique<PlanningEngine>(&s->algorithms_, &s->models_, &s->cache_,
-                                                &s->metrics_, engine_options);
-  if (absl::StatusOr<const Algorithm*> found = s->engine_->FindAlgorithm(config.default_algorithm);
-      !found.ok()) {
-    return WithPrefix(found.status(), "default_");  // "default_algorithm: unknown ..."
-  }
-
-  if (absl::Status opened = s->OpenStore(); !opened.ok()) return opened;
-
-  JobManagerOptions job_options;
-  job_options.workers = static_cast<int>(config.workers);
-  job_options.queue_capacity = static_cast<int>(config.queue_capacity);
-  job_options.max_retained_jobs = static_cast<int>(config.max_retained_jobs);
-  s->jobs_ = std::make_unique<JobManager>(job_options, &s->metrics_);
   if (!config.auth_tokens_file.empty()) {
     absl::StatusOr<std::shared_ptr<const TokenStore>> tokens =
         TokenStore::Load(config.auth_tokens_file);
     if (!tokens.ok()) return tokens.status();
-    s->authenticator_ = std::make_shared<TokenAuthenticator>(*std::move(tokens), &s->metrics_);
+    s->authenticator_ = std::make_shared<TokenAuthenticator>(*std::move(tokens), &metrics);
     if (config.tls_cert_file.empty()) {
       LogLine("warning: auth_tokens_file is set without TLS: bearer tokens cross the network in "
               "plaintext; set tls_cert_file and tls_key_file unless a local proxy terminates TLS");
@@ -134,25 +88,13 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
       {config.tls_cert_file, config.tls_key_file, config.tls_client_ca_file}, s->authenticator_);
   if (!credentials.ok()) return credentials.status();
 
-  PlannerServiceLimits limits;
-  limits.clients = &s->client_limits_;
-  limits.max_planning_time_ms = config.max_planning_time_ms;
-  limits.identify = [authenticator = s->authenticator_](const grpc::ServerContext& context) {
-    return ClientIdentity(context, authenticator ? authenticator->tokens().get() : nullptr);
-  };
-  absl::StatusOr<RecoveryReport> recovered =
-      ResumeUnfinishedJobs(s->engine_.get(), s->ledger_.get(), s->jobs_.get(),
-                           config.max_planning_time_ms, &s->metrics_);
-  if (!recovered.ok()) return WithPrefix(recovered.status(), "store: ");
-  if (recovered->resumed + recovered->failed > 0) {
-    LogLine(absl::StrCat("store: resumed ", recovered->resumed, " unfinished jobs, marked ",
-                         recovered->failed, " failed"));
-  }
   s->service_ = std::make_unique<PlannerServiceImpl>(
-      s->engine_.get(), s->jobs_.get(), s->ledger_.get(), &s->algorithms_, &s->models_,
-      &s->plan_slots_, &s->metrics_, limits);
-  s->admin_service_ =
-      std::make_unique<AdminServiceImpl>(s->reloader_.get(), s->ledger_.get(), &s->metrics_);
+      &s->core_->service(), &s->core_->algorithms(), &s->core_->models(), &metrics,
+      [authenticator = s->authenticator_](const grpc::ServerContext& context) {
+        return ClientIdentity(context, authenticator ? authenticator->tokens().get() : nullptr);
+      });
+  s->admin_service_ = std::make_unique<AdminServiceImpl>(&s->core_->reloader(),
+                                                         &s->core_->ledger(), &metrics);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -181,7 +123,7 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
   // up to two seconds).
   if (!config.metrics_address.empty()) {
     absl::StatusOr<std::unique_ptr<MetricsEndpoint>> endpoint =
-        MetricsEndpoint::Start(config.metrics_address, s->metrics_.registry());
+        MetricsEndpoint::Start(config.metrics_address, metrics.registry());
     if (!endpoint.ok()) return endpoint.status();
     s->metrics_endpoint_ = *std::move(endpoint);
   }
@@ -204,53 +146,9 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
     SetServing(*s->health_server_);
   }
   SetServing(*s->server_);
-  s->reloader_->StartPolling(std::chrono::milliseconds(
-      static_cast<int64_t>(std::llround(config.model_reload_interval_s * 1000.0))));
-  if (s->store_ != nullptr && config.store_retention_s > 0) {
-    StoreRetention retention;
-    retention.keep = std::chrono::milliseconds(std::llround(config.store_retention_s * 1000.0));
-    retention.interval =
-        std::chrono::milliseconds(std::llround(config.store_prune_interval_s * 1000.0));
-    s->pruner_ = std::make_unique<StorePruner>(s->store_.get(), retention, &s->metrics_);
-    s->pruner_->Start();
-  }
+  s->core_->StartBackground();
   s->started_ = true;
   return s;
-}
-
-absl::Status ShardplanServer::OpenStore() {
-  const std::string& spec = config_.store;
-  if (absl::StartsWith(spec, "sqlite:")) {
-    absl::StatusOr<std::unique_ptr<InstanceLock>> lock =
-        InstanceLock::Acquire(absl::StrCat(spec.substr(7), ".lock"), "store");
-    if (!lock.ok()) return lock.status();
-    store_lock_ = *std::move(lock);
-  }
-  if (!spec.empty()) {
-    absl::StatusOr<std::unique_ptr<PlanStore>> store = OpenPlanStore(spec);
-    if (!store.ok()) return store.status();
-    store_ = *std::move(store);
-    absl::StatusOr<int64_t> records = store_->Count();
-    LogLine(absl::StrCat("store: ", store_->backend(), ", ",
-                         records.ok() ? absl::StrCat(*records, " records")
-                                      : std::string(records.status().message())));
-    // Served as a read-only replica rather than refused: its plans are still worth answering.
-    if (const auto* sqlite = dynamic_cast<const SqlitePlanStore*>(store_.get());
-        sqlite != nullptr && sqlite->read_only()) {
-      LogLine(
-          "store: the SQLite file is read-only: stored plans and jobs are served; keyed "
-          "Plan calls that need a new plan and SubmitPlan answer UNAVAILABLE");
-    }
-  } else {
-    LogLine("store: none (store is \"\"): plans live only in the cache, job keys are refused");
-  }
-  std::string replica = config_.replica_id;
-  if (replica.empty()) {
-    char host[256] = {};
-    replica = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "localhost";
-  }
-  ledger_ = std::make_unique<PlanLedger>(store_.get(), replica, config_.task_limits(), &metrics_);
-  return absl::OkStatus();
 }
 
 absl::Status ShardplanServer::ReloadTokens() {
@@ -271,31 +169,23 @@ void ShardplanServer::Drain(std::chrono::steady_clock::duration timeout) {
   std::lock_guard<std::mutex> lock(drain_mu_);
   if (drained_) return;
   drained_ = true;
-  if (reloader_ != nullptr) reloader_->Stop();  // no scan outlives the server
-  if (pruner_ != nullptr) pruner_->Stop();
+  if (core_ != nullptr) core_->StopBackground();
   if (!started_) {  // start-up failed half way: nothing was served yet
     if (health_server_ != nullptr) health_server_->Shutdown(std::chrono::system_clock::now());
     if (server_ != nullptr) server_->Shutdown(std::chrono::system_clock::now());
-    if (ledger_ != nullptr) ledger_->BeginShutdown();
-    if (jobs_ != nullptr) jobs_->Shutdown();
+    if (core_ != nullptr) core_->Shutdown();
     return;
   }
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   // Load balancers see NOT_SERVING and route elsewhere; job queries keep working meanwhile.
   server_->GetHealthCheckService()->Shutdown();
   if (health_server_ != nullptr) health_server_->GetHealthCheckService()->Shutdown();
-  service_->StartDraining();
-  jobs_->StopAccepting();
+  core_->StopAccepting();
   LogLine(absl::StrCat(
-      "draining: ", jobs_->queued(), " queued and ", jobs_->running(), " running jobs, up to ",
+      "draining: ", core_->jobs().queued(), " queued and ", core_->jobs().running(),
+      " running jobs, up to ",
       std::chrono::duration_cast<std::chrono::milliseconds>(timeout).count(), " ms"));
-  if (!jobs_->WaitUntilIdle(deadline)) {
-    LogLine(absl::StrCat("drain timeout: cancelling ", jobs_->queued(), " queued and ",
-                         jobs_->running(), " running jobs"));
-    ledger_->BeginShutdown();  // the cancelled jobs stay unfinished in the store: resumed later
-    jobs_->CancelAll();
-    jobs_->WaitUntilIdle(std::chrono::steady_clock::now() + kCancelGrace);
-  }
+  if (!core_->WaitForJobs(deadline)) core_->CancelJobs(kCancelGrace);
   // Waits for in-flight calls until the deadline, then cancels the rest: their StopSignals fire
   // and the handlers return. The short grace lets WatchPlan streams deliver the final state of
   // jobs that ended (or were cancelled) just now.
@@ -303,7 +193,7 @@ void ShardplanServer::Drain(std::chrono::steady_clock::duration timeout) {
   server_->Shutdown(std::chrono::system_clock::now() +
                     std::chrono::duration_cast<std::chrono::system_clock::duration>(
                         rpc_deadline - std::chrono::steady_clock::now()));
-  jobs_->Shutdown();
+  core_->Shutdown();
   // Last: probes keep seeing NOT_SERVING (rather than a refused connection) all drain long.
   if (health_server_ != nullptr) health_server_->Shutdown(std::chrono::system_clock::now());
   LogLine("drained");

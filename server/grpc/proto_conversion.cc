@@ -1,4 +1,4 @@
-#include "server/proto_conversion.h"
+#include "server/grpc/proto_conversion.h"
 
 #include <charconv>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "server/status_conversion.h"
-#include "wire/plan_proto.h"
+#include "server/grpc/status_conversion.h"
+#include "server/result_proto.h"
 #include "wire/task_proto.h"
 
 namespace shardplan {
@@ -24,21 +24,6 @@ std::string FormatBound(ParamType type, double value) {
 }
 
 }  // namespace
-
-absl::StatusOr<PlanningRequest> PlanningRequestFromProto(const v1::PlanRequest& proto,
-                                                         const TaskLimits& limits) {
-  absl::StatusOr<Task> task = wire::TaskFromProto(proto.task(), limits);
-  if (!task.ok()) return task.status();
-  PlanningRequest request;
-  request.task = *std::move(task);
-  request.algorithm = proto.algorithm();
-  request.params =
-      std::map<std::string, std::string>(proto.parameters().begin(), proto.parameters().end());
-  request.seed = proto.seed();
-  request.model = proto.model();
-  request.bypass_cache = proto.bypass_cache();
-  return request;
-}
 
 void AlgorithmInfoToProto(const AlgorithmInfo& info, bool is_default, v1::AlgorithmInfo* proto) {
   proto->set_name(info.name);
@@ -97,7 +82,7 @@ void JobSnapshotToProto(const JobSnapshot& job, v1::JobStatus* proto) {
       break;
   }
   if (job.result != nullptr) {
-    *proto->mutable_result()->mutable_plan() = wire::PlanToProto(job.result->plan);
+    *proto->mutable_result()->mutable_plan() = ResultToProto(*job.result);
     proto->mutable_result()->set_cache_hit(job.result->cache_hit);
     proto->mutable_result()->set_job_id(job.id);
   }

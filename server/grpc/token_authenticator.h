@@ -1,5 +1,5 @@
-#ifndef SHARDPLAN_SERVER_SECURITY_TOKEN_AUTHENTICATOR_H_
-#define SHARDPLAN_SERVER_SECURITY_TOKEN_AUTHENTICATOR_H_
+#ifndef SHARDPLAN_SERVER_GRPC_TOKEN_AUTHENTICATOR_H_
+#define SHARDPLAN_SERVER_GRPC_TOKEN_AUTHENTICATOR_H_
 
 #include <memory>
 #include <mutex>
@@ -45,4 +45,4 @@ class TokenAuthenticator final : public grpc::AuthMetadataProcessor {
 
 }  // namespace shardplan
 
-#endif  // SHARDPLAN_SERVER_SECURITY_TOKEN_AUTHENTICATOR_H_
+#endif  // SHARDPLAN_SERVER_GRPC_TOKEN_AUTHENTICATOR_H_

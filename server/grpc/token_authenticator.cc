@@ -1,9 +1,9 @@
-#include "server/security/token_authenticator.h"
+#include "server/grpc/token_authenticator.h"
 
 #include <utility>
 
 #include "server/metrics.h"
-#include "server/status_conversion.h"
+#include "server/grpc/status_conversion.h"
 
 namespace shardplan {
 namespace {

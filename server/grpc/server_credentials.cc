@@ -1,4 +1,4 @@
-#include "server/security/server_credentials.h"
+#include "server/grpc/server_credentials.h"
 
 #include <grpc/grpc.h>
 #include <grpc/grpc_security.h>

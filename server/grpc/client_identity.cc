@@ -1,4 +1,4 @@
-#include "server/security/client_identity.h"
+#include "server/grpc/client_identity.h"
 
 #include <optional>
 

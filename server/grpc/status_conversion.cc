@@ -1,15 +1,11 @@
-#include "server/status_conversion.h"
+#include "server/grpc/status_conversion.h"
 
 #include <algorithm>
 
-#include "absl/strings/cord.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace shardplan {
 namespace {
-
-constexpr absl::string_view kRetryAfterPayload = "type.shardplan.dev/retry-after-ms";
 
 constexpr int kMaxCanonicalCode = 16;  // UNAUTHENTICATED
 
@@ -36,22 +32,6 @@ std::string GrpcCodeName(grpc::StatusCode code) {
   const int value = static_cast<int>(code);
   if (value < 0 || value > kMaxCanonicalCode) return "UNKNOWN";
   return absl::StatusCodeToString(static_cast<absl::StatusCode>(value));
-}
-
-absl::Status WithRetryAfter(absl::Status status, absl::Duration delay) {
-  if (!status.ok()) {
-    status.SetPayload(kRetryAfterPayload,
-                      absl::Cord(absl::StrCat(std::max<int64_t>(
-                          0, absl::ToInt64Milliseconds(delay)))));
-  }
-  return status;
-}
-
-std::optional<int64_t> RetryAfterMs(const absl::Status& status) {
-  const auto payload = status.GetPayload(kRetryAfterPayload);  // absl::optional<absl::Cord>
-  int64_t ms = 0;
-  if (!payload || !absl::SimpleAtoi(std::string(*payload), &ms)) return std::nullopt;
-  return ms;
 }
 
 }  // namespace shardplan

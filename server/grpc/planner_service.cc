@@ -1,0 +1,192 @@
+#include "server/grpc/planner_service.h"
+
+#include <chrono>
+#include <optional>
+#include <utility>
+
+#include "server/grpc/proto_conversion.h"
+#include "server/grpc/rpc_handler.h"
+#include "server/request_proto.h"
+#include "server/result_proto.h"
+#include "wire/plan_proto.h"
+#include "wire/task_proto.h"
+
+namespace shardplan {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// The call's deadline on the steady clock planners use; none when the client set none.
+std::optional<SteadyClock::time_point> SteadyDeadline(const grpc::ServerContext& context) {
+  const auto deadline = context.deadline();
+  if (deadline == std::chrono::system_clock::time_point::max()) return std::nullopt;
+  const auto remaining = deadline - std::chrono::system_clock::now();
+  if (remaining > std::chrono::hours(24 * 365)) return std::nullopt;  // avoids overflow
+  return SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(remaining);
+}
+
+void AnswerToProto(const PlanAnswer& answer, v1::PlanResponse* response) {
+  *response->mutable_plan() = ResultToProto(answer.result);
+  response->set_cache_hit(answer.result.cache_hit);
+  response->set_from_store(answer.from_store);
+  response->set_joined_in_flight(answer.result.joined);
+  response->set_job_id(answer.job_id);
+}
+
+absl::Status RequireJobId(const v1::JobRequest& request) {
+  if (request.job_id().empty()) return absl::InvalidArgumentError("job_id: required");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+PlannerServiceImpl::PlannerServiceImpl(PlanningService* service,
+                                       const AlgorithmRegistry* algorithms,
+                                       const ModelRegistry* models, ServerMetrics* metrics,
+                                       Identify identify)
+    : service_(service),
+      algorithms_(algorithms),
+      models_(models),
+      metrics_(metrics),
+      identify_(std::move(identify)) {}
+
+template <typename Handler>
+grpc::Status PlannerServiceImpl::Handle(grpc::ServerContext& context, absl::string_view method,
+                                        Handler&& handler) {
+  return HandleRpc(*metrics_, context, method, std::forward<Handler>(handler));
+}
+
+CallContext PlannerServiceImpl::CallOf(const grpc::ServerContext& context) const {
+  CallContext call;
+  call.deadline = SteadyDeadline(context);
+  call.cancelled = [&context] { return context.IsCancelled(); };
+  call.client = identify_ ? identify_(context) : std::string(context.peer());
+  return call;
+}
+
+absl::StatusOr<PlanningRequest> PlannerServiceImpl::RequestOf(
+    const v1::PlanRequest& proto) const {
+  return PlanningRequestFromProto(proto, service_->engine().options().limits);
+}
+
+grpc::Status PlannerServiceImpl::Plan(grpc::ServerContext* context,
+                                      const v1::PlanRequest* request,
+                                      v1::PlanResponse* response) {
+  return Handle(*context, "Plan", [&]() -> absl::Status {
+    absl::StatusOr<PlanningRequest> asked = RequestOf(*request);
+    if (!asked.ok()) return asked.status();
+    absl::StatusOr<PlanAnswer> answer = service_->Plan(*std::move(asked), CallOf(*context));
+    if (!answer.ok()) return answer.status();
+    AnswerToProto(*answer, response);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status PlannerServiceImpl::Replan(grpc::ServerContext* context,
+                                        const v1::PlanRequest* request,
+                                        v1::PlanResponse* response) {
+  return Handle(*context, "Replan", [&]() -> absl::Status {
+    absl::StatusOr<PlanningRequest> asked = RequestOf(*request);
+    if (!asked.ok()) return asked.status();
+    absl::StatusOr<PlanAnswer> answer = service_->Replan(*std::move(asked), CallOf(*context));
+    if (!answer.ok()) return answer.status();
+    AnswerToProto(*answer, response);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status PlannerServiceImpl::SubmitPlan(grpc::ServerContext* context,
+                                            const v1::PlanRequest* request,
+                                            v1::SubmitPlanResponse* response) {
+  return Handle(*context, "SubmitPlan", [&]() -> absl::Status {
+    absl::StatusOr<PlanningRequest> asked = RequestOf(*request);
+    if (!asked.ok()) return asked.status();
+    absl::StatusOr<JobSnapshot> job = service_->Submit(*std::move(asked), CallOf(*context));
+    if (!job.ok()) return job.status();
+    v1::JobStatus status;
+    JobSnapshotToProto(*job, &status);
+    response->set_job_id(job->id);
+    response->set_state(status.state());
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status PlannerServiceImpl::GetPlan(grpc::ServerContext* context,
+                                         const v1::JobRequest* request, v1::JobStatus* response) {
+  return Handle(*context, "GetPlan", [&]() -> absl::Status {
+    if (absl::Status valid = RequireJobId(*request); !valid.ok()) return valid;
+    absl::StatusOr<JobSnapshot> job = service_->GetJob(request->job_id());
+    if (!job.ok()) return job.status();
+    JobSnapshotToProto(*job, response);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status PlannerServiceImpl::WatchPlan(grpc::ServerContext* context,
+                                           const v1::JobRequest* request,
+                                           grpc::ServerWriter<v1::JobStatus>* writer) {
+  return Handle(*context, "WatchPlan", [&]() -> absl::Status {
+    if (absl::Status valid = RequireJobId(*request); !valid.ok()) return valid;
+    return service_->WatchJob(request->job_id(), CallOf(*context),
+                              [writer](const JobSnapshot& job) {
+                                v1::JobStatus status;
+                                JobSnapshotToProto(job, &status);
+                                return writer->Write(status);
+                              });
+  });
+}
+
+grpc::Status PlannerServiceImpl::CancelPlan(grpc::ServerContext* context,
+                                            const v1::JobRequest* request,
+                                            v1::JobStatus* response) {
+  return Handle(*context, "CancelPlan", [&]() -> absl::Status {
+    if (absl::Status valid = RequireJobId(*request); !valid.ok()) return valid;
+    absl::StatusOr<JobSnapshot> job = service_->CancelJob(request->job_id(), CallOf(*context));
+    if (!job.ok()) return job.status();
+    JobSnapshotToProto(*job, response);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status PlannerServiceImpl::EvaluatePlan(grpc::ServerContext* context,
+                                              const v1::EvaluatePlanRequest* request,
+                                              v1::EvaluatePlanResponse* response) {
+  return Handle(*context, "EvaluatePlan", [&]() -> absl::Status {
+    absl::StatusOr<Task> task =
+        wire::TaskFromProto(request->task(), service_->engine().options().limits);
+    if (!task.ok()) return task.status();
+    absl::StatusOr<::shardplan::Plan> plan = wire::PlanShardsFromProto(request->plan());
+    if (!plan.ok()) return plan.status();
+    absl::StatusOr<PlanningResult> evaluated =
+        service_->Evaluate(*task, *std::move(plan), request->model(), request->ground_truth());
+    if (!evaluated.ok()) return evaluated.status();
+    *response->mutable_plan() = ResultToProto(*evaluated);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status PlannerServiceImpl::ListAlgorithms(grpc::ServerContext* context,
+                                                const v1::ListAlgorithmsRequest* request,
+                                                v1::ListAlgorithmsResponse* response) {
+  return Handle(*context, "ListAlgorithms", [&]() -> absl::Status {
+    const std::string& default_algorithm = service_->engine().options().default_algorithm;
+    for (const Algorithm* algorithm : algorithms_->List()) {
+      const AlgorithmInfo& info = algorithm->info();
+      AlgorithmInfoToProto(info, info.name == default_algorithm, response->add_algorithms());
+    }
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status PlannerServiceImpl::ListModels(grpc::ServerContext* context,
+                                            const v1::ListModelsRequest* request,
+                                            v1::ListModelsResponse* response) {
+  return Handle(*context, "ListModels", [&]() -> absl::Status {
+    for (const ModelRegistry::Entry& entry : models_->List()) {
+      ModelEntryToProto(entry, response->add_models());
+    }
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace shardplan

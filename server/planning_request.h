@@ -1,0 +1,53 @@
+#ifndef SHARDPLAN_SERVER_PLANNING_REQUEST_H_
+#define SHARDPLAN_SERVER_PLANNING_REQUEST_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "costmodels/model_registry.h"
+#include "planner/domain/task.h"
+#include "planner/framework/plan_task.h"
+#include "server/planning_result.h"
+
+namespace shardplan {
+
+// What a Plan, Replan or SubmitPlan call asks, in domain terms: its PlanRequest converted once
+// (server/request_proto.h), carried to the end.
+struct PlanningRequest {
+  Task task;
+  std::string algorithm;  // "": the server's default
+  std::map<std::string, std::string> params;
+  uint64_t seed = 0;
+  std::string model;  // "", "name" or "name@version"
+  bool bypass_cache = false;
+  std::string job_key;  // "": the plan is named by no key
+};
+
+// A request that passed every check, with everything resolved once: ready to run now or on a
+// job worker later (it holds its model version alive).
+struct PreparedRequest {
+  // The request as the client asked it, its task in canonical order (tables sorted by name):
+  // what job keys compare and the plan store keeps.
+  PlanningRequest asked;
+  // The task with the typical histogram of each table sent without one, when the model reads
+  // histograms (PlanningEngine::Prepare); otherwise the asked task is planned as it is.
+  std::optional<Task> imputed;
+  ResolvedModel model;
+  PreparedPlanning planning;  // algorithm, model, resolved parameters, seed
+  std::string cache_key;      // PlanCacheKey; "" means "do not cache"
+  // Why the algorithm and model were chosen, where the request left them to the server; ""
+  // when it named both.
+  std::string selection;
+  // Tables costed with an imputed access histogram, in request order.
+  std::vector<PlanWarning> warnings;
+
+  // What is planned and costed.
+  const Task& task() const { return imputed ? *imputed : asked.task; }
+};
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_SERVER_PLANNING_REQUEST_H_

@@ -1,0 +1,403 @@
+#include "server/planning_service.h"
+
+#include <algorithm>
+#include <memory>
+#include <thread>
+#include <utility>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "base/status_prefix.h"
+#include "server/durable_jobs.h"
+#include "server/metrics.h"
+#include "server/planning_time_cap.h"
+#include "server/retry_after.h"
+
+namespace shardplan {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// How often a planning Plan call asks whether its caller went away. The gRPC predicate takes a
+// lock, and planners check their stop signal before every greedy run (thousands of times a
+// plan): asking on every check cost more than half the server's planning CPU.
+constexpr auto kCancellationPollInterval = std::chrono::milliseconds(1);
+// When a Plan call refused for want of a planning slot may try again: a plan takes tens of ms.
+constexpr absl::Duration kPlanSlotRetryAfter = absl::Milliseconds(100);
+// How long CancelJob waits for a running job to stop, so the answer usually shows CANCELLED.
+constexpr auto kCancelGrace = std::chrono::seconds(2);
+// How often WatchJob wakes to see whether its caller went away.
+constexpr auto kWatchPollInterval = std::chrono::milliseconds(100);
+// How often WatchJob re-reads a job that only the plan store knows (another replica's).
+constexpr auto kStoreWatchPollInterval = std::chrono::milliseconds(500);
+
+bool Cancelled(const CallContext& call) { return call.cancelled && call.cancelled(); }
+
+bool DeadlinePassed(const CallContext& call) {
+  return call.deadline && SteadyClock::now() >= *call.deadline;
+}
+
+absl::Status DeadlineExceeded() {
+  return absl::DeadlineExceededError("the call's deadline passed before planning finished");
+}
+
+// Transports also mark a call cancelled when its deadline passes, so a planner stopped that way
+// reports CANCELLED; the caller is owed DEADLINE_EXCEEDED.
+absl::Status StopReason(const absl::Status& status, const StopSignal& stop) {
+  if (status.code() == absl::StatusCode::kCancelled && stop.deadline_passed()) {
+    return DeadlineExceeded();
+  }
+  return status;
+}
+
+// Why a Plan call that waits stops waiting: its caller went away or its deadline passed.
+absl::Status CallStopped(const CallContext& call) {
+  if (DeadlinePassed(call)) return DeadlineExceeded();
+  if (Cancelled(call)) return absl::CancelledError("the client went away");
+  return absl::OkStatus();
+}
+
+// Whether the outcome of one Plan call answers an identical call waiting for it: a complete
+// plan, or an error of the request itself. A plan a deadline cut short, or a refusal or stop
+// of the leader's own call, answers only that call.
+bool AnswersIdenticalRequests(const absl::StatusOr<PlanningResult>& outcome) {
+  if (outcome.ok()) return !outcome->plan.stats.anytime_result;
+  return outcome.status().code() == absl::StatusCode::kFailedPrecondition ||
+         outcome.status().code() == absl::StatusCode::kInvalidArgument;
+}
+
+absl::Status DifferentKeyedRequest(const PlanRecord& record) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "job_key: \"", record.job_key, "\" already names the plan of a different request (job ",
+      record.job_id, "); send the same request to get that plan, call Replan to replace it, or "
+      "use another job_key"));
+}
+
+absl::Status NoStoreForKeys() {
+  return absl::FailedPreconditionError(
+      "job_key: this server keeps no plan store (its `store` setting is empty), so it cannot "
+      "keep named plans");
+}
+
+// What a watcher sees of a job: a stored job re-read unchanged is not sent again.
+bool SameVisibleState(const JobSnapshot& a, const JobSnapshot& b) {
+  return a.state == b.state && a.progress == b.progress &&
+         a.progress_fraction == b.progress_fraction && a.started_unix_ms == b.started_unix_ms &&
+         a.finished_unix_ms == b.finished_unix_ms && a.error == b.error &&
+         (a.result == nullptr) == (b.result == nullptr);
+}
+
+}  // namespace
+
+PlanningService::PlanningService(const PlanningEngine* engine, JobManager* jobs,
+                                 const PlanLedger* ledger, ConcurrencyLimiter* plan_slots,
+                                 ClientLimiter* clients, ServerMetrics* metrics,
+                                 PlanningServiceOptions options)
+    : engine_(engine),
+      jobs_(jobs),
+      ledger_(ledger),
+      plan_slots_(plan_slots),
+      clients_(clients),
+      metrics_(metrics),
+      options_(options) {}
+
+absl::Status PlanningService::RefuseWhileDraining() const {
+  if (draining_.load()) {
+    return absl::UnavailableError(
+        "the server is shutting down and accepts no new planning work; retry on another "
+        "instance");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PlanningResult> PlanningService::PlanNow(const PreparedRequest& request,
+                                                        const CallContext& call) {
+  // Planning is what max_requests_per_client bounds: cache hits, stored plans and calls that
+  // wait for an identical plan in flight do none.
+  absl::StatusOr<ClientLimiter::Slot> client_slot = clients_->Acquire(call.client);
+  if (!client_slot.ok()) return client_slot.status();
+  std::optional<ConcurrencyLimiter::Slot> slot = plan_slots_->TryAcquire();
+  if (!slot) {
+    metrics_->RecordSyncPlanRejected();
+    return WithRetryAfter(
+        absl::ResourceExhaustedError(absl::StrCat(
+            "max_concurrent_plans: ", plan_slots_->limit(),
+            " Plan calls are already planning on this server, its limit; retry later or on "
+            "another instance, or queue the request with SubmitPlan")),
+        kPlanSlotRetryAfter);
+  }
+  metrics_->RecordSyncPlanStart();
+  absl::Cleanup end = [this] { metrics_->RecordSyncPlanEnd(); };
+  StopSignal stop(call.deadline, call.cancelled, kCancellationPollInterval);
+  const std::optional<SteadyClock::time_point> cap =
+      CapPlanningTime(stop, options_.max_planning_time_ms);
+  absl::StatusOr<PlanningResult> result = engine_->Compute(request, stop, nullptr);
+  if (!result.ok()) {
+    return CapReason(StopReason(result.status(), stop), cap, options_.max_planning_time_ms);
+  }
+  return result;
+}
+
+absl::StatusOr<PlanningResult> PlanningService::PlanOnce(const PreparedRequest& request,
+                                                         const CallContext& call) {
+  // A request that bypasses the cache asks for a computation of its own.
+  if (request.asked.bypass_cache || request.cache_key.empty()) return PlanNow(request, call);
+  SingleFlight<PlanningResult>::Result shared = flights_.Do(
+      request.cache_key, [&] { return PlanNow(request, call); }, AnswersIdenticalRequests,
+      [&] { return CallStopped(call); }, [this] { metrics_->RecordSingleFlightJoin(); });
+  if (shared.joined && shared.outcome.ok()) shared.outcome->joined = true;
+  return std::move(shared.outcome);
+}
+
+absl::StatusOr<PlanningService::KeyedLookup> PlanningService::LookUpJobKey(
+    const PlanningRequest& request) const {
+  KeyedLookup lookup;
+  if (request.job_key.empty()) return lookup;
+  if (absl::Status valid = ValidateJobKey(request.job_key); !valid.ok()) return valid;
+  if (!ledger_->enabled()) return NoStoreForKeys();
+  absl::StatusOr<std::optional<PlanRecord>> found = ledger_->FindKeyed(request.job_key);
+  if (!found.ok()) {
+    return absl::Status(found.status().code(),
+                        absl::StrCat("job_key: the plan store cannot be read, so the plan named \"",
+                                     request.job_key, "\" cannot be looked up; retry later: ",
+                                     found.status().message()));
+  }
+  if (!found->has_value()) return lookup;
+  lookup.record = **std::move(found);
+  const std::string& status = lookup.record->status;
+  if (status == JobStateName(JobState::kFailed) || status == JobStateName(JobState::kCancelled)) {
+    lookup.replace = true;  // an attempt that left no plan: the key is free again
+    return lookup;
+  }
+  // The stored request is read only here, when the key holds a plan to compare with.
+  absl::StatusOr<PlanningRequest> stored = ledger_->StoredRequest(*lookup.record);
+  if (!stored.ok() ||
+      KeyedRequestFingerprint(*stored) != KeyedRequestFingerprint(request)) {
+    return DifferentKeyedRequest(*lookup.record);
+  }
+  return lookup;
+}
+
+absl::StatusOr<PlanAnswer> PlanningService::AnswerFromRecord(const PlanRecord& record) const {
+  absl::StatusOr<JobSnapshot> snapshot = RecordToSnapshot(record);
+  if (!snapshot.ok()) return snapshot.status();
+  PlanAnswer answer;
+  answer.result = *snapshot->result;
+  answer.from_store = true;
+  answer.job_id = record.job_id;
+  return answer;
+}
+
+absl::StatusOr<PlanAnswer> PlanningService::PlanAndRecord(PlanningRequest request,
+                                                          const CallContext& call,
+                                                          bool replace_key) {
+  absl::StatusOr<PreparedRequest> prepared = engine_->Prepare(std::move(request));
+  if (!prepared.ok()) return prepared.status();
+  const std::string& job_key = prepared->asked.job_key;
+  // A cache hit does no planning, so it is served whatever max_concurrent_plans allows; so is
+  // a plan for exactly this request that the store kept (e.g. from before a restart).
+  std::optional<PlanningResult> cached = engine_->CachedResult(*prepared);
+  bool stored = false;
+  if (!cached && !prepared->asked.bypass_cache) {
+    absl::StatusOr<std::optional<PlanningResult>> kept = ledger_->FindPlan(*prepared);
+    if (kept.ok() && kept->has_value()) {
+      cached = **std::move(kept);
+      stored = true;
+    }  // an unreadable store only costs a plan
+  }
+  absl::StatusOr<PlanningResult> result =
+      cached ? *std::move(cached) : PlanOnce(*prepared, call);
+  if (!result.ok()) return result.status();
+
+  PlanAnswer answer;
+  const bool keyed = !job_key.empty();
+  // Keyless plans are recorded when computed here and complete (a joined call's plan was
+  // recorded by the call that computed it); an anytime plan stands only for the call that
+  // asked for it, as in the cache.
+  const bool computed_here = !result->cache_hit && !stored && !result->joined;
+  if (keyed || (computed_here && !result->plan.stats.anytime_result)) {
+    absl::StatusOr<std::string> job_id = ledger_->RecordPlan(*prepared, *result, replace_key);
+    if (keyed && job_id.status().code() == absl::StatusCode::kAlreadyExists) {
+      // Another call took the key first: its plan is the key's plan.
+      absl::StatusOr<KeyedLookup> winner = LookUpJobKey(prepared->asked);
+      if (!winner.ok()) return winner.status();
+      if (winner->record && winner->record->status == JobStateName(JobState::kSucceeded)) {
+        metrics_->RecordJobKeyHit();
+        return AnswerFromRecord(*winner->record);
+      }
+    }
+    if (keyed && !job_id.ok()) {
+      return absl::UnavailableError(absl::StrCat(
+          "job_key: the plan could not be stored under \"", job_key,
+          "\", so the key would not bring it back; nothing was stored: ", job_id.status().message()));
+    }
+    if (job_id.ok()) answer.job_id = *job_id;
+  }
+  result->cache_hit = result->cache_hit || stored;
+  answer.result = *std::move(result);
+  answer.from_store = stored;
+  return answer;
+}
+
+absl::StatusOr<PlanAnswer> PlanningService::Plan(PlanningRequest request,
+                                                 const CallContext& call) {
+  if (absl::Status refused = RefuseWhileDraining(); !refused.ok()) return refused;
+  absl::StatusOr<KeyedLookup> keyed = LookUpJobKey(request);
+  if (!keyed.ok()) return keyed.status();
+  if (keyed->record && !keyed->replace) {
+    if (keyed->record->status != JobStateName(JobState::kSucceeded)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "job_key: \"", request.job_key, "\" is job ", keyed->record->job_id, ", still ",
+          keyed->record->status, "; wait for it with WatchPlan or GetPlan"));
+    }
+    metrics_->RecordJobKeyHit();
+    return AnswerFromRecord(*keyed->record);
+  }
+  return PlanAndRecord(std::move(request), call, keyed->replace);
+}
+
+absl::StatusOr<PlanAnswer> PlanningService::Replan(PlanningRequest request,
+                                                   const CallContext& call) {
+  if (absl::Status refused = RefuseWhileDraining(); !refused.ok()) return refused;
+  if (request.job_key.empty()) {
+    return absl::InvalidArgumentError("job_key: Replan replaces a named plan; set job_key");
+  }
+  if (absl::Status valid = ValidateJobKey(request.job_key); !valid.ok()) return valid;
+  if (!ledger_->enabled()) {
+    return absl::FailedPreconditionError(
+        "job_key: this server keeps no plan store (its `store` setting is empty)");
+  }
+  return PlanAndRecord(std::move(request), call, /*replace_key=*/true);
+}
+
+absl::StatusOr<JobSnapshot> PlanningService::Submit(PlanningRequest request,
+                                                    const CallContext& call) {
+  if (absl::Status refused = RefuseWhileDraining(); !refused.ok()) return refused;
+  absl::StatusOr<KeyedLookup> keyed = LookUpJobKey(request);
+  if (!keyed.ok()) return keyed.status();
+  if (keyed->record && !keyed->replace) {  // the key's job exists: submitting is idempotent
+    return RecordToSnapshot(*keyed->record);
+  }
+  // Bad requests fail here, synchronously, rather than as FAILED jobs.
+  absl::StatusOr<PreparedRequest> prepared = engine_->Prepare(std::move(request));
+  if (!prepared.ok()) return prepared.status();
+  absl::StatusOr<ClientLimiter::Slot> client_slot = clients_->Acquire(call.client);
+  if (!client_slot.ok()) return client_slot.status();
+  const std::string job_key = prepared->asked.job_key;
+  // Recorded before it is queued, so an accepted job is never lost: a restart resumes it.
+  const std::string id = NewJobId();
+  absl::StatusOr<PlanRecord> recorded = ledger_->RecordQueued(id, *prepared, keyed->replace);
+  if (!recorded.ok()) {
+    if (recorded.status().code() == absl::StatusCode::kAlreadyExists && !job_key.empty()) {
+      return absl::AbortedError(
+          absl::StrCat("job_key: another call submitted \"", job_key, "\" just now; retry"));
+    }
+    return absl::UnavailableError(
+        absl::StrCat("plan store: the job could not be recorded, so it was not accepted: ",
+                     recorded.status().message()));
+  }
+  auto shared = std::make_shared<const PreparedRequest>(*std::move(prepared));
+  // The job holds the client's slot until the job queue drops its work, when it ends.
+  auto slot = std::make_shared<ClientLimiter::Slot>(*std::move(client_slot));
+  SubmitOptions options;
+  options.id = id;
+  options.job_key = job_key;
+  absl::StatusOr<JobSnapshot> job = jobs_->Submit(
+      DurableJobWork(engine_, ledger_, shared, *std::move(recorded),
+                     options_.max_planning_time_ms, slot),
+      options);
+  if (!job.ok() && ledger_->enabled()) (void)ledger_->Delete(id);  // refused: never a job
+  return job;
+}
+
+absl::StatusOr<JobSnapshot> PlanningService::GetJob(const std::string& job_id) const {
+  absl::StatusOr<JobSnapshot> job = jobs_->Get(job_id);
+  if (job.ok() || job.status().code() != absl::StatusCode::kNotFound) return job;
+  absl::StatusOr<std::optional<PlanRecord>> record = ledger_->FindJob(job_id);
+  if (!record.ok() || !record->has_value()) return job;
+  return RecordToSnapshot(**record);
+}
+
+absl::Status PlanningService::WatchJob(
+    const std::string& job_id, const CallContext& call,
+    const std::function<bool(const JobSnapshot&)>& send) const {
+  absl::StatusOr<JobSnapshot> job = jobs_->Get(job_id);
+  if (!job.ok() && job.status().code() == absl::StatusCode::kNotFound) {
+    return WatchStoredJob(job_id, call, send);
+  }
+  if (!job.ok()) return job.status();
+  while (true) {
+    if (!send(*job)) return absl::CancelledError("the client went away");
+    if (IsTerminal(job->state)) return absl::OkStatus();
+    const uint64_t seen = job->version;
+    while (job->version == seen) {
+      if (Cancelled(call)) return absl::CancelledError("the client went away");
+      job = jobs_->WaitForChange(job_id, seen, SteadyClock::now() + kWatchPollInterval);
+      if (!job.ok()) return job.status();
+    }
+  }
+}
+
+absl::Status PlanningService::WatchStoredJob(
+    const std::string& job_id, const CallContext& call,
+    const std::function<bool(const JobSnapshot&)>& send) const {
+  absl::StatusOr<JobSnapshot> job = GetJob(job_id);
+  std::optional<JobSnapshot> last_sent;
+  while (true) {
+    if (!job.ok()) return job.status();
+    if (!last_sent || !SameVisibleState(*job, *last_sent)) {
+      if (!send(*job)) return absl::CancelledError("the client went away");
+      last_sent = *job;
+    }
+    if (IsTerminal(job->state)) return absl::OkStatus();
+    const SteadyClock::time_point next = SteadyClock::now() + kStoreWatchPollInterval;
+    while (SteadyClock::now() < next) {
+      if (Cancelled(call)) return absl::CancelledError("the client went away");
+      std::this_thread::sleep_for(kWatchPollInterval);
+    }
+    job = GetJob(job_id);
+  }
+}
+
+absl::StatusOr<JobSnapshot> PlanningService::CancelJob(const std::string& job_id,
+                                                       const CallContext& call) {
+  absl::StatusOr<JobSnapshot> job = jobs_->Cancel(job_id);
+  if (!job.ok() && job.status().code() == absl::StatusCode::kNotFound) {
+    absl::StatusOr<JobSnapshot> stored = GetJob(job_id);
+    if (!stored.ok()) return stored.status();
+    if (!IsTerminal(stored->state)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("job_id: job ", stored->id, " is ", JobStateName(stored->state),
+                       " on another replica (", stored->progress, "); cancel it there"));
+    }
+    return stored;
+  }
+  if (!job.ok()) return job.status();
+  if (job->state == JobState::kCancelled && job->started_unix_ms == 0) {
+    ledger_->RecordFinished(job->id, job->error);  // never ran, so its work never records it
+  }
+  // A running job stops at its planner's next check; wait briefly so the answer shows the
+  // final state in the common case.
+  SteadyClock::time_point until = SteadyClock::now() + kCancelGrace;
+  if (call.deadline) until = std::min(until, *call.deadline);
+  while (!IsTerminal(job->state) && SteadyClock::now() < until && !Cancelled(call)) {
+    absl::StatusOr<JobSnapshot> next = jobs_->WaitForChange(job_id, job->version, until);
+    if (!next.ok()) break;  // evicted meanwhile: report what we saw
+    job = std::move(next);
+  }
+  return job;
+}
+
+absl::StatusOr<PlanningResult> PlanningService::Evaluate(const Task& task, ::shardplan::Plan plan,
+                                                         const std::string& model,
+                                                         const std::string& ground_truth) const {
+  if (!ground_truth.empty() && !model.empty()) {
+    return absl::InvalidArgumentError(
+        "model, ground_truth: set at most one (a cost model's prediction, or ground truth)");
+  }
+  return ground_truth.empty() ? engine_->Evaluate(task, std::move(plan), model)
+                              : engine_->EvaluateOnGroundTruth(task, std::move(plan), ground_truth);
+}
+
+}  // namespace shardplan

@@ -1,0 +1,135 @@
+#ifndef SHARDPLAN_SERVER_PLANNING_SERVICE_H_
+#define SHARDPLAN_SERVER_PLANNING_SERVICE_H_
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "server/concurrency_limiter.h"
+#include "server/job_manager.h"
+#include "server/plan_ledger.h"
+#include "server/planning_engine.h"
+#include "server/planning_request.h"
+#include "server/planning_result.h"
+#include "server/security/client_limiter.h"
+#include "server/single_flight.h"
+
+namespace shardplan {
+
+class ServerMetrics;
+
+// A call as the service sees it, whatever transport brought it.
+struct CallContext {
+  // The caller's deadline on the steady clock; none when the caller set none.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  // Whether the caller went away (or its deadline passed); asked at most once a millisecond
+  // while planning. Empty: never.
+  std::function<bool()> cancelled;
+  // Who the caller is, for max_requests_per_client.
+  std::string client;
+};
+
+// What a Plan or Replan call answers.
+struct PlanAnswer {
+  PlanningResult result;
+  bool from_store = false;  // the plan store held the plan (a job key's, or an earlier plan)
+  std::string job_id;       // the record of the plan in the store; "" without one
+};
+
+struct PlanningServiceOptions {
+  int64_t max_planning_time_ms = 0;  // cap on every Plan call's and job's planning; 0: none
+};
+
+// The planning service without its transport: the use cases of shardplan.v1.PlannerService
+// in domain terms. Plan and Replan (cache, plan store, single flight, planning slots, job keys),
+// jobs (submit, look up, watch, cancel, with the plan store behind the job manager) and
+// evaluation. Errors are absl::Status codes with messages naming the request field; the gRPC
+// layer (server/grpc/planner_service.h) only converts messages and statuses. Thread-safe.
+class PlanningService {
+ public:
+  // Every pointer must outlive the service; `metrics` may not be null. `plan_slots` caps the
+  // Plan calls planning at once (max_concurrent_plans): a call that needs to plan and finds none
+  // free is refused RESOURCE_EXHAUSTED; cache hits take none, jobs are bounded by their workers.
+  // `clients` caps each client's planning calls and jobs (max_requests_per_client).
+  PlanningService(const PlanningEngine* engine, JobManager* jobs, const PlanLedger* ledger,
+                  ConcurrencyLimiter* plan_slots, ClientLimiter* clients, ServerMetrics* metrics,
+                  PlanningServiceOptions options = {});
+
+  // From now on Plan, Replan and Submit answer UNAVAILABLE; job queries and evaluation go on.
+  void StartDraining() { draining_.store(true); }
+
+  // A plan for `request`: under its job key, the key's stored plan when it holds one for the
+  // same request (FAILED_PRECONDITION when it names another request); else from the cache, the
+  // plan store, an identical call in flight, or planned now. A plan computed here is recorded
+  // in the store (the key's plan, or history).
+  absl::StatusOr<PlanAnswer> Plan(PlanningRequest request, const CallContext& call);
+  // A new plan under request.job_key (INVALID_ARGUMENT without one), replacing the key's plan.
+  absl::StatusOr<PlanAnswer> Replan(PlanningRequest request, const CallContext& call);
+  // Queues `request` as a job, recorded in the store before it is queued; with a job key whose
+  // job exists, that job (submitting is idempotent).
+  absl::StatusOr<JobSnapshot> Submit(PlanningRequest request, const CallContext& call);
+
+  // The job, from the job manager, else from the plan store. NOT_FOUND when neither knows it.
+  absl::StatusOr<JobSnapshot> GetJob(const std::string& job_id) const;
+  // Calls `send` with the job's state now and with every change until it ends; stops early
+  // (CANCELLED) when `send` returns false or the call is cancelled. A job only the store knows
+  // (another replica's) is polled.
+  absl::Status WatchJob(const std::string& job_id, const CallContext& call,
+                        const std::function<bool(const JobSnapshot&)>& send) const;
+  // Cancels the job and waits briefly for it to stop, so the answer usually shows CANCELLED.
+  // FAILED_PRECONDITION for another replica's unfinished job.
+  absl::StatusOr<JobSnapshot> CancelJob(const std::string& job_id, const CallContext& call);
+
+  // `plan`'s figures for `task`: under a cost model (`model`, "" for the server's choice), or
+  // measured on ground truth (`ground_truth`, "sim:<profile>"); at most one of the two.
+  absl::StatusOr<PlanningResult> Evaluate(const Task& task, ::shardplan::Plan plan,
+                                          const std::string& model,
+                                          const std::string& ground_truth) const;
+
+  const PlanningEngine& engine() const { return *engine_; }
+
+ private:
+  // What the plan store holds under a request's job key.
+  struct KeyedLookup {
+    std::optional<PlanRecord> record;  // the key's record, if any
+    bool replace = false;  // the record is a failed or cancelled attempt: a new one takes the key
+  };
+
+  absl::Status RefuseWhileDraining() const;
+  // FAILED_PRECONDITION when the key names a different request, or when the server keeps no
+  // store; UNAVAILABLE when the store cannot be read.
+  absl::StatusOr<KeyedLookup> LookUpJobKey(const PlanningRequest& request) const;
+  // `record`'s stored plan as an answer.
+  absl::StatusOr<PlanAnswer> AnswerFromRecord(const PlanRecord& record) const;
+  // Plans (cache, store, then PlanOnce) and records the plan; `replace_key` moves the job key.
+  absl::StatusOr<PlanAnswer> PlanAndRecord(PlanningRequest request, const CallContext& call,
+                                           bool replace_key);
+  // PlanNow, once for all identical requests in flight: a call that finds its request being
+  // planned waits for that plan under its own deadline, holding no planning slot.
+  absl::StatusOr<PlanningResult> PlanOnce(const PreparedRequest& request,
+                                          const CallContext& call);
+  // Plans within a planning slot and a max_requests_per_client slot of the caller.
+  absl::StatusOr<PlanningResult> PlanNow(const PreparedRequest& request, const CallContext& call);
+  // WatchJob of a job only the plan store knows: polls its record until it ends.
+  absl::Status WatchStoredJob(const std::string& job_id, const CallContext& call,
+                              const std::function<bool(const JobSnapshot&)>& send) const;
+
+  const PlanningEngine* const engine_;
+  JobManager* const jobs_;
+  const PlanLedger* const ledger_;
+  ConcurrencyLimiter* const plan_slots_;
+  ClientLimiter* const clients_;
+  ServerMetrics* const metrics_;
+  const PlanningServiceOptions options_;
+  SingleFlight<PlanningResult> flights_;  // Plan calls planning, by request hash
+  std::atomic<bool> draining_{false};
+};
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_SERVER_PLANNING_SERVICE_H_

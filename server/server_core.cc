@@ -1,0 +1,160 @@
+#include "server/server_core.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "base/status_prefix.h"
+#include "planner/algorithms/builtin_algorithms.h"
+#include "server/durable_jobs.h"
+#include "server/logging.h"
+#include "server/store/plan_store.h"
+#include "server/store/sqlite_plan_store.h"
+
+namespace shardplan {
+
+ServerCore::ServerCore(const ServerConfig& config)
+    : config_(config),
+      algorithms_(BuiltinAlgorithms()),
+      cache_(config.cache_bytes),
+      plan_slots_(config.max_concurrent_plans),
+      client_limits_(config.max_requests_per_client) {}
+
+absl::StatusOr<std::unique_ptr<ServerCore>> ServerCore::Create(const ServerConfig& config) {
+  std::unique_ptr<ServerCore> s(new ServerCore(config));
+
+  if (absl::Status added = RegisterBuiltinModels(s->models_); !added.ok()) return added;
+  s->reloader_ = std::make_unique<ModelReloader>(config.models_dir, &s->models_, &s->metrics_);
+  if (s->reloader_->enabled()) {
+    absl::StatusOr<ModelReloadReport> report = s->reloader_->ReloadNow();
+    if (!report.ok()) return report.status();  // logged; refusals are not errors
+    LogLine(absl::StrCat("models_dir \"", config.models_dir, "\": ", report->loaded.size(),
+                         " bundles loaded, ", report->refused.size(), " refused"));
+  }
+  // The registry's default serves requests that name no model when no loaded model covers
+  // their task (default_model ""), or all of them (default_model set).
+  if (absl::Status chosen = s->models_.SetDefault(config.registry_default_model());
+      !chosen.ok()) {
+    return WithPrefix(chosen, "default_model: ");
+  }
+  s->metrics_.SetModelsLoaded(static_cast<int64_t>(s->models_.size()));
+  s->metrics_.SetModelInfo(s->models_.List());
+  s->metrics_.SetCacheSize(0, 0);
+  s->metrics_.SetJobLoad(0, 0);
+  s->metrics_.SetJobQueueCapacity(config.queue_capacity);
+
+  PlanningEngineOptions engine_options;
+  engine_options.default_algorithm = config.default_algorithm;
+  engine_options.default_model = config.default_model;
+  engine_options.limits = config.task_limits();
+  s->engine_ = std::make_unique<PlanningEngine>(&s->algorithms_, &s->models_, &s->cache_,
+                                                &s->metrics_, engine_options);
+  if (absl::StatusOr<const Algorithm*> found = s->engine_->FindAlgorithm(config.default_algorithm);
+      !found.ok()) {
+    return WithPrefix(found.status(), "default_");  // "default_algorithm: unknown ..."
+  }
+
+  if (absl::Status opened = s->OpenStore(); !opened.ok()) return opened;
+
+  JobManagerOptions job_options;
+  job_options.workers = static_cast<int>(config.workers);
+  job_options.queue_capacity = static_cast<int>(config.queue_capacity);
+  job_options.max_retained_jobs = static_cast<int>(config.max_retained_jobs);
+  s->jobs_ = std::make_unique<JobManager>(job_options, &s->metrics_);
+  absl::StatusOr<RecoveryReport> recovered =
+      ResumeUnfinishedJobs(s->engine_.get(), s->ledger_.get(), s->jobs_.get(),
+                           config.max_planning_time_ms, &s->metrics_);
+  if (!recovered.ok()) return WithPrefix(recovered.status(), "store: ");
+  if (recovered->resumed + recovered->failed > 0) {
+    LogLine(absl::StrCat("store: resumed ", recovered->resumed, " unfinished jobs, marked ",
+                         recovered->failed, " failed"));
+  }
+  s->service_ = std::make_unique<PlanningService>(
+      s->engine_.get(), s->jobs_.get(), s->ledger_.get(), &s->plan_slots_, &s->client_limits_,
+      &s->metrics_, PlanningServiceOptions{.max_planning_time_ms = config.max_planning_time_ms});
+  return s;
+}
+
+absl::Status ServerCore::OpenStore() {
+  const std::string& spec = config_.store;
+  if (absl::StartsWith(spec, "sqlite:")) {
+    absl::StatusOr<std::unique_ptr<InstanceLock>> lock =
+        InstanceLock::Acquire(absl::StrCat(spec.substr(7), ".lock"), "store");
+    if (!lock.ok()) return lock.status();
+    store_lock_ = *std::move(lock);
+  }
+  if (!spec.empty()) {
+    absl::StatusOr<std::unique_ptr<PlanStore>> store = OpenPlanStore(spec);
+    if (!store.ok()) return store.status();
+    store_ = *std::move(store);
+    absl::StatusOr<int64_t> records = store_->Count();
+    LogLine(absl::StrCat("store: ", store_->backend(), ", ",
+                         records.ok() ? absl::StrCat(*records, " records")
+                                      : std::string(records.status().message())));
+    // Served as a read-only replica rather than refused: its plans are still worth answering.
+    if (const auto* sqlite = dynamic_cast<const SqlitePlanStore*>(store_.get());
+        sqlite != nullptr && sqlite->read_only()) {
+      LogLine(
+          "store: the SQLite file is read-only: stored plans and jobs are served; keyed "
+          "Plan calls that need a new plan and SubmitPlan answer UNAVAILABLE");
+    }
+  } else {
+    LogLine("store: none (store is \"\"): plans live only in the cache, job keys are refused");
+  }
+  std::string replica = config_.replica_id;
+  if (replica.empty()) {
+    char host[256] = {};
+    replica = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "localhost";
+  }
+  ledger_ = std::make_unique<PlanLedger>(store_.get(), replica, config_.task_limits(), &metrics_);
+  return absl::OkStatus();
+}
+
+void ServerCore::StartBackground() {
+  reloader_->StartPolling(std::chrono::milliseconds(
+      static_cast<int64_t>(std::llround(config_.model_reload_interval_s * 1000.0))));
+  if (store_ != nullptr && config_.store_retention_s > 0) {
+    StoreRetention retention;
+    retention.keep = std::chrono::milliseconds(std::llround(config_.store_retention_s * 1000.0));
+    retention.interval =
+        std::chrono::milliseconds(std::llround(config_.store_prune_interval_s * 1000.0));
+    pruner_ = std::make_unique<StorePruner>(store_.get(), retention, &metrics_);
+    pruner_->Start();
+  }
+}
+
+void ServerCore::StopAccepting() {
+  service_->StartDraining();
+  jobs_->StopAccepting();
+}
+
+bool ServerCore::WaitForJobs(std::chrono::steady_clock::time_point deadline) {
+  return jobs_->WaitUntilIdle(deadline);
+}
+
+void ServerCore::CancelJobs(std::chrono::steady_clock::duration grace) {
+  LogLine(absl::StrCat("drain timeout: cancelling ", jobs_->queued(), " queued and ",
+                       jobs_->running(), " running jobs"));
+  ledger_->BeginShutdown();  // the cancelled jobs stay unfinished in the store: resumed later
+  jobs_->CancelAll();
+  jobs_->WaitUntilIdle(std::chrono::steady_clock::now() + grace);
+}
+
+void ServerCore::StopBackground() {
+  if (reloader_ != nullptr) reloader_->Stop();
+  if (pruner_ != nullptr) pruner_->Stop();
+}
+
+void ServerCore::Shutdown() {
+  StopBackground();
+  // Jobs a shutdown cancels stay unfinished in the store, so the next start resumes them.
+  if (ledger_ != nullptr) ledger_->BeginShutdown();
+  if (jobs_ != nullptr) jobs_->Shutdown();
+}
+
+ServerCore::~ServerCore() { Shutdown(); }
+
+}  // namespace shardplan

@@ -1,0 +1,156 @@
+#include "server/planning_service.h"
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "planner/algorithms/builtin_algorithms.h"
+#include "server/metrics.h"
+#include "server/store/plan_store.h"
+#include "tests/unit/server/server_test_util.h"
+
+namespace shardplan {
+namespace {
+
+using server_test::SmallTask;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+// The service as the server assembles it, over a real SQLite plan store, called directly: no
+// transport is needed to plan, keep plans under job keys or run jobs.
+class PlanningServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(RegisterBuiltinModels(models_).ok());
+    dir_ = ::testing::TempDir() + "/planning_service_test_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    absl::StatusOr<std::unique_ptr<PlanStore>> store = OpenPlanStore("sqlite:" + dir_ + "/p.db");
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = *std::move(store);
+    ledger_ = std::make_unique<PlanLedger>(store_.get(), "replica", TaskLimits{}, &metrics_);
+    engine_ = std::make_unique<PlanningEngine>(
+        &algorithms_, &models_, &cache_, &metrics_,
+        PlanningEngineOptions{.default_algorithm = "size_lookup_greedy"});
+    jobs_ = std::make_unique<JobManager>(JobManagerOptions{.workers = 1}, &metrics_);
+    service_ = std::make_unique<PlanningService>(engine_.get(), jobs_.get(), ledger_.get(),
+                                                 &slots_, &clients_, &metrics_);
+  }
+  void TearDown() override { jobs_->Shutdown(); }
+
+  static PlanningRequest Request(std::string job_key = "") {
+    PlanningRequest request;
+    request.task = SmallTask(6, 2);
+    request.job_key = std::move(job_key);
+    return request;
+  }
+
+  AlgorithmRegistry algorithms_ = BuiltinAlgorithms();
+  ModelRegistry models_;
+  ServerMetrics metrics_;
+  PlanCache cache_{int64_t{1} << 20};
+  ConcurrencyLimiter slots_{2};
+  ClientLimiter clients_{0};
+  std::string dir_;
+  std::unique_ptr<PlanStore> store_;
+  std::unique_ptr<PlanLedger> ledger_;
+  std::unique_ptr<PlanningEngine> engine_;
+  std::unique_ptr<JobManager> jobs_;
+  std::unique_ptr<PlanningService> service_;
+  const CallContext call_;
+};
+
+TEST_F(PlanningServiceTest, PlansThenAnswersFromTheCacheAndRecordsTheComputedPlan) {
+  absl::StatusOr<PlanAnswer> first = service_->Plan(Request(), call_);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_FALSE(first->result.cache_hit);
+  EXPECT_EQ(first->result.plan.algorithm, "size_lookup_greedy");
+  EXPECT_FALSE(first->job_id.empty());  // the plan's history record
+  absl::StatusOr<PlanAnswer> second = service_->Plan(Request(), call_);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_TRUE(second->result.cache_hit);
+  EXPECT_EQ(second->result.request_hash, first->result.request_hash);
+  EXPECT_TRUE(second->job_id.empty());  // nothing new to record
+}
+
+TEST_F(PlanningServiceTest, AJobKeyBringsBackItsPlanAndRefusesAnotherRequest) {
+  absl::StatusOr<PlanAnswer> first = service_->Plan(Request("run/1"), call_);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_FALSE(first->from_store);
+  absl::StatusOr<PlanAnswer> again = service_->Plan(Request("run/1"), call_);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(again->from_store);
+  EXPECT_EQ(again->job_id, first->job_id);
+  EXPECT_EQ(again->result.request_hash, first->result.request_hash);
+
+  PlanningRequest other = Request("run/1");
+  other.seed = 9;
+  absl::Status refused = service_->Plan(other, call_).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(refused.message()), StartsWith("job_key: \"run/1\" already names"));
+  absl::StatusOr<PlanAnswer> replaced = service_->Replan(other, call_);
+  ASSERT_TRUE(replaced.ok()) << replaced.status();
+  EXPECT_NE(replaced->job_id, first->job_id);
+  EXPECT_EQ(replaced->result.plan.seed, 9u);
+}
+
+TEST_F(PlanningServiceTest, SubmittedJobsRunAndAreWatchedToTheEnd) {
+  absl::StatusOr<JobSnapshot> job = service_->Submit(Request("job/1"), call_);
+  ASSERT_TRUE(job.ok()) << job.status();
+  int updates = 0;
+  JobSnapshot last;
+  ASSERT_TRUE(service_->WatchJob(job->id, call_, [&](const JobSnapshot& snapshot) {
+    ++updates;
+    last = snapshot;
+    return true;
+  }).ok());
+  EXPECT_GE(updates, 1);
+  EXPECT_EQ(last.state, JobState::kSucceeded);
+  // Submitting the same key again is the same job.
+  absl::StatusOr<JobSnapshot> same = service_->Submit(Request("job/1"), call_);
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_EQ(same->id, job->id);
+  EXPECT_EQ(service_->GetJob("no-such-job").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(PlanningServiceTest, ACallThatStopsWaitingGetsItsOwnReason) {
+  CallContext expired;
+  expired.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  PlanningRequest slow = Request();
+  slow.algorithm = "exhaustive";
+  slow.task = SmallTask(12, 4);
+  slow.params = {{"max_placements", "1000000000"}};
+  EXPECT_EQ(service_->Plan(slow, expired).status().code(), absl::StatusCode::kDeadlineExceeded);
+}
+
+TEST_F(PlanningServiceTest, DrainingRefusesNewWorkButNotQueries) {
+  absl::StatusOr<PlanAnswer> planned = service_->Plan(Request(), call_);
+  ASSERT_TRUE(planned.ok());
+  service_->StartDraining();
+  EXPECT_EQ(service_->Plan(Request(), call_).status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(service_->Submit(Request(), call_).status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(service_->GetJob(planned->job_id).ok());  // answered from the store
+}
+
+TEST_F(PlanningServiceTest, EvaluateTakesAModelOrGroundTruthNotBoth) {
+  absl::StatusOr<PlanAnswer> planned = service_->Plan(Request(), call_);
+  ASSERT_TRUE(planned.ok());
+  Plan shards;
+  shards.tables = planned->result.plan.tables;
+  const Task task = SmallTask(6, 2);
+  absl::StatusOr<PlanningResult> modelled = service_->Evaluate(task, shards, "analytic", "");
+  ASSERT_TRUE(modelled.ok()) << modelled.status();
+  EXPECT_EQ(modelled->plan.cost_kind, "simulated");
+  absl::StatusOr<PlanningResult> measured = service_->Evaluate(task, shards, "", "sim:rtx2080ti");
+  ASSERT_TRUE(measured.ok()) << measured.status();
+  EXPECT_EQ(measured->plan.cost_kind, "ground_truth");
+  absl::Status both = service_->Evaluate(task, shards, "analytic", "sim:rtx2080ti").status();
+  EXPECT_EQ(both.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(both.message()), HasSubstr("model, ground_truth"));
+}
+
+}  // namespace
+}  // namespace shardplan
