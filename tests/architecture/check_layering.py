@@ -29,7 +29,7 @@ ALLOWED = {
     "groundtruth": ["planner/domain", "base"],
     "lab": ["costmodels", "groundtruth", "wire", "planner", "nn", "base"],
     "server": ["costmodels", "groundtruth", "wire", "planner", "nn", "base", "proto"],
-    "client": ["proto"],
+    "client": ["proto", "base"],
     "bench": ["server", "client", "lab", "costmodels", "groundtruth", "wire", "planner", "nn",
               "base", "proto", "tests/integration/support"],
 }
