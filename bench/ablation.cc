@@ -28,6 +28,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/exit_codes.h"
 #include "base/status_macros.h"
 #include "bench/bench_support.h"
 #include "groundtruth/ground_truth.h"
@@ -41,9 +42,7 @@ namespace shardplan::bench {
 namespace {
 
 using ::nlohmann::json;
-using offline::Args;
 using offline::Command;
-using offline::UsageError;
 
 constexpr char kNeuroShard[] = "neuroshard";
 constexpr char kFullRow[] = "full NeuroShard";
@@ -261,7 +260,7 @@ std::string Report(const Config& config, const std::map<std::string, json>& entr
   return out;
 }
 
-absl::Status Run(const Args& args) {
+absl::Status Run(const OptionValues& args) {
   Config config;
   SHARDPLAN_ASSIGN_OR_RETURN(config.devices, IntList(args, "devices"));
   SHARDPLAN_ASSIGN_OR_RETURN(const int64_t max_dim, args.GetInt("max-dim"));
@@ -320,7 +319,7 @@ absl::Status Run(const Args& args) {
       }
       json task_results = json::array();
       for (int i = 0; i < config.tasks; ++i) {
-        if (stop->load()) return offline::InterruptedError("interrupted; rerun to resume");
+        if (stop->load()) return InterruptedError("interrupted; rerun to resume");
         // As reproduce_table1: task i of a setting is (seed, i), planned with seed + i.
         SHARDPLAN_ASSIGN_OR_RETURN(const Task task,
                                    GenerateTask(pool.pool, options, config.seed, i));

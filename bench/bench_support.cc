@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "base/exit_codes.h"
 #include "costmodels/artifacts/model_directory_loader.h"
 #include "groundtruth/sim/sim_backend.h"
 #include "lab/tools/tool_support.h"
@@ -17,17 +18,16 @@ namespace shardplan::bench {
 
 using ::nlohmann::json;
 
-absl::StatusOr<std::vector<int>> IntList(const offline::Args& args, const std::string& flag) {
+absl::StatusOr<std::vector<int>> IntList(const OptionValues& args, const std::string& flag) {
   std::vector<int> values;
   for (const absl::string_view part : absl::StrSplit(args.Get(flag), ',', absl::SkipEmpty())) {
     int value = 0;
     if (!absl::SimpleAtoi(part, &value) || value < 1) {
-      return offline::UsageError(
-          absl::StrCat("--", flag, ": '", part, "' is not a positive integer"));
+      return UsageError(absl::StrCat("--", flag, ": '", part, "' is not a positive integer"));
     }
     values.push_back(value);
   }
-  if (values.empty()) return offline::UsageError(absl::StrCat("--", flag, " is empty"));
+  if (values.empty()) return UsageError(absl::StrCat("--", flag, " is empty"));
   return values;
 }
 
@@ -105,14 +105,13 @@ absl::Status WriteReport(const std::string& out_prefix, const std::string& repor
 
 int CommandMain(const offline::Command& command, int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+  if (offline::AsksForHelp(args)) {
     std::cout << offline::CommandHelp(command);
-    return 0;
+    return kExitOk;
   }
-  absl::StatusOr<offline::Args> parsed = offline::ParseArgs(command, args);
-  absl::Status status = parsed.ok() ? command.run(*parsed) : parsed.status();
-  if (!status.ok()) std::cerr << command.name << ": " << status.message() << "\n";
-  return offline::ExitCodeFor(status);
+  absl::StatusOr<OptionValues> parsed = offline::ParseArgs(command, args);
+  return ReportError(parsed.ok() ? command.run(*parsed) : parsed.status(), command.name,
+                     command.name);
 }
 
 }  // namespace shardplan::bench

@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/option_values.h"
 #include "base/statistics.h"
 #include "costmodels/model_registry.h"
 #include "groundtruth/hardware_backend.h"
@@ -27,8 +28,7 @@ namespace shardplan::bench {
 inline constexpr char kGroundTruthProfile[] = "rtx2080ti";
 
 // --flag as a comma-separated list of positive integers; a usage error naming the flag.
-absl::StatusOr<std::vector<int>> IntList(const offline::Args& args, const std::string& flag);
-
+absl::StatusOr<std::vector<int>> IntList(const OptionValues& args, const std::string& flag);
 
 // The built-in models plus every bundle under `models_dir` (refusals are logged to stderr).
 absl::Status LoadModels(const std::string& models_dir, ModelRegistry& models);
@@ -80,7 +80,8 @@ std::string NumberOrDash(const nlohmann::json& value, const char* format = "%.2f
 // Writes `report` to PREFIX.md and prints it, with the paths of PREFIX.json and PREFIX.md.
 absl::Status WriteReport(const std::string& out_prefix, const std::string& report);
 
-// main() of a benchmark program: --help, parsing, running, "name: error" and the exit code.
+// main() of a benchmark program: --help, parsing, running, and the error line and exit code of
+// base/exit_codes.h ("name: usage: ..." or "name: CODE: message").
 int CommandMain(const offline::Command& command, int argc, char** argv);
 
 }  // namespace shardplan::bench

@@ -42,6 +42,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/exit_codes.h"
 #include "base/statistics.h"
 #include "base/status_macros.h"
 #include "bench/bench_support.h"
@@ -57,9 +58,7 @@ namespace shardplan::bench {
 namespace {
 
 using ::nlohmann::json;
-using offline::Args;
 using offline::Command;
-using offline::UsageError;
 using Clock = std::chrono::steady_clock;
 
 // Seeds of uncached requests start here, far from the cached set's seed, so
@@ -104,7 +103,7 @@ std::string CodeName(absl::StatusCode code) { return absl::StatusCodeToString(co
 
 // "cached", "uncached", "mixed" with the clients and cached fraction the flags
 // give them, or NAME:CLIENTS:FRACTION for any other mix.
-absl::StatusOr<std::vector<Scenario>> ParseScenarios(const Args& args) {
+absl::StatusOr<std::vector<Scenario>> ParseScenarios(const OptionValues& args) {
   SHARDPLAN_ASSIGN_OR_RETURN(const int64_t clients, args.GetInt("clients"));
   SHARDPLAN_ASSIGN_OR_RETURN(const int64_t uncached_clients, args.GetInt("uncached_clients"));
   SHARDPLAN_ASSIGN_OR_RETURN(const double fraction, args.GetDouble("cached_fraction"));
@@ -142,7 +141,7 @@ absl::StatusOr<std::vector<Scenario>> ParseScenarios(const Args& args) {
   return scenarios;
 }
 
-absl::StatusOr<Config> ParseConfig(const Args& args) {
+absl::StatusOr<Config> ParseConfig(const OptionValues& args) {
   Config config;
   SHARDPLAN_ASSIGN_OR_RETURN(config.scenarios, ParseScenarios(args));
   SHARDPLAN_ASSIGN_OR_RETURN(config.duration_s, args.GetDouble("duration_s"));
@@ -420,7 +419,7 @@ json ConfigJson(const Config& config) {
           {"expected_codes", config.expected_codes}};
 }
 
-absl::Status Run(const Args& args) {
+absl::Status Run(const OptionValues& args) {
   SHARDPLAN_ASSIGN_OR_RETURN(const Config config, ParseConfig(args));
   Workload workload;
   if (absl::Status s = BuildWorkload(config, workload); !s.ok()) return s;

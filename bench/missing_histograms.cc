@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/exit_codes.h"
 #include "base/status_macros.h"
 #include "bench/bench_support.h"
 #include "costmodels/access/typical_access.h"
@@ -38,9 +39,7 @@ namespace shardplan::bench {
 namespace {
 
 using ::nlohmann::json;
-using offline::Args;
 using offline::Command;
-using offline::UsageError;
 
 constexpr const char* kWays[] = {"real", "imputed", "zeros", "analytic"};
 constexpr int kNumWays = 4;
@@ -63,7 +62,7 @@ struct Outcome {
   int64_t tables = 0;
 };
 
-absl::Status Run(const Args& args) {
+absl::Status Run(const OptionValues& args) {
   SHARDPLAN_ASSIGN_OR_RETURN(const std::vector<int> devices_list, IntList(args, "devices"));
   SHARDPLAN_ASSIGN_OR_RETURN(const std::vector<int> max_dims, IntList(args, "max-dims"));
   SHARDPLAN_ASSIGN_OR_RETURN(const int64_t tasks, args.GetInt("tasks"));

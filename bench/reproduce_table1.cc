@@ -34,6 +34,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/exit_codes.h"
 #include "base/status_macros.h"
 #include "bench/bench_support.h"
 #include "costmodels/model_registry.h"
@@ -52,9 +53,7 @@ namespace shardplan::bench {
 namespace {
 
 using ::nlohmann::json;
-using offline::Args;
 using offline::Command;
-using offline::UsageError;
 
 constexpr char kAnalyticModel[] = "analytic@1";
 // The --analytic-row algorithm planned under kAnalyticModel is labelled <algorithm> + this: by
@@ -123,7 +122,8 @@ struct Config {
 };
 
 // The rows to run; names not registered (neuroshard before it lands) are skipped with a note.
-absl::StatusOr<std::vector<Row>> ResolveRows(const Args& args, const AlgorithmRegistry& algorithms,
+absl::StatusOr<std::vector<Row>> ResolveRows(const OptionValues& args,
+                                             const AlgorithmRegistry& algorithms,
                                              const ModelRegistry& models,
                                              std::vector<std::string>& notes) {
   std::vector<Row> rows;
@@ -455,7 +455,7 @@ std::map<std::string, json> PreviousSettings(const std::string& path, const json
   });
 }
 
-absl::Status Run(const Args& args) {
+absl::Status Run(const OptionValues& args) {
   Config config;
   SHARDPLAN_ASSIGN_OR_RETURN(config.devices, IntList(args, "devices"));
   SHARDPLAN_ASSIGN_OR_RETURN(config.max_dims, IntList(args, "max-dims"));
@@ -542,7 +542,7 @@ absl::Status Run(const Args& args) {
       if (cpu) options.batch_size = kCpuBatchSize;
       json task_results = json::array();
       for (int i = 0; i < config.tasks; ++i) {
-        if (stop->load()) return offline::InterruptedError("interrupted; rerun to resume");
+        if (stop->load()) return InterruptedError("interrupted; rerun to resume");
         // Index i of every setting draws from (seed, i): the same T and pool ids at every max
         // dim (until a memory resample), so columns differ mainly by the dims.
         SHARDPLAN_ASSIGN_OR_RETURN(const Task task,

@@ -31,6 +31,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/exit_codes.h"
 #include "base/status_macros.h"
 #include "bench/bench_support.h"
 #include "lab/data/generators.h"
@@ -44,9 +45,7 @@ namespace shardplan::bench {
 namespace {
 
 using ::nlohmann::json;
-using offline::Args;
 using offline::Command;
-using offline::UsageError;
 
 constexpr char kNeuroShard[] = "neuroshard";
 constexpr int64_t kMiB = int64_t{1} << 20;
@@ -70,7 +69,7 @@ struct Config {
   std::string out;
 };
 
-absl::StatusOr<std::vector<Size>> Sizes(const Args& args) {
+absl::StatusOr<std::vector<Size>> Sizes(const OptionValues& args) {
   std::vector<Size> sizes;
   for (const absl::string_view part : absl::StrSplit(args.Get("sizes"), ',', absl::SkipEmpty())) {
     const std::vector<absl::string_view> td = absl::StrSplit(part, 'x');
@@ -294,7 +293,7 @@ std::string Report(const Config& config, const std::vector<json>& entries) {
   return out;
 }
 
-absl::Status Run(const Args& args) {
+absl::Status Run(const OptionValues& args) {
   Config config;
   SHARDPLAN_ASSIGN_OR_RETURN(config.sizes, Sizes(args));
   SHARDPLAN_ASSIGN_OR_RETURN(config.threads, IntList(args, "threads"));
@@ -368,7 +367,7 @@ absl::Status Run(const Args& args) {
         SHARDPLAN_ASSIGN_OR_RETURN(const Task task, ScaleTask(pool.pool, config, size, i));
         json per_threads = json::object();
         for (int threads : config.threads) {
-          if (stop->load()) return offline::InterruptedError("interrupted; rerun to resume");
+          if (stop->load()) return InterruptedError("interrupted; rerun to resume");
           json r = PlanResult(*neuroshard, task, model, {{"threads", absl::StrCat(threads)}},
                               config.seed + i);
           by_threads[threads].push_back(r);

@@ -31,6 +31,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/exit_codes.h"
 #include "base/statistics.h"
 #include "base/status_macros.h"
 #include "bench/bench_support.h"
@@ -47,9 +48,7 @@ namespace shardplan::bench {
 namespace {
 
 using ::nlohmann::json;
-using offline::Args;
 using offline::Command;
-using offline::UsageError;
 using Clock = std::chrono::steady_clock;
 
 // cached_call: the same Plan request answered from the server's plan cache, i.e. the round trip
@@ -206,7 +205,7 @@ std::string Report(const json& result) {
   return report;
 }
 
-absl::StatusOr<Config> ParseConfig(const Args& args) {
+absl::StatusOr<Config> ParseConfig(const OptionValues& args) {
   Config config;
   SHARDPLAN_ASSIGN_OR_RETURN(config.devices, IntList(args, "devices"));
   SHARDPLAN_ASSIGN_OR_RETURN(const int64_t max_dim, args.GetInt("max-dim"));
@@ -229,7 +228,7 @@ absl::StatusOr<Config> ParseConfig(const Args& args) {
   return config;
 }
 
-absl::Status Run(const Args& args) {
+absl::Status Run(const OptionValues& args) {
   SHARDPLAN_ASSIGN_OR_RETURN(const Config config, ParseConfig(args));
   SHARDPLAN_ASSIGN_OR_RETURN(const TablePool pool, LoadTablePool(config.pool));
   ModelRegistry models;

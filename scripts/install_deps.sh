@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake pkg-config git
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  libabsl-dev nlohmann-json3-dev prometheus-cpp-dev libssl-dev zlib1g-dev
+  libabsl-dev libcli11-dev nlohmann-json3-dev prometheus-cpp-dev libssl-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
   python3 python3-grpcio python3-protobuf python3-matplotlib

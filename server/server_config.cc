@@ -7,10 +7,11 @@
 #include <variant>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "base/command_line.h"
+#include "base/option_help.h"
+#include "base/option_values.h"
 #include "costmodels/model_registry.h"
 
 namespace shardplan {
@@ -22,64 +23,66 @@ using Field =
 struct Option {
   const char* name;
   Field field;
+  const char* value_name;
   const char* help;
 };
 
-// One row per ServerConfig field: the flag name, the JSON key and the help line.
+// One row per ServerConfig field: the flag name and JSON key, the value's name and the help line.
 const std::vector<Option>& Options() {
   static const std::vector<Option> options = {
-      {"address", &ServerConfig::address, "gRPC listen address (port 0: a free port)"},
-      {"metrics_address", &ServerConfig::metrics_address,
+      {"address", &ServerConfig::address, "HOST:PORT", "gRPC listen address (port 0: a free port)"},
+      {"metrics_address", &ServerConfig::metrics_address, "HOST:PORT",
        "Prometheus /metrics HTTP address (\"\": disabled, port 0: a free port)"},
-      {"health_address", &ServerConfig::health_address,
+      {"health_address", &ServerConfig::health_address, "HOST:PORT",
        "plaintext gRPC port serving only grpc.health.v1 (\"\": off, port 0: a free port)"},
-      {"port_file", &ServerConfig::port_file,
+      {"port_file", &ServerConfig::port_file, "FILE",
        "write {\"grpc_port\": N, \"metrics_port\": M, \"health_port\": H} here after binding "
        "(\"\": none)"},
-      {"workers", &ServerConfig::workers, "job worker threads"},
-      {"max_concurrent_plans", &ServerConfig::max_concurrent_plans,
+      {"workers", &ServerConfig::workers, "N", "job worker threads"},
+      {"max_concurrent_plans", &ServerConfig::max_concurrent_plans, "N",
        "Plan calls planning at once, then RESOURCE_EXHAUSTED (cache hits exempt)"},
-      {"max_rpc_threads", &ServerConfig::max_rpc_threads,
+      {"max_rpc_threads", &ServerConfig::max_rpc_threads, "N",
        "gRPC handler threads, one per call (>= max_concurrent_plans + 2)"},
-      {"queue_capacity", &ServerConfig::queue_capacity,
+      {"queue_capacity", &ServerConfig::queue_capacity, "N",
        "queued jobs before SubmitPlan answers RESOURCE_EXHAUSTED"},
-      {"cache_bytes", &ServerConfig::cache_bytes, "plan cache budget in bytes (0: no cache)"},
-      {"max_message_bytes", &ServerConfig::max_message_bytes,
+      {"cache_bytes", &ServerConfig::cache_bytes, "BYTES",
+       "plan cache budget in bytes (0: no cache)"},
+      {"max_message_bytes", &ServerConfig::max_message_bytes, "BYTES",
        "largest gRPC message received or sent"},
-      {"max_tables", &ServerConfig::max_tables, "most tables in a task"},
-      {"max_devices", &ServerConfig::max_devices, "most devices in a task"},
-      {"max_retained_jobs", &ServerConfig::max_retained_jobs,
+      {"max_tables", &ServerConfig::max_tables, "N", "most tables in a task"},
+      {"max_devices", &ServerConfig::max_devices, "N", "most devices in a task"},
+      {"max_retained_jobs", &ServerConfig::max_retained_jobs, "N",
        "finished jobs kept for GetPlan/WatchPlan (oldest forgotten first)"},
-      {"default_algorithm", &ServerConfig::default_algorithm,
+      {"default_algorithm", &ServerConfig::default_algorithm, "NAME",
        "algorithm for requests that name none"},
-      {"default_model", &ServerConfig::default_model,
+      {"default_model", &ServerConfig::default_model, "NAME",
        "cost model for requests that name none (built-in or a bundle's name; \"\": the newest "
        "loaded model that covers the task, else analytic)"},
-      {"models_dir", &ServerConfig::models_dir,
+      {"models_dir", &ServerConfig::models_dir, "DIR",
        "model bundles <dir>/<name>/<version>/ (missing: none yet; \"\": bundles disabled)"},
-      {"model_reload_interval_s", &ServerConfig::model_reload_interval_s,
+      {"model_reload_interval_s", &ServerConfig::model_reload_interval_s, "SECONDS",
        "seconds between scans of models_dir for changes (0: only at start and ReloadModels)"},
-      {"store", &ServerConfig::store,
+      {"store", &ServerConfig::store, "URI",
        "plan store: sqlite:<path>, postgresql://<uri>, or \"\" for none"},
-      {"store_retention_s", &ServerConfig::store_retention_s,
+      {"store_retention_s", &ServerConfig::store_retention_s, "SECONDS",
        "seconds the store keeps finished records without a job key (0: forever)"},
-      {"store_prune_interval_s", &ServerConfig::store_prune_interval_s,
+      {"store_prune_interval_s", &ServerConfig::store_prune_interval_s, "SECONDS",
        "seconds between store retention passes (the first at start-up)"},
-      {"replica_id", &ServerConfig::replica_id,
+      {"replica_id", &ServerConfig::replica_id, "NAME",
        "this replica's name in the store (\"\": the host name)"},
-      {"drain_timeout_s", &ServerConfig::drain_timeout_s,
+      {"drain_timeout_s", &ServerConfig::drain_timeout_s, "SECONDS",
        "seconds jobs and calls may take to finish after SIGTERM/SIGINT before cancellation"},
-      {"tls_cert_file", &ServerConfig::tls_cert_file,
+      {"tls_cert_file", &ServerConfig::tls_cert_file, "FILE",
        "PEM certificate chain of the gRPC port (with tls_key_file: TLS; \"\": plaintext)"},
-      {"tls_key_file", &ServerConfig::tls_key_file, "PEM private key of tls_cert_file"},
-      {"tls_client_ca_file", &ServerConfig::tls_client_ca_file,
+      {"tls_key_file", &ServerConfig::tls_key_file, "FILE", "PEM private key of tls_cert_file"},
+      {"tls_client_ca_file", &ServerConfig::tls_client_ca_file, "FILE",
        "PEM CA for mutual TLS: clients must present a certificate it signed (\"\": no)"},
-      {"auth_tokens_file", &ServerConfig::auth_tokens_file,
+      {"auth_tokens_file", &ServerConfig::auth_tokens_file, "FILE",
        "JSON bearer tokens (name, sha256, role); every call but health needs one (\"\": off)"},
-      {"max_requests_per_client", &ServerConfig::max_requests_per_client,
+      {"max_requests_per_client", &ServerConfig::max_requests_per_client, "N",
        "planning Plan calls plus queued/running jobs of one client, then RESOURCE_EXHAUSTED "
        "(0: off)"},
-      {"max_planning_time_ms", &ServerConfig::max_planning_time_ms,
+      {"max_planning_time_ms", &ServerConfig::max_planning_time_ms, "MS",
        "cap on any request's planning time in ms (0: no cap)"},
   };
   return options;
@@ -92,26 +95,21 @@ const Option* FindOption(absl::string_view name) {
   return nullptr;
 }
 
-absl::Status SetFromString(const Option& option, const std::string& value, ServerConfig& config) {
+// The value given for `option` on the command line, typed; usage errors name the flag.
+absl::Status SetFromFlag(const Option& option, const OptionValues& flags, ServerConfig& config) {
   if (auto* field = std::get_if<std::string ServerConfig::*>(&option.field)) {
-    config.*(*field) = value;
+    config.*(*field) = flags.Get(option.name);
     return absl::OkStatus();
   }
   if (auto* field = std::get_if<int64_t ServerConfig::*>(&option.field)) {
-    int64_t parsed = 0;
-    if (!absl::SimpleAtoi(value, &parsed)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--", option.name, ": expected an integer, got \"", value, "\""));
-    }
-    config.*(*field) = parsed;
+    absl::StatusOr<int64_t> value = flags.GetInt(option.name);
+    if (!value.ok()) return value.status();
+    config.*(*field) = *value;
     return absl::OkStatus();
   }
-  double parsed = 0;
-  if (!absl::SimpleAtod(value, &parsed) || !std::isfinite(parsed)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--", option.name, ": expected a number, got \"", value, "\""));
-  }
-  config.*std::get<double ServerConfig::*>(option.field) = parsed;
+  absl::StatusOr<double> value = flags.GetDouble(option.name);
+  if (!value.ok()) return value.status();
+  config.*std::get<double ServerConfig::*>(option.field) = *value;
   return absl::OkStatus();
 }
 
@@ -141,6 +139,7 @@ absl::Status SetFromJson(const Option& option, const nlohmann::json& value, Serv
   return absl::OkStatus();
 }
 
+// The default as the JSON file spells it (strings quoted, so that "" shows), for the help.
 std::string DefaultText(const Option& option) {
   static const ServerConfig defaults;
   if (auto* field = std::get_if<std::string ServerConfig::*>(&option.field)) {
@@ -175,6 +174,30 @@ absl::Status LoadConfigFile(const std::string& path, ServerConfig& config) {
                         absl::StrCat("--config \"", path, "\": ", applied.message()));
   }
   return absl::OkStatus();
+}
+
+// --config and one flag per setting (its default shown as the file spells it; only the flags
+// given are applied).
+std::vector<OptionSpec> SettingOptions() {
+  std::vector<OptionSpec> specs = {
+      OptionSpec::Value("config", "FILE",
+                        "a JSON object whose keys are the flag names below; flags override it")
+          .Repeatable(),
+  };
+  for (const Option& option : Options()) {
+    OptionSpec spec = OptionSpec::Value(option.name, option.value_name, option.help);
+    spec.default_value = DefaultText(option);
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+// The settings and the help switches (--helpfull as absl flags spell it).
+std::vector<OptionSpec> CommandLineOptions() {
+  std::vector<OptionSpec> specs = SettingOptions();
+  specs.push_back(OptionSpec::Switch("help", "show this help and exit", 'h'));
+  specs.push_back(OptionSpec::Switch("helpfull", "the same as --help"));
+  return specs;
 }
 
 }  // namespace
@@ -276,42 +299,23 @@ absl::Status ApplyConfigJson(const nlohmann::json& json, ServerConfig& config) {
 }
 
 absl::StatusOr<CommandLine> ParseCommandLine(const std::vector<std::string>& args) {
-  // Flags as (name, value) in order; --config is applied before all others.
-  std::vector<std::pair<std::string, std::string>> flags;
+  const std::vector<std::string> words(args.empty() ? args.begin() : args.begin() + 1, args.end());
+  absl::StatusOr<OptionValues> flags =
+      ParseOptions(CommandLineOptions(), words, {.allow_positionals = false});
+  if (!flags.ok()) return flags.status();
   CommandLine result;
-  for (size_t i = 1; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--help" || arg == "-h" || arg == "--helpfull") {
-      result.help = true;
-      return result;
-    }
-    if (arg.rfind("--", 0) != 0 || arg.size() == 2) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unexpected argument \"", arg, "\"; flags look like --name=value"));
-    }
-    std::string name = arg.substr(2);
-    std::string value;
-    if (size_t eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name.resize(eq);
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat("--", name, ": missing value"));
-    }
-    if (name != "config" && FindOption(name) == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name, "; see --help"));
-    }
-    flags.emplace_back(std::move(name), std::move(value));
+  if (flags->Has("help") || flags->Has("helpfull")) {
+    result.help = true;
+    return result;
   }
-  for (const auto& [name, value] : flags) {
-    if (name != "config") continue;
-    absl::Status loaded = LoadConfigFile(value, result.config);
+  // The files first, in order; then every flag overrides them.
+  for (const std::string& path : flags->GetAll("config")) {
+    absl::Status loaded = LoadConfigFile(path, result.config);
     if (!loaded.ok()) return loaded;
   }
-  for (const auto& [name, value] : flags) {
-    if (name == "config") continue;
-    absl::Status set = SetFromString(*FindOption(name), value, result.config);
+  for (const Option& option : Options()) {
+    if (!flags->Has(option.name)) continue;
+    absl::Status set = SetFromFlag(option, *flags, result.config);
     if (!set.ok()) return set;
   }
   absl::Status valid = ValidateServerConfig(result.config);
@@ -320,16 +324,12 @@ absl::StatusOr<CommandLine> ParseCommandLine(const std::vector<std::string>& arg
 }
 
 std::string HelpText(const std::string& program) {
-  std::string text = absl::StrCat(
-      "Usage: ", program, " [--config FILE] [--flag=value ...]\n\n",
+  return absl::StrCat(
+      "Usage: ", program, " [--config FILE] [--flag=value ...]\n", "       ", program,
+      " -h|--help\n\n",
       "shardplan-server serves shardplan.v1.PlannerService (gRPC), grpc.health.v1 and server\n"
       "reflection, and Prometheus metrics over HTTP. SIGTERM/SIGINT drain it gracefully.\n\n",
-      "  --config FILE  a JSON object whose keys are the flag names below; flags override it\n");
-  for (const Option& option : Options()) {
-    absl::StrAppend(&text, absl::StrFormat("  --%-20s %s\n  %-22s default: %s\n", option.name,
-                                           option.help, "", DefaultText(option)));
-  }
-  return text;
+      FormatOptionsHelp(SettingOptions()));
 }
 
 }  // namespace shardplan

@@ -13,8 +13,8 @@
 namespace shardplan {
 
 // Every setting of shardplan-server with its default. Each field is also a command-line flag
-// (--name=value or --name value) and a key of the JSON config file (--config), with the same
-// name; flags override the file, the file overrides these defaults.
+// (--name=value or --name value, base/command_line.h) and a key of the JSON config file
+// (--config), with the same name; flags override the file, the file overrides these defaults.
 struct ServerConfig {
   // gRPC listen address. Port 0 picks a free port (see port_file).
   std::string address = "127.0.0.1:50051";
@@ -126,11 +126,12 @@ struct CommandLine {
   bool help = false;  // --help: print HelpText() and exit 0
 };
 
-// Parses argv: --config <file> is read first, then every other flag overrides it. Both
-// "--name=value" and "--name value" work. The result is validated.
+// Parses argv (the program name first): the --config files are read first, in order, then
+// every other flag overrides them. Command-line mistakes are usage errors (base/exit_codes.h)
+// naming the flag; a bad file or setting keeps its own code. The result is validated.
 absl::StatusOr<CommandLine> ParseCommandLine(const std::vector<std::string>& args);
 
-// Usage text listing every flag with its default.
+// Usage text listing every flag with its default (base/option_help.h).
 std::string HelpText(const std::string& program);
 
 }  // namespace shardplan

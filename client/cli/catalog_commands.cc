@@ -1,9 +1,9 @@
 // `shardplan algorithms` and `shardplan models [reload]`: what the server offers.
 #include "absl/strings/str_cat.h"
+#include "base/exit_codes.h"
 #include "client/cli/catalog_format.h"
 #include "client/cli/command_support.h"
 #include "client/cli/commands.h"
-#include "client/cli/exit_codes.h"
 #include "client/cli/output.h"
 
 namespace shardplan::cli {

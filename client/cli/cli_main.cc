@@ -6,9 +6,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/command_line.h"
+#include "base/exit_codes.h"
 #include "client/cli/command_support.h"
 #include "client/cli/commands.h"
-#include "client/cli/exit_codes.h"
 #include "client/cli/help.h"
 #include "client/cli/offline_dispatch.h"
 
@@ -22,80 +23,88 @@ const Command* FindCommand(absl::string_view name) {
   return nullptr;
 }
 
+// ReportError (base/exit_codes.h) pointing at the --help of `command` ("": the tool's). The
+// server's message says what is wrong with a token; say how to fix it on the client's side.
+int Report(const absl::Status& status, absl::string_view command) {
+  const int exit_code = ReportError(
+      status, "shardplan", command.empty() ? "shardplan" : absl::StrCat("shardplan ", command));
+  if (status.code() == absl::StatusCode::kUnauthenticated) {
+    std::cerr << "shardplan: hint: the server wants a bearer token it knows: --token-file "
+                 "FILE or $SHARDPLAN_TOKEN\n";
+  } else if (status.code() == absl::StatusCode::kPermissionDenied) {
+    std::cerr << "shardplan: hint: this call needs a token with another role (admin calls: "
+                 "role admin)\n";
+  }
+  return exit_code;
+}
+
 }  // namespace
 
 int CliMain(const std::vector<std::string>& args) {
   // Global options may precede the command name...
-  ParsedFlags global_flags;
-  absl::StatusOr<size_t> command_index =
-      ParseFlags(GlobalFlags(), args, /*stop_at_positional=*/true, global_flags);
-  if (!command_index.ok()) return ReportError(command_index.status(), "");
-  if (*command_index >= args.size()) {
-    if (global_flags.Has("help")) {
+  absl::StatusOr<OptionValues> global_flags =
+      ParseOptions(GlobalFlags(), args, {.stop_at_first_positional = true});
+  if (!global_flags.ok()) return Report(global_flags.status(), "");
+  // The command name and everything after it.
+  const std::vector<std::string>& rest = global_flags->positionals();
+  if (rest.empty()) {
+    if (global_flags->Has("help")) {
       std::cout << ToolHelp();
       return kExitOk;
     }
     std::cerr << ToolHelp();
-    return ReportError(UsageError("no command given"), "");
+    return Report(UsageError("no command given"), "");
   }
   // Offline commands belong to shardplan-offline, which takes the same arguments.
-  if (IsOfflineCommand(args[*command_index])) {
-    return ExecOfflineTool(std::vector<std::string>(args.begin() + *command_index, args.end()));
-  }
+  if (IsOfflineCommand(rest[0])) return ExecOfflineTool(rest);
   // `shardplan help [COMMAND]` reads like `shardplan [COMMAND] --help`.
-  if (args[*command_index] == "help") {
-    if (*command_index + 1 >= args.size()) {
+  if (rest[0] == "help") {
+    if (rest.size() < 2) {
       std::cout << ToolHelp();
       return kExitOk;
     }
-    if (IsOfflineCommand(args[*command_index + 1])) {
-      return ExecOfflineTool({args[*command_index + 1], "--help"});
-    }
-    const Command* command = FindCommand(args[*command_index + 1]);
+    if (IsOfflineCommand(rest[1])) return ExecOfflineTool({rest[1], "--help"});
+    const Command* command = FindCommand(rest[1]);
     if (command == nullptr) {
-      return ReportError(
-          UsageError(absl::StrCat("unknown command '", args[*command_index + 1], "'")), "");
+      return Report(UsageError(absl::StrCat("unknown command '", rest[1], "'")), "");
     }
     std::cout << CommandHelp(*command);
     return kExitOk;
   }
-  const Command* command = FindCommand(args[*command_index]);
+  const Command* command = FindCommand(rest[0]);
   if (command == nullptr) {
-    return ReportError(UsageError(absl::StrCat("unknown command '", args[*command_index], "'")),
-                       "");
+    return Report(UsageError(absl::StrCat("unknown command '", rest[0], "'")), "");
   }
 
   // ...and follow it, mixed with the command's own.
-  std::vector<FlagSpec> specs = command->flags;
-  for (FlagSpec& flag : GlobalFlags()) specs.push_back(std::move(flag));
+  std::vector<OptionSpec> specs = command->flags;
+  for (OptionSpec& flag : GlobalFlags()) specs.push_back(std::move(flag));
+  absl::StatusOr<OptionValues> flags =
+      ParseOptions(specs, std::vector<std::string>(rest.begin() + 1, rest.end()));
+  if (!flags.ok()) return Report(flags.status(), command->name);
   Invocation invocation;
-  const std::vector<std::string> rest(args.begin() + *command_index + 1, args.end());
-  if (absl::StatusOr<size_t> parsed =
-          ParseFlags(specs, rest, /*stop_at_positional=*/false, invocation.flags);
-      !parsed.ok()) {
-    return ReportError(parsed.status(), command->name);
-  }
-  if (global_flags.Has("help") || invocation.flags.Has("help")) {
+  invocation.flags = *std::move(flags);
+  if (global_flags->Has("help") || invocation.flags.Has("help")) {
     std::cout << CommandHelp(*command);
     return kExitOk;
   }
-  if (absl::Status status = ReadGlobalOptions(global_flags, invocation.global); !status.ok()) {
-    return ReportError(status, command->name);
+  if (absl::Status status = ReadGlobalOptions(*global_flags, invocation.global); !status.ok()) {
+    return Report(status, command->name);
   }
   if (absl::Status status = ReadGlobalOptions(invocation.flags, invocation.global); !status.ok()) {
-    return ReportError(status, command->name);
+    return Report(status, command->name);
   }
   const size_t count = invocation.args().size();
   if (count < command->min_args || count > command->max_args) {
     const std::string expected = command->arguments.empty() ? "no arguments" : command->arguments;
-    return ReportError(UsageError(absl::StrCat(command->name, " expects ", expected, ", got ",
-                                               count, count == 1 ? " argument" : " arguments")),
-                       command->name);
+    return Report(UsageError(absl::StrCat(command->name, " expects ", expected, ", got ", count,
+                                          count == 1 ? " argument" : " arguments")),
+                  command->name);
   }
   absl::StatusOr<std::unique_ptr<client::PlannerClient>> client = ConnectClient(invocation.global);
-  if (!client.ok()) return ReportError(client.status(), command->name);
+  if (!client.ok()) return Report(client.status(), command->name);
   invocation.client = client->get();
-  return ReportError(command->run(invocation), command->name);
+  return Report(command->run(invocation), command->name);
 }
 
 }  // namespace shardplan::cli

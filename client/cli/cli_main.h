@@ -8,7 +8,7 @@ namespace shardplan::cli {
 
 // The whole tool: `shardplan [global options] COMMAND [options] [ARGS]` with `args` the words
 // after the program name. Prints results to stdout and errors to stderr; returns the exit code
-// (exit_codes.h).
+// (base/exit_codes.h).
 int CliMain(const std::vector<std::string>& args);
 
 }  // namespace shardplan::cli

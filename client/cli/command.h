@@ -8,7 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
-#include "client/cli/flags.h"
+#include "base/command_line.h"
 #include "client/shardplan_client.h"
 
 namespace shardplan::cli {
@@ -36,7 +36,7 @@ struct GlobalOptions {
 // One parsed command line, as a command's Run sees it.
 struct Invocation {
   GlobalOptions global;
-  ParsedFlags flags;  // the command's options and its positional arguments
+  OptionValues flags;  // the command's options and its positional arguments
   // The server at global.server. Connecting is lazy: nothing reaches the server before a call.
   client::PlannerClient* client = nullptr;
 
@@ -49,10 +49,10 @@ struct Command {
   std::string arguments;    // "TASK", shown in the usage line
   std::string summary;      // one line, for the tool's --help
   std::string description;  // the command's --help body
-  std::vector<FlagSpec> flags;
+  std::vector<OptionSpec> flags;
   size_t min_args = 0;
   size_t max_args = 0;
-  // Prints the result and returns OK, or the error that sets the exit code (exit_codes.h).
+  // Prints the result and returns OK, or the error that sets the exit code (base/exit_codes.h).
   std::function<absl::Status(const Invocation&)> run;
 };
 

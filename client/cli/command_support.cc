@@ -7,8 +7,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/exit_codes.h"
 #include "client/cli/connection_security.h"
-#include "client/cli/exit_codes.h"
 #include "client/cli/output.h"
 #include "client/cli/plan_format.h"
 #include "client/cli/torchrec_format.h"
@@ -20,22 +20,22 @@ constexpr char kDefaultServer[] = "127.0.0.1:50051";
 
 }  // namespace
 
-std::vector<FlagSpec> GlobalFlags() {
-  std::vector<FlagSpec> flags = {
-      FlagSpec::Value("server", "HOST:PORT",
-                      "planner address (default: $SHARDPLAN_SERVER, else 127.0.0.1:50051)"),
-      FlagSpec::Value("timeout", "SECONDS",
-                      "deadline of each call, retries included (default: 30; watch: none)"),
-      FlagSpec::Switch("json", "print proto JSON (original field names) instead of tables"),
-      FlagSpec::Value("max-attempts", "N",
-                      "tries per call while the server is unavailable (default: 4; 1: no retry)"),
+std::vector<OptionSpec> GlobalFlags() {
+  std::vector<OptionSpec> flags = {
+      OptionSpec::Value("server", "HOST:PORT",
+                        "planner address (default: $SHARDPLAN_SERVER, else 127.0.0.1:50051)"),
+      OptionSpec::Value("timeout", "SECONDS",
+                        "deadline of each call, retries included (default: 30; watch: none)"),
+      OptionSpec::Switch("json", "print proto JSON (original field names) instead of tables"),
+      OptionSpec::Value("max-attempts", "N",
+                        "tries per call while the server is unavailable (default: 4; 1: no retry)"),
   };
-  for (FlagSpec& flag : SecurityFlags()) flags.push_back(std::move(flag));
-  flags.push_back(FlagSpec::Switch("help", "show help and exit", 'h'));
+  for (OptionSpec& flag : SecurityFlags()) flags.push_back(std::move(flag));
+  flags.push_back(OptionSpec::Switch("help", "show help and exit", 'h'));
   return flags;
 }
 
-absl::Status ReadGlobalOptions(const ParsedFlags& flags, GlobalOptions& global) {
+absl::Status ReadGlobalOptions(const OptionValues& flags, GlobalOptions& global) {
   if (flags.Has("server")) {
     global.server = flags.Get("server");
   } else if (global.server.empty()) {
@@ -83,24 +83,24 @@ absl::StatusOr<std::unique_ptr<client::PlannerClient>> ConnectClient(const Globa
   return client::PlannerClient::Connect(global.server, std::move(options));
 }
 
-std::vector<FlagSpec> PlanRequestFlags() {
+std::vector<OptionSpec> PlanRequestFlags() {
   return {
-      FlagSpec::Value("algorithm", "NAME",
-                      "planning algorithm (default: the server's; see 'shardplan algorithms')"),
-      FlagSpec::Value("param", "KEY=VALUE", "algorithm parameter").Repeatable(),
-      FlagSpec::Value("seed", "N", "random seed (default: 0)"),
-      FlagSpec::Value("model", "NAME[@VERSION]",
-                      "cost model, latest version unless given (default: the server's)"),
-      FlagSpec::Switch("no-cache", "plan again even if the server has this plan cached"),
-      FlagSpec::Value("job-key", "KEY",
-                      "name the plan: the same KEY and task return the stored plan later, across "
-                      "new models and restarts"),
+      OptionSpec::Value("algorithm", "NAME",
+                        "planning algorithm (default: the server's; see 'shardplan algorithms')"),
+      OptionSpec::Value("param", "KEY=VALUE", "algorithm parameter").Repeatable(),
+      OptionSpec::Value("seed", "N", "random seed (default: 0)"),
+      OptionSpec::Value("model", "NAME[@VERSION]",
+                        "cost model, latest version unless given (default: the server's)"),
+      OptionSpec::Switch("no-cache", "plan again even if the server has this plan cached"),
+      OptionSpec::Value("job-key", "KEY",
+                        "name the plan: the same KEY and task return the stored plan later, across "
+                        "new models and restarts"),
   };
 }
 
 absl::StatusOr<shardplan::v1::PlanRequest> BuildPlanRequest(const Invocation& invocation,
                                                             shardplan::v1::Task task) {
-  const ParsedFlags& flags = invocation.flags;
+  const OptionValues& flags = invocation.flags;
   shardplan::v1::PlanRequest request;
   *request.mutable_task() = std::move(task);
   request.set_algorithm(flags.Get("algorithm"));
@@ -131,17 +131,17 @@ absl::StatusOr<shardplan::v1::PlanRequest> BuildPlanRequest(const Invocation& in
   return request;
 }
 
-FlagSpec OutputFlag() { return FlagSpec::Value("output", "FILE", "write to FILE", 'o'); }
+OptionSpec OutputFlag() { return OptionSpec::Value("output", "FILE", "write to FILE", 'o'); }
 
-std::vector<FlagSpec> PlanOutputFlags() {
+std::vector<OptionSpec> PlanOutputFlags() {
   return {
-      FlagSpec::Value("format", "FORMAT",
-                      "text (default), json, or torchrec (TorchRec ShardingPlan JSON)"),
+      OptionSpec::Value("format", "FORMAT",
+                        "text (default), json, or torchrec (TorchRec ShardingPlan JSON)"),
       OutputFlag(),
-      FlagSpec::Value("torchrec-module", "PATH",
-                      "module path of the tables in the torchrec output (default: "
-                      "embedding_bag_collection)"),
-      FlagSpec::Value(
+      OptionSpec::Value("torchrec-module", "PATH",
+                        "module path of the tables in the torchrec output (default: "
+                        "embedding_bag_collection)"),
+      OptionSpec::Value(
           "local-world-size", "N",
           "devices per host for torchrec placements rank:R/cuda:R%N (default: the task's)"),
   };

@@ -17,24 +17,24 @@
 namespace shardplan::cli {
 
 // --server, --timeout, --json, --max-attempts, --help, and the TLS and token options.
-std::vector<FlagSpec> GlobalFlags();
+std::vector<OptionSpec> GlobalFlags();
 // Fills `global` from parsed flags and the environment; usage errors for bad values.
-absl::Status ReadGlobalOptions(const ParsedFlags& flags, GlobalOptions& global);
+absl::Status ReadGlobalOptions(const OptionValues& flags, GlobalOptions& global);
 
 // A client for --server with --timeout, --max-attempts, TLS and token; retries are reported on
 // stderr.
 absl::StatusOr<std::unique_ptr<client::PlannerClient>> ConnectClient(const GlobalOptions& global);
 
 // --algorithm, --param, --seed, --model, --no-cache.
-std::vector<FlagSpec> PlanRequestFlags();
+std::vector<OptionSpec> PlanRequestFlags();
 // The request for `task` under those options; usage errors for malformed values.
 absl::StatusOr<shardplan::v1::PlanRequest> BuildPlanRequest(const Invocation& invocation,
                                                             shardplan::v1::Task task);
 
 // -o, --output FILE.
-FlagSpec OutputFlag();
+OptionSpec OutputFlag();
 // --format, -o, --torchrec-module, --local-world-size.
-std::vector<FlagSpec> PlanOutputFlags();
+std::vector<OptionSpec> PlanOutputFlags();
 
 enum class OutputFormat { kText, kJson, kTorchRec };
 // --format (text, json, torchrec) and --json; a usage error when they disagree.

@@ -6,7 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "client/cli/exit_codes.h"
+#include "base/exit_codes.h"
 #include "client/cli/input_files.h"
 #include "grpcpp/security/credentials.h"
 
@@ -62,21 +62,21 @@ absl::Status ReadToken(const SecurityOptions& security, std::string& token) {
 
 }  // namespace
 
-std::vector<FlagSpec> SecurityFlags() {
+std::vector<OptionSpec> SecurityFlags() {
   return {
-      FlagSpec::Switch("tls", "connect with TLS, verifying the server against the system's CAs"),
-      FlagSpec::Value("tls-ca", "FILE", "connect with TLS, verifying the server against this CA"),
-      FlagSpec::Value("tls-cert", "FILE",
-                      "client certificate for mutual TLS (with --tls-key; implies --tls)"),
-      FlagSpec::Value("tls-key", "FILE", "private key of --tls-cert"),
-      FlagSpec::Value("tls-server-name", "NAME",
-                      "name to check the server's certificate for (default: the --server host)"),
-      FlagSpec::Value("token-file", "FILE",
-                      "bearer token: the file's first line (default: $SHARDPLAN_TOKEN)"),
+      OptionSpec::Switch("tls", "connect with TLS, verifying the server against the system's CAs"),
+      OptionSpec::Value("tls-ca", "FILE", "connect with TLS, verifying the server against this CA"),
+      OptionSpec::Value("tls-cert", "FILE",
+                        "client certificate for mutual TLS (with --tls-key; implies --tls)"),
+      OptionSpec::Value("tls-key", "FILE", "private key of --tls-cert"),
+      OptionSpec::Value("tls-server-name", "NAME",
+                        "name to check the server's certificate for (default: the --server host)"),
+      OptionSpec::Value("token-file", "FILE",
+                        "bearer token: the file's first line (default: $SHARDPLAN_TOKEN)"),
   };
 }
 
-void ReadSecurityFlags(const ParsedFlags& flags, SecurityOptions& security) {
+void ReadSecurityFlags(const OptionValues& flags, SecurityOptions& security) {
   if (flags.Has("tls")) security.tls = true;
   const auto copy = [&flags](absl::string_view name, std::string& field) {
     if (flags.Has(name)) field = flags.Get(name);

@@ -6,17 +6,17 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "base/command_line.h"
 #include "client/cli/command.h"
-#include "client/cli/flags.h"
 #include "client/client_options.h"
 
 namespace shardplan::cli {
 
 // --tls, --tls-ca, --tls-cert, --tls-key, --tls-server-name, --token-file.
-std::vector<FlagSpec> SecurityFlags();
+std::vector<OptionSpec> SecurityFlags();
 
 // Copies those flags into `security` (a later command line part overrides an earlier one).
-void ReadSecurityFlags(const ParsedFlags& flags, SecurityOptions& security);
+void ReadSecurityFlags(const OptionValues& flags, SecurityOptions& security);
 
 // Sets options.credentials, tls_server_name and bearer_token from `security` and
 // $SHARDPLAN_TOKEN (--token-file wins). Usage errors for inconsistent options (--tls-cert

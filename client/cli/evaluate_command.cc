@@ -2,9 +2,9 @@
 // under a cost model or measured on ground truth (--ground-truth sim:PROFILE).
 #include <utility>
 
+#include "base/exit_codes.h"
 #include "client/cli/command_support.h"
 #include "client/cli/commands.h"
-#include "client/cli/exit_codes.h"
 #include "client/cli/input_files.h"
 
 namespace shardplan::cli {
@@ -53,10 +53,10 @@ Command EvaluateCommand() {
       "or a TorchRec ShardingPlan ('--format torchrec', or TorchRec's own planner).\n"
       "Either file may be '-' for standard input.\n";
   command.flags = {
-      FlagSpec::Value("model", "NAME[@VERSION]", "cost model (default: the server's choice)"),
-      FlagSpec::Value("ground-truth", "sim:PROFILE",
-                      "measure on the cluster simulator instead of a cost model")};
-  for (FlagSpec& flag : PlanOutputFlags()) command.flags.push_back(std::move(flag));
+      OptionSpec::Value("model", "NAME[@VERSION]", "cost model (default: the server's choice)"),
+      OptionSpec::Value("ground-truth", "sim:PROFILE",
+                        "measure on the cluster simulator instead of a cost model")};
+  for (OptionSpec& flag : PlanOutputFlags()) command.flags.push_back(std::move(flag));
   command.min_args = command.max_args = 2;
   command.run = RunEvaluate;
   return command;

@@ -33,9 +33,9 @@ Command HealthCommand() {
       "Calls grpc.health.v1.Health/Check and prints SERVING, NOT_SERVING or UNKNOWN.\n"
       "Exits 0 when SERVING, 6 when not (or when the server cannot be reached), 5 for an\n"
       "unknown --service.\n";
-  command.flags = {FlagSpec::Value("service", "NAME",
-                                   "service to check (default: the server as a whole), e.g. "
-                                   "shardplan.v1.PlannerService")};
+  command.flags = {OptionSpec::Value("service", "NAME",
+                                     "service to check (default: the server as a whole), e.g. "
+                                     "shardplan.v1.PlannerService")};
   command.run = RunHealth;
   return command;
 }

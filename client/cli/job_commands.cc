@@ -3,9 +3,9 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "base/exit_codes.h"
 #include "client/cli/command_support.h"
 #include "client/cli/commands.h"
-#include "client/cli/exit_codes.h"
 #include "client/cli/output.h"
 #include "client/cli/plan_format.h"
 
@@ -170,7 +170,7 @@ Command DeleteCommand() {
       "Removes a plan from the server's plan store, named by JOB_ID or by --job-key KEY\n"
       "(AdminService/DeletePlan; needs an admin token where the server checks tokens). A\n"
       "queued or running job must be cancelled first. The next plan under the key is new.\n";
-  command.flags = {FlagSpec::Value("job-key", "KEY", "the plan's job key instead of JOB_ID"),
+  command.flags = {OptionSpec::Value("job-key", "KEY", "the plan's job key instead of JOB_ID"),
                    OutputFlag()};
   command.min_args = 0;
   command.max_args = 1;

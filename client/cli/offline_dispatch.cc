@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
-#include "client/cli/exit_codes.h"
+#include "base/exit_codes.h"
 
 namespace shardplan::cli {
 namespace {

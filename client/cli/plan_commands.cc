@@ -4,9 +4,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/exit_codes.h"
 #include "client/cli/command_support.h"
 #include "client/cli/commands.h"
-#include "client/cli/exit_codes.h"
 #include "client/cli/input_files.h"
 #include "client/cli/output.h"
 
@@ -50,7 +50,7 @@ Command PlanningCommand(std::string name, std::string summary, std::string descr
   command.summary = std::move(summary);
   command.description = absl::StrCat(description, kTaskHelp);
   command.flags = PlanRequestFlags();
-  for (FlagSpec& flag : PlanOutputFlags()) command.flags.push_back(std::move(flag));
+  for (OptionSpec& flag : PlanOutputFlags()) command.flags.push_back(std::move(flag));
   command.min_args = command.max_args = 1;
   command.run = run;
   return command;

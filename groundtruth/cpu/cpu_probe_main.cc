@@ -9,13 +9,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/command_line.h"
+#include "base/exit_codes.h"
+#include "base/option_help.h"
+#include "base/option_values.h"
 #include "groundtruth/cpu/cpu_backend.h"
 
 namespace {
@@ -49,24 +51,49 @@ struct Preset {
   std::vector<Table> tables;
 };
 
-int64_t Flag(int argc, char** argv, const char* name, int64_t fallback) {
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], name) == 0) return std::atoll(argv[i + 1]);
-  }
-  return fallback;
-}
+constexpr char kProgram[] = "shardplan_cpu_probe";
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  using shardplan::OptionSpec;
   shardplan::CpuBackendOptions options;
-  options.batch_size = Flag(argc, argv, "--batch", options.batch_size);
-  options.threads = static_cast<int>(Flag(argc, argv, "--threads", options.threads));
-  options.warmup = static_cast<int>(Flag(argc, argv, "--warmup", options.warmup));
-  options.repetitions = static_cast<int>(Flag(argc, argv, "--reps", options.repetitions));
-  if (Flag(argc, argv, "--wall", 0) != 0) options.clock = shardplan::TimingClock::kWall;
-  const bool fresh = Flag(argc, argv, "--fresh", 0) != 0;
-  const int repeat = static_cast<int>(Flag(argc, argv, "--repeat", 5));
+  const std::vector<OptionSpec> specs = {
+      {"batch", "B", "batch size", absl::StrCat(options.batch_size)},
+      {"threads", "N", "threads per measurement", absl::StrCat(options.threads)},
+      {"repeat", "N", "measurements of each combination", "5"},
+      {"warmup", "N", "untimed passes per measurement", absl::StrCat(options.warmup)},
+      {"reps", "N", "timed passes per measurement (the median is kept)",
+       absl::StrCat(options.repetitions)},
+      {"fresh", "0|1", "1: a new backend, so freshly allocated weights, per measurement", "0"},
+      {"wall", "0|1", "1: time with the wall clock, not the thread CPU clock", "0"},
+      OptionSpec::Switch("help", "this help", 'h'),
+  };
+  absl::StatusOr<shardplan::OptionValues> flags =
+      shardplan::ParseOptions(specs, std::vector<std::string>(argv + 1, argv + argc),
+                              {.allow_positionals = false, .repeated_option_is_error = true});
+  if (!flags.ok()) return shardplan::ReportError(flags.status(), kProgram, kProgram);
+  if (flags->Has("help")) {
+    std::printf("Usage: %s [options]\n\nOptions:\n%s", kProgram,
+                shardplan::FormatOptionsHelp(specs).c_str());
+    return shardplan::kExitOk;
+  }
+  absl::Status bad_value;  // the first malformed value
+  const auto number = [&flags, &bad_value](const char* name) -> int64_t {
+    absl::StatusOr<int64_t> value = flags->GetInt(name);
+    if (!value.ok() && bad_value.ok()) bad_value = value.status();
+    return value.value_or(0);
+  };
+  options.batch_size = number("batch");
+  options.threads = static_cast<int>(number("threads"));
+  const int repeat = static_cast<int>(number("repeat"));
+  options.warmup = static_cast<int>(number("warmup"));
+  options.repetitions = static_cast<int>(number("reps"));
+  const bool fresh = number("fresh") != 0;
+  const bool wall = number("wall") != 0;
+  if (bad_value.ok() && repeat < 1) bad_value = shardplan::UsageError("--repeat must be >= 1");
+  if (!bad_value.ok()) return shardplan::ReportError(bad_value, kProgram, kProgram);
+  if (wall) options.clock = shardplan::TimingClock::kWall;
   auto backend = std::make_unique<shardplan::CpuBackend>(options);
   std::printf("profile %s batch %lld threads %d warmup %d reps %d flush %lld MiB clock %s\n",
               backend->hardware_profile().c_str(), static_cast<long long>(options.batch_size),

@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/exit_codes.h"
 #include "base/status_macros.h"
 #include "lab/collection/collector.h"
 #include "lab/data/generators.h"
@@ -17,7 +18,7 @@
 namespace shardplan::offline {
 namespace {
 
-absl::Status RunCollect(const Args& args) {
+absl::Status RunCollect(const OptionValues& args) {
   const std::string backend_name = args.Get("backend");
   const std::string kind = args.Get("kind");
   if (kind != "compute" && kind != "comm") {

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/exit_codes.h"
 #include "base/status_macros.h"
 #include "lab/tools/commands.h"
 #include "lab/tools/observation_datasets.h"
@@ -14,7 +15,7 @@
 namespace shardplan::offline {
 namespace {
 
-absl::Status RunObservations(const Args& args) {
+absl::Status RunObservations(const OptionValues& args) {
   BackendChoice choice;
   choice.backend = args.Get("backend");
   choice.profile = args.Get("profile");

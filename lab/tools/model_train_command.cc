@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "base/exit_codes.h"
 #include "base/sha256.h"
 #include "base/status_macros.h"
 #include "costmodels/artifacts/model_bundle.h"
@@ -39,7 +40,7 @@ struct TrainFlags {
   TrainOptions options;
 };
 
-absl::StatusOr<TrainFlags> ParseTrainFlags(const Args& args) {
+absl::StatusOr<TrainFlags> ParseTrainFlags(const OptionValues& args) {
   TrainFlags flags;
   flags.compute_data = args.Get("compute-data");
   for (absl::string_view file : absl::StrSplit(args.Get("comm-data"), ',', absl::SkipEmpty())) {
@@ -127,9 +128,9 @@ std::string SummaryTable(const std::vector<std::string>& names,
 }
 
 // One provenance for the bundle: the flags', else the datasets' (which must agree).
-absl::Status ResolveProvenance(const Args& args, const std::vector<const std::string*>& backends,
-                               const std::vector<const std::string*>& profiles,
-                               BundleInfo& info) {
+absl::Status ResolveProvenance(const OptionValues& args,
+                               const std::vector<const std::string*>& backends,
+                               const std::vector<const std::string*>& profiles, BundleInfo& info) {
   const auto pick = [](const std::string& flag, const std::vector<const std::string*>& values,
                        const char* what, std::string& out) -> absl::Status {
     if (!flag.empty()) {
@@ -150,7 +151,7 @@ absl::Status ResolveProvenance(const Args& args, const std::vector<const std::st
   return pick(args.Get("hardware-profile"), profiles, "hardware-profile", info.hardware_profile);
 }
 
-absl::Status RunTrain(const Args& args) {
+absl::Status RunTrain(const OptionValues& args) {
   SHARDPLAN_ASSIGN_OR_RETURN(TrainFlags flags, ParseTrainFlags(args));
   BundleInfo info;
   info.name = args.Get("name");

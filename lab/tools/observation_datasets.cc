@@ -9,10 +9,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/exit_codes.h"
 #include "base/seeded_rng.h"
 #include "base/status_macros.h"
 #include "lab/data/generators.h"
-#include "lab/tools/offline_command.h"
 
 namespace shardplan::offline {
 namespace {

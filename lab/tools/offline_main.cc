@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/exit_codes.h"
 #include "lab/tools/commands.h"
 
 namespace shardplan::offline {
@@ -30,9 +31,9 @@ std::string ToolHelp(const std::string& only_group) {
   return text;
 }
 
-int Usage(const std::string& message, const std::string& help_for) {
-  std::cerr << "shardplan: usage: " << message << " (see 'shardplan " << help_for << "--help')\n";
-  return kExitUsage;
+// ReportError (base/exit_codes.h) pointing at the --help of `shardplan <words>`.
+int Report(const absl::Status& status, const std::string& words) {
+  return ReportError(status, "shardplan", words.empty() ? "shardplan" : "shardplan " + words);
 }
 
 }  // namespace
@@ -48,7 +49,7 @@ const std::vector<Command>& AllCommands() {
 int OfflineMain(const std::vector<std::string>& args) {
   if (args.empty()) {
     std::cerr << ToolHelp("");
-    return Usage("no command given", "");
+    return Report(UsageError("no command given"), "");
   }
   if (IsHelp(args[0])) {
     std::cout << ToolHelp("");
@@ -57,34 +58,28 @@ int OfflineMain(const std::vector<std::string>& args) {
   const std::string& group = args[0];
   bool known_group = false;
   for (const Command& command : AllCommands()) known_group |= command.group == group;
-  if (!known_group) return Usage(absl::StrCat("unknown command '", group, "'"), "");
+  if (!known_group) return Report(UsageError(absl::StrCat("unknown command '", group, "'")), "");
   if (args.size() < 2 || IsHelp(args[1])) {
     (args.size() < 2 ? std::cerr : std::cout) << ToolHelp(group);
-    return args.size() < 2 ? Usage(absl::StrCat(group, " needs a command"), group + " ") : kExitOk;
+    return args.size() < 2 ? Report(UsageError(absl::StrCat(group, " needs a command")), group)
+                           : kExitOk;
   }
   const Command* found = nullptr;
   for (const Command& command : AllCommands()) {
     if (command.group == group && command.name == args[1]) found = &command;
   }
   if (found == nullptr) {
-    return Usage(absl::StrCat("unknown command '", group, " ", args[1], "'"), group + " ");
+    return Report(UsageError(absl::StrCat("unknown command '", group, " ", args[1], "'")), group);
   }
   const std::vector<std::string> rest(args.begin() + 2, args.end());
-  for (const std::string& arg : rest) {
-    if (arg == "--help" || arg == "-h") {
-      std::cout << CommandHelp(*found);
-      return kExitOk;
-    }
+  if (AsksForHelp(rest)) {
+    std::cout << CommandHelp(*found);
+    return kExitOk;
   }
-  const std::string help_for = absl::StrCat(group, " ", found->name, " ");
-  absl::StatusOr<Args> parsed = ParseArgs(*found, rest);
-  if (!parsed.ok()) return Usage(std::string(parsed.status().message()), help_for);
-  const absl::Status status = found->run(*parsed);
-  if (status.ok()) return kExitOk;
-  if (IsUsageError(status)) return Usage(std::string(status.message()), help_for);
-  std::cerr << "shardplan: " << absl::StatusCodeToString(status.code()) << ": " << status.message()
-            << "\n";
-  return ExitCodeFor(status);
+  const std::string command_words = absl::StrCat(group, " ", found->name);
+  absl::StatusOr<OptionValues> parsed = ParseArgs(*found, rest);
+  if (!parsed.ok()) return Report(parsed.status(), command_words);
+  return Report(found->run(*parsed), command_words);
 }
 
 }  // namespace shardplan::offline

@@ -16,7 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
+#include "base/command_line.h"
+#include "base/exit_codes.h"
+#include "base/option_help.h"
+#include "base/option_values.h"
 #include "base/seeded_rng.h"
 #include "groundtruth/ground_truth.h"
 #include "groundtruth/sim/compute_model.h"
@@ -99,45 +102,44 @@ bool GreedyPlanCost(const HardwareProfile& p, const std::vector<Table>& tables, 
   return true;
 }
 
+constexpr char kProgram[] = "shardplan-sim-report";
+
 int Main(int argc, char** argv) {
-  std::string profile_name = "rtx2080ti";
-  int devices = 4, tasks = 20;
-  uint64_t seed = 0;
-  std::string pool_path;
-  for (int i = 1; i < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (i + 1 == argc) {
-      std::fprintf(stderr, "%s needs a value\n", flag.c_str());
-      return 2;
-    }
-    const char* value = argv[i + 1];
-    bool parsed = true;
-    if (flag == "--profile")
-      profile_name = value;
-    else if (flag == "--devices")
-      parsed = absl::SimpleAtoi(value, &devices);
-    else if (flag == "--tasks")
-      parsed = absl::SimpleAtoi(value, &tasks);
-    else if (flag == "--pool")
-      pool_path = value;
-    else if (flag == "--seed")
-      parsed = absl::SimpleAtoi(value, &seed);
-    else {
-      std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
-      return 2;
-    }
-    if (!parsed) {
-      std::fprintf(stderr, "%s '%s' is not an integer\n", flag.c_str(), value);
-      return 2;
-    }
+  const std::vector<OptionSpec> specs = {
+      {"profile", "NAME", "hardware profile (docs/simulator.md)", "rtx2080ti"},
+      {"devices", "N", "devices of the comm observations and the tasks", "4"},
+      {"tasks", "N", "tasks per max dim", "20"},
+      {"seed", "S", "seed", "0"},
+      {"pool", "FILE", "draw the tables from this pool instead of synthesising them", ""},
+      OptionSpec::Switch("help", "this help", 'h'),
+  };
+  absl::StatusOr<OptionValues> flags =
+      ParseOptions(specs, std::vector<std::string>(argv + 1, argv + argc),
+                   {.allow_positionals = false, .repeated_option_is_error = true});
+  if (!flags.ok()) return ReportError(flags.status(), kProgram, kProgram);
+  if (flags->Has("help")) {
+    std::printf("Usage: %s [options]\n\nOptions:\n%s", kProgram, FormatOptionsHelp(specs).c_str());
+    return kExitOk;
   }
+  const std::string profile_name = flags->Get("profile");
+  const std::string pool_path = flags->Get("pool");
+  absl::StatusOr<int64_t> devices_flag = flags->GetInt("devices");
+  absl::StatusOr<int64_t> tasks_flag = flags->GetInt("tasks");
+  absl::StatusOr<uint64_t> seed_flag = flags->GetUint("seed");
+  for (const absl::Status& status :
+       {devices_flag.status(), tasks_flag.status(), seed_flag.status()}) {
+    if (!status.ok()) return ReportError(status, kProgram, kProgram);
+  }
+  if (*devices_flag < 1 || *tasks_flag < 1 || *devices_flag > 4096 || *tasks_flag > 1000000) {
+    return ReportError(UsageError("--devices must be in [1, 4096] and --tasks in [1, 1000000]"),
+                       kProgram, kProgram);
+  }
+  const int devices = static_cast<int>(*devices_flag);
+  const int tasks = static_cast<int>(*tasks_flag);
+  const uint64_t seed = *seed_flag;
   absl::StatusOr<HardwareProfile> found = FindHardwareProfile(profile_name);
   if (!found.ok()) {
     std::fprintf(stderr, "%s\n", std::string(found.status().message()).c_str());
-    return 2;
-  }
-  if (devices < 1 || tasks < 1) {
-    std::fprintf(stderr, "--devices and --tasks must be >= 1\n");
     return 2;
   }
   const HardwareProfile& p = *found;

@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/exit_codes.h"
 #include "base/status_macros.h"
 #include "lab/data/lookup_reader.h"
 #include "lab/data/synthetic_pool.h"
@@ -26,7 +27,7 @@ absl::StatusOr<std::string> DetectLookupFormat(const std::string& path) {
              : "text";
 }
 
-absl::Status RunGeneratePool(const Args& args) {
+absl::Status RunGeneratePool(const OptionValues& args) {
   SyntheticPoolOptions options;
   SHARDPLAN_ASSIGN_OR_RETURN(options.seed, args.GetUint("seed"));
   SHARDPLAN_ASSIGN_OR_RETURN(const int64_t tables, args.GetInt("tables"));
@@ -38,7 +39,7 @@ absl::Status RunGeneratePool(const Args& args) {
   return absl::OkStatus();
 }
 
-absl::Status RunProfile(const Args& args) {
+absl::Status RunProfile(const OptionValues& args) {
   const std::string input = args.Get("input");
   SHARDPLAN_ASSIGN_OR_RETURN(const std::string detected, DetectLookupFormat(input));
   if (args.Has("format")) {

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/exit_codes.h"
 #include "base/status_macros.h"
 #include "lab/data/generators.h"
 #include "lab/tools/commands.h"
@@ -16,7 +17,7 @@
 namespace shardplan::offline {
 namespace {
 
-absl::Status RunGenerate(const Args& args) {
+absl::Status RunGenerate(const OptionValues& args) {
   SHARDPLAN_ASSIGN_OR_RETURN(const int64_t devices, args.GetInt("devices"));
   SHARDPLAN_ASSIGN_OR_RETURN(const int64_t max_dim, args.GetInt("max-dim"));
   SHARDPLAN_ASSIGN_OR_RETURN(const int64_t count, args.GetInt("count"));

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/atomic_file.h"
+#include "base/exit_codes.h"
 #include "base/sha256.h"
 #include "base/status_macros.h"
 #include "groundtruth/cpu/cpu_backend.h"
@@ -39,7 +40,7 @@ absl::StatusOr<LoadedPool> LoadPoolWithHash(const std::string& path) {
   return loaded;
 }
 
-absl::StatusOr<int64_t> BatchSizeOption(const Args& args, const std::string& backend) {
+absl::StatusOr<int64_t> BatchSizeOption(const OptionValues& args, const std::string& backend) {
   if (!args.Has("batch-size")) {
     return backend == "cpu" ? CpuBackendOptions().batch_size : kDefaultBatchSize;
   }

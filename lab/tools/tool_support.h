@@ -39,7 +39,7 @@ absl::StatusOr<std::unique_ptr<HardwareBackend>> MakeBackend(const BackendChoice
 // --batch-size (a usage error unless positive), or when it is absent the batch `backend` is
 // collected at: the reference's 65536 for sim, the cpu backend's default (docs/cpu-backend.md)
 // for cpu.
-absl::StatusOr<int64_t> BatchSizeOption(const Args& args, const std::string& backend);
+absl::StatusOr<int64_t> BatchSizeOption(const OptionValues& args, const std::string& backend);
 
 // Installs a SIGINT/SIGTERM handler that sets the returned flag (the second signal kills as
 // usual), so long loops can stop between items.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/exit_codes.h"
 #include "server/grpc/grpc_server.h"
 #include "server/logging.h"
 #include "server/port_file.h"
@@ -44,13 +45,14 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv, argv + argc);
   absl::StatusOr<shardplan::CommandLine> command_line = shardplan::ParseCommandLine(args);
   if (!command_line.ok()) {
-    std::fprintf(stderr, "shardplan-server: %s\nRun with --help for the flags.\n",
-                 std::string(command_line.status().message()).c_str());
-    return 2;
+    // Any mistake of the command line, a bad --config file or setting included, exits 2.
+    shardplan::ReportError(shardplan::UsageError(command_line.status().message()),
+                           "shardplan-server", "shardplan-server");
+    return shardplan::kExitUsage;
   }
   if (command_line->help) {
     std::fputs(shardplan::HelpText(args.empty() ? "shardplan-server" : args[0]).c_str(), stdout);
-    return 0;
+    return shardplan::kExitOk;
   }
   const shardplan::ServerConfig& config = command_line->config;
 
@@ -58,7 +60,7 @@ int main(int argc, char** argv) {
       shardplan::ShardplanServer::Start(config);
   if (!server.ok()) {
     shardplan::LogLine(absl::StrCat("cannot start: ", server.status().message()));
-    return 1;
+    return shardplan::kExitOther;
   }
   const int grpc_port = (*server)->grpc_port();
   const int metrics_port = (*server)->metrics_port();
@@ -68,7 +70,7 @@ int main(int argc, char** argv) {
             shardplan::WritePortFile(config.port_file, grpc_port, metrics_port, health_port);
         !written.ok()) {
       shardplan::LogLine(absl::StrCat("cannot start: ", written.message()));
-      return 1;
+      return shardplan::kExitOther;
     }
   }
   shardplan::LogLine(absl::StrCat(
@@ -100,11 +102,11 @@ int main(int argc, char** argv) {
     const int signal = WaitForSignal(signals, std::chrono::milliseconds(100));
     if (signal != 0 && signal != SIGHUP) {
       shardplan::LogLine("second signal: exiting without finishing the drain");
-      std::_Exit(1);
+      std::_Exit(shardplan::kExitOther);
     }
   }
   drainer.join();
   server->reset();
   shardplan::LogLine("stopped");
-  return 0;
+  return shardplan::kExitOk;
 }

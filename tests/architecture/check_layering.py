@@ -31,7 +31,7 @@ ALLOWED = {
     "server": ["costmodels", "groundtruth", "wire", "planner", "nn", "base", "proto"],
     "server/grpc": ["server", "costmodels", "groundtruth", "wire", "planner", "nn", "base",
                     "proto"],
-    "client": ["proto"],
+    "client": ["proto", "base"],
     "bench": ["server", "client", "lab", "costmodels", "groundtruth", "wire", "planner", "nn",
               "base", "proto", "tests/integration/support"],
 }

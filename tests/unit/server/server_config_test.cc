@@ -96,7 +96,8 @@ TEST(ServerConfigTest, HelpIsRecognised) {
 TEST(ServerConfigTest, BadFlagsAreNamed) {
   EXPECT_THAT(std::string(Parse({"--nope=1"}).status().message()), HasSubstr("--nope"));
   EXPECT_THAT(std::string(Parse({"--workers=many"}).status().message()), HasSubstr("--workers"));
-  EXPECT_THAT(std::string(Parse({"--workers"}).status().message()), HasSubstr("missing value"));
+  EXPECT_THAT(std::string(Parse({"--workers"}).status().message()),
+              HasSubstr("--workers needs a value"));
   EXPECT_THAT(std::string(Parse({"stray"}).status().message()), HasSubstr("stray"));
   EXPECT_THAT(std::string(Parse({"--workers=0"}).status().message()), HasSubstr("workers"));
   EXPECT_THAT(std::string(Parse({"--drain_timeout_s=-1"}).status().message()),

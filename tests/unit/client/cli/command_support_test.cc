@@ -1,5 +1,5 @@
 // What the commands share: global options, the plan request built from options, the output
-// format, devices per host, and the exit code a result maps to.
+// format and devices per host.
 
 #include <cstdlib>
 #include <optional>
@@ -7,8 +7,9 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "base/command_line.h"
+#include "base/exit_codes.h"
 #include "client/cli/command_support.h"
-#include "client/cli/exit_codes.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -21,13 +22,13 @@ using ::testing::UnorderedElementsAre;
 // An invocation of `plan` with `args` (its options and the global ones mixed, as after the
 // command name), global options read; the parse must succeed.
 Invocation PlanInvocation(const std::vector<std::string>& args) {
-  std::vector<FlagSpec> specs = PlanRequestFlags();
-  for (FlagSpec& flag : PlanOutputFlags()) specs.push_back(std::move(flag));
-  for (FlagSpec& flag : GlobalFlags()) specs.push_back(std::move(flag));
+  std::vector<OptionSpec> specs = PlanRequestFlags();
+  for (OptionSpec& flag : PlanOutputFlags()) specs.push_back(std::move(flag));
+  for (OptionSpec& flag : GlobalFlags()) specs.push_back(std::move(flag));
   Invocation invocation;
-  const absl::StatusOr<size_t> parsed =
-      ParseFlags(specs, args, /*stop_at_positional=*/false, invocation.flags);
+  absl::StatusOr<OptionValues> parsed = ParseOptions(specs, args);
   EXPECT_TRUE(parsed.ok()) << parsed.status();
+  if (parsed.ok()) invocation.flags = *std::move(parsed);
   const absl::Status global = ReadGlobalOptions(invocation.flags, invocation.global);
   EXPECT_TRUE(global.ok()) << global;
   return invocation;
@@ -35,10 +36,10 @@ Invocation PlanInvocation(const std::vector<std::string>& args) {
 
 // The usage error ReadGlobalOptions gives for `args`.
 absl::Status GlobalOptionsError(const std::vector<std::string>& args) {
-  ParsedFlags flags;
-  EXPECT_TRUE(ParseFlags(GlobalFlags(), args, /*stop_at_positional=*/false, flags).ok());
+  absl::StatusOr<OptionValues> flags = ParseOptions(GlobalFlags(), args);
+  EXPECT_TRUE(flags.ok()) << flags.status();
   GlobalOptions global;
-  absl::Status status = ReadGlobalOptions(flags, global);
+  absl::Status status = ReadGlobalOptions(flags.ok() ? *flags : OptionValues(), global);
   EXPECT_TRUE(IsUsageError(status)) << status;
   return status;
 }
@@ -169,29 +170,6 @@ TEST(LocalWorldSizeTest, DevicesPerHostElseEveryDevice) {
   shardplan::v1::Task listed;
   for (double gib : {16.0, 16.0, 32.0}) listed.mutable_topology()->add_per_device_memory_gib(gib);
   EXPECT_EQ(LocalWorldSize(listed), 3);  // num_devices left at 0
-}
-
-TEST(ExitCodeTest, EveryDocumentedCode) {
-  EXPECT_EQ(ExitCodeFor(absl::OkStatus()), kExitOk);
-  EXPECT_EQ(ExitCodeFor(absl::InternalError("x")), kExitOther);
-  EXPECT_EQ(ExitCodeFor(UsageError("x")), kExitUsage);
-  EXPECT_EQ(ExitCodeFor(absl::InvalidArgumentError("x")), kExitInvalidArgument);
-  EXPECT_EQ(ExitCodeFor(absl::FailedPreconditionError("x")), kExitInfeasible);
-  EXPECT_EQ(ExitCodeFor(absl::NotFoundError("x")), kExitNotFound);
-  EXPECT_EQ(ExitCodeFor(absl::UnavailableError("x")), kExitUnavailable);
-  EXPECT_EQ(ExitCodeFor(absl::DeadlineExceededError("x")), kExitDeadlineExceeded);
-  EXPECT_EQ(ExitCodeFor(absl::ResourceExhaustedError("x")), kExitResourceExhausted);
-  EXPECT_EQ(ExitCodeFor(absl::CancelledError("x")), kExitCancelled);
-  EXPECT_EQ(ExitCodeFor(absl::UnauthenticatedError("x")), kExitUnauthenticated);
-  EXPECT_EQ(ExitCodeFor(absl::PermissionDeniedError("x")), kExitPermissionDenied);
-  // A failed job keeps its own code for the message but exits 10 whatever the code.
-  const absl::Status failed = JobFailedError(absl::FailedPreconditionError("t1 fits nowhere"));
-  EXPECT_EQ(failed.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(ExitCodeFor(failed), kExitJobFailed);
-  EXPECT_EQ(ExitCodeFor(JobFailedError(absl::OkStatus())), kExitJobFailed);
-  // A usage error is INVALID_ARGUMENT underneath, yet exits 2.
-  EXPECT_EQ(UsageError("x").code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_FALSE(IsUsageError(absl::InvalidArgumentError("x")));
 }
 
 }  // namespace

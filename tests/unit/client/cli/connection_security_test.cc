@@ -9,9 +9,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/command_line.h"
+#include "base/exit_codes.h"
 #include "client/cli/command_support.h"
 #include "client/cli/connection_security.h"
-#include "client/cli/exit_codes.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -47,10 +48,10 @@ class ConnectionSecurityTest : public ::testing::Test {
 
   // The security options of a command line of global flags.
   static SecurityOptions Parse(const std::vector<std::string>& args) {
-    ParsedFlags flags;
-    EXPECT_TRUE(ParseFlags(GlobalFlags(), args, /*stop_at_positional=*/false, flags).ok());
+    absl::StatusOr<OptionValues> flags = ParseOptions(GlobalFlags(), args);
+    EXPECT_TRUE(flags.ok()) << flags.status();
     GlobalOptions global;
-    EXPECT_TRUE(ReadGlobalOptions(flags, global).ok());
+    EXPECT_TRUE(ReadGlobalOptions(flags.ok() ? *flags : OptionValues(), global).ok());
     return global.security;
   }
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "client/cli/exit_codes.h"
+#include "base/exit_codes.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
