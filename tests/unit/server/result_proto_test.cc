@@ -2,6 +2,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/unit/support/proto_fields.h"
 
 namespace shardplan {
 namespace {
@@ -49,6 +50,20 @@ TEST(ResultProtoTest, ReadsBackEverythingButTheCallsOwnFlags) {
   EXPECT_EQ(back->warnings, Result().warnings);
   EXPECT_FALSE(back->cache_hit);  // a call's, not the plan's
   EXPECT_FALSE(back->joined);
+}
+
+// Driven by the proto's descriptor: a Plan field added to the API and forgotten by the domain
+// plan (wire/plan_proto) or by the server's part (here) fails by name.
+TEST(ResultProtoTest, EveryPlanFieldSurvivesTheResultAndBack) {
+  for (const test_support::FieldPath& path : test_support::LeafFields(*v1::Plan::descriptor())) {
+    v1::Plan proto = ResultToProto(Result());
+    test_support::SetNonDefault(proto, path);
+    absl::StatusOr<PlanningResult> result = ResultFromProto(proto);
+    ASSERT_TRUE(result.ok()) << path.name << ": " << result.status();
+    EXPECT_EQ(test_support::ValueAt(ResultToProto(*result), path),
+              test_support::ValueAt(proto, path))
+        << path.name;
+  }
 }
 
 }  // namespace
