@@ -170,8 +170,8 @@ absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request)
       TablesWithoutHistogram(request.task);
 
   PreparedRequest prepared;
+  prepared.task = CanonicalTask(request.task);
   prepared.asked = std::move(request);
-  prepared.asked.task = CanonicalTask(std::move(prepared.asked.task));
   const PlanningRequest& asked = prepared.asked;
   std::vector<std::string> selection;
   const std::string& name = asked.algorithm.empty() ? options_.default_algorithm : asked.algorithm;
@@ -185,20 +185,19 @@ absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request)
   if (!params.ok()) return params.status();  // already "parameters.<name>: ..."
   std::string model_reason;
   // ChooseModel confirms the model can cost the task: the one support check of a request.
-  absl::StatusOr<ResolvedModel> model = ChooseModel(asked.model, asked.task, &model_reason);
+  absl::StatusOr<ResolvedModel> model = ChooseModel(asked.model, prepared.task, &model_reason);
   if (!model.ok()) return model.status();
   prepared.model = *std::move(model);
   if (!model_reason.empty()) selection.push_back(std::move(model_reason));
   prepared.selection = absl::StrJoin(selection, "; ");
   prepared.planning = PreparedPlanning{*algorithm, prepared.model.model.get(),
                                        *std::move(params), asked.seed};
-  if (prepared.model.model->ReadsAccessHistograms() && !without_bins.empty()) {
-    prepared.imputed = asked.task;
+  if (prepared.model.model->ReadsAccessHistograms()) {
     prepared.warnings =
-        ImputeAccessHistograms(without_bins, prepared.model.manifest.id(), *prepared.imputed);
+        ImputeAccessHistograms(without_bins, prepared.model.manifest.id(), prepared.task);
     if (metrics_ != nullptr) metrics_->RecordPlanWarnings(prepared.warnings);
   }
-  prepared.cache_key = PlanCacheKey({.task = &prepared.task(),
+  prepared.cache_key = PlanCacheKey({.task = &prepared.task,
                                      .algorithm = (*algorithm)->info().name,
                                      .resolved_params = prepared.planning.params.values(),
                                      .seed = asked.seed,
@@ -242,7 +241,7 @@ absl::StatusOr<PlanningResult> PlanningEngine::Compute(
     const PreparedRequest& request, const StopSignal& stop,
     const JobManager::ProgressFn& on_progress) const {
   const auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<Plan> plan = RunPlanning(request.planning, request.task(),
+  absl::StatusOr<Plan> plan = RunPlanning(request.planning, request.task,
                                           {.stop = &stop, .on_progress = on_progress});
   if (!plan.ok()) return plan.status();
   if (metrics_ != nullptr) {

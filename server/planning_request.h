@@ -3,7 +3,6 @@
 
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,12 +28,12 @@ struct PlanningRequest {
 // A request that passed every check, with everything resolved once: ready to run now or on a
 // job worker later (it holds its model version alive).
 struct PreparedRequest {
-  // The request as the client asked it, its task in canonical order (tables sorted by name):
-  // what job keys compare and the plan store keeps.
+  // The request as the client asked it, tables in the client's order: what the plan store
+  // keeps (a resumed job is prepared from it again) and job keys compare.
   PlanningRequest asked;
-  // The task with the typical histogram of each table sent without one, when the model reads
-  // histograms (PlanningEngine::Prepare); otherwise the asked task is planned as it is.
-  std::optional<Task> imputed;
+  // What is planned and costed: the task in canonical order (tables sorted by name), with the
+  // typical histogram of each table sent without one when the model reads histograms.
+  Task task;
   ResolvedModel model;
   PreparedPlanning planning;  // algorithm, model, resolved parameters, seed
   std::string cache_key;      // PlanCacheKey; "" means "do not cache"
@@ -43,9 +42,6 @@ struct PreparedRequest {
   std::string selection;
   // Tables costed with an imputed access histogram, in request order.
   std::vector<PlanWarning> warnings;
-
-  // What is planned and costed.
-  const Task& task() const { return imputed ? *imputed : asked.task; }
 };
 
 }  // namespace shardplan

@@ -102,11 +102,22 @@ PlanningService::PlanningService(const PlanningEngine* engine, JobManager* jobs,
       metrics_(metrics),
       options_(options) {}
 
-absl::Status PlanningService::RefuseWhileDraining() const {
+absl::Status PlanningService::Admit(CallKind kind, const std::string& job_key) const {
   if (draining_.load()) {
     return absl::UnavailableError(
         "the server is shutting down and accepts no new planning work; retry on another "
         "instance");
+  }
+  if (kind == CallKind::kReplan && job_key.empty()) {
+    return absl::InvalidArgumentError("job_key: Replan replaces a named plan; set job_key");
+  }
+  if (job_key.empty()) return absl::OkStatus();
+  if (absl::Status valid = ValidateJobKey(job_key); !valid.ok()) return valid;
+  if (!ledger_->enabled()) {
+    return kind == CallKind::kReplan
+               ? absl::FailedPreconditionError(
+                     "job_key: this server keeps no plan store (its `store` setting is empty)")
+               : NoStoreForKeys();
   }
   return absl::OkStatus();
 }
@@ -153,9 +164,7 @@ absl::StatusOr<PlanningResult> PlanningService::PlanOnce(const PreparedRequest& 
 absl::StatusOr<PlanningService::KeyedLookup> PlanningService::LookUpJobKey(
     const PlanningRequest& request) const {
   KeyedLookup lookup;
-  if (request.job_key.empty()) return lookup;
-  if (absl::Status valid = ValidateJobKey(request.job_key); !valid.ok()) return valid;
-  if (!ledger_->enabled()) return NoStoreForKeys();
+  if (request.job_key.empty()) return lookup;  // Admit checked the key and the store
   absl::StatusOr<std::optional<PlanRecord>> found = ledger_->FindKeyed(request.job_key);
   if (!found.ok()) {
     return absl::Status(found.status().code(),
@@ -172,8 +181,12 @@ absl::StatusOr<PlanningService::KeyedLookup> PlanningService::LookUpJobKey(
   }
   // The stored request is read only here, when the key holds a plan to compare with.
   absl::StatusOr<PlanningRequest> stored = ledger_->StoredRequest(*lookup.record);
-  if (!stored.ok() ||
-      KeyedRequestFingerprint(*stored) != KeyedRequestFingerprint(request)) {
+  // A record that does not parse is the store's fault; one today's limits refuse is another
+  // request than this one, which passed them.
+  if (!stored.ok() && stored.status().code() == absl::StatusCode::kInternal) {
+    return stored.status();
+  }
+  if (!stored.ok() || KeyedRequestFingerprint(*stored) != KeyedRequestFingerprint(request)) {
     return DifferentKeyedRequest(*lookup.record);
   }
   return lookup;
@@ -209,6 +222,10 @@ absl::StatusOr<PlanAnswer> PlanningService::PlanAndRecord(PlanningRequest reques
   absl::StatusOr<PlanningResult> result =
       cached ? *std::move(cached) : PlanOnce(*prepared, call);
   if (!result.ok()) return result.status();
+  // The plan may be another request's (stored, or computed by an identical call in flight):
+  // the selection and the warnings are this request's.
+  result->selection = prepared->selection;
+  result->warnings = prepared->warnings;
 
   PlanAnswer answer;
   const bool keyed = !job_key.empty();
@@ -242,7 +259,9 @@ absl::StatusOr<PlanAnswer> PlanningService::PlanAndRecord(PlanningRequest reques
 
 absl::StatusOr<PlanAnswer> PlanningService::Plan(PlanningRequest request,
                                                  const CallContext& call) {
-  if (absl::Status refused = RefuseWhileDraining(); !refused.ok()) return refused;
+  if (absl::Status admitted = Admit(CallKind::kPlan, request.job_key); !admitted.ok()) {
+    return admitted;
+  }
   absl::StatusOr<KeyedLookup> keyed = LookUpJobKey(request);
   if (!keyed.ok()) return keyed.status();
   if (keyed->record && !keyed->replace) {
@@ -259,21 +278,17 @@ absl::StatusOr<PlanAnswer> PlanningService::Plan(PlanningRequest request,
 
 absl::StatusOr<PlanAnswer> PlanningService::Replan(PlanningRequest request,
                                                    const CallContext& call) {
-  if (absl::Status refused = RefuseWhileDraining(); !refused.ok()) return refused;
-  if (request.job_key.empty()) {
-    return absl::InvalidArgumentError("job_key: Replan replaces a named plan; set job_key");
-  }
-  if (absl::Status valid = ValidateJobKey(request.job_key); !valid.ok()) return valid;
-  if (!ledger_->enabled()) {
-    return absl::FailedPreconditionError(
-        "job_key: this server keeps no plan store (its `store` setting is empty)");
+  if (absl::Status admitted = Admit(CallKind::kReplan, request.job_key); !admitted.ok()) {
+    return admitted;
   }
   return PlanAndRecord(std::move(request), call, /*replace_key=*/true);
 }
 
 absl::StatusOr<JobSnapshot> PlanningService::Submit(PlanningRequest request,
                                                     const CallContext& call) {
-  if (absl::Status refused = RefuseWhileDraining(); !refused.ok()) return refused;
+  if (absl::Status admitted = Admit(CallKind::kSubmit, request.job_key); !admitted.ok()) {
+    return admitted;
+  }
   absl::StatusOr<KeyedLookup> keyed = LookUpJobKey(request);
   if (!keyed.ok()) return keyed.status();
   if (keyed->record && !keyed->replace) {  // the key's job exists: submitting is idempotent

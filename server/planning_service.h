@@ -63,6 +63,13 @@ class PlanningService {
   // From now on Plan, Replan and Submit answer UNAVAILABLE; job queries and evaluation go on.
   void StartDraining() { draining_.store(true); }
 
+  enum class CallKind { kPlan, kReplan, kSubmit };
+  // What a Plan, Replan or Submit call must pass before its request is even converted: the
+  // server accepts new work, and a job key is well formed on a server that keeps plans (a
+  // Replan's is required). The calls check it themselves; a transport asks first so that a
+  // draining server refuses a call without converting its task.
+  absl::Status Admit(CallKind kind, const std::string& job_key) const;
+
   // A plan for `request`: under its job key, the key's stored plan when it holds one for the
   // same request (FAILED_PRECONDITION when it names another request); else from the cache, the
   // plan store, an identical call in flight, or planned now. A plan computed here is recorded
@@ -100,7 +107,6 @@ class PlanningService {
     bool replace = false;  // the record is a failed or cancelled attempt: a new one takes the key
   };
 
-  absl::Status RefuseWhileDraining() const;
   // FAILED_PRECONDITION when the key names a different request, or when the server keeps no
   // store; UNAVAILABLE when the store cannot be read.
   absl::StatusOr<KeyedLookup> LookUpJobKey(const PlanningRequest& request) const;

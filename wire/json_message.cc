@@ -208,7 +208,7 @@ absl::Status ParseJsonMessage(absl::string_view text, google::protobuf::Message&
   json document;
   try {
     document = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& error) {
+  } catch (const json::exception& error) {  // a syntax error, or a number out of range
     return absl::InvalidArgumentError(absl::StrCat("invalid JSON: ", error.what()));
   }
   if (!document.is_object()) {

@@ -73,6 +73,12 @@ grpc::Status PlannerServiceImpl::Plan(grpc::ServerContext* context,
                                       const v1::PlanRequest* request,
                                       v1::PlanResponse* response) {
   return Handle(*context, "Plan", [&]() -> absl::Status {
+    // Refused before the task is converted, as the service would refuse it after.
+    if (absl::Status admitted =
+            service_->Admit(PlanningService::CallKind::kPlan, request->job_key());
+        !admitted.ok()) {
+      return admitted;
+    }
     absl::StatusOr<PlanningRequest> asked = RequestOf(*request);
     if (!asked.ok()) return asked.status();
     absl::StatusOr<PlanAnswer> answer = service_->Plan(*std::move(asked), CallOf(*context));
@@ -86,6 +92,12 @@ grpc::Status PlannerServiceImpl::Replan(grpc::ServerContext* context,
                                         const v1::PlanRequest* request,
                                         v1::PlanResponse* response) {
   return Handle(*context, "Replan", [&]() -> absl::Status {
+    // Refused before the task is converted, as the service would refuse it after.
+    if (absl::Status admitted =
+            service_->Admit(PlanningService::CallKind::kReplan, request->job_key());
+        !admitted.ok()) {
+      return admitted;
+    }
     absl::StatusOr<PlanningRequest> asked = RequestOf(*request);
     if (!asked.ok()) return asked.status();
     absl::StatusOr<PlanAnswer> answer = service_->Replan(*std::move(asked), CallOf(*context));
@@ -99,6 +111,12 @@ grpc::Status PlannerServiceImpl::SubmitPlan(grpc::ServerContext* context,
                                             const v1::PlanRequest* request,
                                             v1::SubmitPlanResponse* response) {
   return Handle(*context, "SubmitPlan", [&]() -> absl::Status {
+    // Refused before the task is converted, as the service would refuse it after.
+    if (absl::Status admitted =
+            service_->Admit(PlanningService::CallKind::kSubmit, request->job_key());
+        !admitted.ok()) {
+      return admitted;
+    }
     absl::StatusOr<PlanningRequest> asked = RequestOf(*request);
     if (!asked.ok()) return asked.status();
     absl::StatusOr<JobSnapshot> job = service_->Submit(*std::move(asked), CallOf(*context));

@@ -60,7 +60,7 @@ class PlanningServiceTest : public ::testing::Test {
   std::unique_ptr<PlanningEngine> engine_;
   std::unique_ptr<JobManager> jobs_;
   std::unique_ptr<PlanningService> service_;
-  const CallContext call_;
+  const CallContext call_{};
 };
 
 TEST_F(PlanningServiceTest, PlansThenAnswersFromTheCacheAndRecordsTheComputedPlan) {
@@ -124,6 +124,17 @@ TEST_F(PlanningServiceTest, ACallThatStopsWaitingGetsItsOwnReason) {
   slow.task = SmallTask(12, 4);
   slow.params = {{"max_placements", "1000000000"}};
   EXPECT_EQ(service_->Plan(slow, expired).status().code(), absl::StatusCode::kDeadlineExceeded);
+}
+
+TEST_F(PlanningServiceTest, AdmitChecksWhatNeedsNoTask) {
+  using Kind = PlanningService::CallKind;
+  EXPECT_TRUE(service_->Admit(Kind::kPlan, "").ok());
+  EXPECT_TRUE(service_->Admit(Kind::kSubmit, "team/run-1").ok());
+  EXPECT_THAT(std::string(service_->Admit(Kind::kReplan, "").message()),
+              StartsWith("job_key: Replan replaces a named plan"));
+  EXPECT_EQ(service_->Admit(Kind::kPlan, "has space").code(), absl::StatusCode::kInvalidArgument);
+  service_->StartDraining();
+  EXPECT_EQ(service_->Admit(Kind::kPlan, "").code(), absl::StatusCode::kUnavailable);
 }
 
 TEST_F(PlanningServiceTest, DrainingRefusesNewWorkButNotQueries) {

@@ -95,6 +95,8 @@ TEST(JsonMessageTest, UnsignedAndMapFields) {
 TEST(JsonMessageTest, SyntaxErrorsAndDocumentsThatAreNoObject) {
   EXPECT_THAT(ParseError(R"({"tables": [)"), StartsWith("invalid JSON: "));
   EXPECT_THAT(ParseError(""), StartsWith("invalid JSON: "));
+  // nlohmann throws out_of_range, not parse_error, for a number no double holds.
+  EXPECT_THAT(ParseError(R"({"batch_size": 1e400})"), StartsWith("invalid JSON: "));
   EXPECT_EQ(ParseError("[]"), "JSON document: expected an object, got an array");
 }
 
