@@ -2,7 +2,7 @@
 // PlanningEngine:: Prepare, with the server's algorithms, its built-in models
 // and its default limits (what a Plan or SubmitPlan call goes through before
 // planning). Properties: no crash; every error has a message and one of the
-// codes the API documents; a prepared request has a planner, a model, a task
+// codes the API documents; a prepared request has an algorithm, a model, a task
 // that validates and a cache key. It never plans (too slow to fuzz).
 
 #include <cstddef>
@@ -17,7 +17,7 @@
 #include "planner/domain/validation.h"
 #include "planner/framework/algorithm_registry.h"
 #include "server/planning_engine.h"
-#include "server/grpc/proto_conversion.h"
+#include "server/request_proto.h"
 #include "server/server_config.h"
 #include "shardplan/v1/planner.pb.h"
 #include "tests/fuzz/fuzz_check.h"
@@ -68,7 +68,7 @@ void CheckRequest(const Server &server, const v1::PlanRequest &proto) {
     CheckError(prepared.status(), "PlanningEngine::Prepare", kDocumentedCodes);
     return;
   }
-  if (prepared->planner == nullptr) Fail("Prepare", "no planner");
+  if (prepared->planning.algorithm == nullptr) Fail("Prepare", "no algorithm");
   if (prepared->model.model == nullptr) Fail("Prepare", "no model");
   if (prepared->cache_key.empty()) Fail("Prepare", "no cache key");
   if (absl::Status valid = ValidateTask(prepared->task, server.engine->options().limits);

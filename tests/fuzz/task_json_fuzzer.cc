@@ -20,7 +20,7 @@ namespace shardplan::fuzz {
 namespace {
 
 void CheckTaskJson(std::string_view text) {
-  absl::StatusOr<Task> task = wire::ParseTaskJson(text);
+  absl::StatusOr<Task> task = wire::ParseTaskJson(absl::string_view(text.data(), text.size()));
   if (!task.ok()) {
     CheckError(task.status(), "ParseTaskJson",
                {absl::StatusCode::kInvalidArgument, absl::StatusCode::kResourceExhausted});
