@@ -592,7 +592,7 @@ Command Table1Command() {
                "random,size_greedy,dim_greedy,lookup_greedy,size_lookup_greedy,torchrec,"
                "neuroshard"},
               {"analytic-row", "ALGORITHM",
-               "algorithm also run under analytic@1, as row ALGORITHM-analytic (default: "
+               "algorithm also run under analytic@1, as row ALGORITHM-analytic (by default "
                "NeuroShard's search with the neural cost models ablated); empty: none",
                kNeuroShard},
               {"ground-truth", "sim|cpu",

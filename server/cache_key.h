@@ -24,12 +24,12 @@ struct CacheKeyInputs {
 };
 
 // Lowercase hex SHA-256 of the canonical request: the compact JSON array
-//   [task, algorithm, {resolved parameters}, "seed", model_id]
+//   [algorithm, {resolved parameters}, "seed", model_id]
 // with model_content appended when it is not "" (the seed as a decimal string, so 64-bit
-// values survive), object keys sorted. The task is CanonicalTask(task) as proto3 JSON with
-// every field (wire::TaskToJson), so a field added to the proto is part of every key. The
-// task's table order and the client's JSON spelling do not change it; the algorithm, any
-// parameter, the seed and the model version do.
+// values survive), object keys sorted, then a newline and CanonicalTask(task) as the
+// deterministic binary encoding of its shardplan.v1.Task (wire::TaskToProto), so a field added
+// to the proto is in every key that sets it. The task's table order and the client's JSON
+// spelling do not change it; the algorithm, any parameter, the seed and the model version do.
 std::string PlanCacheKey(const CacheKeyInputs& inputs);
 
 }  // namespace shardplan
