@@ -76,6 +76,7 @@ v1::Plan PlanToProto(const Plan& plan) {
   proto.set_seed(plan.seed);
   proto.set_cost_model(plan.cost_model);
   proto.set_cost_kind(plan.cost_kind);
+  proto.set_local_world_size(plan.local_world_size);
   proto.mutable_column_splits()->Add(plan.stats.column_splits.begin(),
                                      plan.stats.column_splits.end());
   v1::SearchStats* stats = proto.mutable_stats();
@@ -123,6 +124,7 @@ absl::StatusOr<Plan> PlanFromProto(const v1::Plan& proto, absl::string_view path
   plan.seed = proto.seed();
   plan.cost_model = proto.cost_model();
   plan.cost_kind = proto.cost_kind();
+  plan.local_world_size = proto.local_world_size();
   const v1::SearchStats& stats = proto.stats();
   plan.stats.planning_time_ms = stats.planning_time_ms();
   plan.stats.cost_model_calls = stats.cost_model_calls();

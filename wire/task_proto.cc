@@ -98,6 +98,8 @@ v1::ShardingType ShardingTypeToProto(ShardingType type) {
       return v1::ROW_WISE;
     case ShardingType::kDataParallel:
       return v1::DATA_PARALLEL;
+    case ShardingType::kTableRowWise:
+      return v1::TABLE_ROW_WISE;
   }
   return v1::SHARDING_TYPE_UNSPECIFIED;
 }
@@ -112,11 +114,13 @@ absl::StatusOr<ShardingType> ShardingTypeFromProto(int value, absl::string_view 
       return ShardingType::kRowWise;
     case v1::DATA_PARALLEL:
       return ShardingType::kDataParallel;
+    case v1::TABLE_ROW_WISE:
+      return ShardingType::kTableRowWise;
     case v1::SHARDING_TYPE_UNSPECIFIED:
       // The proto default carries no meaning in the domain: a plan must say how it shards.
       return FieldError(std::string(path),
                         "must be set (SHARDING_TYPE_UNSPECIFIED is not a sharding type): "
-                        "TABLE_WISE, COLUMN_WISE, ROW_WISE or DATA_PARALLEL");
+                        "TABLE_WISE, COLUMN_WISE, ROW_WISE, TABLE_ROW_WISE or DATA_PARALLEL");
     default:
       return UnknownEnumValue(*v1::ShardingType_descriptor(), value, path);
   }
@@ -153,7 +157,7 @@ absl::StatusOr<Task> TaskFromProto(const v1::Task& proto, const TaskLimits& limi
                    std::vector<double>(topology.per_device_memory_gib().begin(),
                                        topology.per_device_memory_gib().end()),
                    topology.devices_per_host(), topology.intra_host_bandwidth_gibps(),
-                   topology.inter_host_bandwidth_gibps());
+                   topology.inter_host_bandwidth_gibps(), topology.all_reduce_bandwidth_gibps());
   if (!domain_topology.ok()) {
     return WithPrefix(domain_topology.status(), path.empty() ? "" : absl::StrCat(path, "."));
   }
@@ -209,6 +213,7 @@ v1::Task TaskToProto(const Task& task) {
   topology->set_devices_per_host(task.topology.devices_per_host);
   topology->set_intra_host_bandwidth_gibps(task.topology.intra_host_bandwidth_gibps);
   topology->set_inter_host_bandwidth_gibps(task.topology.inter_host_bandwidth_gibps);
+  topology->set_all_reduce_bandwidth_gibps(task.topology.all_reduce_bandwidth_gibps);
   proto.set_batch_size(task.batch_size);
   for (const std::vector<std::string>& group : task.colocate) {
     proto.add_colocate()->mutable_tables()->Add(group.begin(), group.end());

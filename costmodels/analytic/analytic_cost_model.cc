@@ -22,10 +22,27 @@ double AnalyticCostModel::ComputeCost(const CostContext& context,
   double total = 0.0;
   for (const ShardView& shard : shards) {
     const ShardPerf perf =
-        EstimateShardPerf(params_, *shard.table, shard.columns, context.batch_size, topology);
+        IsColumnLevel(shard.sharding)
+            ? EstimateShardPerf(params_, *shard.table, shard.columns, context.batch_size, topology)
+            : EstimateRowLevelCompute(params_, shard, context.batch_size, topology);
     total += perf.fwd_compute + perf.bwd_compute;
   }
   return total;
+}
+
+CollectiveCosts AnalyticCostModel::CostCollectives(
+    const CostContext& context, std::span<const CollectiveDemand> demands) const {
+  const Topology& topology = *context.topology;
+  const size_t n = static_cast<size_t>(topology.num_devices());
+  CollectiveCosts costs{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0)};
+  for (const CollectiveDemand& demand : demands) {
+    // TorchRec's comm terms are per shard and additive: each device pays its own share.
+    const double ms = CollectiveMs(params_, demand, topology);
+    std::vector<double>& pass =
+        demand.pass == Pass::kForward ? costs.forward_ms : costs.backward_ms;
+    for (int32_t device : demand.devices) pass[static_cast<size_t>(device)] += ms;
+  }
+  return costs;
 }
 
 std::vector<double> AnalyticCostModel::BackwardCommCosts(const CostContext& context,

@@ -7,16 +7,10 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "planner/domain/sharding_semantics.h"  // ShardView, CollectiveDemand
 #include "planner/domain/task.h"
 
 namespace shardplan {
-
-// One shard as a cost model sees it: the table's statistics with the shard's geometry.
-struct ShardView {
-  const Table* table = nullptr;
-  int64_t rows = 0;     // the shard's row count
-  int32_t columns = 0;  // the shard's column count: the "dim" a cost model sees
-};
 
 // What a cost query needs to know of the task besides the shards.
 struct CostContext {
@@ -24,6 +18,12 @@ struct CostContext {
   int64_t batch_size = kDefaultBatchSize;  // global batch
 
   static CostContext For(const Task& task) { return {&task.topology, task.batch_size}; }
+};
+
+// Per-device time (ms) of collectives, by pass.
+struct CollectiveCosts {
+  std::vector<double> forward_ms;
+  std::vector<double> backward_ms;
 };
 
 // A compute model of the DeepSets form cost(device) = Head(sum over its shards of Latent(shard)),
@@ -65,7 +65,15 @@ class CostModel {
   // Owned by the model.
   virtual const SumPooledCompute* sum_pooled_compute() const { return nullptr; }
 
-  // Forward + backward kernel time (ms) of one device holding `shards`.
+  // Whether the model costs shards of `type` and the collectives they cause. The default is the
+  // column level (TABLE_WISE, COLUMN_WISE), whose one collective is the pooled all-to-all that
+  // the comm costs below take as dim sums. EvaluatePlan refuses a plan with any other type
+  // (FAILED_PRECONDITION naming it): no model costs a shard it does not understand.
+  virtual bool CostsShardingType(ShardingType type) const { return IsColumnLevel(type); }
+
+  // Forward + backward kernel time (ms) of one device holding `shards`. Each shard serves what
+  // its sharding type says (sharding_semantics.h: LookupShare, BatchShare); only types
+  // CostsShardingType accepts reach it.
   virtual double ComputeCost(const CostContext& context,
                              std::span<const ShardView> shards) const = 0;
 
@@ -78,6 +86,14 @@ class CostModel {
   virtual std::vector<double> ForwardCommCosts(const CostContext& context,
                                                std::span<const int64_t> dim_sums,
                                                std::span<const double> waits) const = 0;
+
+  // Per-device forward and backward time (ms) of the collectives that row-level and
+  // data-parallel shards cause (reduce-scatter, all-gather, all-reduce, cross-host all-to-all),
+  // for every device of the context's topology. Only demands whose sharding type
+  // CostsShardingType accepts reach it; the default, for models that accept none, answers NaN
+  // wherever a demand charges a device so that a caller that skipped the check cannot miss it.
+  virtual CollectiveCosts CostCollectives(const CostContext& context,
+                                          std::span<const CollectiveDemand> demands) const;
 };
 
 }  // namespace shardplan

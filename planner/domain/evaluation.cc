@@ -5,10 +5,13 @@
 #include <limits>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <span>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
 #include "planner/domain/memory.h"
 
 namespace shardplan {
@@ -21,20 +24,26 @@ std::vector<double> PerDevice(std::vector<double> values, size_t num_devices) {
   return values;
 }
 
-}  // namespace
-
-PlacementCost CostOfPlacement(const CostModel& model, const CostContext& context,
-                              const std::vector<std::vector<ShardView>>& shards_per_device) {
+// The reference formula over dim sums, with the collectives' terms added to the comm terms.
+PlacementCost Cost(const CostModel& model, const CostContext& context,
+                   const std::vector<std::vector<ShardView>>& shards_per_device,
+                   std::span<const int64_t> dim_sums,
+                   std::span<const CollectiveDemand> collectives) {
   const size_t n = shards_per_device.size();
   PlacementCost cost;
   cost.compute_ms.resize(n);
-  std::vector<int64_t> dim_sums(n, 0);
   for (size_t d = 0; d < n; ++d) {
     // Every device is costed, empty ones too: a model may charge a fixed kernel overhead.
     cost.compute_ms[d] = model.ComputeCost(context, shards_per_device[d]);
-    for (const ShardView& shard : shards_per_device[d]) dim_sums[d] += shard.columns;
   }
   cost.backward_comm_ms = PerDevice(model.BackwardCommCosts(context, dim_sums), n);
+  CollectiveCosts collective_costs;
+  if (!collectives.empty()) {
+    collective_costs = model.CostCollectives(context, collectives);
+    collective_costs.forward_ms = PerDevice(std::move(collective_costs.forward_ms), n);
+    collective_costs.backward_ms = PerDevice(std::move(collective_costs.backward_ms), n);
+    for (size_t d = 0; d < n; ++d) cost.backward_comm_ms[d] += collective_costs.backward_ms[d];
+  }
 
   // A device waits at the forward all-to-all for the slowest one to finish its backward pass.
   std::vector<double> waits(n, 0.0);
@@ -46,6 +55,9 @@ PlacementCost CostOfPlacement(const CostModel& model, const CostContext& context
     waits[d] = cost.compute_ms[d] + cost.backward_comm_ms[d] - earliest;
   }
   cost.forward_comm_ms = PerDevice(model.ForwardCommCosts(context, dim_sums, waits), n);
+  if (!collectives.empty()) {
+    for (size_t d = 0; d < n; ++d) cost.forward_comm_ms[d] += collective_costs.forward_ms[d];
+  }
 
   cost.total_ms.resize(n);
   for (size_t d = 0; d < n; ++d) {
@@ -63,52 +75,65 @@ PlacementCost CostOfPlacement(const CostModel& model, const CostContext& context
   return cost;
 }
 
+// FAILED_PRECONDITION for the first table whose sharding type `model` does not cost.
+absl::Status CheckCostsShardingTypes(const Plan& plan, const CostModel& model) {
+  for (size_t k = 0; k < plan.tables.size(); ++k) {
+    const ShardingType type = plan.tables[k].sharding_type;
+    if (!model.CostsShardingType(type)) {
+      std::vector<std::string> costed;
+      for (ShardingType candidate :
+           {ShardingType::kTableWise, ShardingType::kColumnWise, ShardingType::kRowWise,
+            ShardingType::kTableRowWise, ShardingType::kDataParallel}) {
+        if (model.CostsShardingType(candidate)) costed.push_back(ShardingTypeName(candidate));
+      }
+      return absl::FailedPreconditionError(absl::StrCat(
+          "tables[", k, "].sharding_type: cost model ", model.id(), " cannot cost ",
+          ShardingTypeName(type), " shards (table \"", plan.tables[k].table, "\"); it costs ",
+          absl::StrJoin(costed, ", ")));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+PlacementCost CostOfPlacement(const CostModel& model, const CostContext& context,
+                              const std::vector<std::vector<ShardView>>& shards_per_device) {
+  std::vector<int64_t> dim_sums(shards_per_device.size(), 0);
+  for (size_t d = 0; d < shards_per_device.size(); ++d) {
+    for (const ShardView& shard : shards_per_device[d]) {
+      if (IsColumnLevel(shard.sharding)) dim_sums[d] += shard.columns;
+    }
+  }
+  return Cost(model, context, shards_per_device, dim_sums, {});
+}
+
+PlacementCost CostOfDescribedPlacement(const CostModel& model, const CostContext& context,
+                                       const PlacementQueries& queries) {
+  return Cost(model, context, queries.shards_per_device, queries.dim_sums, queries.collectives);
+}
+
 absl::Status EvaluatePlan(const Task& task, const CostModel& model, Plan& plan) {
   const int num_devices = task.topology.num_devices();
-  std::unordered_map<std::string_view, const Table*> table_of;
-  for (const Table& table : task.tables) table_of.emplace(table.name, &table);
+  absl::StatusOr<PlacementQueries> queries = DescribePlacement(task, plan);
+  if (!queries.ok()) return queries.status();
+  SHARDPLAN_RETURN_IF_ERROR(CheckCostsShardingTypes(plan, model));
 
-  std::vector<std::vector<ShardView>> shards_per_device(static_cast<size_t>(num_devices));
   std::vector<DeviceCost> devices(static_cast<size_t>(num_devices));
   for (int d = 0; d < num_devices; ++d) {
     devices[d].device = d;
     devices[d].memory_capacity_bytes = task.topology.memory_bytes[d];
-  }
-  for (size_t k = 0; k < plan.tables.size(); ++k) {
-    const TableSharding& sharding = plan.tables[k];
-    auto it = table_of.find(sharding.table);
-    if (it == table_of.end()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("tables[", k, "].table: unknown table \"", sharding.table, "\""));
+    for (const ShardView& shard : queries->shards_per_device[d]) {
+      // Every replica and row block counts where it lives (memory.h).
+      devices[d].memory_bytes =
+          AddBytes(devices[d].memory_bytes,
+                   ShardMemoryBytes(*shard.table, shard.rows, shard.columns, task.memory));
+      devices[d].num_shards += 1;
     }
-    const Table& table = *it->second;
-    for (size_t s = 0; s < sharding.shards.size(); ++s) {
-      const Shard& shard = sharding.shards[s];
-      // Formatted only for an error: this loop runs over every shard of every plan.
-      auto path = [&] { return absl::StrCat("tables[", k, "].shards[", s, "]"); };
-      if (shard.device < 0 || shard.device >= num_devices) {
-        return absl::InvalidArgumentError(absl::StrCat(path(), ".device: device ", shard.device,
-                                                       " does not exist (topology.num_devices is ",
-                                                       num_devices, ")"));
-      }
-      if (shard.row_count < 0 || shard.row_count > table.rows || shard.column_count < 0 ||
-          shard.column_count > table.dim) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            path(), ": a shard of ", shard.row_count, " x ", shard.column_count,
-            " does not fit table \"", table.name, "\" (", table.rows, " x ", table.dim, ")"));
-      }
-      shards_per_device[shard.device].push_back(
-          ShardView{.table = &table, .rows = shard.row_count, .columns = shard.column_count});
-      DeviceCost& device = devices[shard.device];
-      device.memory_bytes =
-          AddBytes(device.memory_bytes,
-                   ShardMemoryBytes(table, shard.row_count, shard.column_count, task.memory));
-      device.dim_sum += shard.column_count;
-      device.num_shards += 1;
-    }
+    devices[d].dim_sum = queries->dim_sums[d];
   }
 
-  const PlacementCost cost = CostOfPlacement(model, CostContext::For(task), shards_per_device);
+  const PlacementCost cost = CostOfDescribedPlacement(model, CostContext::For(task), *queries);
   for (int d = 0; d < num_devices; ++d) {
     devices[d].compute_ms = cost.compute_ms[d];
     devices[d].backward_comm_ms = cost.backward_comm_ms[d];
@@ -128,6 +153,7 @@ absl::Status EvaluatePlan(const Task& task, const CostModel& model, Plan& plan) 
   plan.bottleneck_device = cost.bottleneck_device;
   plan.cost_model = model.id();
   plan.cost_kind = "simulated";
+  plan.local_world_size = task.topology.local_world_size();
   return absl::OkStatus();
 }
 

@@ -30,7 +30,7 @@ struct DeviceCost {
   int32_t device = 0;
   int64_t memory_bytes = 0;
   int64_t memory_capacity_bytes = 0;
-  int64_t dim_sum = 0;
+  int64_t dim_sum = 0;  // columns of its TABLE_WISE / COLUMN_WISE shards (the all-to-all's)
   int32_t num_shards = 0;
   double compute_ms = 0.0;
   double forward_comm_ms = 0.0;
@@ -65,6 +65,9 @@ struct Plan {
   std::string cost_model;  // "name@version"
   std::string cost_kind = "simulated";
   SearchStats stats;
+  // The task's devices per host, which placements on multi-host jobs need (device R is local
+  // device R mod local_world_size); EvaluatePlan records it.
+  int32_t local_world_size = 0;
 };
 
 // A table-wise plan from a device per task table (device_of_table[i] for task.tables[i]).

@@ -32,6 +32,8 @@ const char* ShardingTypeName(ShardingType type) {
       return "ROW_WISE";
     case ShardingType::kDataParallel:
       return "DATA_PARALLEL";
+    case ShardingType::kTableRowWise:
+      return "TABLE_ROW_WISE";
   }
   return "SHARDING_TYPE_UNSPECIFIED";
 }

@@ -16,9 +16,9 @@ enum class ElementType { kFp32, kFp16, kInt8 };
 // Bytes per stored element.
 int ElementBytes(ElementType type);
 
-// How a table is cut into shards. Only kTableWise and kColumnWise are produced today; the
-// others are representable so that later planners need no type change.
-enum class ShardingType { kTableWise, kColumnWise, kRowWise, kDataParallel };
+// How a table is cut into shards (what each kind serves and causes:
+// planner/domain/sharding_semantics.h).
+enum class ShardingType { kTableWise, kColumnWise, kRowWise, kDataParallel, kTableRowWise };
 
 // The proto enum names ("TABLE_WISE", "FP32", ...), for messages and the wire formats.
 const char* ShardingTypeName(ShardingType type);

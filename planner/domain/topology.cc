@@ -49,10 +49,21 @@ int Topology::local_world_size() const {
   return devices_per_host > 0 ? devices_per_host : num_devices();
 }
 
+int Topology::num_hosts() const {
+  const int local = local_world_size();
+  return local > 0 ? (num_devices() + local - 1) / local : 0;
+}
+
+double Topology::all_reduce_bandwidth() const {
+  return all_reduce_bandwidth_gibps > 0 ? all_reduce_bandwidth_gibps
+                                        : inter_host_bandwidth_gibps * local_world_size();
+}
+
 absl::StatusOr<Topology> MakeTopology(int64_t num_devices, double device_memory_gib,
                                       const std::vector<double>& per_device_memory_gib,
                                       int64_t devices_per_host, double intra_host_bandwidth_gibps,
-                                      double inter_host_bandwidth_gibps) {
+                                      double inter_host_bandwidth_gibps,
+                                      double all_reduce_bandwidth_gibps) {
   if (num_devices < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("topology.num_devices: must be at least 1, got ", num_devices));
@@ -109,8 +120,12 @@ absl::StatusOr<Topology> MakeTopology(int64_t num_devices, double device_memory_
       Bandwidth("topology.inter_host_bandwidth_gibps", inter_host_bandwidth_gibps,
                 kDefaultInterHostBandwidthGiBps);
   if (!inter.ok()) return inter.status();
+  absl::StatusOr<double> all_reduce = Bandwidth("topology.all_reduce_bandwidth_gibps",
+                                                all_reduce_bandwidth_gibps, 0.0);
+  if (!all_reduce.ok()) return all_reduce.status();
   topology.intra_host_bandwidth_gibps = *intra;
   topology.inter_host_bandwidth_gibps = *inter;
+  topology.all_reduce_bandwidth_gibps = *all_reduce;
   return topology;
 }
 

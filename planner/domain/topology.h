@@ -20,21 +20,30 @@ struct Topology {
   int32_t devices_per_host = 0;       // 0: every device on one host
   double intra_host_bandwidth_gibps = kDefaultIntraHostBandwidthGiBps;
   double inter_host_bandwidth_gibps = kDefaultInterHostBandwidthGiBps;
+  // An all-reduce's bandwidth across hosts; 0: inter_host_bandwidth_gibps * local_world_size()
+  // (TorchRec's: one NIC per device). all_reduce_bandwidth() resolves it.
+  double all_reduce_bandwidth_gibps = 0.0;
 
   int num_devices() const { return static_cast<int>(memory_bytes.size()); }
   // Devices per host with 0 resolved to the device count.
   int local_world_size() const;
+  // Hosts: devices 0..L-1 are host 0, L..2L-1 host 1, ... (the last one may hold fewer).
+  int num_hosts() const;
+  int host_of(int device) const { return device / local_world_size(); }
   // True when every device sits on one host (all-to-all over the intra-host links).
   bool single_host() const { return local_world_size() >= num_devices(); }
+  double all_reduce_bandwidth() const;
 };
 
 // Builds a topology from the API's fields (proto and JSON alike): `num_devices` devices of
 // `device_memory_gib` each, unless `per_device_memory_gib` lists every capacity. Bandwidths of 0
-// take the defaults. Errors name the field: "topology.per_device_memory_gib: ...".
+// take the defaults (the all-reduce's stays 0: derived). Errors name the field:
+// "topology.per_device_memory_gib: ...".
 absl::StatusOr<Topology> MakeTopology(int64_t num_devices, double device_memory_gib,
                                       const std::vector<double>& per_device_memory_gib,
                                       int64_t devices_per_host, double intra_host_bandwidth_gibps,
-                                      double inter_host_bandwidth_gibps);
+                                      double inter_host_bandwidth_gibps,
+                                      double all_reduce_bandwidth_gibps = 0.0);
 
 }  // namespace shardplan
 

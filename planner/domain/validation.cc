@@ -33,6 +33,7 @@ bool ValidShardingType(ShardingType type) {
     case ShardingType::kColumnWise:
     case ShardingType::kRowWise:
     case ShardingType::kDataParallel:
+    case ShardingType::kTableRowWise:
       return true;
   }
   return false;
@@ -272,9 +273,11 @@ absl::Status CheckShardBounds(const Shard& shard, const Table& table, int num_de
 }
 
 // The shards of one table: in bounds, shaped as their sharding type requires, and covering the
-// table exactly once (DATA_PARALLEL: one full replica per device).
-absl::Status CheckTableSharding(const TableSharding& sharding, const Table& table, int num_devices,
-                                size_t k) {
+// table exactly once (DATA_PARALLEL: a full replica on every device; TABLE_ROW_WISE: row ranges
+// on the devices of one host).
+absl::Status CheckTableSharding(const TableSharding& sharding, const Table& table,
+                                const Topology& topology, size_t k) {
+  const int num_devices = topology.num_devices();
   if (!ValidShardingType(sharding.sharding_type)) {
     return Invalid(TablePath(k, "sharding_type"),
                    absl::StrCat("invalid value ", static_cast<int>(sharding.sharding_type)));
@@ -298,7 +301,8 @@ absl::Status CheckTableSharding(const TableSharding& sharding, const Table& tabl
                                 "\" has ", sharding.shards.size()));
   }
   const ShardingType type = sharding.sharding_type;
-  const bool full_rows = type != ShardingType::kRowWise;
+  const bool by_rows = type == ShardingType::kRowWise || type == ShardingType::kTableRowWise;
+  const bool full_rows = !by_rows;
   const bool full_columns = type != ShardingType::kColumnWise;
   std::vector<Interval> tiles;    // ROW_WISE: row ranges; COLUMN_WISE: column ranges
   std::vector<bool> has_replica;  // DATA_PARALLEL: devices holding a replica so far
@@ -326,16 +330,36 @@ absl::Status CheckTableSharding(const TableSharding& sharding, const Table& tabl
       }
       has_replica[shard.device] = true;
     }
-    if (type == ShardingType::kRowWise) {
+    if (type == ShardingType::kTableRowWise &&
+        topology.host_of(shard.device) != topology.host_of(sharding.shards[0].device)) {
+      return Invalid(absl::StrCat(ShardPath(k, s), ".device"),
+                     absl::StrCat("a TABLE_ROW_WISE table stays on one host: device ",
+                                  shard.device, " is on host ", topology.host_of(shard.device),
+                                  ", shard 0's device ", sharding.shards[0].device, " on host ",
+                                  topology.host_of(sharding.shards[0].device), " (",
+                                  topology.local_world_size(), " devices per host)"));
+    }
+    if (by_rows) {
       tiles.push_back({shard.row_offset, shard.row_offset + shard.row_count, s});
     } else if (type == ShardingType::kColumnWise) {
       tiles.push_back({shard.column_offset, shard.column_offset + shard.column_count, s});
+    }
+  }
+  if (type == ShardingType::kDataParallel) {
+    // Every device trains on its share of the batch, so every device needs the table.
+    for (int d = 0; d < num_devices; ++d) {
+      if (!has_replica[d]) {
+        return Invalid(TablePath(k, "shards"),
+                       absl::StrCat("a DATA_PARALLEL table has a replica on every device: table \"",
+                                    table.name, "\" has none on device ", d));
+      }
     }
   }
   switch (type) {
     case ShardingType::kColumnWise:
       return CheckTiling(std::move(tiles), table.dim, "columns", k, table.name);
     case ShardingType::kRowWise:
+    case ShardingType::kTableRowWise:
       return CheckTiling(std::move(tiles), table.rows, "rows", k, table.name);
     default:
       return absl::OkStatus();  // one full shard, or full replicas on distinct devices
@@ -401,7 +425,7 @@ absl::Status ValidatePlan(const Task& task, const Plan& plan) {
     }
     plan_index[it->second] = k;
     const Table& table = task.tables[it->second];
-    SHARDPLAN_RETURN_IF_ERROR(CheckTableSharding(sharding, table, num_devices, k));
+    SHARDPLAN_RETURN_IF_ERROR(CheckTableSharding(sharding, table, task.topology, k));
     if (table.pinned_device) {
       for (size_t s = 0; s < sharding.shards.size(); ++s) {
         if (sharding.shards[s].device != *table.pinned_device) {

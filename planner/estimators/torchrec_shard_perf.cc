@@ -65,4 +65,56 @@ ShardPerf EstimateShardPerf(const AnalyticParams& params, const Table& table, in
                            topology.inter_host_bandwidth_gibps);
 }
 
+ShardPerf EstimateRowLevelCompute(const AnalyticParams& params, const ShardView& shard,
+                                  int64_t global_batch_size, const Topology& topology) {
+  const Table& table = *shard.table;
+  const double batch = static_cast<double>(global_batch_size);
+  const int table_bytes = ElementBytes(table.element_type);
+  // RW / TWRW: the shard's share of every lookup, partial sums for the whole batch.
+  // DP: the device's own batch, all of it looked up locally.
+  const double inputs = table.pooling_factor * batch * LookupShare(shard);
+  const double outputs = batch * BatchShare(shard, topology.num_devices());
+  const double input_read_size = std::ceil(inputs * params.input_bytes);
+  const double embedding_lookup_size = inputs * shard.columns * table_bytes;
+  // DP writes its outputs locally in the table's type; the others feed a reduce-scatter.
+  const int output_bytes =
+      shard.sharding == ShardingType::kDataParallel ? table_bytes : params.activation_bytes;
+  const double output_write_size = outputs * shard.columns * output_bytes;
+  ShardPerf perf;
+  perf.fwd_compute = (input_read_size + embedding_lookup_size + output_write_size) /
+                     GiBpsToBytesPerMs(params.hbm_bandwidth_gibps);
+  perf.bwd_compute = perf.fwd_compute * params.bwd_compute_multiplier;
+  return perf;
+}
+
+double CollectiveBytesPerMs(const Topology& topology, Collective collective, bool crosses_hosts) {
+  if (collective == Collective::kAllReduce) {
+    return GiBpsToBytesPerMs(topology.all_reduce_bandwidth());
+  }
+  return GiBpsToBytesPerMs(crosses_hosts ? topology.inter_host_bandwidth_gibps
+                                         : topology.intra_host_bandwidth_gibps);
+}
+
+double CollectiveMs(const AnalyticParams& params, const CollectiveDemand& demand,
+                    const Topology& topology) {
+  const double device_bw = GiBpsToBytesPerMs(params.hbm_bandwidth_gibps);
+  const double link_bw = CollectiveBytesPerMs(topology, demand.collective, demand.crosses_hosts);
+  switch (demand.collective) {
+    case Collective::kAllToAll:
+    case Collective::kReduceScatter:
+      return demand.bytes / link_bw;
+    case Collective::kAllGather:
+      return demand.bytes / link_bw + demand.bytes * params.batched_copy_perf_factor / device_bw;
+    case Collective::kAllReduce: {
+      const double world = topology.num_devices();
+      const double local = topology.local_world_size();
+      const double nodes = std::min(world / local, 2.0);
+      double all_reduce = demand.bytes * (2 * nodes - 1) / nodes / link_bw;
+      if (world > 2 * local) all_reduce *= 2;  // the inter-host constraint
+      return all_reduce + demand.bytes * params.dp_elementwise_perf_factor / device_bw;
+    }
+  }
+  return 0.0;
+}
+
 }  // namespace shardplan

@@ -2,11 +2,14 @@
 #define SHARDPLAN_PLANNER_ESTIMATORS_TORCHREC_SHARD_PERF_H_
 
 // TorchRec's per-shard perf estimator (torchrec/distributed/planner/shard_estimators.py) for
-// table-wise and column-wise shards. The torchrec planner plans with it and costmodels'
-// AnalyticCostModel wraps the same formulas as a CostModel, so it sits below both.
+// every sharding type it shares with shardplan: table-wise and column-wise shards, and the
+// compute of row-wise, table-row-wise and data-parallel shards with the time of the collectives
+// they cause (planner/domain/sharding_semantics.h). The torchrec planner plans with it and
+// costmodels' AnalyticCostModel wraps the same formulas as a CostModel, so it sits below both.
 
 #include <cstdint>
 
+#include "planner/domain/sharding_semantics.h"
 #include "planner/domain/table.h"
 #include "planner/domain/topology.h"
 
@@ -22,7 +25,11 @@ struct AnalyticParams {
   int32_t full_block_dim = 128;         // FULL_BLOCK_EMB_DIM
   int32_t min_lookup_dim = 32;          // lookups read at least 32 columns
   int input_bytes = 8;                  // BIGINT_DTYPE: indices are int64
-  int activation_bytes = 4;             // fp32 pooled outputs in the all-to-all
+  // Pooled outputs in every collective are fp32 (TorchRec: the table's element size unless a
+  // comms codec says otherwise; the reference's all-to-all and shardplan's are fp32).
+  int activation_bytes = kActivationBytes;
+  double batched_copy_perf_factor = 2.455;     // BATCHED_COPY_PERF_FACTOR (RW, TWRW backward)
+  double dp_elementwise_perf_factor = 9.22;    // DP_ELEMENTWISE_KERNELS_PERF_FACTOR (optimizer)
 };
 
 // TorchRec's perf terms for one table-wise or column-wise shard (shard_estimators.py), in ms.
@@ -45,6 +52,24 @@ ShardPerf EstimateShardPerf(const AnalyticParams& params, double pooling_factor,
 // place that reads the estimator's inputs off a task, for the cost model and the planner alike.
 ShardPerf EstimateShardPerf(const AnalyticParams& params, const Table& table, int32_t columns,
                             int64_t global_batch_size, const Topology& topology);
+
+// The compute terms (fwd_compute, bwd_compute; comms 0) of a ROW_WISE, TABLE_ROW_WISE or
+// DATA_PARALLEL shard for a global batch of `global_batch_size` on `topology`
+// (_get_{rw,twrw,dp}_sharding_perf); its comms are its table's collectives' (CollectiveMs).
+ShardPerf EstimateRowLevelCompute(const AnalyticParams& params, const ShardView& shard,
+                                  int64_t global_batch_size, const Topology& topology);
+
+// BasicCommsBandwidths.get_bw in bytes per ms: ALL_REDUCE runs at the topology's all-reduce
+// bandwidth; the others over the intra-host links when their group sits on one host, the
+// inter-host links when it crosses hosts.
+double CollectiveBytesPerMs(const Topology& topology, Collective collective, bool crosses_hosts);
+
+// The time (ms) `demand` charges each of its devices: its bytes over the collective's
+// bandwidth, plus what TorchRec books with it (the batched copy after a backward all-gather;
+// for the all-reduce, NCCL's (2n-1)/n ring factor over min(hosts, 2) nodes, doubled past two
+// hosts, and the optimizer's element-wise kernels).
+double CollectiveMs(const AnalyticParams& params, const CollectiveDemand& demand,
+                    const Topology& topology);
 
 // BasicCommsBandwidths.get_bw for ALL_TO_ALL, in bytes per ms: the intra-host links when every
 // device shares a host, the inter-host links otherwise.

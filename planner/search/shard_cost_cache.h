@@ -71,6 +71,11 @@ class ShardCostCache : public CostModel {
 
   std::string id() const override { return model_.id(); }
   absl::Status CheckSupports(const Task& task) const override { return model_.CheckSupports(task); }
+  // The key holds (table, columns) only: row-level and data-parallel shards, which serve a share
+  // of their table, are not cached, so the cache costs the column level alone.
+  bool CostsShardingType(ShardingType type) const override {
+    return IsColumnLevel(type) && model_.CostsShardingType(type);
+  }
   double ComputeCost(const CostContext& context, std::span<const ShardView> shards) const override;
   std::vector<double> BackwardCommCosts(const CostContext& context,
                                         std::span<const int64_t> dim_sums) const override {

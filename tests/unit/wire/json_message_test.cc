@@ -89,7 +89,8 @@ TEST(JsonMessageTest, UnsignedAndMapFields) {
             "stats.anytime_result: expected true or false, got 1");
   EXPECT_EQ(ParseJsonMessage(R"({"tables": [{"sharding_type": "SIDEWAYS"}]})", plan).message(),
             "tables[0].sharding_type: unknown ShardingType \"SIDEWAYS\" (expected one of "
-            "SHARDING_TYPE_UNSPECIFIED, TABLE_WISE, COLUMN_WISE, ROW_WISE, DATA_PARALLEL)");
+            "SHARDING_TYPE_UNSPECIFIED, TABLE_WISE, COLUMN_WISE, ROW_WISE, DATA_PARALLEL, "
+            "TABLE_ROW_WISE)");
 }
 
 TEST(JsonMessageTest, SyntaxErrorsAndDocumentsThatAreNoObject) {

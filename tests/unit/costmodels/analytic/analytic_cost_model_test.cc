@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "planner/domain/evaluation.h"
 #include "planner/domain/task.h"
 #include "tests/unit/planner/estimators/torchrec_worked_example.h"
 
@@ -64,6 +65,38 @@ TEST_F(AnalyticCostModelTest, SmallerElementsCostLessToLookUp) {
   const std::vector<ShardView> fp32 = {{&table_, table_.rows, 64}};
   const std::vector<ShardView> fp16 = {{&half_precision, table_.rows, 64}};
   EXPECT_LT(model_.ComputeCost(context, fp16), model_.ComputeCost(context, fp32));
+}
+
+TEST_F(AnalyticCostModelTest, EvaluatesRowWisePlansAsTorchRecRatesThem) {
+  // TorchRec's per-shard RW perf for W = L = 4, per-rank batch 512, pooling factor 10, dim 64
+  // (tests/oracles/torchrec_estimator_oracle.py, case w4_l4 rw): every device holds one shard.
+  task_.tables = {table_};
+  Plan plan;
+  plan.tables.push_back(TableSharding{.table = "t", .sharding_type = ShardingType::kRowWise});
+  for (int d = 0; d < 4; ++d) plan.tables[0].shards.push_back(Shard{d, 250 * d, 250, 0, 64});
+  ASSERT_TRUE(model_.CostsShardingType(ShardingType::kRowWise));
+  ASSERT_TRUE(EvaluatePlan(task_, model_, plan).ok());
+  for (int d = 0; d < 4; ++d) {
+    EXPECT_NEAR(plan.devices[d].compute_ms, 1.947749551456e-03 + 3.895499102912e-03, 1e-12);
+    EXPECT_NEAR(plan.devices[d].forward_comm_ms, 8.138020833333e-04, 1e-12);
+    EXPECT_NEAR(plan.devices[d].backward_comm_ms, 2.150179417503e-03, 1e-12);
+  }
+}
+
+TEST_F(AnalyticCostModelTest, DataParallelReplicasPayTheAllReduceAndOptimizer) {
+  // Case w4_l4 dp of the oracle: each replica's backward comms are the all-reduce plus the
+  // element-wise optimizer kernels.
+  task_.tables = {table_};
+  Plan plan;
+  plan.tables.push_back(TableSharding{.table = "t", .sharding_type = ShardingType::kDataParallel});
+  for (int d = 0; d < 4; ++d) plan.tables[0].shards.push_back(Shard{d, 0, 1000, 0, 64});
+  ASSERT_TRUE(EvaluatePlan(task_, model_, plan).ok());
+  for (int d = 0; d < 4; ++d) {
+    EXPECT_NEAR(plan.devices[d].compute_ms, 1.539487636741e-03 + 3.078975273481e-03, 1e-12);
+    EXPECT_EQ(plan.devices[d].forward_comm_ms, 0.0);
+    EXPECT_NEAR(plan.devices[d].backward_comm_ms, 7.219006252395e-03, 1e-12);
+    EXPECT_EQ(plan.devices[d].memory_bytes, 1000 * 64 * 4);
+  }
 }
 
 TEST_F(AnalyticCostModelTest, IdNamesTheVersion) {

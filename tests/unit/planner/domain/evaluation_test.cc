@@ -164,5 +164,81 @@ TEST(EvaluatePlanTest, NonFiniteModelOutputIsInternal) {
                 "cost model fake@1 returned a non-finite cost for device 0");
 }
 
+// HandModel for every sharding type; each collective charges each of its devices 1 ms forward
+// and 2 ms backward, each replica or row shard computes what the semantics layer says it serves.
+struct RowLevelHandModel : HandModel {
+  bool CostsShardingType(ShardingType) const override { return true; }
+  double ComputeCost(const CostContext& context,
+                     std::span<const ShardView> shards) const override {
+    double cost = fixed_ms;
+    for (const ShardView& shard : shards) {
+      cost += compute_per_lookup_column * shard.columns * shard.table->pooling_factor *
+              LookupShare(shard);
+    }
+    return cost;
+  }
+  CollectiveCosts CostCollectives(const CostContext& context,
+                                  std::span<const CollectiveDemand> demands) const override {
+    const size_t n = static_cast<size_t>(context.topology->num_devices());
+    CollectiveCosts costs{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0)};
+    for (const CollectiveDemand& demand : demands) {
+      for (int32_t d : demand.devices) {
+        (demand.pass == Pass::kForward ? costs.forward_ms : costs.backward_ms)[d] +=
+            demand.pass == Pass::kForward ? 1.0 : 2.0;
+      }
+    }
+    return costs;
+  }
+};
+
+TEST(EvaluatePlanTest, ARowLevelTypeTheModelDoesNotCostIsAFailedPrecondition) {
+  const Task task = HandTask();
+  const HandModel model;  // the column level only, as CostModel's default says
+  Plan plan = TableWisePlan(task, {0, 0, 1});
+  plan.tables[2].sharding_type = ShardingType::kRowWise;
+  plan.tables[2].shards = {Shard{1, 0, 5, 0, 16}, Shard{2, 5, 5, 0, 16}};
+  EXPECT_STATUS(EvaluatePlan(task, model, plan), absl::StatusCode::kFailedPrecondition,
+                "tables[2].sharding_type: cost model fake@1 cannot cost ROW_WISE shards (table "
+                "\"c\"); it costs TABLE_WISE, COLUMN_WISE");
+  EXPECT_TRUE(plan.devices.empty());  // nothing costed
+}
+
+TEST(EvaluatePlanTest, RowShardsServeTheirShareAndAddTheirCollectives) {
+  const Task task = HandTask();
+  const RowLevelHandModel model;
+  Plan plan = TableWisePlan(task, {0, 0, 0});
+  plan.tables[2].sharding_type = ShardingType::kRowWise;  // c: 16 columns x pooling 0.5
+  plan.tables[2].shards = {Shard{1, 0, 6, 0, 16}, Shard{2, 6, 4, 0, 16}};
+  ASSERT_TRUE(EvaluatePlan(task, model, plan).ok());
+  // Half the lookups each, whatever their rows; no pooled all-to-all, a reduce-scatter forward
+  // and an all-gather backward.
+  EXPECT_DOUBLE_EQ(plan.devices[1].compute_ms, 1 + 0.5 * 16 * 0.5 / 2);
+  EXPECT_EQ(plan.devices[1].dim_sum, 0);
+  EXPECT_EQ(plan.devices[1].memory_bytes, 6 * 16 * 4);
+  EXPECT_EQ(plan.devices[2].memory_bytes, 4 * 16 * 4);
+  EXPECT_DOUBLE_EQ(plan.devices[1].backward_comm_ms, 2.0);
+  // fw = 1 (reduce-scatter) + 0.5 x wait; device 0 (a, b: 12 columns) waits for none.
+  const double d0_done = 1 + 0.5 * (16 + 4) + 0.1 * 12;
+  const double d1_done = 1 + 2 + 2;
+  EXPECT_DOUBLE_EQ(plan.devices[1].forward_comm_ms, 1.0 + 0.5 * (d1_done - std::min(d0_done, d1_done)));
+}
+
+TEST(EvaluatePlanTest, DataParallelReplicasCountOnEveryDevice) {
+  const Task task = HandTask();
+  const RowLevelHandModel model;
+  Plan plan = TableWisePlan(task, {0, 0, 0});
+  plan.tables[0].sharding_type = ShardingType::kDataParallel;  // a: 100 x 8, pooling 2
+  plan.tables[0].shards = {Shard{0, 0, 100, 0, 8}, Shard{1, 0, 100, 0, 8},
+                           Shard{2, 0, 100, 0, 8}};
+  ASSERT_TRUE(EvaluatePlan(task, model, plan).ok());
+  for (int d = 0; d < 3; ++d) {
+    EXPECT_GE(plan.devices[d].memory_bytes, 100 * 8 * 4) << d;
+    EXPECT_EQ(plan.devices[d].num_shards, d == 0 ? 3 : 1) << d;
+    EXPECT_GE(plan.devices[d].backward_comm_ms, 2.0) << d;  // the all-reduce
+  }
+  // A replica looks up its device's third of the batch.
+  EXPECT_DOUBLE_EQ(plan.devices[1].compute_ms, 1 + 0.5 * 8 * 2 / 3);
+}
+
 }  // namespace
 }  // namespace shardplan

@@ -279,8 +279,26 @@ TEST(ValidatePlanTest, AcceptsRowWiseAndDataParallel) {
   plan.tables[1] =
       Sharding("t1", ShardingType::kRowWise, {Shard{0, 0, 250, 0, 32}, Shard{1, 250, 250, 0, 32}});
   plan.tables[2] = Sharding("t2", ShardingType::kDataParallel,
-                            {Shard{0, 0, 100, 0, 16}, Shard{3, 0, 100, 0, 16}});
+                            {Shard{0, 0, 100, 0, 16}, Shard{3, 0, 100, 0, 16},
+                             Shard{1, 0, 100, 0, 16}, Shard{2, 0, 100, 0, 16}});
   EXPECT_TRUE(ValidatePlan(task, plan).ok()) << ValidatePlan(task, plan);
+}
+
+TEST(ValidatePlanTest, TableRowWiseStaysOnOneHost) {
+  Task task = ValidTask();
+  task.topology.devices_per_host = 2;  // hosts {0, 1} and {2, 3}
+  Plan plan = ValidPlan(task);
+  plan.tables[1] = Sharding("t1", ShardingType::kTableRowWise,
+                            {Shard{2, 0, 300, 0, 32}, Shard{3, 300, 200, 0, 32}});
+  EXPECT_TRUE(ValidatePlan(task, plan).ok()) << ValidatePlan(task, plan);
+  plan.tables[1].shards[1].device = 1;
+  EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
+                "tables[1].shards[1].device: a TABLE_ROW_WISE table stays on one host: device 1 "
+                "is on host 0, shard 0's device 2 on host 1 (2 devices per host)");
+  plan.tables[1].shards[1] = Shard{3, 250, 250, 0, 32};
+  EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
+                "tables[1].shards[1]: rows [250, 300) of table \"t1\" are covered by another "
+                "shard too");
 }
 
 TEST(ValidatePlanTest, UnknownTable) {
@@ -452,6 +470,11 @@ TEST(ValidatePlanTest, DataParallelReplicas) {
   plan.tables[2] = Sharding("t2", ShardingType::kDataParallel, {Shard{1, 0, 50, 0, 16}});
   EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
                 "tables[2].shards[0]: a DATA_PARALLEL shard spans all rows");
+  plan.tables[2] = Sharding("t2", ShardingType::kDataParallel,
+                            {Shard{0, 0, 100, 0, 16}, Shard{3, 0, 100, 0, 16}});
+  EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
+                "tables[2].shards: a DATA_PARALLEL table has a replica on every device: table "
+                "\"t2\" has none on device 1");
 }
 
 TEST(ValidatePlanTest, PinnedTableOnAnotherDevice) {

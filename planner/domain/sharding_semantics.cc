@@ -1,0 +1,208 @@
+#include "planner/domain/sharding_semantics.h"
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace shardplan {
+namespace {
+
+std::vector<int32_t> AllDevices(const Topology& topology) {
+  std::vector<int32_t> devices(static_cast<size_t>(topology.num_devices()));
+  for (int d = 0; d < topology.num_devices(); ++d) devices[d] = d;
+  return devices;
+}
+
+std::vector<int32_t> DevicesOfHost(const Topology& topology, int host) {
+  std::vector<int32_t> devices;
+  for (int d = 0; d < topology.num_devices(); ++d) {
+    if (topology.host_of(d) == host) devices.push_back(d);
+  }
+  return devices;
+}
+
+// The devices with `device`'s local rank, one per host: TWRW's cross-host process group.
+std::vector<int32_t> SameLocalRank(const Topology& topology, int device) {
+  std::vector<int32_t> devices;
+  const int local = topology.local_world_size();
+  for (int d = device % local; d < topology.num_devices(); d += local) devices.push_back(d);
+  return devices;
+}
+
+CollectiveDemand Demand(Collective collective, Pass pass, const Table& table,
+                        const TableSharding& sharding, int32_t columns) {
+  CollectiveDemand demand;
+  demand.collective = collective;
+  demand.pass = pass;
+  demand.sharding = sharding.sharding_type;
+  demand.table = &table;
+  demand.columns = columns;
+  return demand;
+}
+
+}  // namespace
+
+bool IsColumnLevel(ShardingType type) {
+  return type == ShardingType::kTableWise || type == ShardingType::kColumnWise;
+}
+
+double LookupShare(const ShardView& shard) {
+  switch (shard.sharding) {
+    case ShardingType::kTableWise:
+    case ShardingType::kColumnWise:
+      return 1.0;
+    case ShardingType::kRowWise:
+    case ShardingType::kTableRowWise:
+    case ShardingType::kDataParallel:
+      return 1.0 / shard.group_size;
+  }
+  return 1.0;
+}
+
+double BatchShare(const ShardView& shard, int num_devices) {
+  return shard.sharding == ShardingType::kDataParallel ? 1.0 / num_devices : 1.0;
+}
+
+const char* CollectiveName(Collective collective) {
+  switch (collective) {
+    case Collective::kAllToAll:
+      return "all_to_all";
+    case Collective::kReduceScatter:
+      return "reduce_scatter";
+    case Collective::kAllGather:
+      return "all_gather";
+    case Collective::kAllReduce:
+      return "all_reduce";
+  }
+  return "unknown";
+}
+
+std::vector<CollectiveDemand> TableCollectives(const Table& table, const TableSharding& sharding,
+                                               const Topology& topology, int64_t batch_size) {
+  std::vector<CollectiveDemand> demands;
+  if (IsColumnLevel(sharding.sharding_type) || sharding.shards.empty()) return demands;
+  std::vector<int32_t> devices;
+  for (const Shard& shard : sharding.shards) devices.push_back(shard.device);
+  const int32_t columns = sharding.shards.front().column_count;
+  // Every row shard holds partial sums of the whole global batch's pooled outputs.
+  const double partial_sums_bytes =
+      static_cast<double>(batch_size) * static_cast<double>(columns) * kActivationBytes;
+
+  switch (sharding.sharding_type) {
+    case ShardingType::kRowWise: {
+      // The partial sums are reduced onto the ranks that own each sample: the whole world.
+      for (Collective collective : {Collective::kReduceScatter, Collective::kAllGather}) {
+        CollectiveDemand demand =
+            Demand(collective, collective == Collective::kReduceScatter ? Pass::kForward
+                                                                        : Pass::kBackward,
+                   table, sharding, columns);
+        demand.devices = devices;
+        demand.peers = AllDevices(topology);
+        demand.crosses_hosts = !topology.single_host();
+        demand.bytes = partial_sums_bytes;
+        demands.push_back(std::move(demand));
+      }
+      break;
+    }
+    case ShardingType::kTableRowWise: {
+      // Reduced within the table's host, then exchanged with the same local rank of every other
+      // host (TorchRec: a process group of world_size / local_world_size).
+      const int host = topology.host_of(devices.front());
+      for (Collective collective : {Collective::kReduceScatter, Collective::kAllGather}) {
+        const Pass pass =
+            collective == Collective::kReduceScatter ? Pass::kForward : Pass::kBackward;
+        CollectiveDemand in_host = Demand(collective, pass, table, sharding, columns);
+        in_host.devices = devices;
+        in_host.peers = DevicesOfHost(topology, host);
+        in_host.bytes = partial_sums_bytes;
+        demands.push_back(std::move(in_host));
+        if (topology.num_hosts() <= 1) continue;
+        for (int32_t device : devices) {
+          CollectiveDemand across = Demand(Collective::kAllToAll, pass, table, sharding, columns);
+          across.devices = {device};
+          across.peers = SameLocalRank(topology, device);
+          across.crosses_hosts = true;
+          // TorchRec: batch_outputs (per rank) x hosts x columns.
+          across.bytes = static_cast<double>(batch_size) / topology.num_devices() *
+                         topology.num_hosts() * columns * kActivationBytes;
+          demands.push_back(std::move(across));
+        }
+      }
+      break;
+    }
+    case ShardingType::kDataParallel: {
+      // The replicas' gradients are summed on every replica: the table's bytes.
+      CollectiveDemand demand =
+          Demand(Collective::kAllReduce, Pass::kBackward, table, sharding, columns);
+      demand.devices = devices;
+      demand.peers = devices;
+      demand.crosses_hosts = false;
+      for (int32_t device : devices) {
+        if (topology.host_of(device) != topology.host_of(devices.front())) {
+          demand.crosses_hosts = true;
+        }
+      }
+      demand.bytes = static_cast<double>(table.rows) * columns * ElementBytes(table.element_type);
+      demands.push_back(std::move(demand));
+      break;
+    }
+    case ShardingType::kTableWise:
+    case ShardingType::kColumnWise:
+      break;
+  }
+  return demands;
+}
+
+absl::StatusOr<PlacementQueries> DescribePlacement(const Task& task, const Plan& plan) {
+  const int num_devices = task.topology.num_devices();
+  std::unordered_map<std::string_view, const Table*> table_of;
+  for (const Table& table : task.tables) table_of.emplace(table.name, &table);
+
+  PlacementQueries queries;
+  queries.shards_per_device.resize(static_cast<size_t>(num_devices));
+  queries.dim_sums.assign(static_cast<size_t>(num_devices), 0);
+  for (size_t k = 0; k < plan.tables.size(); ++k) {
+    const TableSharding& sharding = plan.tables[k];
+    auto it = table_of.find(sharding.table);
+    if (it == table_of.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("tables[", k, "].table: unknown table \"", sharding.table, "\""));
+    }
+    const Table& table = *it->second;
+    const bool column_level = IsColumnLevel(sharding.sharding_type);
+    const int32_t group_size = static_cast<int32_t>(sharding.shards.size());
+    for (size_t s = 0; s < sharding.shards.size(); ++s) {
+      const Shard& shard = sharding.shards[s];
+      // Formatted only for an error: this loop runs over every shard of every plan.
+      auto path = [&] { return absl::StrCat("tables[", k, "].shards[", s, "]"); };
+      if (shard.device < 0 || shard.device >= num_devices) {
+        return absl::InvalidArgumentError(absl::StrCat(path(), ".device: device ", shard.device,
+                                                       " does not exist (topology.num_devices is ",
+                                                       num_devices, ")"));
+      }
+      if (shard.row_count < 0 || shard.row_count > table.rows || shard.column_count < 0 ||
+          shard.column_count > table.dim) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            path(), ": a shard of ", shard.row_count, " x ", shard.column_count,
+            " does not fit table \"", table.name, "\" (", table.rows, " x ", table.dim, ")"));
+      }
+      queries.shards_per_device[shard.device].push_back(
+          ShardView{.table = &table,
+                    .rows = shard.row_count,
+                    .columns = shard.column_count,
+                    .sharding = sharding.sharding_type,
+                    .group_size = column_level ? 1 : group_size,
+                    .row_offset = shard.row_offset});
+      if (column_level) queries.dim_sums[shard.device] += shard.column_count;
+    }
+    std::vector<CollectiveDemand> demands =
+        TableCollectives(table, sharding, task.topology, task.batch_size);
+    for (CollectiveDemand& demand : demands) queries.collectives.push_back(std::move(demand));
+  }
+  return queries;
+}
+
+}  // namespace shardplan

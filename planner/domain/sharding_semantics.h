@@ -1,0 +1,96 @@
+#ifndef SHARDPLAN_PLANNER_DOMAIN_SHARDING_SEMANTICS_H_
+#define SHARDPLAN_PLANNER_DOMAIN_SHARDING_SEMANTICS_H_
+
+// What each sharding type serves, holds and causes: the one place that turns a placement into
+// the queries cost models answer (docs/cost-models.md, "Sharding semantics"). TorchRec's
+// estimator is the model (shard_estimators.py, _get_{tw,rw,twrw,dp}_sharding_perf):
+//
+//   type  a shard serves                          it holds         collectives it causes
+//   TW    every lookup of the table, whole batch  the table        pooled-output all-to-all
+//   CW    the same, for its columns               its columns      the same
+//   RW    1/n of the lookups (n row shards),      its rows         reduce-scatter of partial
+//         partial sums for the whole batch                         sums (fwd), all-gather (bwd)
+//   TWRW  as RW, its n shards on one host         its rows         reduce-scatter / all-gather in
+//                                                                  the host, all-to-all across
+//   DP    its device's share of the batch (1/W)   the whole table  all-reduce of the gradient
+//
+// Lookups are spread evenly over row shards, as TorchRec's estimator assumes; the simulator
+// (groundtruth/sim) costs the rows and access classes a shard really holds.
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "planner/domain/plan.h"
+#include "planner/domain/table.h"
+#include "planner/domain/task.h"
+
+namespace shardplan {
+
+// One shard as a cost model sees it: the table's statistics with the shard's geometry and what
+// its sharding type makes it serve.
+struct ShardView {
+  const Table* table = nullptr;
+  int64_t rows = 0;     // the shard's row count
+  int32_t columns = 0;  // the shard's column count: the "dim" a cost model sees
+  ShardingType sharding = ShardingType::kTableWise;
+  // ROW_WISE / TABLE_ROW_WISE: the table's row shards; DATA_PARALLEL: its replicas; else 1.
+  int32_t group_size = 1;
+  int64_t row_offset = 0;  // the shard's first row (row-level shards)
+};
+
+// TABLE_WISE and COLUMN_WISE: a shard serves every lookup of its columns and sends its pooled
+// outputs in the one all-to-all that per-device dim sums describe.
+bool IsColumnLevel(ShardingType type);
+
+// The fraction of the table's lookups in a global batch that the shard serves.
+double LookupShare(const ShardView& shard);
+// The fraction of the global batch whose (partial) pooled outputs the shard produces.
+double BatchShare(const ShardView& shard, int num_devices);
+
+// TorchRec's CollectiveType.
+enum class Collective { kAllToAll, kReduceScatter, kAllGather, kAllReduce };
+const char* CollectiveName(Collective collective);
+
+enum class Pass { kForward, kBackward };
+
+// One collective that a table's row-level or data-parallel shards take part in. Each device of
+// `devices` (one per shard, in shard order) puts `bytes` into it.
+struct CollectiveDemand {
+  Collective collective = Collective::kAllToAll;
+  Pass pass = Pass::kForward;
+  ShardingType sharding = ShardingType::kRowWise;
+  const Table* table = nullptr;
+  int32_t columns = 0;            // the embedding columns it carries
+  std::vector<int32_t> devices;   // the devices charged, one per shard
+  std::vector<int32_t> peers;     // every device the collective spans (senders and receivers)
+  bool crosses_hosts = false;     // whether `peers` sit on more than one host
+  double bytes = 0.0;             // bytes each of `devices` puts in
+};
+
+// A placement as cost queries: the shards each device computes, the column-level all-to-all's
+// dim sums, and the other collectives.
+struct PlacementQueries {
+  std::vector<std::vector<ShardView>> shards_per_device;
+  std::vector<int64_t> dim_sums;  // per device: columns of its TABLE_WISE/COLUMN_WISE shards
+  std::vector<CollectiveDemand> collectives;
+};
+
+// Bytes per element of the pooled outputs that collectives move (fp32, as the reference's
+// all-to-all).
+inline constexpr int kActivationBytes = 4;
+
+// The queries of `plan` on `task`. The plan must name tables of the task, valid devices and
+// shards that fit their table (ValidatePlan checks more); otherwise INVALID_ARGUMENT names the
+// field. `task` must outlive the result.
+absl::StatusOr<PlacementQueries> DescribePlacement(const Task& task, const Plan& plan);
+
+// The collectives of one table's shards (as planned: `sharding.shards` on `topology`), for a
+// global batch of `batch_size`. Column-level tables cause none here (their all-to-all is the
+// dim sums').
+std::vector<CollectiveDemand> TableCollectives(const Table& table, const TableSharding& sharding,
+                                               const Topology& topology, int64_t batch_size);
+
+}  // namespace shardplan
+
+#endif  // SHARDPLAN_PLANNER_DOMAIN_SHARDING_SEMANTICS_H_
