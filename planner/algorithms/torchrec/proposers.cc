@@ -66,10 +66,15 @@ class GridSearchProposer : public Proposer {
 class GreedyProposer : public Proposer {
  public:
   GreedyProposer(const SearchSpace& space, bool use_depth)
-      : space_(space),
-        use_depth_(use_depth),
+      : use_depth_(use_depth),
         order_(OptionsByScore(space, use_depth)),
         position_(order_.size(), 0) {
+    storage_.resize(order_.size());
+    for (size_t t = 0; t < order_.size(); ++t) {
+      for (const ShardingOption& option : space.options_of_table[t]) {
+        storage_[t].emplace_back(option.BytesMax(), option.BytesSum());
+      }
+    }
     for (const std::vector<int>& options : order_) {
       if (options.empty()) done_ = true;
       remaining_ += static_cast<int64_t>(options.size()) - 1;
@@ -99,8 +104,7 @@ class GreedyProposer : public Proposer {
     std::tuple<int64_t, int64_t> largest_storage{0, 0};
     for (size_t t = 0; t < order_.size(); ++t) {
       if (position_[t] + 1 >= order_[t].size()) continue;
-      const ShardingOption& current = space_.options_of_table[t][order_[t][position_[t]]];
-      const std::tuple<int64_t, int64_t> storage{current.BytesMax(), current.BytesSum()};
+      const std::tuple<int64_t, int64_t>& storage = storage_[t][order_[t][position_[t]]];
       if (storage > largest_storage) {
         largest = static_cast<int>(t);
         largest_storage = storage;
@@ -113,9 +117,10 @@ class GreedyProposer : public Proposer {
     }
   }
 
-  const SearchSpace& space_;
   bool use_depth_;
   std::vector<std::vector<int>> order_;
+  // (max shard bytes, total bytes) per [table][option], the feedback's key.
+  std::vector<std::vector<std::tuple<int64_t, int64_t>>> storage_;
   std::vector<size_t> position_;
   int64_t remaining_ = 0;
   bool done_ = false;

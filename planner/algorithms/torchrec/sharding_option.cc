@@ -6,6 +6,20 @@
 
 namespace shardplan::torchrec {
 
+PartitionBy ShardingOption::partition_by() const {
+  switch (sharding_type) {
+    case ShardingType::kRowWise:
+    case ShardingType::kDataParallel:
+      return PartitionBy::kUniform;
+    case ShardingType::kTableRowWise:
+      return PartitionBy::kHost;
+    case ShardingType::kTableWise:
+    case ShardingType::kColumnWise:
+      break;
+  }
+  return PartitionBy::kDevice;
+}
+
 double ShardingOption::PerfSum() const {
   double sum = 0.0;
   for (const ShardOption& shard : shards) sum += shard.perf.total();

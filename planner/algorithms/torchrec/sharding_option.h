@@ -15,18 +15,29 @@ namespace shardplan::torchrec {
 
 inline constexpr char kAlgorithmName[] = "torchrec";
 
-// All rows, columns [column_offset, column_offset + columns).
+// Rows [row_offset, row_offset + rows), columns [column_offset, column_offset + columns).
 struct ShardOption {
+  int64_t row_offset = 0;
+  int64_t rows = 0;
   int32_t column_offset = 0;
   int32_t columns = 0;
   ShardPerf perf;
   int64_t bytes = 0;  // ShardMemoryBytes: shardplan's one memory model
 };
 
+// TorchRec's partition_by: where the partitioner may put an option's shards.
+enum class PartitionBy {
+  kDevice,   // TW, CW: each shard on the least loaded device it fits
+  kHost,     // TWRW: shard i on the i-th device of one host
+  kUniform,  // RW, DP: shard i on device i
+};
+
 struct ShardingOption {
   int table = 0;  // task.tables index
   ShardingType sharding_type = ShardingType::kTableWise;
-  std::vector<ShardOption> shards;  // ascending column offsets
+  std::vector<ShardOption> shards;  // ascending column, then row offsets
+
+  PartitionBy partition_by() const;
 
   double PerfSum() const;
   double PerfMax() const;
@@ -35,7 +46,7 @@ struct ShardingOption {
 };
 
 // The enumerator's output: options_of_table[t] for task.tables[t] in enumeration order (TW,
-// then CW by ascending shard count), and the units the partitioner must keep whole.
+// CW by ascending shard count, RW, TWRW, DP), and the units the partitioner must keep whole.
 struct SearchSpace {
   std::vector<std::vector<ShardingOption>> options_of_table;
   std::vector<PlacementUnit> units;  // PlacementUnits(task)

@@ -54,8 +54,9 @@ def reordered(task):
 
 
 def check_plan(test, plan, task, algorithm=None):
-    """`plan` (a Plan as a JSON dict) covers `task`: every table once and whole, on existing
-    devices within capacity, and its cost is the bottleneck device's total."""
+    """`plan` (a Plan as a JSON dict) covers `task`: every table once and whole (a data-parallel
+    table once per replica), on existing devices within capacity, and its cost is the bottleneck
+    device's total."""
     if algorithm is not None:
         test.assertEqual(plan["algorithm"], algorithm)
     rows_dims = {t["name"]: (int(t["rows"]), t["dim"]) for t in task["tables"]}
@@ -64,8 +65,10 @@ def check_plan(test, plan, task, algorithm=None):
     for sharding in plan["tables"]:
         rows, dim = rows_dims[sharding["table"]]
         # int64 fields are strings in proto JSON (the CLI's --json), ints in plan_to_dict.
+        copies = (len(sharding["shards"]) if sharding["sharding_type"] in ("DATA_PARALLEL", 4)
+                  else 1)
         test.assertEqual(sum(int(s["row_count"]) * s["column_count"] for s in sharding["shards"]),
-                         rows * dim)
+                         rows * dim * copies)
         for shard in sharding["shards"]:
             test.assertIn(shard["device"], range(num_devices))
     test.assertEqual(len(plan["devices"]), num_devices)
