@@ -21,7 +21,6 @@ absl::Status RunEvaluate(const Invocation& invocation) {
   if (absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation); !format.ok()) {
     return format.status();
   }
-  const int local_world_size = LocalWorldSize(*task);
   shardplan::v1::EvaluatePlanRequest request;
   *request.mutable_task() = *std::move(task);
   *request.mutable_plan() = *std::move(plan);
@@ -33,7 +32,7 @@ absl::Status RunEvaluate(const Invocation& invocation) {
   absl::StatusOr<shardplan::v1::EvaluatePlanResponse> response =
       invocation.client->EvaluatePlan(request);
   if (!response.ok()) return response.status();
-  return EmitPlan(invocation, response->plan(), std::nullopt, *response, local_world_size);
+  return EmitPlan(invocation, response->plan(), std::nullopt, *response);
 }
 
 }  // namespace

@@ -27,12 +27,19 @@ int DeviceCount(const shardplan::v1::Plan& plan) {
   return std::max(count, 1);
 }
 
+// Devices per host: the caller's, else the plan's (EvaluatePlan records the task's), else one
+// host of every device (a plan from before plans carried it).
+int LocalWorldSize(const shardplan::v1::Plan& plan, const TorchRecOptions& options) {
+  if (options.local_world_size > 0) return options.local_world_size;
+  if (plan.local_world_size() > 0) return plan.local_world_size();
+  return DeviceCount(plan);
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> FormatTorchRecPlan(const shardplan::v1::Plan& plan,
                                                const TorchRecOptions& options) {
-  const int local_world_size =
-      options.local_world_size > 0 ? options.local_world_size : DeviceCount(plan);
+  const int local_world_size = LocalWorldSize(plan, options);
   // ordered_json keeps the plan's table order and TorchRec's key order.
   nlohmann::ordered_json module = nlohmann::ordered_json::object();
   for (const auto& table : plan.tables()) {

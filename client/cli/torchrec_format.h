@@ -12,8 +12,8 @@ namespace shardplan::cli {
 struct TorchRecOptions {
   // The module that owns the tables in the model, e.g. "sparse_arch.embedding_bag_collection".
   std::string module_path = "embedding_bag_collection";
-  // Devices per host: the cuda index of rank R is R % local_world_size. 0: every device on one
-  // host (the plan's device count).
+  // Devices per host: the cuda index of rank R is R % local_world_size. 0: the plan's
+  // local_world_size, else every device on one host (the plan's device count).
   int local_world_size = 0;
 };
 

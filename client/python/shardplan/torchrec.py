@@ -29,13 +29,13 @@ def to_torchrec(plan, module_path=DEFAULT_MODULE_PATH, local_world_size=None,
     """The ShardingPlan dict of `plan` (a Plan, a PlanResponse or their JSON dicts).
 
     local_world_size: devices per host, so that rank R is placed on cuda:(R % local_world_size);
-    None: every device on one host (the plan's device count). compute_device: "cuda" or "cpu"
-    (TorchRec places cpu shards as "rank:R/cpu").
+    None: the plan's local_world_size (the server records the task's), else every device on one
+    host (the plan's device count). compute_device: "cuda" or "cpu" (TorchRec places cpu shards
+    as "rank:R/cpu").
     """
     plan = plan_from_dict(plan)
     if local_world_size is None:
-        devices = [s.device for t in plan.tables for s in t.shards]
-        local_world_size = max([len(plan.devices)] + [d + 1 for d in devices] + [1])
+        local_world_size = plan.local_world_size or _device_count(plan)
     if local_world_size < 1:
         raise ValueError(f"local_world_size must be >= 1, got {local_world_size}")
     module = {}
@@ -55,6 +55,12 @@ def to_torchrec(plan, module_path=DEFAULT_MODULE_PATH, local_world_size=None,
             } for s in shards],
         }
     return {"plan": {module_path: module}}
+
+
+def _device_count(plan):
+    """The plan's per-device figures, or the highest device a shard uses."""
+    devices = [s.device for t in plan.tables for s in t.shards]
+    return max([len(plan.devices)] + [d + 1 for d in devices] + [1])
 
 
 def is_torchrec_plan(value):

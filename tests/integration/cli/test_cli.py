@@ -15,7 +15,8 @@ import unittest
 
 from server_fixture import SecuredPki, SecuredServer, ServerProcess, refused_port
 from tasks import (BASELINES, SLOW_ALGORITHM, SLOW_PARAMS, SLOW_TASK, check_plan,
-                   example_task, examples_dir, infeasible_task, invalid_task, reordered)
+                   example_task, examples_dir, infeasible_task, invalid_task, multi_host_task,
+                   reordered)
 
 COMMANDS = ("plan", "submit", "get", "watch", "cancel", "evaluate", "algorithms", "models",
             "health")
@@ -299,6 +300,34 @@ class OutputTest(ServerTestCase):
         for entry in module.values():
             rank = entry["ranks"][0]
             self.assertEqual(entry["shards"][0]["placement"], f"rank:{rank}/cuda:{rank % 2}")
+
+    def test_torchrec_placements_follow_the_plans_hosts_on_every_path(self):
+        # Rank 123 of 16 hosts x 8 devices is cuda:3, whichever command prints the plan.
+        task = self.write_json(multi_host_task())
+
+        def placement(stdout):
+            return json.loads(stdout)["plan"]["embedding_bag_collection"]["t0"]["shards"][0][
+                "placement"]
+
+        planned = self.cli("plan", task, "--format", "torchrec")
+        self.assertExit(planned, EXIT_OK)
+        self.assertEqual(placement(planned.stdout), "rank:123/cuda:3")
+        submitted = self.cli("submit", task)
+        self.assertExit(submitted, EXIT_OK)
+        job_id = submitted.stdout.strip()
+        watched = self.cli("watch", job_id, "--format", "torchrec")
+        self.assertExit(watched, EXIT_OK)
+        self.assertEqual(placement(watched.stdout), "rank:123/cuda:3")
+        got = self.cli("get", job_id, "--format", "torchrec")
+        self.assertExit(got, EXIT_OK)
+        self.assertEqual(placement(got.stdout), "rank:123/cuda:3")
+        plan_file = self.write_json(json.loads(self.cli("plan", task, "--json").stdout))
+        evaluated = self.cli("evaluate", task, plan_file, "--format", "torchrec")
+        self.assertExit(evaluated, EXIT_OK)
+        self.assertEqual(placement(evaluated.stdout), "rank:123/cuda:3")
+        # --local-world-size overrides the plan's.
+        overridden = self.cli("get", job_id, "--format", "torchrec", "--local-world-size", "16")
+        self.assertEqual(placement(overridden.stdout), "rank:123/cuda:11")
 
     def test_json_uses_original_field_names(self):
         result = self.cli("plan", example("task_4dev.json"), "--json")

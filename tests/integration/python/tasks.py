@@ -26,6 +26,15 @@ def small_task(num_tables, num_devices):
     }
 
 
+def multi_host_task():
+    """16 hosts of 8 devices; t0 pinned to device 123, the fourth device of host 15 (a TorchRec
+    placement rank:123/cuda:3)."""
+    task = small_task(3, 128)
+    task["topology"]["devices_per_host"] = 8
+    task["tables"][0]["pinned_device"] = 123
+    return task
+
+
 def infeasible_task():
     """Table t1 needs 2 TiB; the devices hold 16 GiB."""
     task = small_task(2, 2)

@@ -17,7 +17,8 @@ import grpc
 import shardplan
 from server_fixture import SecuredPki, SecuredServer, ServerProcess, refused_port
 from tasks import (BASELINES, SLOW_ALGORITHM, SLOW_PARAMS, SLOW_TASK, check_plan,
-                   example_task, infeasible_task, invalid_task, reordered, small_task)
+                   example_task, infeasible_task, invalid_task, multi_host_task, reordered,
+                   small_task)
 
 
 def check_plan_covers(test, plan, task):
@@ -226,6 +227,20 @@ class TorchRecTest(ServerTestCase):
         self.assertEqual(shardplan.to_torchrec(as_dict, local_world_size=4), sharding_plan)
         custom = shardplan.to_torchrec(plan, module_path="sparse.ebc")
         self.assertEqual(list(custom["plan"]), ["sparse.ebc"])
+
+    def test_placements_follow_the_plans_hosts(self):
+        # Rank 123 of 16 hosts x 8 devices: the plan's local_world_size places it on cuda:3.
+        plan = self.client.plan(multi_host_task())
+        self.assertEqual(plan.local_world_size, 8)
+        for source in (plan, shardplan.plan_to_dict(plan)):
+            entry = shardplan.to_torchrec(source)["plan"]["embedding_bag_collection"]["t0"]
+            self.assertEqual(entry["shards"][0]["placement"], "rank:123/cuda:3")
+        entry = shardplan.to_torchrec(plan, local_world_size=16)["plan"][
+            "embedding_bag_collection"]["t0"]
+        self.assertEqual(entry["shards"][0]["placement"], "rank:123/cuda:11")
+        plan.local_world_size = 0  # a plan from before plans carried it: one host
+        entry = shardplan.to_torchrec(plan)["plan"]["embedding_bag_collection"]["t0"]
+        self.assertEqual(entry["shards"][0]["placement"], "rank:123/cuda:123")
 
     def test_column_wise_shards(self):
         plan = shardplan.pb.Plan(tables=[shardplan.pb.TableSharding(

@@ -110,21 +110,30 @@ TEST(FormatTorchRecPlanTest, KeepsThePlansTableOrder) {
   EXPECT_EQ(names, (std::vector<std::string>{"zeta", "alpha", "mid"}));
 }
 
-TEST(FormatTorchRecPlanTest, OneHostOfThePlansDevicesByDefault) {
+std::string PlacementOf(const shardplan::v1::Plan& plan, const TorchRecOptions& options = {}) {
+  return Format(plan, options)["plan"]["embedding_bag_collection"]["t"]["shards"][0]["placement"];
+}
+
+TEST(FormatTorchRecPlanTest, PlacesRanksByThePlansLocalWorldSize) {
+  // Rank 123 of a 16 x 8 job is the fourth device of host 15.
+  shardplan::v1::Plan plan;
+  AddTable(plan, "t", shardplan::v1::TABLE_WISE, {{123, 0, 10, 0, 4}});
+  for (int d = 0; d < 128; ++d) plan.add_devices()->set_device(d);
+  plan.set_local_world_size(8);
+  EXPECT_EQ(PlacementOf(plan), "rank:123/cuda:3");
+  // The caller's local world size wins over the plan's.
+  EXPECT_EQ(PlacementOf(plan, {.local_world_size = 16}), "rank:123/cuda:11");
+}
+
+TEST(FormatTorchRecPlanTest, OneHostOfThePlansDevicesWithoutALocalWorldSize) {
   shardplan::v1::Plan plan;
   AddTable(plan, "t", shardplan::v1::TABLE_WISE, {{5, 0, 10, 0, 4}});
   // Without per-device figures the highest device used sets the count: 6 devices, one host.
-  EXPECT_EQ(Format(plan)["plan"]["embedding_bag_collection"]["t"]["shards"][0]["placement"],
-            "rank:5/cuda:5");
+  EXPECT_EQ(PlacementOf(plan), "rank:5/cuda:5");
   // With them, the device count is theirs (8 here), still one host.
   for (int d = 0; d < 8; ++d) plan.add_devices()->set_device(d);
-  EXPECT_EQ(Format(plan)["plan"]["embedding_bag_collection"]["t"]["shards"][0]["placement"],
-            "rank:5/cuda:5");
-  TorchRecOptions two_per_host;
-  two_per_host.local_world_size = 2;
-  EXPECT_EQ(
-      Format(plan, two_per_host)["plan"]["embedding_bag_collection"]["t"]["shards"][0]["placement"],
-      "rank:5/cuda:1");
+  EXPECT_EQ(PlacementOf(plan), "rank:5/cuda:5");
+  EXPECT_EQ(PlacementOf(plan, {.local_world_size = 2}), "rank:5/cuda:1");
 }
 
 TEST(FormatTorchRecPlanTest, TableWithoutShardsIsInvalid) {
