@@ -35,6 +35,44 @@ int LocalWorldSize(const shardplan::v1::Plan& plan, const TorchRecOptions& optio
   return DeviceCount(plan);
 }
 
+std::string Placement(int rank, int local_world_size) {
+  return absl::StrCat("rank:", rank, "/cuda:", rank % local_world_size);
+}
+
+// One table as TorchRec's ParameterSharding._serialize writes it. Sharded types: the shards by
+// offset, ranks[i] the rank of shards[i] (the order of TorchRec's row_wise, table_row_wise and
+// column_wise generators; a rank may repeat), kernel "fused". DATA_PARALLEL, as TorchRec's
+// planner writes it: the replicas' ranks in rank order, kernel "dense", and no "shards" (its
+// sharding_spec is None).
+nlohmann::ordered_json ParameterSharding(const shardplan::v1::TableSharding& table,
+                                         int local_world_size) {
+  std::vector<shardplan::v1::Shard> shards(table.shards().begin(), table.shards().end());
+  const bool replicated = table.sharding_type() == shardplan::v1::DATA_PARALLEL;
+  std::stable_sort(shards.begin(), shards.end(), [&](const auto& a, const auto& b) {
+    if (replicated) return a.device() < b.device();
+    return std::pair(a.row_offset(), a.column_offset()) <
+           std::pair(b.row_offset(), b.column_offset());
+  });
+  nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
+  nlohmann::ordered_json metadata = nlohmann::ordered_json::array();
+  for (const auto& shard : shards) {
+    ranks.push_back(shard.device());
+    if (replicated) continue;
+    metadata.push_back({
+        {"shard_offsets", {shard.row_offset(), shard.column_offset()}},
+        {"shard_sizes", {shard.row_count(), shard.column_count()}},
+        {"placement", Placement(shard.device(), local_world_size)},
+    });
+  }
+  nlohmann::ordered_json sharding = {
+      {"sharding_type", ShardingTypeName(table.sharding_type())},
+      {"compute_kernel", replicated ? "dense" : "fused"},
+      {"ranks", ranks},
+  };
+  if (!replicated) sharding["shards"] = metadata;
+  return sharding;
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> FormatTorchRecPlan(const shardplan::v1::Plan& plan,
@@ -46,28 +84,7 @@ absl::StatusOr<std::string> FormatTorchRecPlan(const shardplan::v1::Plan& plan,
     if (table.shards().empty()) {
       return absl::InvalidArgumentError(absl::StrCat("table ", table.table(), " has no shards"));
     }
-    std::vector<shardplan::v1::Shard> shards(table.shards().begin(), table.shards().end());
-    std::stable_sort(shards.begin(), shards.end(), [](const auto& a, const auto& b) {
-      return std::pair(a.row_offset(), a.column_offset()) <
-             std::pair(b.row_offset(), b.column_offset());
-    });
-    nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
-    nlohmann::ordered_json metadata = nlohmann::ordered_json::array();
-    for (const auto& shard : shards) {
-      ranks.push_back(shard.device());
-      metadata.push_back({
-          {"shard_offsets", {shard.row_offset(), shard.column_offset()}},
-          {"shard_sizes", {shard.row_count(), shard.column_count()}},
-          {"placement",
-           absl::StrCat("rank:", shard.device(), "/cuda:", shard.device() % local_world_size)},
-      });
-    }
-    module[table.table()] = {
-        {"sharding_type", ShardingTypeName(table.sharding_type())},
-        {"compute_kernel", "fused"},
-        {"ranks", ranks},
-        {"shards", metadata},
-    };
+    module[table.table()] = ParameterSharding(table, local_world_size);
   }
   nlohmann::ordered_json root = {{"plan", {{options.module_path, module}}}};
   return root.dump(2) + "\n";

@@ -17,14 +17,16 @@ struct TorchRecOptions {
   int local_world_size = 0;
 };
 
-// The plan in the JSON shape of TorchRec's ShardingPlan._serialize (papers/notes/
-// docs/design.md section 7.4):
-//   {"plan": {module_path: {table: {"sharding_type": "table_wise" | "column_wise" | ...,
-//     "compute_kernel": "fused", "ranks": [...],
+// The plan in the JSON shape of TorchRec's ShardingPlan._serialize (docs/design.md section 7.4):
+//   {"plan": {module_path: {table: {"sharding_type": "table_wise" | "column_wise" | "row_wise" |
+//     "table_row_wise" | "data_parallel", "compute_kernel": "fused", "ranks": [...],
 //     "shards": [{"shard_offsets": [r0, c0], "shard_sizes": [r, c],
 //                 "placement": "rank:R/cuda:L"}]}}}}
-// Shards are ordered by offset and ranks[i] is the rank of shards[i] (TorchRec's column_wise
-// convention; a rank may repeat). INVALID_ARGUMENT for a table without shards.
+// Shards are ordered by offset (row_wise and table_row_wise: by row, each block as planned, an
+// uneven last one included) and ranks[i] is the rank of shards[i] (a rank may repeat). A
+// data_parallel table is written as TorchRec's planner writes it: "compute_kernel": "dense",
+// "ranks" its replicas' ranks in order, and no "shards". INVALID_ARGUMENT for a table without
+// shards.
 absl::StatusOr<std::string> FormatTorchRecPlan(const shardplan::v1::Plan& plan,
                                                const TorchRecOptions& options);
 

@@ -5,9 +5,12 @@
     #   "ranks": [2], "shards": [{"shard_offsets": [0, 0], "shard_sizes": [rows, dim],
     #                             "placement": "rank:2/cuda:2"}]}}}}
 
-A whole table becomes "table_wise" on its device; a table split into column ranges becomes
-"column_wise" with one shard per range, ordered by column offset, and ranks[i] the rank of
-shards[i] (a rank may repeat when two ranges share a device). The compute kernel is "fused".
+Each table is written as TorchRec's generators and planner write it:
+- table_wise, column_wise, row_wise, table_row_wise: one shard per piece, ordered by offset (row
+  blocks by row, column ranges by column), ranks[i] the rank of shards[i] (a rank may repeat),
+  compute kernel "fused". Row blocks keep their planned sizes, an uneven last block included.
+- data_parallel: compute kernel "dense", ranks the replicas' ranks in order, and no "shards"
+  (TorchRec's sharding_spec is None for data_parallel, so _serialize writes none).
 
 from_torchrec reads that shape back (from this module or from TorchRec's own planner), so a
 TorchRec plan can be evaluated: client.evaluate(task, sharding_plan, ground_truth="sim:...").
@@ -42,19 +45,28 @@ def to_torchrec(plan, module_path=DEFAULT_MODULE_PATH, local_world_size=None,
     for table in plan.tables:
         if not table.shards:
             raise ValueError(f"table {table.table} has no shards")
-        shards = sorted(table.shards, key=lambda s: (s.row_offset, s.column_offset))
-        module[table.table] = {
-            "sharding_type": _sharding_type_name(table.sharding_type),
-            "compute_kernel": "fused",
-            "ranks": [s.device for s in shards],
-            "shards": [{
-                "shard_offsets": [s.row_offset, s.column_offset],
-                "shard_sizes": [s.row_count, s.column_count],
-                "placement": (f"rank:{s.device}/cpu" if compute_device == "cpu" else
-                              f"rank:{s.device}/{compute_device}:{s.device % local_world_size}"),
-            } for s in shards],
-        }
+        module[table.table] = _parameter_sharding(table, local_world_size, compute_device)
     return {"plan": {module_path: module}}
+
+
+def _parameter_sharding(table, local_world_size, compute_device):
+    """One table as TorchRec's ParameterSharding._serialize writes it (see the module's doc)."""
+    if table.sharding_type == planner_pb2.DATA_PARALLEL:
+        # TorchRec's sharding_spec is None for data_parallel: _serialize writes no "shards".
+        return {"sharding_type": "data_parallel", "compute_kernel": "dense",
+                "ranks": sorted(s.device for s in table.shards)}
+    shards = sorted(table.shards, key=lambda s: (s.row_offset, s.column_offset))
+    return {
+        "sharding_type": _sharding_type_name(table.sharding_type),
+        "compute_kernel": "fused",
+        "ranks": [s.device for s in shards],
+        "shards": [{
+            "shard_offsets": [s.row_offset, s.column_offset],
+            "shard_sizes": [s.row_count, s.column_count],
+            "placement": (f"rank:{s.device}/cpu" if compute_device == "cpu" else
+                          f"rank:{s.device}/{compute_device}:{s.device % local_world_size}"),
+        } for s in shards],
+    }
 
 
 def _device_count(plan):

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "client/cli/plan_format.h"
 #include "client/cli/torchrec_format.h"
 #include "gmock/gmock.h"
@@ -99,6 +100,56 @@ TEST(FormatTorchRecPlanTest, ColumnShardsInOffsetOrderWithTheirRanks) {
   EXPECT_EQ(table["shards"][2]["placement"], "rank:2/cuda:2");
 }
 
+TEST(FormatTorchRecPlanTest, RowShardsInRowOrderWithTheirRanksAndTheUnevenLastBlock) {
+  // TorchRec's row_wise split of 10 rows over 4 ranks: ceil(10/4) = 3, so 3, 3, 3 and 1; listed
+  // out of order, rank 0 holding the last block.
+  shardplan::v1::Plan plan;
+  AddTable(plan, "rw", shardplan::v1::ROW_WISE,
+           {{2, 6, 3, 0, 8}, {0, 9, 1, 0, 8}, {3, 0, 3, 0, 8}, {1, 3, 3, 0, 8}});
+  const ordered_json table = Format(plan)["plan"]["embedding_bag_collection"]["rw"];
+  EXPECT_EQ(table["sharding_type"], "row_wise");
+  EXPECT_EQ(table["compute_kernel"], "fused");
+  EXPECT_EQ(table["ranks"], ordered_json({3, 1, 2, 0}));
+  ASSERT_EQ(table["shards"].size(), 4u);
+  const std::vector<std::vector<int64_t>> offsets = {{0, 0}, {3, 0}, {6, 0}, {9, 0}};
+  const std::vector<std::vector<int64_t>> sizes = {{3, 8}, {3, 8}, {3, 8}, {1, 8}};
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(table["shards"][i]["shard_offsets"], ordered_json(offsets[i])) << i;
+    EXPECT_EQ(table["shards"][i]["shard_sizes"], ordered_json(sizes[i])) << i;
+    EXPECT_EQ(table["shards"][i]["placement"],
+              absl::StrCat("rank:", table["ranks"][i].get<int>(), "/cuda:",
+                           table["ranks"][i].get<int>()));
+  }
+}
+
+TEST(FormatTorchRecPlanTest, TableRowWiseShardsOnTheSecondHost) {
+  // Two hosts of four: TorchRec's table_row_wise(host_index=1) puts 4 row blocks on ranks 4..7,
+  // the local devices cuda:0..3. Memory-proportional sizes stay as planned.
+  shardplan::v1::Plan plan;
+  AddTable(plan, "twrw", shardplan::v1::TABLE_ROW_WISE,
+           {{4, 0, 40, 0, 16}, {5, 40, 30, 0, 16}, {6, 70, 20, 0, 16}, {7, 90, 10, 0, 16}});
+  plan.set_local_world_size(4);
+  const ordered_json table = Format(plan)["plan"]["embedding_bag_collection"]["twrw"];
+  EXPECT_EQ(table["sharding_type"], "table_row_wise");
+  EXPECT_EQ(table["compute_kernel"], "fused");
+  EXPECT_EQ(table["ranks"], ordered_json({4, 5, 6, 7}));
+  ASSERT_EQ(table["shards"].size(), 4u);
+  EXPECT_EQ(table["shards"][1], ordered_json::parse(R"({"shard_offsets": [40, 0],
+      "shard_sizes": [30, 16], "placement": "rank:5/cuda:1"})"));
+  EXPECT_EQ(table["shards"][3]["shard_sizes"], ordered_json({10, 16}));
+  EXPECT_EQ(table["shards"][3]["placement"], "rank:7/cuda:3");
+}
+
+TEST(FormatTorchRecPlanTest, DataParallelIsTheReplicasRanksWithoutShards) {
+  shardplan::v1::Plan plan;
+  AddTable(plan, "dp", shardplan::v1::DATA_PARALLEL,
+           {{2, 0, 100, 0, 8}, {0, 0, 100, 0, 8}, {3, 0, 100, 0, 8}, {1, 0, 100, 0, 8}});
+  plan.set_local_world_size(2);
+  // TorchRec's sharding_spec is None for data_parallel, so _serialize writes no "shards".
+  EXPECT_EQ(Format(plan)["plan"]["embedding_bag_collection"]["dp"], ordered_json::parse(R"({
+      "sharding_type": "data_parallel", "compute_kernel": "dense", "ranks": [0, 1, 2, 3]})"));
+}
+
 TEST(FormatTorchRecPlanTest, KeepsThePlansTableOrder) {
   shardplan::v1::Plan plan;
   for (const char* name : {"zeta", "alpha", "mid"}) {
@@ -154,6 +205,7 @@ TEST(ShardingTypeNameTest, TorchRecSpellings) {
   EXPECT_EQ(ShardingTypeName(shardplan::v1::COLUMN_WISE), "column_wise");
   EXPECT_EQ(ShardingTypeName(shardplan::v1::ROW_WISE), "row_wise");
   EXPECT_EQ(ShardingTypeName(shardplan::v1::DATA_PARALLEL), "data_parallel");
+  EXPECT_EQ(ShardingTypeName(shardplan::v1::TABLE_ROW_WISE), "table_row_wise");
 }
 
 TEST(ParseTorchRecPlanTest, ReadsBackWhatFormatWrites) {
