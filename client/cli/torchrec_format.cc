@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <set>
 #include <string>
 #include <utility>
@@ -101,7 +102,101 @@ bool LooksLikeTorchRecPlan(const nlohmann::json& json) {
   return true;
 }
 
-absl::StatusOr<shardplan::v1::Plan> ParseTorchRecPlan(const nlohmann::json& json) {
+TableShapes TableShapesOf(const shardplan::v1::Task& task) {
+  TableShapes shapes;
+  for (const auto& table : task.tables()) shapes[table.name()] = {table.rows(), table.dim()};
+  return shapes;
+}
+
+namespace {
+
+absl::StatusOr<shardplan::v1::ShardingType> ParseShardingType(const nlohmann::json& type,
+                                                              const std::string& field) {
+  shardplan::v1::ShardingType parsed = shardplan::v1::SHARDING_TYPE_UNSPECIFIED;
+  if (!type.is_string() ||
+      !shardplan::v1::ShardingType_Parse(absl::AsciiStrToUpper(type.get<std::string>()), &parsed) ||
+      parsed == shardplan::v1::SHARDING_TYPE_UNSPECIFIED) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ".sharding_type: ", type.dump(),
+        " is not one shardplan reads (table_wise, column_wise, row_wise, table_row_wise, "
+        "data_parallel)"));
+  }
+  return parsed;
+}
+
+// One ShardMetadata as _serialize writes it; `path` names it in errors.
+absl::StatusOr<shardplan::v1::Shard> ParseShard(const nlohmann::json& shard,
+                                                const std::string& path) {
+  const auto pair = [&](const char* key) -> absl::StatusOr<std::pair<int64_t, int64_t>> {
+    if (!shard.is_object() || !shard.contains(key) || !shard[key].is_array() ||
+        shard[key].size() != 2 || !shard[key][0].is_number_integer() ||
+        !shard[key][1].is_number_integer()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ".", key, ": expected [rows, columns] as two integers"));
+    }
+    return std::pair(shard[key][0].get<int64_t>(), shard[key][1].get<int64_t>());
+  };
+  absl::StatusOr<std::pair<int64_t, int64_t>> offsets = pair("shard_offsets");
+  if (!offsets.ok()) return offsets.status();
+  absl::StatusOr<std::pair<int64_t, int64_t>> sizes = pair("shard_sizes");
+  if (!sizes.ok()) return sizes.status();
+  const std::string placement = shard.contains("placement") && shard["placement"].is_string()
+                                    ? shard["placement"].get<std::string>()
+                                    : "";
+  const std::vector<absl::string_view> parts = absl::StrSplit(placement, '/');
+  int rank = -1;
+  if (!absl::StartsWith(parts[0], "rank:") || !absl::SimpleAtoi(parts[0].substr(5), &rank) ||
+      rank < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ".placement: \"", placement, "\" is not \"rank:R/cuda:L\" or \"rank:R/cpu\""));
+  }
+  shardplan::v1::Shard out;
+  out.set_device(rank);
+  out.set_row_offset(offsets->first);
+  out.set_row_count(sizes->first);
+  out.set_column_offset(static_cast<int32_t>(offsets->second));
+  out.set_column_count(static_cast<int32_t>(sizes->second));
+  return out;
+}
+
+// A data_parallel table as TorchRec writes it, without "shards": a full replica of the table
+// on each rank of "ranks".
+absl::Status ReadReplicas(const nlohmann::json& sharding, const std::string& field,
+                          const TableShapes& shapes, shardplan::v1::TableSharding& table) {
+  const auto shape = shapes.find(table.table());
+  if (shape == shapes.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field,
+                     ": a data_parallel table without \"shards\" is a full replica on each of its "
+                     "\"ranks\", so shardplan needs its shape, and the task has no table \"",
+                     table.table(), "\""));
+  }
+  const nlohmann::json* ranks = sharding.contains("ranks") ? &sharding["ranks"] : nullptr;
+  if (ranks == nullptr || !ranks->is_array() || ranks->empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field,
+                     ".ranks: expected the replicas' ranks, a non-empty list (data_parallel has no "
+                     "\"shards\")"));
+  }
+  for (size_t i = 0; i < ranks->size(); ++i) {
+    const nlohmann::json& rank = (*ranks)[i];
+    if (!rank.is_number_integer() || rank.get<int64_t>() < 0 ||
+        rank.get<int64_t>() > std::numeric_limits<int32_t>::max()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ".ranks[", i, "]: ", rank.dump(), " is not a rank"));
+    }
+    shardplan::v1::Shard* replica = table.add_shards();
+    replica->set_device(rank.get<int32_t>());
+    replica->set_row_count(shape->second.rows);
+    replica->set_column_count(shape->second.columns);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<shardplan::v1::Plan> ParseTorchRecPlan(const nlohmann::json& json,
+                                                      const TableShapes& shapes) {
   if (!LooksLikeTorchRecPlan(json)) {
     return absl::InvalidArgumentError(
         "not a TorchRec plan: expected {\"plan\": {module: {table: {\"sharding_type\": ...}}}}");
@@ -117,55 +212,31 @@ absl::StatusOr<shardplan::v1::Plan> ParseTorchRecPlan(const nlohmann::json& json
       }
       shardplan::v1::TableSharding* table = plan.add_tables();
       table->set_table(name);
-      const nlohmann::json& type = sharding["sharding_type"];
-      shardplan::v1::ShardingType parsed = shardplan::v1::SHARDING_TYPE_UNSPECIFIED;
-      if (!type.is_string() ||
-          !shardplan::v1::ShardingType_Parse(absl::AsciiStrToUpper(type.get<std::string>()),
-                                             &parsed) ||
-          parsed == shardplan::v1::SHARDING_TYPE_UNSPECIFIED) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            field, ".sharding_type: ", type.dump(),
-            " is not one shardplan reads (table_wise, column_wise, row_wise, data_parallel)"));
+      absl::StatusOr<shardplan::v1::ShardingType> type =
+          ParseShardingType(sharding["sharding_type"], field);
+      if (!type.ok()) return type.status();
+      table->set_sharding_type(*type);
+      const bool has_shards = sharding.contains("shards") && !sharding["shards"].is_null();
+      if (!has_shards && *type == shardplan::v1::DATA_PARALLEL) {
+        if (absl::Status read = ReadReplicas(sharding, field, shapes, *table); !read.ok()) {
+          return read;
+        }
+        continue;
       }
-      table->set_sharding_type(parsed);
-      if (!sharding.contains("shards") || !sharding["shards"].is_array() ||
-          sharding["shards"].empty()) {
+      if (!has_shards || !sharding["shards"].is_array() || sharding["shards"].empty()) {
         return absl::InvalidArgumentError(absl::StrCat(
             field, ".shards: missing; shardplan reads each shard's offsets, sizes and placement"));
       }
+      const bool by_rows =
+          *type == shardplan::v1::ROW_WISE || *type == shardplan::v1::TABLE_ROW_WISE;
       for (size_t i = 0; i < sharding["shards"].size(); ++i) {
-        const nlohmann::json& shard = sharding["shards"][i];
-        const std::string path = absl::StrCat(field, ".shards[", i, "]");
-        const auto pair = [&](const char* key) -> absl::StatusOr<std::pair<int64_t, int64_t>> {
-          if (!shard.is_object() || !shard.contains(key) || !shard[key].is_array() ||
-              shard[key].size() != 2 || !shard[key][0].is_number_integer() ||
-              !shard[key][1].is_number_integer()) {
-            return absl::InvalidArgumentError(
-                absl::StrCat(path, ".", key, ": expected [rows, columns] as two integers"));
-          }
-          return std::pair(shard[key][0].get<int64_t>(), shard[key][1].get<int64_t>());
-        };
-        absl::StatusOr<std::pair<int64_t, int64_t>> offsets = pair("shard_offsets");
-        if (!offsets.ok()) return offsets.status();
-        absl::StatusOr<std::pair<int64_t, int64_t>> sizes = pair("shard_sizes");
-        if (!sizes.ok()) return sizes.status();
-        int rank = -1;
-        const std::string placement =
-            shard.contains("placement") && shard["placement"].is_string()
-                ? shard["placement"].get<std::string>()
-                : "";
-        const std::vector<absl::string_view> parts = absl::StrSplit(placement, '/');
-        if (!absl::StartsWith(parts[0], "rank:") ||
-            !absl::SimpleAtoi(parts[0].substr(5), &rank) || rank < 0) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              path, ".placement: \"", placement, "\" is not \"rank:R/cuda:L\" or \"rank:R/cpu\""));
-        }
-        shardplan::v1::Shard* out = table->add_shards();
-        out->set_device(rank);
-        out->set_row_offset(offsets->first);
-        out->set_row_count(sizes->first);
-        out->set_column_offset(static_cast<int32_t>(offsets->second));
-        out->set_column_count(static_cast<int32_t>(sizes->second));
+        absl::StatusOr<shardplan::v1::Shard> shard =
+            ParseShard(sharding["shards"][i], absl::StrCat(field, ".shards[", i, "]"));
+        if (!shard.ok()) return shard.status();
+        // TorchRec's row split leaves trailing ranks zero rows (5 rows over 4 ranks: 2, 2, 1, 0).
+        // They hold and serve nothing; shardplan's plans have no empty shards.
+        if (by_rows && shard->row_count() == 0) continue;
+        *table->add_shards() = *std::move(shard);
       }
     }
   }

@@ -1,6 +1,9 @@
 #ifndef SHARDPLAN_CLIENT_CLI_TORCHREC_FORMAT_H_
 #define SHARDPLAN_CLIENT_CLI_TORCHREC_FORMAT_H_
 
+#include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -33,13 +36,27 @@ absl::StatusOr<std::string> FormatTorchRecPlan(const shardplan::v1::Plan& plan,
 // Whether `json` has the shape above: {"plan": {module: {table: {"sharding_type": ...}}}}.
 bool LooksLikeTorchRecPlan(const nlohmann::json& json);
 
+// The shape of a table: what a data_parallel table's replicas hold.
+struct TableShape {
+  int64_t rows = 0;
+  int32_t columns = 0;
+};
+using TableShapes = std::map<std::string, TableShape, std::less<>>;  // by table name
+
+// The shapes of a task's tables.
+TableShapes TableShapesOf(const shardplan::v1::Task& task);
+
 // The shards of a plan in that shape, as TorchRec's planner or this tool writes it: every table
 // of every module (names must be unique across modules), each shard on the device its placement
 // names ("rank:R/cuda:L" or "rank:R/cpu": device R). Sharding types table_wise, column_wise,
-// row_wise and data_parallel map to shardplan's; others are INVALID_ARGUMENT naming the table,
-// as is a table without "shards" (TorchRec writes none for data_parallel). Figures are left
-// empty: EvaluatePlan computes them.
-absl::StatusOr<shardplan::v1::Plan> ParseTorchRecPlan(const nlohmann::json& json);
+// row_wise, table_row_wise and data_parallel map to shardplan's; others are INVALID_ARGUMENT
+// naming the table. A data_parallel table without "shards" (as TorchRec writes it) is a full
+// replica, of the shape `shapes` gives, on each rank of "ranks"; INVALID_ARGUMENT naming the
+// table when its shape is unknown. Zero-row row_wise and table_row_wise shards (TorchRec's row
+// split leaves trailing ranks empty, e.g. 5 rows over 4 ranks: 2, 2, 1, 0) hold nothing and are
+// dropped. Figures are left empty: EvaluatePlan computes them.
+absl::StatusOr<shardplan::v1::Plan> ParseTorchRecPlan(const nlohmann::json& json,
+                                                      const TableShapes& shapes = {});
 
 }  // namespace shardplan::cli
 

@@ -15,8 +15,8 @@ import unittest
 
 from server_fixture import SecuredPki, SecuredServer, ServerProcess, refused_port
 from tasks import (BASELINES, SLOW_ALGORITHM, SLOW_PARAMS, SLOW_TASK, check_plan,
-                   example_task, examples_dir, infeasible_task, invalid_task, multi_host_task,
-                   reordered)
+                   example_task, examples_dir, infeasible_task, invalid_task, mixed_task,
+                   multi_host_task, reordered, torchrec_sharding_plan)
 
 COMMANDS = ("plan", "submit", "get", "watch", "cancel", "evaluate", "algorithms", "models",
             "health")
@@ -248,6 +248,29 @@ class PlanTest(ServerTestCase):
             both = self.cli("evaluate", task, torchrec_file, "--ground-truth", "sim:h100-sxm",
                             "--model", "analytic")
             self.assertExit(both, EXIT_USAGE)
+
+    def test_evaluate_reads_every_sharding_type_torchrec_writes(self):
+        task = self.write_json(mixed_task())
+        sharding_plan = self.write_json(torchrec_sharding_plan())
+        result = self.cli("evaluate", task, sharding_plan, "--model", "analytic@1", "--json")
+        self.assertExit(result, EXIT_OK)
+        tables = {t["table"]: t for t in json.loads(result.stdout)["plan"]["tables"]}
+        self.assertEqual(tables["twrw"]["sharding_type"], "TABLE_ROW_WISE")
+        # The row split's empty trailing ranks 5-7 hold nothing and are dropped.
+        self.assertEqual([s["device"] for s in tables["rw"]["shards"]], [0, 1, 2, 3, 4])
+        # data_parallel without shards: a replica of the task's table on each rank.
+        self.assertEqual([(s["device"], int(s["row_count"]), s["column_count"])
+                          for s in tables["dp"]["shards"]], [(d, 100, 16) for d in range(8)])
+
+        # A data_parallel table the task does not have: its shape is unknown.
+        other = mixed_task()
+        other["tables"] = [t for t in other["tables"] if t["name"] != "dp"]
+        result = self.cli("evaluate", self.write_json(other), sharding_plan,
+                          "--model", "analytic@1")
+        self.assertError(result, EXIT_INVALID, "INVALID_ARGUMENT")
+        self.assertIn('plan.embedding_bag_collection.dp: a data_parallel table without "shards"',
+                      result.stderr)
+        self.assertIn('the task has no table "dp"', result.stderr)
 
     def test_evaluate_rejects_a_bad_plan(self):
         not_a_plan = self.write_json({"something": "else"})

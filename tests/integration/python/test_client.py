@@ -17,8 +17,8 @@ import grpc
 import shardplan
 from server_fixture import SecuredPki, SecuredServer, ServerProcess, refused_port
 from tasks import (BASELINES, SLOW_ALGORITHM, SLOW_PARAMS, SLOW_TASK, check_plan,
-                   example_task, infeasible_task, invalid_task, multi_host_task, reordered,
-                   small_task)
+                   example_task, infeasible_task, invalid_task, mixed_task, multi_host_task,
+                   reordered, small_task, torchrec_sharding_plan)
 
 
 def check_plan_covers(test, plan, task):
@@ -241,6 +241,15 @@ class TorchRecTest(ServerTestCase):
         plan.local_world_size = 0  # a plan from before plans carried it: one host
         entry = shardplan.to_torchrec(plan)["plan"]["embedding_bag_collection"]["t0"]
         self.assertEqual(entry["shards"][0]["placement"], "rank:123/cuda:123")
+
+    def test_evaluate_reads_every_sharding_type_torchrec_writes(self):
+        plan = self.client.evaluate(mixed_task(), torchrec_sharding_plan(), model="analytic@1")
+        tables = {t.table: t for t in plan.tables}
+        self.assertEqual(tables["twrw"].sharding_type, shardplan.pb.TABLE_ROW_WISE)
+        self.assertEqual([s.device for s in tables["rw"].shards], [0, 1, 2, 3, 4])
+        self.assertEqual([(s.device, s.row_count) for s in tables["dp"].shards],
+                         [(d, 100) for d in range(8)])
+        self.assertGreater(plan.cost_ms, 0)
 
     def test_column_wise_shards(self):
         plan = shardplan.pb.Plan(tables=[shardplan.pb.TableSharding(

@@ -1,12 +1,14 @@
 // FormatTorchRecPlan: the plan in the JSON shape of TorchRec's ShardingPlan
 // (docs/design.md section 7.4).
 
+#include "client/cli/torchrec_format.h"
+
+#include <map>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "client/cli/plan_format.h"
-#include "client/cli/torchrec_format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -117,8 +119,8 @@ TEST(FormatTorchRecPlanTest, RowShardsInRowOrderWithTheirRanksAndTheUnevenLastBl
     EXPECT_EQ(table["shards"][i]["shard_offsets"], ordered_json(offsets[i])) << i;
     EXPECT_EQ(table["shards"][i]["shard_sizes"], ordered_json(sizes[i])) << i;
     EXPECT_EQ(table["shards"][i]["placement"],
-              absl::StrCat("rank:", table["ranks"][i].get<int>(), "/cuda:",
-                           table["ranks"][i].get<int>()));
+              absl::StrCat("rank:", table["ranks"][i].get<int>(),
+                           "/cuda:", table["ranks"][i].get<int>()));
   }
 }
 
@@ -249,13 +251,110 @@ TEST(ParseTorchRecPlanTest, ReadsEveryModuleAndCpuPlacements) {
   EXPECT_EQ(y.shards(1).device(), 1);
 }
 
+// TorchRec's table_row_wise(host_index=1) on two hosts of four: ceil(10/4) = 3 rows per rank.
+constexpr char kTableRowWise[] = R"({"plan": {"ebc": {"t": {
+  "sharding_type": "table_row_wise", "compute_kernel": "fused", "ranks": [4, 5, 6, 7], "shards": [
+    {"shard_offsets": [0, 0], "shard_sizes": [3, 8], "placement": "rank:4/cuda:0"},
+    {"shard_offsets": [3, 0], "shard_sizes": [3, 8], "placement": "rank:5/cuda:1"},
+    {"shard_offsets": [6, 0], "shard_sizes": [3, 8], "placement": "rank:6/cuda:2"},
+    {"shard_offsets": [9, 0], "shard_sizes": [1, 8], "placement": "rank:7/cuda:3"}]}}}})";
+
+TEST(ParseTorchRecPlanTest, ReadsTableRowWise) {
+  absl::StatusOr<shardplan::v1::Plan> parsed =
+      ParseTorchRecPlan(nlohmann::json::parse(kTableRowWise));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  const auto& table = parsed->tables(0);
+  EXPECT_EQ(table.sharding_type(), shardplan::v1::TABLE_ROW_WISE);
+  ASSERT_EQ(table.shards_size(), 4);
+  EXPECT_EQ(table.shards(3).device(), 7);
+  EXPECT_EQ(table.shards(3).row_offset(), 9);
+  EXPECT_EQ(table.shards(3).row_count(), 1);
+  EXPECT_EQ(table.shards(3).column_count(), 8);
+}
+
+TEST(ParseTorchRecPlanTest, DropsTheZeroRowShardsOfTorchRecsRowSplit) {
+  // TorchRec's row_wise split of 5 rows over 4 ranks is 2, 2, 1, 0: rank 3 holds nothing.
+  const nlohmann::json plan = nlohmann::json::parse(R"({"plan": {"ebc": {"t": {
+    "sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 1, 2, 3], "shards": [
+      {"shard_offsets": [0, 0], "shard_sizes": [2, 4], "placement": "rank:0/cuda:0"},
+      {"shard_offsets": [2, 0], "shard_sizes": [2, 4], "placement": "rank:1/cuda:1"},
+      {"shard_offsets": [4, 0], "shard_sizes": [1, 4], "placement": "rank:2/cuda:2"},
+      {"shard_offsets": [5, 0], "shard_sizes": [0, 4], "placement": "rank:3/cuda:3"}]}}}})");
+  absl::StatusOr<shardplan::v1::Plan> parsed = ParseTorchRecPlan(plan);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ASSERT_EQ(parsed->tables(0).shards_size(), 3);
+  EXPECT_EQ(parsed->tables(0).shards(2).device(), 2);
+  EXPECT_EQ(parsed->tables(0).shards(2).row_count(), 1);
+}
+
+TEST(ParseTorchRecPlanTest, DataParallelWithoutShardsIsAFullReplicaPerRank) {
+  const nlohmann::json plan = nlohmann::json::parse(R"({"plan": {"ebc": {"dp": {
+    "sharding_type": "data_parallel", "compute_kernel": "dense", "ranks": [0, 1, 2, 3]}}}})");
+  absl::StatusOr<shardplan::v1::Plan> parsed = ParseTorchRecPlan(plan, {{"dp", {1000, 16}}});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  const auto& table = parsed->tables(0);
+  EXPECT_EQ(table.sharding_type(), shardplan::v1::DATA_PARALLEL);
+  ASSERT_EQ(table.shards_size(), 4);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(table.shards(i).device(), i);
+    EXPECT_EQ(table.shards(i).row_offset(), 0);
+    EXPECT_EQ(table.shards(i).row_count(), 1000);
+    EXPECT_EQ(table.shards(i).column_offset(), 0);
+    EXPECT_EQ(table.shards(i).column_count(), 16);
+  }
+}
+
+TEST(ParseTorchRecPlanTest, DataParallelNeedsTheTablesShapeAndItsRanks) {
+  const auto message = [](const char* text, const TableShapes& shapes) {
+    return std::string(ParseTorchRecPlan(nlohmann::json::parse(text), shapes).status().message());
+  };
+  const char* dp = R"({"plan": {"m": {"dp": {"sharding_type": "data_parallel",
+                      "compute_kernel": "dense", "ranks": [0, 1]}}}})";
+  const absl::Status unknown = ParseTorchRecPlan(nlohmann::json::parse(dp), {}).status();
+  EXPECT_EQ(unknown.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(unknown.message(),
+            "plan.m.dp: a data_parallel table without \"shards\" is a full replica on each of "
+            "its \"ranks\", so shardplan needs its shape, and the task has no table \"dp\"");
+  EXPECT_EQ(message(dp, {{"other", {10, 4}}}), std::string(unknown.message()));
+  EXPECT_THAT(
+      message(R"({"plan": {"m": {"dp": {"sharding_type": "data_parallel"}}}})", {{"dp", {10, 4}}}),
+      ::testing::StartsWith("plan.m.dp.ranks: expected the replicas' ranks"));
+  EXPECT_EQ(message(R"({"plan": {"m": {"dp": {"sharding_type": "data_parallel",
+                       "ranks": [0, -1]}}}})",
+                    {{"dp", {10, 4}}}),
+            "plan.m.dp.ranks[1]: -1 is not a rank");
+}
+
+TEST(ParseTorchRecPlanTest, ReadsBackEveryTypeFormatWrites) {
+  shardplan::v1::Plan plan;
+  AddTable(plan, "tw", shardplan::v1::TABLE_WISE, {{5, 0, 100, 0, 16}});
+  AddTable(plan, "cw", shardplan::v1::COLUMN_WISE, {{3, 0, 50, 0, 8}, {3, 0, 50, 8, 8}});
+  AddTable(plan, "rw", shardplan::v1::ROW_WISE,
+           {{0, 0, 3, 0, 8}, {1, 3, 3, 0, 8}, {2, 6, 3, 0, 8}, {3, 9, 1, 0, 8}});
+  AddTable(plan, "twrw", shardplan::v1::TABLE_ROW_WISE, {{4, 0, 6, 0, 4}, {5, 6, 4, 0, 4}});
+  AddTable(plan, "dp", shardplan::v1::DATA_PARALLEL,
+           {{0, 0, 7, 0, 4}, {1, 0, 7, 0, 4}, {2, 0, 7, 0, 4}, {3, 0, 7, 0, 4}});
+  const ordered_json exported = Format(plan, {.local_world_size = 4});
+  absl::StatusOr<shardplan::v1::Plan> parsed =
+      ParseTorchRecPlan(nlohmann::json(exported), {{"dp", {7, 4}}});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  // The plan's tables were listed in TorchRec's order already; the JSON object sorts them.
+  std::map<std::string, std::string> want, got;
+  for (const auto& table : plan.tables()) want[table.table()] = table.SerializeAsString();
+  for (const auto& table : parsed->tables()) got[table.table()] = table.SerializeAsString();
+  EXPECT_EQ(got, want);
+}
+
 TEST(ParseTorchRecPlanTest, ErrorsNameTheField) {
   const auto message = [](const char* text) {
     return std::string(ParseTorchRecPlan(nlohmann::json::parse(text)).status().message());
   };
-  EXPECT_THAT(message(R"({"plan": {"m": {"t": {"sharding_type": "grid_shard", "shards": []}}}})"),
-              ::testing::StartsWith("plan.m.t.sharding_type: \"grid_shard\" is not one"));
-  EXPECT_THAT(message(R"({"plan": {"m": {"t": {"sharding_type": "data_parallel"}}}})"),
+  EXPECT_EQ(message(R"({"plan": {"m": {"t": {"sharding_type": "grid_shard", "shards": []}}}})"),
+            "plan.m.t.sharding_type: \"grid_shard\" is not one shardplan reads (table_wise, "
+            "column_wise, row_wise, table_row_wise, data_parallel)");
+  EXPECT_THAT(message(R"({"plan": {"m": {"t": {"sharding_type": "row_wise"}}}})"),
+              ::testing::StartsWith("plan.m.t.shards: missing"));
+  EXPECT_THAT(message(R"({"plan": {"m": {"t": {"sharding_type": "row_wise", "shards": []}}}})"),
               ::testing::StartsWith("plan.m.t.shards: missing"));
   EXPECT_THAT(message(R"({"plan": {"m": {"t": {"sharding_type": "table_wise", "shards": [
                 {"shard_offsets": [0, 0], "shard_sizes": [1, 4], "placement": "cuda:0"}]}}}})"),

@@ -75,5 +75,90 @@ class ToTorchRecTest(unittest.TestCase):
             placement(local_world_size=0)
 
 
+
+def row_split(rows, ranks, columns, first_rank=0, local_world_size=None):
+    """TorchRec's row_wise / table_row_wise entry for `rows` over `ranks` ranks, as its
+    generators write it: ceil(rows / ranks) rows per rank, the last non-empty block shorter,
+    trailing ranks empty (sharding_plan.py, _calculate_rw_shard_sizes_and_offsets)."""
+    block = -(-rows // ranks)
+    local = local_world_size or ranks
+    shards, offset = [], 0
+    for i in range(ranks):
+        size = max(0, min(block, rows - offset))
+        rank = first_rank + i
+        shards.append({"shard_offsets": [offset, 0], "shard_sizes": [size, columns],
+                       "placement": f"rank:{rank}/cuda:{rank % local}"})
+        offset += size
+    return {"sharding_type": "row_wise", "compute_kernel": "fused",
+            "ranks": list(range(first_rank, first_rank + ranks)), "shards": shards}
+
+
+def task(*shapes):
+    return {"tables": [{"name": n, "rows": r, "dim": d, "pooling_factor": 1.0}
+                       for n, r, d in shapes],
+            "topology": {"num_devices": 8, "device_memory_gib": 16, "devices_per_host": 4}}
+
+
+class FromTorchRecTest(unittest.TestCase):
+    def test_drops_the_zero_row_shards_of_torchrecs_row_split(self):
+        entry = row_split(5, 4, 8)
+        self.assertEqual([s["shard_sizes"][0] for s in entry["shards"]], [2, 2, 1, 0])
+        plan = shardplan.from_torchrec({"plan": {MODULE: {"t": entry}}})
+        self.assertEqual([(s.device, s.row_offset, s.row_count) for s in plan.tables[0].shards],
+                         [(0, 0, 2), (1, 2, 2), (2, 4, 1)])
+
+    def test_reads_table_row_wise(self):
+        entry = dict(row_split(10, 4, 8, first_rank=4), sharding_type="table_row_wise")
+        plan = shardplan.from_torchrec({"plan": {MODULE: {"t": entry}}})
+        table = plan.tables[0]
+        self.assertEqual(table.sharding_type, pb.TABLE_ROW_WISE)
+        self.assertEqual([(s.device, s.row_offset, s.row_count) for s in table.shards],
+                         [(4, 0, 3), (5, 3, 3), (6, 6, 3), (7, 9, 1)])
+
+    def test_data_parallel_without_shards_is_a_full_replica_per_rank(self):
+        sharding_plan = {"plan": {MODULE: {"dp": {
+            "sharding_type": "data_parallel", "compute_kernel": "dense", "ranks": [0, 1, 2, 3]}}}}
+        for given in (task(("dp", 1000, 16)), shardplan.task_from_dict(task(("dp", 1000, 16)))):
+            table = shardplan.from_torchrec(sharding_plan, given).tables[0]
+            self.assertEqual(table.sharding_type, pb.DATA_PARALLEL)
+            self.assertEqual([(s.device, s.row_offset, s.row_count, s.column_offset,
+                               s.column_count) for s in table.shards],
+                             [(d, 0, 1000, 0, 16) for d in range(4)])
+        self.assertEqual(shardplan.plan_from_dict(sharding_plan, task(("dp", 10, 4))).tables[0]
+                         .shards[3].row_count, 10)
+
+    def assertInvalid(self, message, sharding_plan, given_task=None):
+        """from_torchrec raises InvalidTaskError whose message matches `message`."""
+        with self.assertRaisesRegex(shardplan.InvalidTaskError, "^INVALID_ARGUMENT: " + message):
+            shardplan.from_torchrec(sharding_plan, given_task)
+
+    def test_data_parallel_needs_the_tables_shape_and_its_ranks(self):
+        dp = {"plan": {"m": {"dp": {"sharding_type": "data_parallel", "ranks": [0, 1]}}}}
+        self.assertInvalid(r'plan\.m\.dp: a data_parallel table without "shards" .*pass the task',
+                           dp)
+        self.assertInvalid(r'plan\.m\.dp: .* the task has no table "dp"$', dp,
+                           task(("other", 10, 4)))
+        for ranks, error in ((None, r"plan\.m\.dp\.ranks: expected the replicas' ranks"),
+                             ([0, -1], r"plan\.m\.dp\.ranks\[1\]: -1 is not a rank$")):
+            dp["plan"]["m"]["dp"]["ranks"] = ranks
+            self.assertInvalid(error, dp, task(("dp", 10, 4)))
+
+    def test_unreadable_types_name_the_readable_ones(self):
+        self.assertInvalid(r"plan\.m\.t\.sharding_type: 'grid_shard' is not one shardplan reads "
+                           r"\(table_wise, column_wise, row_wise, table_row_wise, data_parallel\)$",
+                           {"plan": {"m": {"t": {"sharding_type": "grid_shard"}}}})
+
+    def test_reads_back_every_type_to_torchrec_writes(self):
+        plan = pb.Plan(local_world_size=4, tables=[
+            table("tw", pb.TABLE_WISE, [(5, 0, 100, 0, 16)]),
+            table("cw", pb.COLUMN_WISE, [(3, 0, 50, 0, 8), (3, 0, 50, 8, 8)]),
+            table("rw", pb.ROW_WISE, [(0, 0, 3, 0, 8), (1, 3, 3, 0, 8), (2, 6, 3, 0, 8),
+                                      (3, 9, 1, 0, 8)]),
+            table("twrw", pb.TABLE_ROW_WISE, [(4, 0, 6, 0, 4), (5, 6, 4, 0, 4)]),
+            table("dp", pb.DATA_PARALLEL, [(d, 0, 7, 0, 4) for d in range(8)])])
+        read = shardplan.from_torchrec(shardplan.to_torchrec(plan), task(("dp", 7, 4)))
+        self.assertEqual(list(read.tables), list(plan.tables))
+
+
 if __name__ == "__main__":
     unittest.main()
