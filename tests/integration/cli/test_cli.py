@@ -1,7 +1,7 @@
 """The shardplan CLI as a real process against the real shardplan-server.
 
 Run by ctest with SHARDPLAN_CLI, SHARDPLAN_SERVER_BINARY and PYTHONPATH (for server_fixture
-and tasks in tests/integration/python) set:
+and tasks in tests/integration/python, the shardplan package, and tests/oracles) set:
     /usr/bin/python3 -m unittest -v test_cli
 Checks the documented contract: output shapes, and the exit codes of docs/cli.md.
 """
@@ -13,10 +13,12 @@ import subprocess
 import tempfile
 import unittest
 
+import shardplan
+import torch_shard_checks
 from server_fixture import SecuredPki, SecuredServer, ServerProcess, refused_port
 from tasks import (BASELINES, SLOW_ALGORITHM, SLOW_PARAMS, SLOW_TASK, check_plan,
-                   example_task, examples_dir, infeasible_task, invalid_task, mixed_task,
-                   multi_host_task, reordered, torchrec_sharding_plan)
+                   example_task, examples_dir, infeasible_task, invalid_task, mixed_plan,
+                   mixed_task, multi_host_task, reordered, torchrec_sharding_plan)
 
 COMMANDS = ("plan", "submit", "get", "watch", "cancel", "evaluate", "algorithms", "models",
             "health")
@@ -351,6 +353,30 @@ class OutputTest(ServerTestCase):
         # --local-world-size overrides the plan's.
         overridden = self.cli("get", job_id, "--format", "torchrec", "--local-world-size", "16")
         self.assertEqual(placement(overridden.stdout), "rank:123/cuda:11")
+
+    def test_torchrec_export_of_every_sharding_type_passes_torchs_shard_checks(self):
+        # evaluate prints any plan the caller brings; analytic@1 costs every sharding type.
+        task = mixed_task()
+        args = ("evaluate", self.write_json(task), self.write_json(mixed_plan()), "--model",
+                "analytic@1")
+        result = self.cli(*args, "--format", "torchrec")
+        self.assertExit(result, EXIT_OK)
+        sharding_plan = json.loads(result.stdout)
+        module = sharding_plan["plan"]["embedding_bag_collection"]
+        self.assertEqual(module["rw"]["ranks"], [3, 1, 2, 0])
+        self.assertEqual([s["shard_sizes"] for s in module["rw"]["shards"]],
+                         [[3, 16], [3, 16], [3, 16], [1, 16]])
+        self.assertEqual([s["placement"] for s in module["twrw"]["shards"]],
+                         ["rank:4/cuda:0", "rank:5/cuda:1", "rank:6/cuda:2", "rank:7/cuda:3"])
+        self.assertEqual(module["dp"], {"sharding_type": "data_parallel",
+                                        "compute_kernel": "dense", "ranks": list(range(8))})
+        checked = torch_shard_checks.check_sharding_plan(
+            sharding_plan, torch_shard_checks.task_shapes(task),
+            os.environ.get("SHARDPLAN_TORCH_SOURCE"))
+        self.assertEqual(sorted(checked), ["cw", "rw", "tw", "twrw"])  # dp has no shards
+        # The Python client writes the same JSON from the same plan.
+        evaluated = self.cli(*args, "--json")
+        self.assertEqual(shardplan.to_torchrec(json.loads(evaluated.stdout)), sharding_plan)
 
     def test_json_uses_original_field_names(self):
         result = self.cli("plan", example("task_4dev.json"), "--json")

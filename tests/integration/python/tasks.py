@@ -44,6 +44,30 @@ def mixed_task():
             "topology": {"num_devices": 8, "device_memory_gib": 16, "devices_per_host": 4}}
 
 
+def mixed_plan():
+    """A shardplan Plan (JSON dict) of mixed_task with every sharding type: tw on device 1; cw in
+    uneven pieces 8 + 4 + 4 on devices 2, 6, 2; rw in TorchRec's blocks of 10 rows over four
+    (3, 3, 3 and an uneven last 1), listed out of order; twrw on host 1 in memory-proportional
+    blocks 4, 3, 2, 1; dp on every device."""
+    def shard(device, rows, columns, row_offset=0, column_offset=0):
+        return {"device": device, "row_offset": row_offset, "row_count": rows,
+                "column_offset": column_offset, "column_count": columns}
+    return {"tables": [
+        {"table": "tw", "sharding_type": "TABLE_WISE", "shards": [shard(1, 1000, 16)]},
+        {"table": "cw", "sharding_type": "COLUMN_WISE",
+         "shards": [shard(2, 1000, 4, column_offset=12), shard(2, 1000, 8),
+                    shard(6, 1000, 4, column_offset=8)]},
+        {"table": "rw", "sharding_type": "ROW_WISE",
+         "shards": [shard(3, 3, 16, 0), shard(0, 1, 16, 9), shard(1, 3, 16, 3),
+                    shard(2, 3, 16, 6)]},
+        {"table": "twrw", "sharding_type": "TABLE_ROW_WISE",
+         "shards": [shard(4, 4, 16, 0), shard(5, 3, 16, 4), shard(6, 2, 16, 7),
+                    shard(7, 1, 16, 9)]},
+        {"table": "dp", "sharding_type": "DATA_PARALLEL",
+         "shards": [shard(d, 100, 16) for d in range(8)]},
+    ]}
+
+
 def torchrec_row_split(sharding_type, rows, ranks, columns, local_world_size):
     """A row_wise / table_row_wise entry as TorchRec's generators write it (sharding_plan.py,
     _calculate_rw_shard_sizes_and_offsets): ceil(rows / len(ranks)) rows per rank in rank

@@ -1,6 +1,7 @@
 """The Python client (client/python/shardplan) against the real shardplan-server.
 
-Run by ctest with PYTHONPATH=<build>/python:<this dir> and SHARDPLAN_SERVER_BINARY set:
+Run by ctest with PYTHONPATH=<build>/python:<this dir>:tests/oracles and SHARDPLAN_SERVER_BINARY
+set:
     /usr/bin/python3 -m unittest -v test_client
 """
 
@@ -15,10 +16,11 @@ from unittest import mock
 import grpc
 
 import shardplan
+import torch_shard_checks
 from server_fixture import SecuredPki, SecuredServer, ServerProcess, refused_port
 from tasks import (BASELINES, SLOW_ALGORITHM, SLOW_PARAMS, SLOW_TASK, check_plan,
-                   example_task, infeasible_task, invalid_task, mixed_task, multi_host_task,
-                   reordered, small_task, torchrec_sharding_plan)
+                   example_task, infeasible_task, invalid_task, mixed_plan, mixed_task,
+                   multi_host_task, reordered, small_task, torchrec_sharding_plan)
 
 
 def check_plan_covers(test, plan, task):
@@ -250,6 +252,20 @@ class TorchRecTest(ServerTestCase):
         self.assertEqual([(s.device, s.row_count) for s in tables["dp"].shards],
                          [(d, 100) for d in range(8)])
         self.assertGreater(plan.cost_ms, 0)
+
+    def test_export_of_every_sharding_type_passes_torchs_shard_checks(self):
+        task = mixed_task()
+        plan = self.client.evaluate(task, mixed_plan(), model="analytic@1")
+        self.assertEqual(plan.local_world_size, 4)
+        sharding_plan = shardplan.to_torchrec(plan)
+        checked = torch_shard_checks.check_sharding_plan(
+            sharding_plan, torch_shard_checks.task_shapes(task),
+            os.environ.get("SHARDPLAN_TORCH_SOURCE"))
+        self.assertEqual(sorted(checked), ["cw", "rw", "tw", "twrw"])  # dp has no shards
+        # TorchRec's own layout (zero-row trailing shards included) passes them too.
+        self.assertEqual(sorted(torch_shard_checks.check_sharding_plan(
+            torchrec_sharding_plan(), torch_shard_checks.task_shapes(task))),
+            ["cw", "rw", "tw", "twrw"])
 
     def test_column_wise_shards(self):
         plan = shardplan.pb.Plan(tables=[shardplan.pb.TableSharding(

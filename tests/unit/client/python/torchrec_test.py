@@ -1,13 +1,16 @@
 """client/python/shardplan/torchrec.py without a server: to_torchrec writes every sharding type as
 TorchRec's generators and ShardingPlan._serialize do, from_torchrec reads them back.
 
-Run by ctest with PYTHONPATH=<build>/python (the package and its generated messages):
+Run by ctest with PYTHONPATH=<build>/python (the package and its generated messages) and
+tests/oracles (torch's shard-metadata checks; $SHARDPLAN_TORCH_SOURCE runs torch's own too):
     /usr/bin/python3 -m unittest -v torchrec_test
 """
 
+import os
 import unittest
 
 import shardplan
+import torch_shard_checks
 from shardplan import pb
 
 MODULE = "embedding_bag_collection"
@@ -158,6 +161,59 @@ class FromTorchRecTest(unittest.TestCase):
             table("dp", pb.DATA_PARALLEL, [(d, 0, 7, 0, 4) for d in range(8)])])
         read = shardplan.from_torchrec(shardplan.to_torchrec(plan), task(("dp", 7, 4)))
         self.assertEqual(list(read.tables), list(plan.tables))
+
+
+class TorchShardChecksTest(unittest.TestCase):
+    """Exported plans of every type pass torch's shard-metadata checks (tests/oracles)."""
+
+    SHAPES = {"tw": [1000, 16], "cw": [1000, 128], "rw": [10, 8], "rw5": [5, 8],
+              "twrw": [10, 16], "dp": [100, 8]}
+
+    def check(self, sharding_plan):
+        return torch_shard_checks.check_sharding_plan(sharding_plan, self.SHAPES,
+                                                      os.environ.get("SHARDPLAN_TORCH_SOURCE"))
+
+    def test_every_sharding_type_to_torchrec_writes(self):
+        plan = pb.Plan(local_world_size=4, tables=[
+            table("tw", pb.TABLE_WISE, [(5, 0, 1000, 0, 16)]),
+            # NeuroShard's uneven split 64 + 32 + 32, two pieces on one device.
+            table("cw", pb.COLUMN_WISE, [(2, 0, 1000, 96, 32), (0, 0, 1000, 0, 64),
+                                         (2, 0, 1000, 64, 32)]),
+            # TorchRec's row blocks of 10 rows over 4 ranks, the last one short.
+            table("rw", pb.ROW_WISE, [(2, 6, 3, 0, 8), (0, 9, 1, 0, 8), (3, 0, 3, 0, 8),
+                                      (1, 3, 3, 0, 8)]),
+            # Two hosts of four, the table on the second in memory-proportional blocks.
+            table("twrw", pb.TABLE_ROW_WISE, [(4, 0, 4, 0, 16), (5, 4, 3, 0, 16),
+                                              (6, 7, 2, 0, 16), (7, 9, 1, 0, 16)]),
+            table("dp", pb.DATA_PARALLEL, [(d, 0, 100, 0, 8) for d in range(8)])])
+        self.assertEqual(self.check(shardplan.to_torchrec(plan)), ["tw", "cw", "rw", "twrw"])
+
+    def test_torchrecs_own_row_split_with_empty_ranks(self):
+        entry = row_split(5, 4, 8)  # 2, 2, 1, 0
+        self.assertEqual(self.check({"plan": {MODULE: {"rw5": entry}}}), ["rw5"])
+
+    def test_the_checks_refuse_what_torch_refuses(self):
+        def refused(shards, message, name="rw"):
+            entry = {"sharding_type": "row_wise", "compute_kernel": "fused",
+                     "ranks": list(range(len(shards))),
+                     "shards": [{"shard_offsets": o, "shard_sizes": z, "placement": p}
+                                for o, z, p in shards]}
+            with self.assertRaisesRegex(ValueError, f"^plan\\.m\\.{name}: {message}"):
+                self.check({"plan": {"m": {name: entry}}})
+
+        ok = "rank:0/cuda:0"
+        refused([([0, 0], [6, 8], ok), ([5, 0], [5, 8], ok)], r"Shards .* overlap")
+        refused([([0, 0], [4, 8], ok), ([5, 0], [5, 8], ok)], "Total volume of shards: 72 ")
+        refused([([0, 0], [5, 8], ok), ([5, 0], [6, 8], ok)], "Shard offset 5 and length 6 ")
+        refused([([0, 0], [10, 8], "rank:x/cuda:0")], "Could not parse remote_device")
+        refused([([0, 0], [10, 8], "rank:0/gpu:0")], "Could not parse remote_device")
+        refused([([0, -1], [10, 8], ok)], "shard_offsets should be >=0")
+        refused([([0], [10, 8], ok)], "shard_offsets and shard_sizes should have the same")
+        # An empty shard inside another's rows overlaps it; at the end it does not.
+        refused([([0, 0], [10, 8], ok), ([5, 0], [0, 8], ok)], r"Shards .* overlap")
+        self.assertEqual(self.check({"plan": {"m": {"rw": {"shards": [
+            {"shard_offsets": [0, 0], "shard_sizes": [10, 8], "placement": ok},
+            {"shard_offsets": [10, 0], "shard_sizes": [0, 8], "placement": ok}]}}}}), ["rw"])
 
 
 if __name__ == "__main__":
