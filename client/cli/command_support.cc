@@ -143,7 +143,7 @@ std::vector<OptionSpec> PlanOutputFlags() {
                         "embedding_bag_collection)"),
       OptionSpec::Value(
           "local-world-size", "N",
-          "devices per host for torchrec placements rank:R/cuda:R%N (default: the task's)"),
+          "devices per host for torchrec placements rank:R/cuda:R%N (default: the plan's)"),
   };
 }
 
@@ -160,8 +160,8 @@ absl::StatusOr<OutputFormat> ResolveOutputFormat(const Invocation& invocation) {
 }
 
 absl::Status EmitPlan(const Invocation& invocation, const shardplan::v1::Plan& plan,
-                      std::optional<bool> cache_hit, const google::protobuf::Message& json_message,
-                      int local_world_size) {
+                      std::optional<bool> cache_hit,
+                      const google::protobuf::Message& json_message) {
   absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation);
   if (!format.ok()) return format.status();
   const std::string path = invocation.flags.Get("output");
@@ -173,7 +173,6 @@ absl::Status EmitPlan(const Invocation& invocation, const shardplan::v1::Plan& p
     case OutputFormat::kTorchRec: {
       TorchRecOptions options;
       options.module_path = invocation.flags.Get("torchrec-module", options.module_path);
-      options.local_world_size = local_world_size;
       if (invocation.flags.Has("local-world-size")) {
         if (!absl::SimpleAtoi(invocation.flags.Get("local-world-size"),
                               &options.local_world_size) ||
@@ -189,13 +188,6 @@ absl::Status EmitPlan(const Invocation& invocation, const shardplan::v1::Plan& p
     }
   }
   return absl::InternalError("unreachable output format");
-}
-
-int LocalWorldSize(const shardplan::v1::Task& task) {
-  const auto& topology = task.topology();
-  if (topology.devices_per_host() > 0) return topology.devices_per_host();
-  return topology.num_devices() > 0 ? topology.num_devices()
-                                    : topology.per_device_memory_gib_size();
 }
 
 }  // namespace shardplan::cli

@@ -41,13 +41,9 @@ enum class OutputFormat { kText, kJson, kTorchRec };
 absl::StatusOr<OutputFormat> ResolveOutputFormat(const Invocation& invocation);
 
 // Writes a plan result to stdout or -o: text (FormatPlanText), `json_message` as proto JSON, or
-// the TorchRec shape. `local_world_size` is the default for --local-world-size (0: unknown).
+// the TorchRec shape (placements per --local-world-size, else the plan's local_world_size).
 absl::Status EmitPlan(const Invocation& invocation, const shardplan::v1::Plan& plan,
-                      std::optional<bool> cache_hit, const google::protobuf::Message& json_message,
-                      int local_world_size);
-
-// Devices per host of a task's topology (its device count when 0).
-int LocalWorldSize(const shardplan::v1::Task& task);
+                      std::optional<bool> cache_hit, const google::protobuf::Message& json_message);
 
 }  // namespace shardplan::cli
 

@@ -6,6 +6,7 @@
 #include "client/cli/command_support.h"
 #include "client/cli/commands.h"
 #include "client/cli/input_files.h"
+#include "client/cli/torchrec_format.h"
 
 namespace shardplan::cli {
 namespace {
@@ -16,12 +17,12 @@ absl::Status RunEvaluate(const Invocation& invocation) {
   }
   absl::StatusOr<shardplan::v1::Task> task = ReadTask(invocation.args()[0]);
   if (!task.ok()) return task.status();
-  absl::StatusOr<shardplan::v1::Plan> plan = ReadPlan(invocation.args()[1]);
+  // A TorchRec plan's data_parallel tables are replicas of the task's tables.
+  absl::StatusOr<shardplan::v1::Plan> plan = ReadPlan(invocation.args()[1], TableShapesOf(*task));
   if (!plan.ok()) return plan.status();
   if (absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation); !format.ok()) {
     return format.status();
   }
-  const int local_world_size = LocalWorldSize(*task);
   shardplan::v1::EvaluatePlanRequest request;
   *request.mutable_task() = *std::move(task);
   *request.mutable_plan() = *std::move(plan);
@@ -33,7 +34,7 @@ absl::Status RunEvaluate(const Invocation& invocation) {
   absl::StatusOr<shardplan::v1::EvaluatePlanResponse> response =
       invocation.client->EvaluatePlan(request);
   if (!response.ok()) return response.status();
-  return EmitPlan(invocation, response->plan(), std::nullopt, *response, local_world_size);
+  return EmitPlan(invocation, response->plan(), std::nullopt, *response);
 }
 
 }  // namespace
@@ -50,7 +51,8 @@ Command EvaluateCommand() {
       "rtx2080ti, h100-sxm; the plan's cost kind is then ground_truth).\n"
       "PLAN is a Plan, any JSON this tool prints with --json (a PlanResponse from 'plan', an\n"
       "EvaluatePlanResponse from 'evaluate', a finished JobStatus from 'get' or 'watch -o'),\n"
-      "or a TorchRec ShardingPlan ('--format torchrec', or TorchRec's own planner).\n"
+      "or a TorchRec ShardingPlan ('--format torchrec', or TorchRec's own planner: table_wise,\n"
+      "column_wise, row_wise, table_row_wise, and data_parallel as replicas of TASK's table).\n"
       "Either file may be '-' for standard input.\n";
   command.flags = {
       OptionSpec::Value("model", "NAME[@VERSION]", "cost model (default: the server's choice)"),

@@ -55,7 +55,8 @@ absl::StatusOr<shardplan::v1::Task> ParseTask(absl::string_view json, absl::stri
   return task;
 }
 
-absl::StatusOr<shardplan::v1::Plan> ParsePlan(absl::string_view json, absl::string_view source) {
+absl::StatusOr<shardplan::v1::Plan> ParsePlan(absl::string_view json, absl::string_view source,
+                                              const TableShapes& shapes) {
   shardplan::v1::Plan plan;
   const absl::Status as_plan = ParseJson(json, plan);
   if (as_plan.ok()) return plan;
@@ -70,7 +71,7 @@ absl::StatusOr<shardplan::v1::Plan> ParsePlan(absl::string_view json, absl::stri
   const nlohmann::json parsed = nlohmann::json::parse(json.begin(), json.end(), nullptr,
                                                       /*allow_exceptions=*/false);
   if (LooksLikeTorchRecPlan(parsed)) {
-    absl::StatusOr<shardplan::v1::Plan> plan = ParseTorchRecPlan(parsed);
+    absl::StatusOr<shardplan::v1::Plan> plan = ParseTorchRecPlan(parsed, shapes);
     if (!plan.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(source, ": ", plan.status().message()));
     }
@@ -88,10 +89,10 @@ absl::StatusOr<shardplan::v1::Task> ReadTask(absl::string_view path) {
   return ParseTask(*text, SourceName(path));
 }
 
-absl::StatusOr<shardplan::v1::Plan> ReadPlan(absl::string_view path) {
+absl::StatusOr<shardplan::v1::Plan> ReadPlan(absl::string_view path, const TableShapes& shapes) {
   absl::StatusOr<std::string> text = ReadInput(path);
   if (!text.ok()) return text.status();
-  return ParsePlan(*text, SourceName(path));
+  return ParsePlan(*text, SourceName(path), shapes);
 }
 
 }  // namespace shardplan::cli

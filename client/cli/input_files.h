@@ -5,6 +5,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "client/cli/torchrec_format.h"
 #include "shardplan/v1/planner.pb.h"
 
 namespace shardplan::cli {
@@ -20,12 +21,15 @@ absl::StatusOr<shardplan::v1::Task> ReadTask(absl::string_view path);
 
 // A plan from any JSON the tool prints: a Plan, a PlanResponse (`plan --json`), an
 // EvaluatePlanResponse (`evaluate --json`), a JobStatus with a result (`get --json`), or a
-// TorchRec ShardingPlan (`--format torchrec`, or TorchRec's own planner; ParseTorchRecPlan).
-absl::StatusOr<shardplan::v1::Plan> ReadPlan(absl::string_view path);
+// TorchRec ShardingPlan (`--format torchrec`, or TorchRec's own planner; ParseTorchRecPlan, whose
+// data_parallel tables take their shape from `shapes`).
+absl::StatusOr<shardplan::v1::Plan> ReadPlan(absl::string_view path,
+                                             const TableShapes& shapes = {});
 
 // Parsers behind the two readers, for text already in memory; `source` names it in errors.
 absl::StatusOr<shardplan::v1::Task> ParseTask(absl::string_view json, absl::string_view source);
-absl::StatusOr<shardplan::v1::Plan> ParsePlan(absl::string_view json, absl::string_view source);
+absl::StatusOr<shardplan::v1::Plan> ParsePlan(absl::string_view json, absl::string_view source,
+                                              const TableShapes& shapes = {});
 
 }  // namespace shardplan::cli
 

@@ -39,8 +39,7 @@ absl::Status EmitJobResult(const Invocation& invocation, const JobStatus& status
                                            shardplan::v1::JobState_Name(status.state()),
                                            ": no plan to write yet"));
   }
-  return EmitPlan(invocation, status.result().plan(), status.result().cache_hit(), status,
-                  /*local_world_size=*/0);
+  return EmitPlan(invocation, status.result().plan(), status.result().cache_hit(), status);
 }
 
 absl::Status RunGet(const Invocation& invocation) {
@@ -82,8 +81,7 @@ absl::Status RunWatch(const Invocation& invocation) {
     // The text plan follows the progress lines after a blank line.
     if (*format == OutputFormat::kText && result_on_stdout) std::cout << "\n";
     written = EmitPlan(invocation, final_status->result().plan(),
-                       final_status->result().cache_hit(), *final_status,
-                       /*local_world_size=*/0);
+                       final_status->result().cache_hit(), *final_status);
   }
   if (!written.ok()) return written;
   return JobOutcome(*final_status);

@@ -37,8 +37,7 @@ absl::Status RunPlanCall(const Invocation& invocation, bool replan) {
   absl::StatusOr<shardplan::v1::PlanResponse> response =
       replan ? invocation.client->Replan(*request) : invocation.client->Plan(*request);
   if (!response.ok()) return response.status();
-  return EmitPlan(invocation, response->plan(), response->cache_hit(), *response,
-                  LocalWorldSize(request->task()));
+  return EmitPlan(invocation, response->plan(), response->cache_hit(), *response);
 }
 
 // A command that reads TASK, plans it with `run` and prints the plan.

@@ -228,12 +228,13 @@ class PlannerClient:
         server's choice), or, with ground_truth="sim:<profile>" (e.g. "sim:rtx2080ti"),
         measures them on the cluster simulator; returns the evaluated Plan (cost_kind
         "simulated" or "ground_truth"). `plan` is a Plan, a PlanResponse, their dicts, or a
-        TorchRec ShardingPlan dict (to_torchrec's, or TorchRec's own); only its shards are
-        read."""
+        TorchRec ShardingPlan dict (to_torchrec's, or TorchRec's own; its data_parallel tables
+        are replicas of the task's); only its shards are read."""
         if model and ground_truth:
             raise ValueError("give at most one of model and ground_truth")
-        request = planner_pb2.EvaluatePlanRequest(task=task_from_dict(task),
-                                                  plan=plan_from_dict(plan), model=model or "",
+        task = task_from_dict(task)
+        request = planner_pb2.EvaluatePlanRequest(task=task, plan=plan_from_dict(plan, task),
+                                                  model=model or "",
                                                   ground_truth=ground_truth or "")
         return self._call(self._stub.EvaluatePlan, request, timeout).plan
 

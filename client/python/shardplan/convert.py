@@ -29,15 +29,16 @@ def task_from_dict(task):
     return _parse(task, planner_pb2.Task, "task")
 
 
-def plan_from_dict(plan):
+def plan_from_dict(plan, task=None):
     """A shardplan.v1.Plan from a Plan dict, from a PlanResponse / JobStatus dict as the CLI
-    prints them with --json, or from a TorchRec ShardingPlan dict (torchrec.from_torchrec);
-    Plan and PlanResponse messages are accepted too."""
+    prints them with --json, or from a TorchRec ShardingPlan dict (torchrec.from_torchrec, whose
+    data_parallel tables take their shape from `task`); Plan and PlanResponse messages are
+    accepted too."""
     if isinstance(plan, planner_pb2.PlanResponse):
         return plan.plan
     from shardplan import torchrec  # torchrec builds on this module
     if torchrec.is_torchrec_plan(plan):
-        return torchrec.from_torchrec(plan)
+        return torchrec.from_torchrec(plan, task)
     if isinstance(plan, dict):
         if "result" in plan and isinstance(plan["result"], dict):
             plan = plan["result"]

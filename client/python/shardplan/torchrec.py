@@ -5,15 +5,18 @@
     #   "ranks": [2], "shards": [{"shard_offsets": [0, 0], "shard_sizes": [rows, dim],
     #                             "placement": "rank:2/cuda:2"}]}}}}
 
-A whole table becomes "table_wise" on its device; a table split into column ranges becomes
-"column_wise" with one shard per range, ordered by column offset, and ranks[i] the rank of
-shards[i] (a rank may repeat when two ranges share a device). The compute kernel is "fused".
+Each table is written as TorchRec's generators and planner write it:
+- table_wise, column_wise, row_wise, table_row_wise: one shard per piece, ordered by offset (row
+  blocks by row, column ranges by column), ranks[i] the rank of shards[i] (a rank may repeat),
+  compute kernel "fused". Row blocks keep their planned sizes, an uneven last block included.
+- data_parallel: compute kernel "dense", ranks the replicas' ranks in order, and no "shards"
+  (TorchRec's sharding_spec is None for data_parallel, so _serialize writes none).
 
 from_torchrec reads that shape back (from this module or from TorchRec's own planner), so a
 TorchRec plan can be evaluated: client.evaluate(task, sharding_plan, ground_truth="sim:...").
 """
 
-from shardplan.convert import plan_from_dict
+from shardplan.convert import plan_from_dict, task_from_dict
 from shardplan.errors import InvalidTaskError
 from shardplan.v1 import planner_pb2
 
@@ -29,32 +32,47 @@ def to_torchrec(plan, module_path=DEFAULT_MODULE_PATH, local_world_size=None,
     """The ShardingPlan dict of `plan` (a Plan, a PlanResponse or their JSON dicts).
 
     local_world_size: devices per host, so that rank R is placed on cuda:(R % local_world_size);
-    None: every device on one host (the plan's device count). compute_device: "cuda" or "cpu"
-    (TorchRec places cpu shards as "rank:R/cpu").
+    None: the plan's local_world_size (the server records the task's), else every device on one
+    host (the plan's device count). compute_device: "cuda" or "cpu" (TorchRec places cpu shards
+    as "rank:R/cpu").
     """
     plan = plan_from_dict(plan)
     if local_world_size is None:
-        devices = [s.device for t in plan.tables for s in t.shards]
-        local_world_size = max([len(plan.devices)] + [d + 1 for d in devices] + [1])
+        local_world_size = plan.local_world_size or _device_count(plan)
     if local_world_size < 1:
         raise ValueError(f"local_world_size must be >= 1, got {local_world_size}")
     module = {}
     for table in plan.tables:
         if not table.shards:
             raise ValueError(f"table {table.table} has no shards")
-        shards = sorted(table.shards, key=lambda s: (s.row_offset, s.column_offset))
-        module[table.table] = {
-            "sharding_type": _sharding_type_name(table.sharding_type),
-            "compute_kernel": "fused",
-            "ranks": [s.device for s in shards],
-            "shards": [{
-                "shard_offsets": [s.row_offset, s.column_offset],
-                "shard_sizes": [s.row_count, s.column_count],
-                "placement": (f"rank:{s.device}/cpu" if compute_device == "cpu" else
-                              f"rank:{s.device}/{compute_device}:{s.device % local_world_size}"),
-            } for s in shards],
-        }
+        module[table.table] = _parameter_sharding(table, local_world_size, compute_device)
     return {"plan": {module_path: module}}
+
+
+def _parameter_sharding(table, local_world_size, compute_device):
+    """One table as TorchRec's ParameterSharding._serialize writes it (see the module's doc)."""
+    if table.sharding_type == planner_pb2.DATA_PARALLEL:
+        # TorchRec's sharding_spec is None for data_parallel: _serialize writes no "shards".
+        return {"sharding_type": "data_parallel", "compute_kernel": "dense",
+                "ranks": sorted(s.device for s in table.shards)}
+    shards = sorted(table.shards, key=lambda s: (s.row_offset, s.column_offset))
+    return {
+        "sharding_type": _sharding_type_name(table.sharding_type),
+        "compute_kernel": "fused",
+        "ranks": [s.device for s in shards],
+        "shards": [{
+            "shard_offsets": [s.row_offset, s.column_offset],
+            "shard_sizes": [s.row_count, s.column_count],
+            "placement": (f"rank:{s.device}/cpu" if compute_device == "cpu" else
+                          f"rank:{s.device}/{compute_device}:{s.device % local_world_size}"),
+        } for s in shards],
+    }
+
+
+def _device_count(plan):
+    """The plan's per-device figures, or the highest device a shard uses."""
+    devices = [s.device for t in plan.tables for s in t.shards]
+    return max([len(plan.devices)] + [d + 1 for d in devices] + [1])
 
 
 def is_torchrec_plan(value):
@@ -68,15 +86,24 @@ def is_torchrec_plan(value):
                for tables in modules)
 
 
-def from_torchrec(sharding_plan):
+def from_torchrec(sharding_plan, task=None):
     """The shards of a ShardingPlan dict as a shardplan.v1.Plan (figures left for the server):
     every table of every module, each shard on the device its placement names ("rank:R/cuda:L"
-    or "rank:R/cpu": device R). Raises InvalidTaskError naming the field for anything else,
-    e.g. a sharding type shardplan does not read or a table without shards (TorchRec writes
-    none for data_parallel)."""
+    or "rank:R/cpu": device R). Sharding types table_wise, column_wise, row_wise,
+    table_row_wise and data_parallel are read.
+
+    A data_parallel table without "shards" (as TorchRec writes it) is a full replica on each
+    rank of its "ranks"; its shape comes from `task` (a Task or its dict), which it then needs.
+    Zero-row row_wise and table_row_wise shards (TorchRec's row split leaves trailing ranks
+    empty, e.g. 5 rows over 4 ranks: 2, 2, 1, 0) hold nothing and are dropped. Raises
+    InvalidTaskError naming the field for anything else, e.g. a sharding type shardplan does not
+    read."""
     if not is_torchrec_plan(sharding_plan):
         raise InvalidTaskError('not a TorchRec plan: expected {"plan": {module: {table: '
                                '{"sharding_type": ...}}}}')
+    shapes = None
+    if task is not None:
+        shapes = {t.name: (t.rows, t.dim) for t in task_from_dict(task).tables}
     plan = planner_pb2.Plan()
     seen = set()
     for module, tables in sharding_plan["plan"].items():
@@ -85,38 +112,77 @@ def from_torchrec(sharding_plan):
             if name in seen:
                 raise InvalidTaskError(f'{field}: table "{name}" appears in more than one module')
             seen.add(name)
-            kind = sharding["sharding_type"]
-            try:
-                sharding_type = planner_pb2.ShardingType.Value(str(kind).upper())
-            except ValueError:
-                sharding_type = planner_pb2.SHARDING_TYPE_UNSPECIFIED
-            if sharding_type == planner_pb2.SHARDING_TYPE_UNSPECIFIED:
-                raise InvalidTaskError(f"{field}.sharding_type: {kind!r} is not one shardplan "
-                                       "reads (table_wise, column_wise, row_wise, data_parallel)")
+            sharding_type = _parse_sharding_type(sharding["sharding_type"], field)
+            table = plan.tables.add(table=name, sharding_type=sharding_type)
             shards = sharding.get("shards")
+            if shards is None and sharding_type == planner_pb2.DATA_PARALLEL:
+                _read_replicas(sharding, field, shapes, table)
+                continue
             if not isinstance(shards, list) or not shards:
                 raise InvalidTaskError(f"{field}.shards: missing; shardplan reads each shard's "
                                        "offsets, sizes and placement")
-            table = plan.tables.add(table=name, sharding_type=sharding_type)
+            by_rows = sharding_type in (planner_pb2.ROW_WISE, planner_pb2.TABLE_ROW_WISE)
             for i, shard in enumerate(shards):
-                path = f"{field}.shards[{i}]"
-                pairs = {}
-                for key in ("shard_offsets", "shard_sizes"):
-                    pair = shard.get(key) if isinstance(shard, dict) else None
-                    if (not isinstance(pair, list) or len(pair) != 2 or
-                            not all(isinstance(v, int) for v in pair)):
-                        raise InvalidTaskError(f"{path}.{key}: expected [rows, columns] as two "
-                                               "integers")
-                    pairs[key] = pair
-                placement = shard.get("placement", "")
-                rank = _rank_of(placement)
-                if rank is None:
-                    raise InvalidTaskError(f'{path}.placement: "{placement}" is not '
-                                           '"rank:R/cuda:L" or "rank:R/cpu"')
-                (r0, c0), (rows, cols) = pairs["shard_offsets"], pairs["shard_sizes"]
-                table.shards.add(device=rank, row_offset=r0, row_count=rows, column_offset=c0,
-                                 column_count=cols)
+                parsed = _parse_shard(shard, f"{field}.shards[{i}]")
+                # TorchRec's row split leaves trailing ranks zero rows: they hold and serve
+                # nothing, and shardplan's plans have no empty shards.
+                if by_rows and parsed.row_count == 0:
+                    continue
+                table.shards.append(parsed)
     return plan
+
+
+def _parse_sharding_type(kind, field):
+    try:
+        sharding_type = planner_pb2.ShardingType.Value(str(kind).upper())
+    except ValueError:
+        sharding_type = planner_pb2.SHARDING_TYPE_UNSPECIFIED
+    if sharding_type == planner_pb2.SHARDING_TYPE_UNSPECIFIED:
+        raise InvalidTaskError(f"{field}.sharding_type: {kind!r} is not one shardplan reads "
+                               "(table_wise, column_wise, row_wise, table_row_wise, "
+                               "data_parallel)")
+    return sharding_type
+
+
+def _parse_shard(shard, path):
+    """One ShardMetadata dict as _serialize writes it, as a shardplan.v1.Shard."""
+    pairs = {}
+    for key in ("shard_offsets", "shard_sizes"):
+        pair = shard.get(key) if isinstance(shard, dict) else None
+        if (not isinstance(pair, list) or len(pair) != 2 or
+                not all(isinstance(v, int) for v in pair)):
+            raise InvalidTaskError(f"{path}.{key}: expected [rows, columns] as two integers")
+        pairs[key] = pair
+    placement = shard.get("placement", "")
+    rank = _rank_of(placement)
+    if rank is None:
+        raise InvalidTaskError(f'{path}.placement: "{placement}" is not "rank:R/cuda:L" or '
+                               '"rank:R/cpu"')
+    (r0, c0), (rows, cols) = pairs["shard_offsets"], pairs["shard_sizes"]
+    return planner_pb2.Shard(device=rank, row_offset=r0, row_count=rows, column_offset=c0,
+                             column_count=cols)
+
+
+def _read_replicas(sharding, field, shapes, table):
+    """A data_parallel table without shards: a full replica on each rank of "ranks"."""
+    name = table.table
+    if shapes is None:
+        raise InvalidTaskError(f'{field}: a data_parallel table without "shards" is a full '
+                               "replica on each of its \"ranks\", so shardplan needs its "
+                               "shape: pass the task (from_torchrec(sharding_plan, task))")
+    if name not in shapes:
+        raise InvalidTaskError(f'{field}: a data_parallel table without "shards" is a full '
+                               "replica on each of its \"ranks\", so shardplan needs its "
+                               f'shape, and the task has no table "{name}"')
+    ranks = sharding.get("ranks")
+    if not isinstance(ranks, list) or not ranks:
+        raise InvalidTaskError(f"{field}.ranks: expected the replicas' ranks, a non-empty list "
+                               '(data_parallel has no "shards")')
+    rows, dim = shapes[name]
+    for i, rank in enumerate(ranks):
+        if not isinstance(rank, int) or isinstance(rank, bool) or not 0 <= rank < 2**31:
+            raise InvalidTaskError(f"{field}.ranks[{i}]: {rank!r} is not a rank")
+        table.shards.add(device=rank, row_count=rows, column_count=dim)
 
 
 def _rank_of(placement):

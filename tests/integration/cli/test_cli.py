@@ -1,7 +1,7 @@
 """The shardplan CLI as a real process against the real shardplan-server.
 
 Run by ctest with SHARDPLAN_CLI, SHARDPLAN_SERVER_BINARY and PYTHONPATH (for server_fixture
-and tasks in tests/integration/python) set:
+and tasks in tests/integration/python, the shardplan package, and tests/oracles) set:
     /usr/bin/python3 -m unittest -v test_cli
 Checks the documented contract: output shapes, and the exit codes of docs/cli.md.
 """
@@ -13,9 +13,12 @@ import subprocess
 import tempfile
 import unittest
 
+import shardplan
+import torch_shard_checks
 from server_fixture import SecuredPki, SecuredServer, ServerProcess, refused_port
 from tasks import (BASELINES, SLOW_ALGORITHM, SLOW_PARAMS, SLOW_TASK, check_plan,
-                   example_task, examples_dir, infeasible_task, invalid_task, reordered)
+                   example_task, examples_dir, infeasible_task, invalid_task, mixed_plan,
+                   mixed_task, multi_host_task, reordered, torchrec_sharding_plan)
 
 COMMANDS = ("plan", "submit", "get", "watch", "cancel", "evaluate", "algorithms", "models",
             "health")
@@ -248,6 +251,29 @@ class PlanTest(ServerTestCase):
                             "--model", "analytic")
             self.assertExit(both, EXIT_USAGE)
 
+    def test_evaluate_reads_every_sharding_type_torchrec_writes(self):
+        task = self.write_json(mixed_task())
+        sharding_plan = self.write_json(torchrec_sharding_plan())
+        result = self.cli("evaluate", task, sharding_plan, "--model", "analytic@1", "--json")
+        self.assertExit(result, EXIT_OK)
+        tables = {t["table"]: t for t in json.loads(result.stdout)["plan"]["tables"]}
+        self.assertEqual(tables["twrw"]["sharding_type"], "TABLE_ROW_WISE")
+        # The row split's empty trailing ranks 5-7 hold nothing and are dropped.
+        self.assertEqual([s["device"] for s in tables["rw"]["shards"]], [0, 1, 2, 3, 4])
+        # data_parallel without shards: a replica of the task's table on each rank.
+        self.assertEqual([(s["device"], int(s["row_count"]), s["column_count"])
+                          for s in tables["dp"]["shards"]], [(d, 100, 16) for d in range(8)])
+
+        # A data_parallel table the task does not have: its shape is unknown.
+        other = mixed_task()
+        other["tables"] = [t for t in other["tables"] if t["name"] != "dp"]
+        result = self.cli("evaluate", self.write_json(other), sharding_plan,
+                          "--model", "analytic@1")
+        self.assertError(result, EXIT_INVALID, "INVALID_ARGUMENT")
+        self.assertIn('plan.embedding_bag_collection.dp: a data_parallel table without "shards"',
+                      result.stderr)
+        self.assertIn('the task has no table "dp"', result.stderr)
+
     def test_evaluate_rejects_a_bad_plan(self):
         not_a_plan = self.write_json({"something": "else"})
         result = self.cli("evaluate", example("task_4dev.json"), not_a_plan)
@@ -299,6 +325,58 @@ class OutputTest(ServerTestCase):
         for entry in module.values():
             rank = entry["ranks"][0]
             self.assertEqual(entry["shards"][0]["placement"], f"rank:{rank}/cuda:{rank % 2}")
+
+    def test_torchrec_placements_follow_the_plans_hosts_on_every_path(self):
+        # Rank 123 of 16 hosts x 8 devices is cuda:3, whichever command prints the plan.
+        task = self.write_json(multi_host_task())
+
+        def placement(stdout):
+            return json.loads(stdout)["plan"]["embedding_bag_collection"]["t0"]["shards"][0][
+                "placement"]
+
+        planned = self.cli("plan", task, "--format", "torchrec")
+        self.assertExit(planned, EXIT_OK)
+        self.assertEqual(placement(planned.stdout), "rank:123/cuda:3")
+        submitted = self.cli("submit", task)
+        self.assertExit(submitted, EXIT_OK)
+        job_id = submitted.stdout.strip()
+        watched = self.cli("watch", job_id, "--format", "torchrec")
+        self.assertExit(watched, EXIT_OK)
+        self.assertEqual(placement(watched.stdout), "rank:123/cuda:3")
+        got = self.cli("get", job_id, "--format", "torchrec")
+        self.assertExit(got, EXIT_OK)
+        self.assertEqual(placement(got.stdout), "rank:123/cuda:3")
+        plan_file = self.write_json(json.loads(self.cli("plan", task, "--json").stdout))
+        evaluated = self.cli("evaluate", task, plan_file, "--format", "torchrec")
+        self.assertExit(evaluated, EXIT_OK)
+        self.assertEqual(placement(evaluated.stdout), "rank:123/cuda:3")
+        # --local-world-size overrides the plan's.
+        overridden = self.cli("get", job_id, "--format", "torchrec", "--local-world-size", "16")
+        self.assertEqual(placement(overridden.stdout), "rank:123/cuda:11")
+
+    def test_torchrec_export_of_every_sharding_type_passes_torchs_shard_checks(self):
+        # evaluate prints any plan the caller brings; analytic@1 costs every sharding type.
+        task = mixed_task()
+        args = ("evaluate", self.write_json(task), self.write_json(mixed_plan()), "--model",
+                "analytic@1")
+        result = self.cli(*args, "--format", "torchrec")
+        self.assertExit(result, EXIT_OK)
+        sharding_plan = json.loads(result.stdout)
+        module = sharding_plan["plan"]["embedding_bag_collection"]
+        self.assertEqual(module["rw"]["ranks"], [3, 1, 2, 0])
+        self.assertEqual([s["shard_sizes"] for s in module["rw"]["shards"]],
+                         [[3, 16], [3, 16], [3, 16], [1, 16]])
+        self.assertEqual([s["placement"] for s in module["twrw"]["shards"]],
+                         ["rank:4/cuda:0", "rank:5/cuda:1", "rank:6/cuda:2", "rank:7/cuda:3"])
+        self.assertEqual(module["dp"], {"sharding_type": "data_parallel",
+                                        "compute_kernel": "dense", "ranks": list(range(8))})
+        checked = torch_shard_checks.check_sharding_plan(
+            sharding_plan, torch_shard_checks.task_shapes(task),
+            os.environ.get("SHARDPLAN_TORCH_SOURCE"))
+        self.assertEqual(sorted(checked), ["cw", "rw", "tw", "twrw"])  # dp has no shards
+        # The Python client writes the same JSON from the same plan.
+        evaluated = self.cli(*args, "--json")
+        self.assertEqual(shardplan.to_torchrec(json.loads(evaluated.stdout)), sharding_plan)
 
     def test_json_uses_original_field_names(self):
         result = self.cli("plan", example("task_4dev.json"), "--json")

@@ -1,6 +1,7 @@
 """The Python client (client/python/shardplan) against the real shardplan-server.
 
-Run by ctest with PYTHONPATH=<build>/python:<this dir> and SHARDPLAN_SERVER_BINARY set:
+Run by ctest with PYTHONPATH=<build>/python:<this dir>:tests/oracles and SHARDPLAN_SERVER_BINARY
+set:
     /usr/bin/python3 -m unittest -v test_client
 """
 
@@ -15,9 +16,11 @@ from unittest import mock
 import grpc
 
 import shardplan
+import torch_shard_checks
 from server_fixture import SecuredPki, SecuredServer, ServerProcess, refused_port
 from tasks import (BASELINES, SLOW_ALGORITHM, SLOW_PARAMS, SLOW_TASK, check_plan,
-                   example_task, infeasible_task, invalid_task, reordered, small_task)
+                   example_task, infeasible_task, invalid_task, mixed_plan, mixed_task,
+                   multi_host_task, reordered, small_task, torchrec_sharding_plan)
 
 
 def check_plan_covers(test, plan, task):
@@ -226,6 +229,43 @@ class TorchRecTest(ServerTestCase):
         self.assertEqual(shardplan.to_torchrec(as_dict, local_world_size=4), sharding_plan)
         custom = shardplan.to_torchrec(plan, module_path="sparse.ebc")
         self.assertEqual(list(custom["plan"]), ["sparse.ebc"])
+
+    def test_placements_follow_the_plans_hosts(self):
+        # Rank 123 of 16 hosts x 8 devices: the plan's local_world_size places it on cuda:3.
+        plan = self.client.plan(multi_host_task())
+        self.assertEqual(plan.local_world_size, 8)
+        for source in (plan, shardplan.plan_to_dict(plan)):
+            entry = shardplan.to_torchrec(source)["plan"]["embedding_bag_collection"]["t0"]
+            self.assertEqual(entry["shards"][0]["placement"], "rank:123/cuda:3")
+        entry = shardplan.to_torchrec(plan, local_world_size=16)["plan"][
+            "embedding_bag_collection"]["t0"]
+        self.assertEqual(entry["shards"][0]["placement"], "rank:123/cuda:11")
+        plan.local_world_size = 0  # a plan from before plans carried it: one host
+        entry = shardplan.to_torchrec(plan)["plan"]["embedding_bag_collection"]["t0"]
+        self.assertEqual(entry["shards"][0]["placement"], "rank:123/cuda:123")
+
+    def test_evaluate_reads_every_sharding_type_torchrec_writes(self):
+        plan = self.client.evaluate(mixed_task(), torchrec_sharding_plan(), model="analytic@1")
+        tables = {t.table: t for t in plan.tables}
+        self.assertEqual(tables["twrw"].sharding_type, shardplan.pb.TABLE_ROW_WISE)
+        self.assertEqual([s.device for s in tables["rw"].shards], [0, 1, 2, 3, 4])
+        self.assertEqual([(s.device, s.row_count) for s in tables["dp"].shards],
+                         [(d, 100) for d in range(8)])
+        self.assertGreater(plan.cost_ms, 0)
+
+    def test_export_of_every_sharding_type_passes_torchs_shard_checks(self):
+        task = mixed_task()
+        plan = self.client.evaluate(task, mixed_plan(), model="analytic@1")
+        self.assertEqual(plan.local_world_size, 4)
+        sharding_plan = shardplan.to_torchrec(plan)
+        checked = torch_shard_checks.check_sharding_plan(
+            sharding_plan, torch_shard_checks.task_shapes(task),
+            os.environ.get("SHARDPLAN_TORCH_SOURCE"))
+        self.assertEqual(sorted(checked), ["cw", "rw", "tw", "twrw"])  # dp has no shards
+        # TorchRec's own layout (zero-row trailing shards included) passes them too.
+        self.assertEqual(sorted(torch_shard_checks.check_sharding_plan(
+            torchrec_sharding_plan(), torch_shard_checks.task_shapes(task))),
+            ["cw", "rw", "tw", "twrw"])
 
     def test_column_wise_shards(self):
         plan = shardplan.pb.Plan(tables=[shardplan.pb.TableSharding(

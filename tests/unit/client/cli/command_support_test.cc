@@ -160,17 +160,5 @@ TEST(ResolveOutputFormatTest, FormatAndJsonFlags) {
   EXPECT_EQ(unknown.message(), "--format must be text, json or torchrec, got 'yaml'");
 }
 
-TEST(LocalWorldSizeTest, DevicesPerHostElseEveryDevice) {
-  shardplan::v1::Task task;
-  task.mutable_topology()->set_num_devices(8);
-  EXPECT_EQ(LocalWorldSize(task), 8);
-  task.mutable_topology()->set_devices_per_host(4);
-  EXPECT_EQ(LocalWorldSize(task), 4);
-
-  shardplan::v1::Task listed;
-  for (double gib : {16.0, 16.0, 32.0}) listed.mutable_topology()->add_per_device_memory_gib(gib);
-  EXPECT_EQ(LocalWorldSize(listed), 3);  // num_devices left at 0
-}
-
 }  // namespace
 }  // namespace shardplan::cli

@@ -116,6 +116,18 @@ TEST(ParsePlanTest, RejectsAnythingElseWithThePlanParseError) {
   }
 }
 
+TEST(ParsePlanTest, ATorchRecPlansDataParallelTablesTakeTheirShapeFromTheGivenShapes) {
+  const char* json = R"({"plan": {"ebc": {"t0": {"sharding_type": "data_parallel",
+      "compute_kernel": "dense", "ranks": [0, 1]}}}})";
+  absl::StatusOr<shardplan::v1::Plan> parsed = ParsePlan(json, "plan.json", {{"t0", {200, 8}}});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ASSERT_EQ(parsed->tables(0).shards_size(), 2);
+  EXPECT_EQ(parsed->tables(0).shards(1).device(), 1);
+  EXPECT_EQ(parsed->tables(0).shards(1).row_count(), 200);
+  EXPECT_THAT(Message(ParsePlan(json, "plan.json").status()),
+              StartsWith("plan.json: plan.ebc.t0: a data_parallel table without \"shards\""));
+}
+
 TEST(ReadInputTest, ReadsAFileWhole) {
   const std::string contents = std::string("line 1\nline 2\0binary", 20);
   TempFile file(contents);
