@@ -110,6 +110,7 @@ absl::StatusOr<ResolvedModel> PlanningEngine::ResolveModelFor(const std::string&
   absl::StatusOr<ResolvedModel> model = models_->Resolve(spec);
   if (!model.ok()) return WithPrefix(model.status(), "model: ");
   absl::Status supported = model->model->CheckSupports(task);
+  if (supported.ok()) supported = CheckCostsAllowedTypes(*model->model, task);
   if (!supported.ok()) {
     return WithPrefix(supported, absl::StrCat("model ", model->model->id(), ": "));
   }
@@ -131,7 +132,10 @@ std::optional<ResolvedModel> PlanningEngine::NewestCoveringModel(const Task& tas
       continue;  // List() is oldest version first, so a tie on both goes to the later version
     }
     absl::StatusOr<ResolvedModel> model = models_->Resolve(manifest.id());
-    if (!model.ok() || !model->model->CheckSupports(task).ok()) continue;
+    if (!model.ok() || !model->model->CheckSupports(task).ok() ||
+        !CheckCostsAllowedTypes(*model->model, task).ok()) {
+      continue;  // e.g. a table that allows only ROW_WISE under a column-level model
+    }
     newest = *std::move(model);
   }
   return newest;

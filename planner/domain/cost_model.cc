@@ -1,6 +1,11 @@
 #include "planner/domain/cost_model.h"
 
 #include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace shardplan {
 
@@ -16,6 +21,26 @@ CollectiveCosts CostModel::CostCollectives(const CostContext& context,
     }
   }
   return costs;
+}
+
+absl::Status CheckCostsAllowedTypes(const CostModel& model, const Task& task) {
+  for (size_t t = 0; t < task.tables.size(); ++t) {
+    const Table& table = task.tables[t];
+    if (table.allowed_sharding_types.empty()) continue;  // all: TABLE_WISE is always costed
+    bool costed = false;
+    std::vector<std::string> names;
+    for (ShardingType type : table.allowed_sharding_types) {
+      costed = costed || model.CostsShardingType(type);
+      names.push_back(ShardingTypeName(type));
+    }
+    if (!costed) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "tables[", t, "].allowed_sharding_types: table \"", table.name, "\" allows only ",
+          absl::StrJoin(names, ", "), ", none of which cost model ", model.id(),
+          " can cost (analytic@1 costs every type)"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace shardplan

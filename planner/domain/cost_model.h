@@ -96,6 +96,11 @@ class CostModel {
                                           std::span<const CollectiveDemand> demands) const;
 };
 
+// OK when `model` costs at least one sharding type each table of `task` allows (a table that
+// allows only ROW_WISE cannot be planned under a model that costs the column level only);
+// FAILED_PRECONDITION naming the first table that has none.
+absl::Status CheckCostsAllowedTypes(const CostModel& model, const Task& task);
+
 }  // namespace shardplan
 
 #endif  // SHARDPLAN_PLANNER_DOMAIN_COST_MODEL_H_

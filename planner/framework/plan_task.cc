@@ -1,15 +1,18 @@
 #include "planner/framework/plan_task.h"
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "planner/domain/evaluation.h"
+#include "planner/domain/memory.h"
 #include "planner/domain/validation.h"
 
 namespace shardplan {
@@ -28,6 +31,29 @@ absl::Status PlannerBug(const std::string& algorithm, const absl::Status& status
       absl::StrCat("algorithm ", algorithm, " produced an invalid plan: ", status.message()));
 }
 
+// An algorithm that places whole tables cannot plan a table larger than every device: say so
+// up front, naming the table, its size and the largest device, rather than as a placement that
+// found no room.
+absl::Status CheckWholeTablesFit(const AlgorithmInfo& info, const Task& task) {
+  for (ShardingType type : info.sharding_types) {
+    if (type != ShardingType::kTableWise) return absl::OkStatus();  // it may split tables
+  }
+  const std::vector<int64_t>& capacity = task.topology.memory_bytes;
+  if (capacity.empty()) return absl::OkStatus();
+  const int largest =
+      static_cast<int>(std::max_element(capacity.begin(), capacity.end()) - capacity.begin());
+  for (const Table& table : task.tables) {
+    const int64_t bytes = ShardMemoryBytes(table, table.rows, table.dim, task.memory);
+    if (bytes <= capacity[largest]) continue;
+    return absl::FailedPreconditionError(absl::StrCat(
+        "task is infeasible for ", info.name, ": table \"", table.name, "\" needs ",
+        FormatGiB(bytes), " but the largest device (device ", largest, ") holds ",
+        FormatGiB(capacity[largest]), "; ", info.name,
+        " places whole tables only: use an algorithm that shards by rows (torchrec) or columns"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<PreparedPlanning> PreparePlanning(const Algorithm& algorithm, const Task& task,
@@ -35,6 +61,7 @@ absl::StatusOr<PreparedPlanning> PreparePlanning(const Algorithm& algorithm, con
                                                  const std::map<std::string, std::string>& params,
                                                  uint64_t seed) {
   SHARDPLAN_RETURN_IF_ERROR(model.CheckSupports(task));
+  SHARDPLAN_RETURN_IF_ERROR(CheckCostsAllowedTypes(model, task));
   SHARDPLAN_ASSIGN_OR_RETURN(ParamValues resolved,
                              ResolveParams(algorithm.info().params, params));
   return PreparedPlanning{&algorithm, &model, std::move(resolved), seed};
@@ -44,6 +71,7 @@ absl::StatusOr<Plan> RunPlanning(const PreparedPlanning& prepared, const Task& t
                                  const PlanningRunOptions& options) {
   const auto start = StopSignal::Clock::now();
   const AlgorithmInfo& info = prepared.algorithm->info();
+  SHARDPLAN_RETURN_IF_ERROR(CheckWholeTablesFit(info, task));
 
   // The caller's signal (cancellation and deadline) tightened by the task's own time limit.
   const StopSignal* outer = options.stop;

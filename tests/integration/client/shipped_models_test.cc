@@ -118,6 +118,42 @@ TEST_F(ShippedModelsTest, ADeviceCountWithoutCommModelsIsAFailedPrecondition) {
   EXPECT_TRUE(client_->Plan(request).ok());
 }
 
+TEST_F(ShippedModelsTest, RowLevelShardsAreRefusedByEveryBundleAndCostedByAnalytic) {
+  // t0 row-wise over the 4 devices, the others table-wise: the neural models and the cpu data
+  // cost the column level only (docs/cost-models.md, "Sharding semantics").
+  const shardplan::v1::Task task = SmallTask(3, 4);
+  shardplan::v1::EvaluatePlanRequest request;
+  *request.mutable_task() = task;
+  for (int i = 0; i < 3; ++i) {
+    auto* sharding = request.mutable_plan()->add_tables();
+    sharding->set_table(task.tables(i).name());
+    sharding->set_sharding_type(i == 0 ? shardplan::v1::ROW_WISE : shardplan::v1::TABLE_WISE);
+    const int shards = i == 0 ? 4 : 1;
+    for (int s = 0; s < shards; ++s) {
+      auto* shard = sharding->add_shards();
+      shard->set_device(i == 0 ? s : i);
+      shard->set_row_offset(task.tables(i).rows() / shards * s);
+      shard->set_row_count(task.tables(i).rows() / shards);
+      shard->set_column_count(task.tables(i).dim());
+    }
+  }
+  for (const ShippedModel& shipped : Shipped()) {
+    SCOPED_TRACE(shipped.id);
+    request.set_model(shipped.id);
+    auto evaluated = client_->EvaluatePlan(request);
+    ASSERT_EQ(evaluated.status().code(), absl::StatusCode::kFailedPrecondition)
+        << evaluated.status();
+    EXPECT_NE(evaluated.status().message().find("cannot cost ROW_WISE shards (table \"t0\")"),
+              std::string::npos)
+        << evaluated.status();
+  }
+  request.set_model("analytic@1");
+  auto evaluated = client_->EvaluatePlan(request);
+  ASSERT_TRUE(evaluated.ok()) << evaluated.status();
+  EXPECT_GT(evaluated->plan().cost_ms(), 0.0);
+  EXPECT_EQ(evaluated->plan().local_world_size(), 4);
+}
+
 TEST_F(ShippedModelsTest, NoModelNamedGetsTheNewestBundleThatCoversTheTask) {
   auto models = client_->ListModels();
   ASSERT_TRUE(models.ok()) << models.status();

@@ -204,6 +204,71 @@ class JobTest(ServerTestCase):
         self.assertEqual(caught.exception.job_id, job_id)
 
 
+def huge_table_task(allowed=("TABLE_WISE", "ROW_WISE")):
+    """A 30 GiB table (125829120 rows x 64 fp32 columns) and two small ones on eight 16 GiB
+    devices, two hosts of four: the huge table fits no device whole."""
+    task = small_task(2, 8)
+    task["topology"]["devices_per_host"] = 4
+    task["tables"].append({"name": "huge", "rows": 30 * (1 << 30) // (64 * 4), "dim": 64,
+                           "pooling_factor": 4.0, "allowed_sharding_types": list(allowed)})
+    return task
+
+
+class RowLevelTest(ServerTestCase):
+    """Issue 15's acceptance: a table larger than any device, planned, exported and costed."""
+
+    def test_a_table_larger_than_any_device_gets_a_row_wise_plan(self):
+        task = huge_table_task()
+        response = self.client.plan_response(task, algorithm="torchrec")
+        plan = response.plan
+        check_plan_covers(self, plan, task)
+        self.assertEqual(plan.cost_model, "analytic@1")  # the one loaded model that costs RW
+        self.assertEqual(plan.local_world_size, 4)
+        huge = next(t for t in plan.tables if t.table == "huge")
+        self.assertEqual(huge.sharding_type, shardplan.pb.ROW_WISE)
+        self.assertEqual([s.device for s in huge.shards], list(range(8)))
+        self.assertEqual([s.row_offset for s in huge.shards],
+                         [i * 15728640 for i in range(8)])  # TorchRec's blocks: ceil(rows / 8)
+        for device in plan.devices:
+            self.assertLessEqual(device.memory_bytes, device.memory_capacity_bytes)
+        sharding_plan = shardplan.to_torchrec(plan)
+        self.assertIn("huge", torch_shard_checks.check_sharding_plan(
+            sharding_plan, torch_shard_checks.task_shapes(task),
+            os.environ.get("SHARDPLAN_TORCH_SOURCE")))
+        entry = sharding_plan["plan"]["embedding_bag_collection"]["huge"]
+        self.assertEqual(entry["sharding_type"], "row_wise")
+        self.assertEqual(entry["ranks"], list(range(8)))
+        self.assertEqual([s["placement"] for s in entry["shards"]],
+                         [f"rank:{r}/cuda:{r % 4}" for r in range(8)])
+
+    def test_whole_table_planners_name_the_table_and_the_largest_device(self):
+        with self.assertRaises(shardplan.InfeasibleTaskError) as raised:
+            self.client.plan(huge_table_task(), algorithm="size_greedy")
+        self.assertIn('table "huge" needs 30.00 GiB but the largest device (device 0) holds '
+                      '16.00 GiB', str(raised.exception))
+
+    def test_evaluate_costs_the_row_level_types_under_analytic(self):
+        task = huge_table_task(allowed=())
+        plan = self.client.plan(task, algorithm="torchrec")
+        for kind in (shardplan.pb.ROW_WISE, shardplan.pb.DATA_PARALLEL):
+            with self.subTest(kind=kind):
+                evaluated = shardplan.pb.Plan()
+                evaluated.CopyFrom(plan)
+                small = next(t for t in evaluated.tables if t.table == "t0")
+                small.sharding_type = kind
+                del small.shards[:]
+                if kind == shardplan.pb.ROW_WISE:
+                    for d in range(8):
+                        small.shards.add(device=d, row_offset=125 * d, row_count=125,
+                                         column_count=16)
+                else:
+                    for d in range(8):
+                        small.shards.add(device=d, row_count=1000, column_count=16)
+                result = self.client.evaluate(task, evaluated, model="analytic@1")
+                self.assertEqual(result.cost_model, "analytic@1")
+                self.assertGreater(result.cost_ms, 0)
+
+
 class TorchRecTest(ServerTestCase):
     def test_to_torchrec_shape(self):
         task = example_task("task_8dev.json")  # 2 hosts of 4 devices

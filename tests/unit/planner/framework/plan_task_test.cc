@@ -166,6 +166,17 @@ TEST(PlanTaskTest, OverFullPlanIsFailedPrecondition) {
                 "GiB (9280 > 8000 bytes)");
 }
 
+TEST(PlanTaskTest, AWholeTableLargerThanEveryDeviceIsRefusedByWholeTablePlanners) {
+  Task task = SmallTask();
+  task.topology.memory_bytes = {6000, 4000};  // a alone is 6400 bytes
+  test::FakeCostModel model;
+  ScriptedPlanner planner = Placing({0, 1, 1});
+  EXPECT_STATUS(PlanTask(planner, task, model, {}), absl::StatusCode::kFailedPrecondition,
+                "task is infeasible for scripted: table \"a\" needs 0.00 GiB but the largest "
+                "device (device 0) holds 0.00 GiB; scripted places whole tables only");
+  EXPECT_FALSE(planner.seen_model);  // refused before it ran
+}
+
 TEST(PlanTaskTest, TaskTimeLimitBecomesTheDeadline) {
   Task task = SmallTask();
   task.max_planning_time_ms = 5000;
