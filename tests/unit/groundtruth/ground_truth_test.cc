@@ -1,14 +1,18 @@
 #include "groundtruth/ground_truth.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
+#include <random>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "base/seeded_rng.h"
 #include "gmock/gmock.h"
 #include "groundtruth/sim/sim_backend.h"
+#include "groundtruth/sim/synthetic_tables.h"
 #include "gtest/gtest.h"
 #include "planner/domain/plan.h"
 #include "planner/domain/task.h"
@@ -170,6 +174,56 @@ TEST(ScorePlanOnHardwareTest, MatchesTheFormulaOnTheNoiselessSimulator) {
       ScorePlacementOnHardware({dev0, dev1}, task.batch_size, **sim);
   ASSERT_TRUE(placed.ok()) << placed.status();
   EXPECT_DOUBLE_EQ(placed->cost_ms, cost->cost_ms);
+}
+
+// A table-wise and column-wise plan of six synthetic tables on 4 devices (one host), bit for bit
+// as before hosts came from the task's topology and row-level shards were costed (commit
+// 9c5ac9e): ground truth of TW/CW plans must not move.
+TEST(EvaluatePlanOnHardwareTest, TableAndColumnWiseCostsStayBitIdentical) {
+  Task task;
+  std::mt19937_64 rng = SampleRng(42, 11);
+  task.tables = SyntheticTables(rng, 6, 64);
+  for (size_t i = 0; i < task.tables.size(); ++i) task.tables[i].name = "t" + std::to_string(i);
+  task.topology.memory_bytes.assign(4, int64_t{16} << 30);
+  task.batch_size = 65536;
+  Plan plan = TableWisePlan(task, {0, 1, 2, 3, 0, 1});
+  TableSharding& split = plan.tables[5];
+  const int32_t dim = task.tables[5].dim;
+  const int64_t rows = task.tables[5].rows;
+  split.sharding_type = ShardingType::kColumnWise;
+  split.shards = {Shard{.device = 1, .row_offset = 0, .row_count = rows, .column_offset = 0,
+                        .column_count = dim / 2},
+                  Shard{.device = 3, .row_offset = 0, .row_count = rows,
+                        .column_offset = dim / 2, .column_count = dim - dim / 2}};
+  struct Pinned {
+    const char* profile;
+    double cost_ms;
+    std::vector<double> compute_ms, backward_ms, forward_ms;
+  };
+  const std::vector<Pinned> pinned = {
+      {"rtx2080ti",
+       0x1.e10609683098ep+2,
+       {0x1.66f09c73cd32cp+1, 0x1.faffba6ef207cp+0, 0x1.b2bd0d78a942ap-1, 0x1.33baf14cbdd3cp+0},
+       std::vector<double>(4, 0x1.2d8dbb2e49ff9p+1),
+       {0x1.2d8dbb2e49ff9p+1, 0x1.96fe7a6a9e2e5p+1, 0x1.13e78a21f670cp+2, 0x1.faa0defbb8486p+1}},
+      {"h100-sxm",
+       0x1.32d76990253p-1,
+       {0x1.c51a23e4109ddp-2, 0x1.a56c4a25927bbp-2, 0x1.207b66ca3c9cdp-2, 0x1.370b9da7d8efp-2},
+       std::vector<double>(4, 0x1.41295e7873847p-4),
+       {0x1.41295e7873847p-4, 0x1.bfe0c5726c0cbp-4, 0x1.e9d2296fe1c42p-3, 0x1.bcb1bbb4a91fcp-3}},
+  };
+  for (const Pinned& expected : pinned) {
+    absl::StatusOr<std::unique_ptr<HardwareBackend>> sim = MakeSimBackend(expected.profile, 4);
+    ASSERT_TRUE(sim.ok()) << sim.status();
+    Plan scored = plan;
+    ASSERT_TRUE(EvaluatePlanOnHardware(task, **sim, scored).ok());
+    EXPECT_EQ(scored.cost_ms, expected.cost_ms) << expected.profile;
+    for (int d = 0; d < 4; ++d) {
+      EXPECT_EQ(scored.devices[d].compute_ms, expected.compute_ms[d]) << expected.profile << d;
+      EXPECT_EQ(scored.devices[d].backward_comm_ms, expected.backward_ms[d]) << expected.profile << d;
+      EXPECT_EQ(scored.devices[d].forward_comm_ms, expected.forward_ms[d]) << expected.profile << d;
+    }
+  }
 }
 
 }  // namespace

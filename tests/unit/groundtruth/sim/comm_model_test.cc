@@ -1,6 +1,7 @@
 #include "groundtruth/sim/comm_model.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "groundtruth/sim/observations.h"
@@ -98,6 +99,62 @@ TEST(SimCommModelTest, NoDataCostsOnlyTheLatency) {
   const CommMeasurement comm =
       SimulateComm(p, std::vector<int64_t>(4, 0), std::vector<double>(4, 0.0), kBatch);
   for (double ms : comm.backward_ms) EXPECT_DOUBLE_EQ(ms, p.a2a_latency_us * 1e-3);
+}
+
+// Today's figures, bit for bit: cost-data collection and the shipped model bundles (4 and 8
+// devices on one host) depend on them. Computed on the all-to-all model as it stood before hosts
+// came from the task's topology (commit 9c5ac9e); a change here must be deliberate.
+struct PinnedComm {
+  const char* profile;
+  std::vector<int64_t> dims;
+  std::vector<double> offsets;
+  std::vector<double> forward_ms;
+  std::vector<double> backward_ms;
+};
+
+std::vector<PinnedComm> PinnedComms() {
+  const std::vector<int64_t> dims4 = {300, 200, 250, 100};
+  const std::vector<double> offsets4 = {0.0, 7.0, 3.0, 12.0};
+  const std::vector<int64_t> dims8 = {512, 64, 128, 300, 0, 256, 1000, 40};
+  const std::vector<double> offsets8 = {0.5, 0.0, 2.25, 1.0, 3.0, 0.0, 0.125, 4.0};
+  const double rtx4 = 0x1.34bf6518c31e6p+3, rtx8 = 0x1.2632b4db3ecefp+5;
+  const double h4 = 0x1.0167942f278cp-2, h8 = 0x1.9cbad4f3d7761p-1;
+  return {
+      {"rtx2080ti", dims4, offsets4,
+       {0x1.5a5fb28c618f3p+4, 0x1.d4bf6518c31e6p+3, 0x1.2a5fb28c618f3p+4, 0x1.34bf6518c31e6p+3},
+       std::vector<double>(4, rtx4)},
+      {"rtx2080ti", dims8, offsets8,
+       {0x1.4232b4db3ecefp+5, 0x1.4632b4db3ecefp+5, 0x1.3432b4db3ecefp+5, 0x1.3e32b4db3ecefp+5,
+        0x1.2e32b4db3ecefp+5, 0x1.4632b4db3ecefp+5, 0x1.4532b4db3ecefp+5, 0x1.2632b4db3ecefp+5},
+       std::vector<double>(8, rtx8)},
+      {"h100-sxm", dims4, offsets4,
+       {0x1.880b3ca1793c6p+3, 0x1.50167942f278cp+2, 0x1.280b3ca1793c6p+3, 0x1.0167942f278cp-2},
+       std::vector<double>(4, h4)},
+      {"h100-sxm", dims8, offsets8,
+       {0x1.13975a9e7aeecp+2, 0x1.33975a9e7aeecp+2, 0x1.472eb53cf5dd8p+1, 0x1.e72eb53cf5dd8p+1,
+        0x1.ce5d6a79ebbbp+0, 0x1.33975a9e7aeecp+2, 0x1.2b975a9e7aeecp+2, 0x1.9cbad4f3d7761p-1},
+       std::vector<double>(8, h8)},
+  };
+}
+
+TEST(SimCommModelTest, OneHostFiguresStayBitIdentical) {
+  for (const PinnedComm& pinned : PinnedComms()) {
+    const CommMeasurement comm =
+        SimulateComm(Profile(pinned.profile), pinned.dims, pinned.offsets, kBatch);
+    EXPECT_EQ(comm.forward_ms, pinned.forward_ms) << pinned.profile << " " << pinned.dims.size();
+    EXPECT_EQ(comm.backward_ms, pinned.backward_ms) << pinned.profile << " " << pinned.dims.size();
+  }
+}
+
+// 16 devices on the profile's machines (two hosts of 8), as collection at 16 devices measures.
+TEST(SimCommModelTest, ProfileHostsFiguresStayBitIdentical) {
+  std::vector<int64_t> dims(16);
+  for (int d = 0; d < 16; ++d) dims[d] = 32 * (d % 5) + 16;
+  const std::vector<double> zeros(16, 0.0);
+  EXPECT_EQ(SimulateComm(Profile("rtx2080ti"), dims, zeros, kBatch).backward_ms,
+            std::vector<double>(16, 0x1.e5700135bf22ep+4));
+  EXPECT_EQ(SimulateComm(Profile("h100-sxm"), dims, zeros, kBatch).backward_ms,
+            std::vector<double>(16, 0x1.2811d19126f93p-1));
 }
 
 }  // namespace

@@ -196,5 +196,24 @@ TEST(SimBackendTest, TableOneLikeTasksCostTensOfMillisecondsAndNvlinkIsFaster) {
   }
 }
 
+// The noisy path, bit for bit as before hosts came from the task's topology (commit 9c5ac9e):
+// collection draws exactly this noise.
+TEST(SimBackendTest, NoisyMeasurementsStayBitIdentical) {
+  std::unique_ptr<HardwareBackend> backend = Make("rtx2080ti", 8, {.noise_sigma = 0.02, .seed = 7});
+  backend->BeginSample(3);
+  const std::vector<int64_t> dims = {512, 64, 128, 300, 0, 256, 1000, 40};
+  const std::vector<double> offsets = {0.5, 0.0, 2.25, 1.0, 3.0, 0.0, 0.125, 4.0};
+  EXPECT_EQ(*backend->MeasureCompute(Synthetic(5, 7), kBatch), 0x1.e1c728f019bf8p+1);
+  const CommMeasurement comm = *backend->MeasureComm(dims, offsets, kBatch);
+  EXPECT_EQ(comm.forward_ms,
+            (std::vector<double>{0x1.3e987f34b4eb9p+5, 0x1.5090726311dep+5, 0x1.2e59744d75dafp+5,
+                                 0x1.4211fb81a7b14p+5, 0x1.2eb7687ab48bfp+5, 0x1.500828c391d78p+5,
+                                 0x1.42066a789eb4dp+5, 0x1.24fa449e5e125p+5}));
+  EXPECT_EQ(comm.backward_ms,
+            (std::vector<double>{0x1.1de1d48ee647fp+5, 0x1.27fda8a3e16d7p+5, 0x1.2715aac10ce12p+5,
+                                 0x1.30847fc387cf9p+5, 0x1.2654e5acb534cp+5, 0x1.2d9107518cda6p+5,
+                                 0x1.2b06278ae0f2ap+5, 0x1.30f24217a3b29p+5}));
+}
+
 }  // namespace
 }  // namespace shardplan
