@@ -64,7 +64,7 @@ class BackendCostModel final : public CostModel {
                            std::span<const double> offsets,
                            std::vector<double> CommMeasurement::*direction) const {
     absl::StatusOr<CommMeasurement> measured =
-        backend_.MeasureComm(dim_sums, offsets, context.batch_size);
+        backend_.MeasureComm(context.topology, dim_sums, offsets, context.batch_size);
     if (absl::IsUnimplemented(measured.status())) {
       // No interconnect (cpu): compute-only cost, flagged so reports can label it.
       comm_measured_ = false;

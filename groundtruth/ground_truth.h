@@ -15,9 +15,11 @@ namespace shardplan {
 // A plan's cost on ground truth: the reference plan-cost formula (docs/design.md section 2,
 // planner's CostOfPlacement) with every term measured on a HardwareBackend instead of predicted:
 //   compute[d] = MeasureCompute(d's shards, each a Table with dim = shard columns, its rows)
-//   bw[d]      = MeasureComm(dim sums, zero offsets).backward_ms[d]
+//   bw[d]      = MeasureComm(topology, dim sums, zero offsets).backward_ms[d]
 //   wait[d]    = compute[d] + bw[d] - min over devices of the same
-//   fw[d]      = MeasureComm(dim sums, waits).forward_ms[d]
+//   fw[d]      = MeasureComm(topology, dim sums, waits).forward_ms[d]
+// with the task's topology (EvaluatePlanOnHardware, ScorePlanOnHardware) or none, the backend's
+// own machines (ScorePlacementOnHardware).
 //   cost       = max over d of compute[d] + bw[d] + fw[d]
 struct HardwarePlanCost {
   std::vector<double> compute_ms;

@@ -1,5 +1,7 @@
 #include "groundtruth/sim/hardware_profiles.h"
 
+#include <algorithm>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -70,6 +72,13 @@ HardwareProfile H100Sxm() {
 }
 
 }  // namespace
+
+Topology ProfileTopology(const HardwareProfile& profile, int num_devices) {
+  Topology topology;
+  topology.memory_bytes.assign(static_cast<size_t>(std::max(num_devices, 0)), 0);
+  topology.devices_per_host = profile.devices_per_host;
+  return topology;
+}
 
 const std::vector<HardwareProfile>& HardwareProfiles() {
   static const std::vector<HardwareProfile>* const kProfiles =

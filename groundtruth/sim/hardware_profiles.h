@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "planner/domain/topology.h"
 
 namespace shardplan {
 
@@ -54,6 +55,14 @@ struct HardwareProfile {
   double l2_usable_fraction = 0.0;  // share of L2 that can hold embedding rows
   double link_efficiency = 0.0;     // achieved / peak link bandwidth in NCCL all-to-all
 };
+
+// GB/s (10^9 bytes per second, as the profiles give bandwidths) in bytes per ms.
+inline double GBpsToBytesPerMs(double gbps) { return gbps * 1e6; }
+
+// `num_devices` devices on the profile's own machines: hosts of profile.devices_per_host, filled
+// in order. What the simulator measures when no task says where the devices sit (cost-data
+// collection, the observations).
+Topology ProfileTopology(const HardwareProfile& profile, int num_devices);
 
 // The named profiles, sorted by name.
 const std::vector<HardwareProfile>& HardwareProfiles();

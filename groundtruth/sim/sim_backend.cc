@@ -41,9 +41,11 @@ absl::StatusOr<double> SimBackend::MeasureCompute(std::span<const Table> tables,
   return ms * noise_.Factor(calls_++, 0);
 }
 
-absl::StatusOr<CommMeasurement> SimBackend::MeasureComm(std::span<const int64_t> dim_sums,
+absl::StatusOr<CommMeasurement> SimBackend::MeasureComm(const Topology* topology,
+                                                        std::span<const int64_t> dim_sums,
                                                         std::span<const double> start_offsets_ms,
                                                         int64_t batch_size) {
+  SHARDPLAN_RETURN_IF_ERROR(CheckTopology(topology));
   if (static_cast<int>(dim_sums.size()) != num_devices_ ||
       static_cast<int>(start_offsets_ms.size()) != num_devices_) {
     return absl::InvalidArgumentError(
@@ -60,7 +62,9 @@ absl::StatusOr<CommMeasurement> SimBackend::MeasureComm(std::span<const int64_t>
                        " and ", start_offsets_ms[d]));
     }
   }
-  CommMeasurement comm = SimulateComm(profile_, dim_sums, start_offsets_ms, batch_size);
+  CommMeasurement comm =
+      SimulateComm(profile_, topology != nullptr ? *topology : ProfileTopology(profile_, num_devices_),
+                   dim_sums, start_offsets_ms, batch_size);
   const uint64_t call = calls_++;
   for (int d = 0; d < num_devices_; ++d) {
     // The forward time's wait is not a measurement; only the transfer part is noisy.
@@ -69,6 +73,15 @@ absl::StatusOr<CommMeasurement> SimBackend::MeasureComm(std::span<const int64_t>
     comm.backward_ms[d] *= noise_.Factor(call, 2 * d + 1);
   }
   return comm;
+}
+
+absl::Status SimBackend::CheckTopology(const Topology* topology) const {
+  if (topology != nullptr && topology->num_devices() != num_devices_) {
+    return absl::InvalidArgumentError(absl::StrCat("topology: has ", topology->num_devices(),
+                                                   " devices, the simulator was built for ",
+                                                   num_devices_));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<HardwareBackend>> MakeSimBackend(const std::string& profile,

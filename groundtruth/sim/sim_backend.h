@@ -34,8 +34,10 @@ class SimBackend : public HardwareBackend {
   void BeginSample(int64_t sample_id) override;
 
   absl::StatusOr<double> MeasureCompute(std::span<const Table> tables, int64_t batch_size) override;
-  // INVALID_ARGUMENT unless dim_sums and start_offsets_ms have one entry per device.
-  absl::StatusOr<CommMeasurement> MeasureComm(std::span<const int64_t> dim_sums,
+  // INVALID_ARGUMENT unless dim_sums and start_offsets_ms have one entry per device and the
+  // topology (if any) has this backend's device count.
+  absl::StatusOr<CommMeasurement> MeasureComm(const Topology* topology,
+                                              std::span<const int64_t> dim_sums,
                                               std::span<const double> start_offsets_ms,
                                               int64_t batch_size) override;
 
@@ -43,6 +45,9 @@ class SimBackend : public HardwareBackend {
   int num_devices() const { return num_devices_; }
 
  private:
+  // INVALID_ARGUMENT unless `topology` is null or has num_devices() devices.
+  absl::Status CheckTopology(const Topology* topology) const;
+
   HardwareProfile profile_;
   int num_devices_;
   MeasurementNoise noise_;

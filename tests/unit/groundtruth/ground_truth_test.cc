@@ -45,10 +45,12 @@ class FakeBackend : public HardwareBackend {
     return ms;
   }
 
-  absl::StatusOr<CommMeasurement> MeasureComm(std::span<const int64_t> dim_sums,
+  absl::StatusOr<CommMeasurement> MeasureComm(const Topology* topology,
+                                              std::span<const int64_t> dim_sums,
                                               std::span<const double> start_offsets_ms,
                                               int64_t) override {
     if (no_comm) return absl::UnimplementedError("no interconnect");
+    topologies.push_back(topology);
     offsets.emplace_back(start_offsets_ms.begin(), start_offsets_ms.end());
     const double latest = *std::max_element(start_offsets_ms.begin(), start_offsets_ms.end());
     CommMeasurement m;
@@ -64,6 +66,7 @@ class FakeBackend : public HardwareBackend {
   std::vector<int64_t> batches;
   std::vector<std::vector<std::pair<int64_t, int32_t>>> compute_calls;  // (rows, dim) per call
   std::vector<std::vector<double>> offsets;
+  std::vector<const Topology*> topologies;  // what each MeasureComm was told
 };
 
 // a (100 x 8) on device 0, b (50 x 4) on device 1, c (10 x 16) split column-wise 8 + 8.
@@ -115,6 +118,48 @@ TEST(ScorePlanOnHardwareTest, HandComputedCaseOnFakeBackend) {
   EXPECT_THAT(backend.offsets[1], Pointwise(DoubleNear(1e-9), {4.9, 0.0}));
 }
 
+TEST(EvaluatePlanOnHardwareTest, TheAllToAllRunsOnTheTaskTopology) {
+  const Task task = TwoDeviceTask();
+  FakeBackend backend;
+  Plan plan = SplitPlan();
+  ASSERT_TRUE(EvaluatePlanOnHardware(task, backend, plan).ok());
+  ASSERT_EQ(backend.topologies.size(), 2u);
+  EXPECT_EQ(backend.topologies[0], &task.topology);
+  EXPECT_EQ(backend.topologies[1], &task.topology);
+  // A bare placement names no hosts: the backend's own machines.
+  FakeBackend placement_backend;
+  ASSERT_TRUE(ScorePlacementOnHardware({{task.tables[0]}, {task.tables[1]}}, 1024,
+                                       placement_backend)
+                  .ok());
+  EXPECT_EQ(placement_backend.topologies[0], nullptr);
+}
+
+// The same 16-device table-wise plan on h100-sxm hosts of 4 or of 8: more of every device's
+// all-to-all crosses hosts on the smaller ones.
+TEST(EvaluatePlanOnHardwareTest, DevicesPerHostOfTheTaskChangeTheCommTimes) {
+  Task task;
+  std::mt19937_64 rng = SampleRng(42, 16);
+  task.tables = SyntheticTables(rng, 32, 64);
+  std::vector<int32_t> device_of_table;
+  for (size_t i = 0; i < task.tables.size(); ++i) {
+    task.tables[i].name = "t" + std::to_string(i);
+    device_of_table.push_back(static_cast<int32_t>(i % 16));
+  }
+  task.topology.memory_bytes.assign(16, int64_t{80} << 30);
+  task.batch_size = 65536;
+  std::vector<double> backward_ms;
+  for (int32_t per_host : {4, 8}) {
+    task.topology.devices_per_host = per_host;
+    absl::StatusOr<std::unique_ptr<HardwareBackend>> sim = MakeSimBackend("h100-sxm", 16);
+    ASSERT_TRUE(sim.ok()) << sim.status();
+    Plan plan = TableWisePlan(task, device_of_table);
+    ASSERT_TRUE(EvaluatePlanOnHardware(task, **sim, plan).ok());
+    backward_ms.push_back(plan.devices[0].backward_comm_ms);
+    EXPECT_EQ(plan.local_world_size, per_host);
+  }
+  EXPECT_GT(backward_ms[0], backward_ms[1]);
+}
+
 TEST(ScorePlanOnHardwareTest, NoInterconnectMeansComputeOnlyAndIsLabelled) {
   FakeBackend backend;
   backend.no_comm = true;
@@ -156,11 +201,11 @@ TEST(ScorePlanOnHardwareTest, MatchesTheFormulaOnTheNoiselessSimulator) {
   const double compute1 = *(*sim)->MeasureCompute(dev1, task.batch_size);
   const std::vector<int64_t> dim_sums = {16, 12};
   const std::vector<double> zeros = {0.0, 0.0};
-  const CommMeasurement bw = *(*sim)->MeasureComm(dim_sums, zeros, task.batch_size);
+  const CommMeasurement bw = *(*sim)->MeasureComm(&task.topology, dim_sums, zeros, task.batch_size);
   const double end0 = compute0 + bw.backward_ms[0], end1 = compute1 + bw.backward_ms[1];
   const double earliest = std::min(end0, end1);
   const std::vector<double> waits = {end0 - earliest, end1 - earliest};
-  const CommMeasurement fw = *(*sim)->MeasureComm(dim_sums, waits, task.batch_size);
+  const CommMeasurement fw = *(*sim)->MeasureComm(&task.topology, dim_sums, waits, task.batch_size);
   const double total0 = end0 + fw.forward_ms[0], total1 = end1 + fw.forward_ms[1];
 
   EXPECT_THAT(cost->compute_ms, Pointwise(DoubleNear(1e-12), {compute0, compute1}));

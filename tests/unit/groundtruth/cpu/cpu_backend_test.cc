@@ -111,7 +111,7 @@ TEST(CpuBackendTest, CommIsUnimplemented) {
   CpuBackend backend(FastOptions());
   const std::vector<int64_t> dims = {64, 32};
   const std::vector<double> offsets = {0.0, 1.0};
-  absl::StatusOr<CommMeasurement> comm = backend.MeasureComm(dims, offsets, 64);
+  absl::StatusOr<CommMeasurement> comm = backend.MeasureComm(nullptr, dims, offsets, 64);
   EXPECT_EQ(comm.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_NE(comm.status().message().find("use sim"), std::string::npos);
 }
