@@ -6,7 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "planner/domain/cost_model.h"  // CollectiveCosts
+#include "planner/domain/sharding_semantics.h"
 #include "planner/domain/table.h"
 #include "planner/domain/topology.h"
 
@@ -54,6 +57,20 @@ class HardwareBackend {
                                                       std::span<const int64_t> dim_sums,
                                                       std::span<const double> start_offsets_ms,
                                                       int64_t batch_size) = 0;
+
+  // Whether MeasureCollectives answers: the backend models the interconnect over which row-wise,
+  // table-row-wise and data-parallel shards exchange partial sums and gradients. Ground truth
+  // costs those sharding types only then (cpu: no).
+  virtual bool measures_collectives() const { return false; }
+
+  // Per-device forward and backward time, ms, that the devices of `topology` (the task's) spend
+  // in the collectives `demands` describe (planner/domain/sharding_semantics.h: reduce-scatter,
+  // all-gather, all-reduce, cross-host all-to-all), one entry per device. UNIMPLEMENTED unless
+  // measures_collectives().
+  virtual absl::StatusOr<CollectiveCosts> MeasureCollectives(
+      const Topology& topology, std::span<const CollectiveDemand> demands) {
+    return absl::UnimplementedError("this hardware backend cannot measure collectives");
+  }
 };
 
 }  // namespace shardplan

@@ -5,11 +5,6 @@
 #include <vector>
 
 namespace shardplan {
-namespace {
-
-constexpr double kActivationBytes = 4.0;  // fp32 pooled outputs
-
-}  // namespace
 
 AllToAllTransfer SimulateAllToAllTransfer(const DeviceLinks& links,
                                           std::span<const int32_t> group,
@@ -62,7 +57,8 @@ CommMeasurement SimulateComm(const HardwareProfile& profile, const Topology& top
 
   std::vector<int32_t> devices(n);
   std::iota(devices.begin(), devices.end(), 0);
-  std::vector<double> volume(n);  // bytes of pooled outputs device d owns for the whole batch
+  // Bytes of pooled outputs (fp32, kActivationBytes) device d owns for the whole batch.
+  std::vector<double> volume(n);
   for (int d = 0; d < n; ++d) {
     volume[d] = static_cast<double>(std::max<int64_t>(batch_size, 0)) *
                 static_cast<double>(std::max<int64_t>(dim_sums[d], 0)) * kActivationBytes;

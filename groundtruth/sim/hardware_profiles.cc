@@ -32,6 +32,9 @@ HardwareProfile Rtx2080Ti() {
   p.socket_link_gbps = 38.4;
   p.inter_link_gbps = 12.5 / 8;
   p.a2a_latency_us = 60.0;
+  p.ring_base_latency_us = 8.4;
+  p.intra_hop_latency_us = 5.7;  // NCCL's PCI figure: no P2P, staged through host memory
+  p.inter_hop_latency_us = 9.6;
   p.stream_efficiency = 0.80;
   p.random_access_overhead_bytes = 96.0;
   p.sort_efficiency = 0.50;
@@ -62,6 +65,9 @@ HardwareProfile H100Sxm() {
   p.intra_link_gbps = 450.0;
   p.inter_link_gbps = 50.0;
   p.a2a_latency_us = 25.0;
+  p.ring_base_latency_us = 8.4;
+  p.intra_hop_latency_us = 3.4;  // NCCL's NVLink figure
+  p.inter_hop_latency_us = 9.6;
   p.stream_efficiency = 0.85;
   p.random_access_overhead_bytes = 64.0;
   p.sort_efficiency = 0.50;

@@ -43,6 +43,12 @@ struct HardwareProfile {
   double socket_link_gbps = 0.0;
   double inter_link_gbps = 0.0;  // per device and direction (one NIC per GPU)
   double a2a_latency_us = 0.0;   // fixed cost of one all-to-all (launch, handshakes)
+  // NCCL's ring latency model (src/graph/tuning.cc, ring / Simple protocol): a ring collective of
+  // s steps, s_inter of them across hosts, costs base + (s - s_inter) * intra_hop +
+  // s_inter * inter_hop before its bytes.
+  double ring_base_latency_us = 0.0;
+  double intra_hop_latency_us = 0.0;  // one ring step over the intra-host link (NVLink or PCIe)
+  double inter_hop_latency_us = 0.0;  // one ring step across hosts (network)
 
   // --- Model calibration (dimensionless) ---
   double stream_efficiency = 0.0;  // fraction of peak DRAM bandwidth for streams

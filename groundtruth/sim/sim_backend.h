@@ -21,8 +21,8 @@ struct SimOptions {
 };
 
 // The analytic GPU-cluster simulator (docs/design.md section 3.2, docs/simulator.md) as a
-// HardwareBackend: compute from SimulateCompute, all-to-all from SimulateComm, both times the
-// noise factor. Not thread-safe (the measurement counter), like every backend.
+// HardwareBackend: compute from SimulateCompute, all-to-all from SimulateComm, the collectives of
+// row-level and data-parallel shards from SimulateCollectives, all times the noise factor. Not thread-safe (the measurement counter), like every backend.
 class SimBackend : public HardwareBackend {
  public:
   SimBackend(HardwareProfile profile, int num_devices, SimOptions options);
@@ -40,6 +40,13 @@ class SimBackend : public HardwareBackend {
                                               std::span<const int64_t> dim_sums,
                                               std::span<const double> start_offsets_ms,
                                               int64_t batch_size) override;
+
+  bool measures_collectives() const override { return true; }
+  // SimulateCollectives times the noise factor. INVALID_ARGUMENT unless the topology has this
+  // backend's device count and every demand names real devices, charges only its peers and puts
+  // in a finite, non-negative number of bytes.
+  absl::StatusOr<CollectiveCosts> MeasureCollectives(
+      const Topology& topology, std::span<const CollectiveDemand> demands) override;
 
   const HardwareProfile& profile() const { return profile_; }
   int num_devices() const { return num_devices_; }

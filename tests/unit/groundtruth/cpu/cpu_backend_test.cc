@@ -116,6 +116,15 @@ TEST(CpuBackendTest, CommIsUnimplemented) {
   EXPECT_NE(comm.status().message().find("use sim"), std::string::npos);
 }
 
+TEST(CpuBackendTest, CollectivesAreUnimplemented) {
+  CpuBackend backend(FastOptions());
+  EXPECT_FALSE(backend.measures_collectives());
+  Topology topology;
+  topology.memory_bytes.assign(2, int64_t{1} << 30);
+  EXPECT_EQ(backend.MeasureCollectives(topology, {}).status().code(),
+            absl::StatusCode::kUnimplemented);
+}
+
 TEST(CpuBackendTest, RejectsBadInput) {
   CpuBackend backend(FastOptions());
   const std::vector<Table> tables = {MakeTable(100, 4, 1.0)};

@@ -38,6 +38,9 @@ TEST(SimHardwareProfilesTest, EveryProfileIsComplete) {
     EXPECT_GT(p.intra_link_gbps, 0.0);
     EXPECT_GT(p.inter_link_gbps, 0.0);
     EXPECT_GT(p.devices_per_host, 0);
+    EXPECT_GT(p.ring_base_latency_us, 0.0);
+    EXPECT_GT(p.intra_hop_latency_us, 0.0);
+    EXPECT_GT(p.inter_hop_latency_us, p.intra_hop_latency_us);
     for (double efficiency :
          {p.stream_efficiency, p.sort_efficiency, p.l2_usable_fraction, p.link_efficiency}) {
       EXPECT_GT(efficiency, 0.0);

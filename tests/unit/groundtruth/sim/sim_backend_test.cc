@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
+#include "groundtruth/sim/collective_model.h"
 #include "groundtruth/sim/comm_model.h"
 #include "gtest/gtest.h"
 #include "tests/unit/groundtruth/sim/sim_test_tables.h"
@@ -234,6 +235,64 @@ TEST(SimBackendTest, MeasuresOnTheTaskTopologyOrTheProfileMachines) {
   const absl::Status mismatch = backend->MeasureComm(&wrong, dims, zeros, kBatch).status();
   EXPECT_EQ(mismatch.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(mismatch.message(), HasSubstr("topology: has 8 devices"));
+}
+
+CollectiveDemand AllReduce(std::vector<int32_t> replicas, double bytes) {
+  CollectiveDemand demand;
+  demand.collective = Collective::kAllReduce;
+  demand.pass = Pass::kBackward;
+  demand.sharding = ShardingType::kDataParallel;
+  demand.devices = replicas;
+  demand.peers = std::move(replicas);
+  demand.bytes = bytes;
+  return demand;
+}
+
+TEST(SimBackendTest, MeasuresCollectivesAsTheCollectiveModel) {
+  std::unique_ptr<HardwareBackend> backend = Make("h100-sxm", 4);
+  EXPECT_TRUE(backend->measures_collectives());
+  const Topology topology = sim_test::Hosts(4, 2);
+  const std::vector<CollectiveDemand> demands = {AllReduce({0, 1, 2, 3}, 1 << 20)};
+  const absl::StatusOr<CollectiveCosts> costs = backend->MeasureCollectives(topology, demands);
+  ASSERT_TRUE(costs.ok()) << costs.status();
+  const CollectiveCosts expected =
+      SimulateCollectives(sim_test::Profile("h100-sxm"), topology, demands);
+  EXPECT_EQ(costs->forward_ms, expected.forward_ms);
+  EXPECT_EQ(costs->backward_ms, expected.backward_ms);
+}
+
+TEST(SimBackendTest, NoisyCollectivesAreReproducibleAndCentred) {
+  const Topology topology = sim_test::Hosts(4);
+  const std::vector<CollectiveDemand> demands = {AllReduce({0, 1, 2, 3}, 1 << 24)};
+  const double exact = (*Make("h100-sxm", 4)->MeasureCollectives(topology, demands)).backward_ms[0];
+  std::unique_ptr<HardwareBackend> a = Make("h100-sxm", 4, {.noise_sigma = 0.05, .seed = 3});
+  std::unique_ptr<HardwareBackend> b = Make("h100-sxm", 4, {.noise_sigma = 0.05, .seed = 3});
+  const CollectiveCosts noisy = *a->MeasureCollectives(topology, demands);
+  EXPECT_EQ(noisy.backward_ms, b->MeasureCollectives(topology, demands)->backward_ms);
+  EXPECT_NE(noisy.backward_ms[0], noisy.backward_ms[1]);  // each device draws its own factor
+  EXPECT_NEAR(noisy.backward_ms[0] / exact, 1.0, 0.3);
+}
+
+TEST(SimBackendTest, RefusesCollectivesThatNameNoRealPeers) {
+  std::unique_ptr<HardwareBackend> backend = Make("h100-sxm", 4);
+  const Topology topology = sim_test::Hosts(4);
+  auto message = [&](CollectiveDemand demand) {
+    const absl::Status status =
+        backend->MeasureCollectives(topology, std::vector<CollectiveDemand>{std::move(demand)})
+            .status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    return std::string(status.message());
+  };
+  EXPECT_EQ(message(AllReduce({}, 8)), "demands[0].peers: empty");
+  EXPECT_THAT(message(AllReduce({0, 4}, 8)), HasSubstr("demands[0].peers: device 4"));
+  EXPECT_THAT(message(AllReduce({1, 1}, 8)), HasSubstr("repeated"));
+  CollectiveDemand outsider = AllReduce({0, 1}, 8);
+  outsider.devices = {2};
+  EXPECT_THAT(message(outsider), HasSubstr("demands[0].devices: device 2 is not among"));
+  EXPECT_THAT(message(AllReduce({0, 1}, -1.0)), HasSubstr("demands[0].bytes"));
+  const Topology eight = sim_test::Hosts(8);
+  EXPECT_EQ(backend->MeasureCollectives(eight, {}).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace
