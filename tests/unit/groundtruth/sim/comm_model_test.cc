@@ -84,9 +84,13 @@ TEST(SimCommModelTest, MagnitudesFollowTheLinks) {
   const std::vector<double> zeros(4, 0.0);
   const double pcie = Max(SimulateOnProfileHosts(Profile("rtx2080ti"), dims, zeros).backward_ms);
   const double nvlink = Max(SimulateOnProfileHosts(Profile("h100-sxm"), dims, zeros).backward_ms);
+  const double nvlink3 =
+      Max(SimulateOnProfileHosts(Profile("a100-sxm4"), dims, zeros).backward_ms);
   EXPECT_GT(pcie, 3.0);
   EXPECT_LT(pcie, 30.0);
   EXPECT_LT(nvlink, pcie / 10);
+  EXPECT_LT(nvlink3, pcie / 10);
+  EXPECT_GT(nvlink3, nvlink);  // NVLink 3 has two thirds of NVLink 4's bandwidth
 }
 
 TEST(SimCommModelTest, CrossingHostsIsSlowerPerByte) {

@@ -33,6 +33,7 @@ TEST(SimBackendTest, NamesItsBackendAndProfile) {
   EXPECT_EQ(backend->name(), "sim");
   EXPECT_EQ(backend->hardware_profile(), "sim-rtx2080ti");
   EXPECT_EQ(Make("h100-sxm", 8)->hardware_profile(), "sim-h100-sxm");
+  EXPECT_EQ(Make("a100-sxm4", 8)->hardware_profile(), "sim-a100-sxm4");
 }
 
 TEST(SimBackendTest, RefusesUnknownProfilesAndBadOptions) {
