@@ -21,9 +21,9 @@ struct Call {
   Collective collective;
   Pass pass;
   std::vector<int32_t> peers;
-  double ring_bytes = 0.0;               // ring collectives: the fused tensor per device
-  std::vector<double> volume;            // all-to-all: bytes each peer puts in
-  std::vector<double> replica_bytes;     // all-reduce of DATA_PARALLEL tables: per peer
+  double ring_bytes = 0.0;            // ring collectives: the fused tensor per device
+  std::vector<double> volume;         // all-to-all: bytes each peer puts in
+  std::vector<double> replica_bytes;  // all-reduce of DATA_PARALLEL tables: per peer
 };
 
 // The hosts `group` spans, and the fewest members it has on one of them.
@@ -129,7 +129,8 @@ CollectiveCosts SimulateCollectives(const HardwareProfile& profile, const Topolo
       for (size_t i = 0; i < call.peers.size(); ++i) pass[call.peers[i]] += ms[i];
       continue;
     }
-    const double ms = RingCollectiveMs(profile, links, call.collective, call.peers, call.ring_bytes);
+    const double ms =
+        RingCollectiveMs(profile, links, call.collective, call.peers, call.ring_bytes);
     for (size_t i = 0; i < call.peers.size(); ++i) {
       pass[call.peers[i]] += ms;
       if (call.replica_bytes[i] > 0.0) {

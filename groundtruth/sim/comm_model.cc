@@ -6,8 +6,7 @@
 
 namespace shardplan {
 
-AllToAllTransfer SimulateAllToAllTransfer(const DeviceLinks& links,
-                                          std::span<const int32_t> group,
+AllToAllTransfer SimulateAllToAllTransfer(const DeviceLinks& links, std::span<const int32_t> group,
                                           std::span<const double> volume) {
   const int n = static_cast<int>(group.size());
   AllToAllTransfer out;

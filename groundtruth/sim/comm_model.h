@@ -23,8 +23,7 @@ struct AllToAllTransfer {
   double transfer_ms = 0.0;
   std::vector<double> received;  // bytes member i ends up with, its own slice included
 };
-AllToAllTransfer SimulateAllToAllTransfer(const DeviceLinks& links,
-                                          std::span<const int32_t> group,
+AllToAllTransfer SimulateAllToAllTransfer(const DeviceLinks& links, std::span<const int32_t> group,
                                           std::span<const double> volume);
 
 // The forward and backward all-to-all of the pooled embeddings (fp32) of one global batch of

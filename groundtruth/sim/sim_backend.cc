@@ -64,9 +64,9 @@ absl::StatusOr<CommMeasurement> SimBackend::MeasureComm(const Topology* topology
                        " and ", start_offsets_ms[d]));
     }
   }
-  CommMeasurement comm =
-      SimulateComm(profile_, topology != nullptr ? *topology : ProfileTopology(profile_, num_devices_),
-                   dim_sums, start_offsets_ms, batch_size);
+  CommMeasurement comm = SimulateComm(
+      profile_, topology != nullptr ? *topology : ProfileTopology(profile_, num_devices_), dim_sums,
+      start_offsets_ms, batch_size);
   const uint64_t call = calls_++;
   for (int d = 0; d < num_devices_; ++d) {
     // The forward time's wait is not a measurement; only the transfer part is noisy.
@@ -96,13 +96,13 @@ absl::StatusOr<CollectiveCosts> SimBackend::MeasureCollectives(
     }
     for (int32_t device : demand.devices) {
       if (device < 0 || device >= num_devices_ || !is_peer[device]) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "demands[", i, "].devices: device ", device, " is not among the demand's peers"));
+        return absl::InvalidArgumentError(absl::StrCat("demands[", i, "].devices: device ", device,
+                                                       " is not among the demand's peers"));
       }
     }
     if (!(demand.bytes >= 0.0) || !std::isfinite(demand.bytes)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "demands[", i, "].bytes: must be finite and >= 0, got ", demand.bytes));
+      return absl::InvalidArgumentError(
+          absl::StrCat("demands[", i, "].bytes: must be finite and >= 0, got ", demand.bytes));
     }
   }
   CollectiveCosts costs = SimulateCollectives(profile_, topology, demands);

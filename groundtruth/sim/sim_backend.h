@@ -22,7 +22,8 @@ struct SimOptions {
 
 // The analytic GPU-cluster simulator (docs/design.md section 3.2, docs/simulator.md) as a
 // HardwareBackend: compute from SimulateCompute, all-to-all from SimulateComm, the collectives of
-// row-level and data-parallel shards from SimulateCollectives, all times the noise factor. Not thread-safe (the measurement counter), like every backend.
+// row-level and data-parallel shards from SimulateCollectives, all times the noise factor. Not
+// thread-safe (the measurement counter), like every backend.
 class SimBackend : public HardwareBackend {
  public:
   SimBackend(HardwareProfile profile, int num_devices, SimOptions options);

@@ -62,7 +62,7 @@ TEST(DeviceKernelCallsTest, ARowBlockServesItsShareOfTheLookups) {
   const std::vector<ShardView> shards = {
       Shard(table, ShardingType::kRowWise, 1'000'000, 64, 4, 3'000'000)};
   const std::vector<KernelCall> calls = DeviceKernelCalls(shards, kBatch);
-  ASSERT_EQ(calls.size(), 1u);  // no column-level call
+  ASSERT_EQ(calls.size(), 1u);             // no column-level call
   EXPECT_EQ(calls[0].batch_size, kBatch);  // partial sums for every sample
   ASSERT_EQ(calls[0].tables.size(), 1u);
   const Table& block = calls[0].tables[0];

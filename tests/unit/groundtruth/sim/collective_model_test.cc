@@ -114,8 +114,8 @@ TEST(SimCollectiveModelTest, CrossHostAllToAllAccountsLinksPerMember) {
   // the other host), which puts nothing in: device 0 sends X / 2 over its NIC, each ends with
   // X / 2 to unpack. Devices 1 and 3 are not in the group.
   const double x = 8 * kMiB;
-  const std::vector<CollectiveDemand> demands = {Demand(
-      Collective::kAllToAll, Pass::kForward, ShardingType::kTableRowWise, {0}, {0, 2}, x)};
+  const std::vector<CollectiveDemand> demands = {
+      Demand(Collective::kAllToAll, Pass::kForward, ShardingType::kTableRowWise, {0}, {0, 2}, x)};
   const HardwareProfile p = Profile("h100-sxm");
   const CollectiveCosts costs = SimulateCollectives(p, Hosts(4, 2), demands);
   const double expected = 25e-3 + (x / 2) / kNic + 2 * (x / 2) / (3350e6 * 0.85);
