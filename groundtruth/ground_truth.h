@@ -23,12 +23,12 @@ namespace shardplan {
 //   wait[d]    = compute[d] + bw[d] - min over devices of the same
 //   fw[d]      = MeasureComm(topology, dim sums, waits).forward_ms[d]
 //                + MeasureCollectives(topology, demands).forward_ms[d]
+//   cost       = max over d of compute[d] + bw[d] + fw[d]
 // with the task's topology (EvaluatePlanOnHardware, ScorePlanOnHardware) or none, the backend's
 // own machines (ScorePlacementOnHardware, table-wise placements). No TW/CW shard, no all-to-all.
 // ROW_WISE, TABLE_ROW_WISE and DATA_PARALLEL shards are costed only by backends that measure
 // collectives (sim); elsewhere (cpu) EvaluatePlanOnHardware refuses them with
 // FAILED_PRECONDITION naming the table and type.
-//   cost       = max over d of compute[d] + bw[d] + fw[d]
 struct HardwarePlanCost {
   std::vector<double> compute_ms;
   std::vector<double> backward_comm_ms;
