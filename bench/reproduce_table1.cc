@@ -98,10 +98,11 @@ class CpuGroundTruth final : public HardwareBackend {
     if (tables.empty()) return 0.0;
     return cpu_.MeasureCompute(tables, batch_size);
   }
-  absl::StatusOr<CommMeasurement> MeasureComm(std::span<const int64_t> dim_sums,
+  absl::StatusOr<CommMeasurement> MeasureComm(const Topology* topology,
+                                              std::span<const int64_t> dim_sums,
                                               std::span<const double> start_offsets_ms,
                                               int64_t batch_size) override {
-    return cpu_.MeasureComm(dim_sums, start_offsets_ms, batch_size);
+    return cpu_.MeasureComm(topology, dim_sums, start_offsets_ms, batch_size);
   }
 
  private:

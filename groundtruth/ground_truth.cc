@@ -1,11 +1,13 @@
 #include "groundtruth/ground_truth.h"
 
+#include <algorithm>
 #include <limits>
 #include <span>
 #include <string>
 #include <utility>
 
 #include "absl/status/status.h"
+#include "groundtruth/shard_kernels.h"
 #include "planner/domain/cost_model.h"
 #include "planner/domain/evaluation.h"
 
@@ -23,19 +25,35 @@ class BackendCostModel final : public CostModel {
   std::string id() const override { return backend_.hardware_profile(); }
   absl::Status CheckSupports(const Task&) const override { return absl::OkStatus(); }
 
+  // Row-level and data-parallel shards only where the backend measures their collectives.
+  bool CostsShardingType(ShardingType type) const override {
+    return IsColumnLevel(type) || backend_.measures_collectives();
+  }
+
+  // The device's fused kernels (DeviceKernelCalls), measured one after another.
   double ComputeCost(const CostContext& context,
                      std::span<const ShardView> shards) const override {
-    std::vector<Table> tables;
-    tables.reserve(shards.size());
-    for (const ShardView& shard : shards) {
-      Table table = *shard.table;
-      table.rows = shard.rows;
-      table.dim = shard.columns;
-      tables.push_back(std::move(table));
+    double total_ms = 0.0;
+    for (const KernelCall& call : DeviceKernelCalls(shards, context.batch_size)) {
+      absl::StatusOr<double> ms = backend_.MeasureCompute(call.tables, call.batch_size);
+      if (!ms.ok()) return Fail(ms.status());
+      total_ms += *ms;
     }
-    absl::StatusOr<double> ms = backend_.MeasureCompute(tables, context.batch_size);
-    if (!ms.ok()) return Fail(ms.status());
-    return *ms;
+    return total_ms;
+  }
+
+  CollectiveCosts CostCollectives(const CostContext& context,
+                                  std::span<const CollectiveDemand> demands) const override {
+    absl::StatusOr<CollectiveCosts> measured =
+        context.topology == nullptr
+            ? absl::InvalidArgumentError("collectives need the task's topology")
+            : backend_.MeasureCollectives(*context.topology, demands);
+    if (!measured.ok()) {
+      const size_t n = context.topology != nullptr ? context.topology->num_devices() : 0;
+      const double failed = Fail(measured.status());
+      return CollectiveCosts{std::vector<double>(n, failed), std::vector<double>(n, failed)};
+    }
+    return *std::move(measured);
   }
 
   std::vector<double> BackwardCommCosts(const CostContext& context,
@@ -63,8 +81,12 @@ class BackendCostModel final : public CostModel {
   std::vector<double> Comm(const CostContext& context, std::span<const int64_t> dim_sums,
                            std::span<const double> offsets,
                            std::vector<double> CommMeasurement::*direction) const {
+    // Without TABLE_WISE or COLUMN_WISE shards there are no pooled outputs to exchange.
+    if (std::all_of(dim_sums.begin(), dim_sums.end(), [](int64_t dims) { return dims == 0; })) {
+      return std::vector<double>(dim_sums.size(), 0.0);
+    }
     absl::StatusOr<CommMeasurement> measured =
-        backend_.MeasureComm(dim_sums, offsets, context.batch_size);
+        backend_.MeasureComm(context.topology, dim_sums, offsets, context.batch_size);
     if (absl::IsUnimplemented(measured.status())) {
       // No interconnect (cpu): compute-only cost, flagged so reports can label it.
       comm_measured_ = false;

@@ -13,12 +13,22 @@
 namespace shardplan {
 
 // A plan's cost on ground truth: the reference plan-cost formula (docs/design.md section 2,
-// planner's CostOfPlacement) with every term measured on a HardwareBackend instead of predicted:
-//   compute[d] = MeasureCompute(d's shards, each a Table with dim = shard columns, its rows)
-//   bw[d]      = MeasureComm(dim sums, zero offsets).backward_ms[d]
+// planner's CostOfDescribedPlacement) with every term measured on a HardwareBackend instead of
+// predicted:
+//   compute[d] = sum of MeasureCompute over d's fused kernels (shard_kernels.h: TW/CW shards
+//                as tables of their columns; row blocks with their share of the lookups; DP
+//                replicas at batch / replicas)
+//   bw[d]      = MeasureComm(topology, dim sums, zero offsets).backward_ms[d]
+//                + MeasureCollectives(topology, demands).backward_ms[d]
 //   wait[d]    = compute[d] + bw[d] - min over devices of the same
-//   fw[d]      = MeasureComm(dim sums, waits).forward_ms[d]
+//   fw[d]      = MeasureComm(topology, dim sums, waits).forward_ms[d]
+//                + MeasureCollectives(topology, demands).forward_ms[d]
 //   cost       = max over d of compute[d] + bw[d] + fw[d]
+// with the task's topology (EvaluatePlanOnHardware, ScorePlanOnHardware) or none, the backend's
+// own machines (ScorePlacementOnHardware, table-wise placements). No TW/CW shard, no all-to-all.
+// ROW_WISE, TABLE_ROW_WISE and DATA_PARALLEL shards are costed only by backends that measure
+// collectives (sim); elsewhere (cpu) EvaluatePlanOnHardware refuses them with
+// FAILED_PRECONDITION naming the table and type.
 struct HardwarePlanCost {
   std::vector<double> compute_ms;
   std::vector<double> backward_comm_ms;

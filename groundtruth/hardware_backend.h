@@ -6,8 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "planner/domain/cost_model.h"  // CollectiveCosts
+#include "planner/domain/sharding_semantics.h"
 #include "planner/domain/table.h"
+#include "planner/domain/topology.h"
 
 namespace shardplan {
 
@@ -44,11 +48,29 @@ class HardwareBackend {
   // Per-device forward and backward all-to-all times, ms, when device d holds tables of total
   // dim `dim_sums[d]` and reaches the forward all-to-all `start_offsets_ms[d]` after the
   // earliest device: the label of NeuroShard's comm cost data. Forward times exclude the
-  // device's own offset but include waiting for later devices. UNIMPLEMENTED where the backend
-  // has no interconnect (cpu).
-  virtual absl::StatusOr<CommMeasurement> MeasureComm(std::span<const int64_t> dim_sums,
+  // device's own offset but include waiting for later devices. The devices sit on the hosts of
+  // `topology` (a task's: its device count and devices per host; the links are the hardware's
+  // own, whatever bandwidths the task assumes); null means the backend's own machines (sim: hosts
+  // of the profile's devices_per_host), which is what cost-data collection measures.
+  // UNIMPLEMENTED where the backend has no interconnect (cpu).
+  virtual absl::StatusOr<CommMeasurement> MeasureComm(const Topology* topology,
+                                                      std::span<const int64_t> dim_sums,
                                                       std::span<const double> start_offsets_ms,
                                                       int64_t batch_size) = 0;
+
+  // Whether MeasureCollectives answers: the backend models the interconnect over which row-wise,
+  // table-row-wise and data-parallel shards exchange partial sums and gradients. Ground truth
+  // costs those sharding types only then (cpu: no).
+  virtual bool measures_collectives() const { return false; }
+
+  // Per-device forward and backward time, ms, that the devices of `topology` (the task's) spend
+  // in the collectives `demands` describe (planner/domain/sharding_semantics.h: reduce-scatter,
+  // all-gather, all-reduce, cross-host all-to-all), one entry per device. UNIMPLEMENTED unless
+  // measures_collectives().
+  virtual absl::StatusOr<CollectiveCosts> MeasureCollectives(
+      const Topology& topology, std::span<const CollectiveDemand> demands) {
+    return absl::UnimplementedError("this hardware backend cannot measure collectives");
+  }
 };
 
 }  // namespace shardplan

@@ -39,7 +39,7 @@ absl::Status PlanError(const absl::Status& status) {
                     status.code() == absl::StatusCode::kInvalidArgument ? "plan." : "plan: ");
 }
 
-// "rtx2080ti, h100-sxm": the simulator's profiles, for error messages.
+// "a100-sxm4, h100-sxm, rtx2080ti": the simulator's profiles, for error messages.
 std::string SimProfileNames() {
   std::vector<std::string> names;
   for (const HardwareProfile& profile : HardwareProfiles()) names.push_back(profile.name);

@@ -48,7 +48,7 @@ Command EvaluateCommand() {
       "Sends TASK and the shards of PLAN to the server, which checks the plan against the\n"
       "task and recomputes every figure (memory, per-device costs, bottleneck) under --model,\n"
       "or, with --ground-truth sim:PROFILE, measures them on the cluster simulator (profiles\n"
-      "rtx2080ti, h100-sxm; the plan's cost kind is then ground_truth).\n"
+      "rtx2080ti, h100-sxm, a100-sxm4; the plan's cost kind is then ground_truth).\n"
       "PLAN is a Plan, any JSON this tool prints with --json (a PlanResponse from 'plan', an\n"
       "EvaluatePlanResponse from 'evaluate', a finished JobStatus from 'get' or 'watch -o'),\n"
       "or a TorchRec ShardingPlan ('--format torchrec', or TorchRec's own planner: table_wise,\n"

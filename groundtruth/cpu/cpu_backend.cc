@@ -285,7 +285,8 @@ absl::StatusOr<double> CpuBackend::MeasureCompute(std::span<const Table> tables,
   return Median(last_.repetition_ms);
 }
 
-absl::StatusOr<CommMeasurement> CpuBackend::MeasureComm(std::span<const int64_t> /*dim_sums*/,
+absl::StatusOr<CommMeasurement> CpuBackend::MeasureComm(const Topology* /*topology*/,
+                                                        std::span<const int64_t> /*dim_sums*/,
                                                         std::span<const double> /*offsets*/,
                                                         int64_t /*batch_size*/) {
   return absl::UnimplementedError("the cpu backend has no interconnect; use sim");

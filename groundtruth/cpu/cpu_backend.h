@@ -80,7 +80,8 @@ class CpuBackend : public HardwareBackend {
   absl::StatusOr<double> MeasureCompute(std::span<const Table> tables,
                                         int64_t batch_size) override;
   // UNIMPLEMENTED: a CPU has no interconnect to measure.
-  absl::StatusOr<CommMeasurement> MeasureComm(std::span<const int64_t> dim_sums,
+  absl::StatusOr<CommMeasurement> MeasureComm(const Topology* topology,
+                                              std::span<const int64_t> dim_sums,
                                               std::span<const double> start_offsets_ms,
                                               int64_t batch_size) override;
 

@@ -38,8 +38,6 @@ struct TableLoad {
   double output_bytes = 0.0;  // pooled output of the whole batch
 };
 
-double GBpsToBytesPerMs(double gbps) { return gbps * 1e6; }
-
 // max(bandwidth time, latency time, issue time) in ms.
 double Roofline(double bandwidth_ms, double latency_ms, double issue_ms) {
   return std::max({bandwidth_ms, latency_ms, issue_ms});

@@ -1,5 +1,7 @@
 #include "groundtruth/sim/hardware_profiles.h"
 
+#include <algorithm>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -30,12 +32,50 @@ HardwareProfile Rtx2080Ti() {
   p.socket_link_gbps = 38.4;
   p.inter_link_gbps = 12.5 / 8;
   p.a2a_latency_us = 60.0;
+  p.ring_base_latency_us = 8.4;
+  p.intra_hop_latency_us = 5.7;  // NCCL's PCI figure: no P2P, staged through host memory
+  p.inter_hop_latency_us = 9.6;
   p.stream_efficiency = 0.80;
   p.random_access_overhead_bytes = 96.0;
   p.sort_efficiency = 0.50;
   p.rows_in_flight_per_warp = 0.5;
   p.l2_usable_fraction = 0.5;
   p.link_efficiency = 0.40;
+  return p;
+}
+
+// The hardware of FlexShard, OPER and ALIS: DGX A100 (8x A100 SXM4 40 GB, NVSwitch, one 200 Gb/s
+// HDR InfiniBand adapter per GPU). Sources and which figures are estimates: docs/simulator.md.
+HardwareProfile A100Sxm4() {
+  HardwareProfile p;
+  p.name = "a100-sxm4";
+  p.description =
+      "8x A100 SXM4 (40 GB HBM2) per host, NVLink 3 via NVSwitch, 200 Gb/s HDR InfiniBand per GPU";
+  p.num_sms = 108;
+  p.sm_clock_ghz = 1.41;
+  p.max_warps_per_sm = 64;
+  p.warp_schedulers_per_sm = 4;
+  p.dram_bandwidth_gbps = 1555.0;
+  p.dram_latency_ns = 850.0;
+  p.l2_bytes = 40.0 * 1024 * 1024;
+  p.l2_bandwidth_gbps = 3500.0;
+  p.l2_latency_ns = 140.0;
+  p.sector_bytes = 32;
+  p.kernel_launch_us = 4.0;
+  p.framework_overhead_us = 150.0;
+  p.devices_per_host = 8;
+  p.intra_link_gbps = 300.0;
+  p.inter_link_gbps = 25.0;
+  p.a2a_latency_us = 30.0;
+  p.ring_base_latency_us = 8.4;
+  p.intra_hop_latency_us = 3.4;  // NCCL's NVLink figure
+  p.inter_hop_latency_us = 9.6;
+  p.stream_efficiency = 0.85;
+  p.random_access_overhead_bytes = 64.0;
+  p.sort_efficiency = 0.50;
+  p.rows_in_flight_per_warp = 0.5;
+  p.l2_usable_fraction = 0.5;
+  p.link_efficiency = 0.75;
   return p;
 }
 
@@ -60,6 +100,9 @@ HardwareProfile H100Sxm() {
   p.intra_link_gbps = 450.0;
   p.inter_link_gbps = 50.0;
   p.a2a_latency_us = 25.0;
+  p.ring_base_latency_us = 8.4;
+  p.intra_hop_latency_us = 3.4;  // NCCL's NVLink figure
+  p.inter_hop_latency_us = 9.6;
   p.stream_efficiency = 0.85;
   p.random_access_overhead_bytes = 64.0;
   p.sort_efficiency = 0.50;
@@ -71,9 +114,16 @@ HardwareProfile H100Sxm() {
 
 }  // namespace
 
+Topology ProfileTopology(const HardwareProfile& profile, int num_devices) {
+  Topology topology;
+  topology.memory_bytes.assign(static_cast<size_t>(std::max(num_devices, 0)), 0);
+  topology.devices_per_host = profile.devices_per_host;
+  return topology;
+}
+
 const std::vector<HardwareProfile>& HardwareProfiles() {
   static const std::vector<HardwareProfile>* const kProfiles =
-      new std::vector<HardwareProfile>{H100Sxm(), Rtx2080Ti()};
+      new std::vector<HardwareProfile>{A100Sxm4(), H100Sxm(), Rtx2080Ti()};
   return *kProfiles;
 }
 

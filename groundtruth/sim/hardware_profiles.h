@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "planner/domain/topology.h"
 
 namespace shardplan {
 
@@ -42,6 +43,12 @@ struct HardwareProfile {
   double socket_link_gbps = 0.0;
   double inter_link_gbps = 0.0;  // per device and direction (one NIC per GPU)
   double a2a_latency_us = 0.0;   // fixed cost of one all-to-all (launch, handshakes)
+  // NCCL's ring latency model (src/graph/tuning.cc, ring / Simple protocol): a ring collective of
+  // s steps, s_inter of them across hosts, costs base + (s - s_inter) * intra_hop +
+  // s_inter * inter_hop before its bytes.
+  double ring_base_latency_us = 0.0;
+  double intra_hop_latency_us = 0.0;  // one ring step over the intra-host link (NVLink or PCIe)
+  double inter_hop_latency_us = 0.0;  // one ring step across hosts (network)
 
   // --- Model calibration (dimensionless) ---
   double stream_efficiency = 0.0;  // fraction of peak DRAM bandwidth for streams
@@ -54,6 +61,14 @@ struct HardwareProfile {
   double l2_usable_fraction = 0.0;  // share of L2 that can hold embedding rows
   double link_efficiency = 0.0;     // achieved / peak link bandwidth in NCCL all-to-all
 };
+
+// GB/s (10^9 bytes per second, as the profiles give bandwidths) in bytes per ms.
+inline double GBpsToBytesPerMs(double gbps) { return gbps * 1e6; }
+
+// `num_devices` devices on the profile's own machines: hosts of profile.devices_per_host, filled
+// in order. What the simulator measures when no task says where the devices sit (cost-data
+// collection, the observations).
+Topology ProfileTopology(const HardwareProfile& profile, int num_devices);
 
 // The named profiles, sorted by name.
 const std::vector<HardwareProfile>& HardwareProfiles();

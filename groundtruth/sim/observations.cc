@@ -48,7 +48,8 @@ CommPoint CommVsMaxDimSum(const HardwareProfile& profile, std::span<const int64_
                           int64_t batch_size) {
   CommPoint point;
   const std::vector<double> offsets(dim_sums.size(), 0.0);
-  const CommMeasurement comm = SimulateComm(profile, dim_sums, offsets, batch_size);
+  const CommMeasurement comm = SimulateComm(profile, ProfileTopology(profile, static_cast<int>(dim_sums.size())), dim_sums,
+                   offsets, batch_size);
   for (int64_t dim_sum : dim_sums) point.max_dim_sum = std::max(point.max_dim_sum, dim_sum);
   for (double ms : comm.forward_ms) point.max_forward_ms = std::max(point.max_forward_ms, ms);
   for (double ms : comm.backward_ms) point.max_backward_ms = std::max(point.max_backward_ms, ms);

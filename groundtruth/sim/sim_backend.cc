@@ -2,10 +2,12 @@
 
 #include <cmath>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "groundtruth/sim/collective_model.h"
 #include "groundtruth/sim/comm_model.h"
 #include "groundtruth/sim/compute_model.h"
 
@@ -41,9 +43,11 @@ absl::StatusOr<double> SimBackend::MeasureCompute(std::span<const Table> tables,
   return ms * noise_.Factor(calls_++, 0);
 }
 
-absl::StatusOr<CommMeasurement> SimBackend::MeasureComm(std::span<const int64_t> dim_sums,
+absl::StatusOr<CommMeasurement> SimBackend::MeasureComm(const Topology* topology,
+                                                        std::span<const int64_t> dim_sums,
                                                         std::span<const double> start_offsets_ms,
                                                         int64_t batch_size) {
+  SHARDPLAN_RETURN_IF_ERROR(CheckTopology(topology));
   if (static_cast<int>(dim_sums.size()) != num_devices_ ||
       static_cast<int>(start_offsets_ms.size()) != num_devices_) {
     return absl::InvalidArgumentError(
@@ -60,7 +64,9 @@ absl::StatusOr<CommMeasurement> SimBackend::MeasureComm(std::span<const int64_t>
                        " and ", start_offsets_ms[d]));
     }
   }
-  CommMeasurement comm = SimulateComm(profile_, dim_sums, start_offsets_ms, batch_size);
+  CommMeasurement comm = SimulateComm(
+      profile_, topology != nullptr ? *topology : ProfileTopology(profile_, num_devices_), dim_sums,
+      start_offsets_ms, batch_size);
   const uint64_t call = calls_++;
   for (int d = 0; d < num_devices_; ++d) {
     // The forward time's wait is not a measurement; only the transfer part is noisy.
@@ -69,6 +75,52 @@ absl::StatusOr<CommMeasurement> SimBackend::MeasureComm(std::span<const int64_t>
     comm.backward_ms[d] *= noise_.Factor(call, 2 * d + 1);
   }
   return comm;
+}
+
+absl::StatusOr<CollectiveCosts> SimBackend::MeasureCollectives(
+    const Topology& topology, std::span<const CollectiveDemand> demands) {
+  SHARDPLAN_RETURN_IF_ERROR(CheckTopology(&topology));
+  for (size_t i = 0; i < demands.size(); ++i) {
+    const CollectiveDemand& demand = demands[i];
+    if (demand.peers.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("demands[", i, "].peers: empty"));
+    }
+    std::vector<bool> is_peer(static_cast<size_t>(num_devices_), false);
+    for (int32_t peer : demand.peers) {
+      if (peer < 0 || peer >= num_devices_ || is_peer[peer]) {
+        return absl::InvalidArgumentError(absl::StrCat("demands[", i, "].peers: device ", peer,
+                                                       " is repeated or not among the ",
+                                                       num_devices_, " devices"));
+      }
+      is_peer[peer] = true;
+    }
+    for (int32_t device : demand.devices) {
+      if (device < 0 || device >= num_devices_ || !is_peer[device]) {
+        return absl::InvalidArgumentError(absl::StrCat("demands[", i, "].devices: device ", device,
+                                                       " is not among the demand's peers"));
+      }
+    }
+    if (!(demand.bytes >= 0.0) || !std::isfinite(demand.bytes)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("demands[", i, "].bytes: must be finite and >= 0, got ", demand.bytes));
+    }
+  }
+  CollectiveCosts costs = SimulateCollectives(profile_, topology, demands);
+  const uint64_t call = calls_++;
+  for (int d = 0; d < num_devices_; ++d) {
+    costs.forward_ms[d] *= noise_.Factor(call, 2 * d);
+    costs.backward_ms[d] *= noise_.Factor(call, 2 * d + 1);
+  }
+  return costs;
+}
+
+absl::Status SimBackend::CheckTopology(const Topology* topology) const {
+  if (topology != nullptr && topology->num_devices() != num_devices_) {
+    return absl::InvalidArgumentError(absl::StrCat("topology: has ", topology->num_devices(),
+                                                   " devices, the simulator was built for ",
+                                                   num_devices_));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<HardwareBackend>> MakeSimBackend(const std::string& profile,

@@ -21,8 +21,9 @@ struct SimOptions {
 };
 
 // The analytic GPU-cluster simulator (docs/design.md section 3.2, docs/simulator.md) as a
-// HardwareBackend: compute from SimulateCompute, all-to-all from SimulateComm, both times the
-// noise factor. Not thread-safe (the measurement counter), like every backend.
+// HardwareBackend: compute from SimulateCompute, all-to-all from SimulateComm, the collectives of
+// row-level and data-parallel shards from SimulateCollectives, all times the noise factor. Not
+// thread-safe (the measurement counter), like every backend.
 class SimBackend : public HardwareBackend {
  public:
   SimBackend(HardwareProfile profile, int num_devices, SimOptions options);
@@ -34,15 +35,27 @@ class SimBackend : public HardwareBackend {
   void BeginSample(int64_t sample_id) override;
 
   absl::StatusOr<double> MeasureCompute(std::span<const Table> tables, int64_t batch_size) override;
-  // INVALID_ARGUMENT unless dim_sums and start_offsets_ms have one entry per device.
-  absl::StatusOr<CommMeasurement> MeasureComm(std::span<const int64_t> dim_sums,
+  // INVALID_ARGUMENT unless dim_sums and start_offsets_ms have one entry per device and the
+  // topology (if any) has this backend's device count.
+  absl::StatusOr<CommMeasurement> MeasureComm(const Topology* topology,
+                                              std::span<const int64_t> dim_sums,
                                               std::span<const double> start_offsets_ms,
                                               int64_t batch_size) override;
+
+  bool measures_collectives() const override { return true; }
+  // SimulateCollectives times the noise factor. INVALID_ARGUMENT unless the topology has this
+  // backend's device count and every demand names real devices, charges only its peers and puts
+  // in a finite, non-negative number of bytes.
+  absl::StatusOr<CollectiveCosts> MeasureCollectives(
+      const Topology& topology, std::span<const CollectiveDemand> demands) override;
 
   const HardwareProfile& profile() const { return profile_; }
   int num_devices() const { return num_devices_; }
 
  private:
+  // INVALID_ARGUMENT unless `topology` is null or has num_devices() devices.
+  absl::Status CheckTopology(const Topology* topology) const;
+
   HardwareProfile profile_;
   int num_devices_;
   MeasurementNoise noise_;

@@ -168,9 +168,12 @@ absl::Status Measure(HardwareBackend& backend, const TablePool* pool, CostRecord
         "sample ", record.id, ": the generator gave ", record.dim_sums.size(), " dim sums and ",
         record.start_offsets_ms.size(), " start offsets for ", n, " devices"));
   }
+  // A comm record names no hosts: it describes the backend's own machines (for the simulator,
+  // hosts of its profile's devices_per_host: one host at 4 and 8 devices, as the reference).
   SHARDPLAN_ASSIGN_OR_RETURN(
       CommMeasurement measured,
-      backend.MeasureComm(record.dim_sums, record.start_offsets_ms, record.batch_size));
+      backend.MeasureComm(/*topology=*/nullptr, record.dim_sums, record.start_offsets_ms,
+                          record.batch_size));
   if (measured.forward_ms.size() != n || measured.backward_ms.size() != n) {
     return absl::InternalError(absl::StrCat("sample ", record.id, ": backend returned times for ",
                                             measured.forward_ms.size(), " devices, expected ", n));

@@ -118,7 +118,7 @@ Command DataCollectCommand() {
               {"kind", "compute|comm", "what to measure (comm: sim only)", "", true},
               {"samples", "N", "the file ends up with samples 0..N-1", "", true},
               {"out", "FILE", "the JSONL file, created or resumed", "", true},
-              {"profile", "NAME", "sim hardware profile (rtx2080ti, h100-sxm)", "rtx2080ti"},
+              {"profile", "NAME", "sim hardware profile (rtx2080ti, h100-sxm, a100-sxm4)", "rtx2080ti"},
               {"devices", "N", "devices of the comm measurement (sim)", "4"},
               {"batch-size", "B", "global batch (default: 65536 sim, 2048 cpu)", ""},
               {"seed", "S", "seeds the samples (and the sim's noise)", "0"},

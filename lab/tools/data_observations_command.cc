@@ -83,7 +83,7 @@ Command DataObservationsCommand() {
       .flags =
           {
               {"backend", "cpu|sim", "the hardware backend", "", true},
-              {"profile", "NAME", "sim hardware profile (rtx2080ti, h100-sxm)", "rtx2080ti"},
+              {"profile", "NAME", "sim hardware profile (rtx2080ti, h100-sxm, a100-sxm4)", "rtx2080ti"},
               {"out", "DIR", "output folder", "", true},
               {"batch-size", "B", "global batch (default: 65536 sim, 2048 cpu)", ""},
               {"combinations", "N", "observation 2: random 10-table combinations", "50"},

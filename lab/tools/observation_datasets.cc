@@ -176,7 +176,8 @@ absl::StatusOr<json> MeasureObservation3(const BackendFactory& backend_for,
           GeneratePlacement(placement, options.seed, static_cast<uint64_t>(i)));
       SHARDPLAN_ASSIGN_OR_RETURN(
           const CommMeasurement measured,
-          backend->MeasureComm(sample.dim_sums, no_offsets, options.batch_size));
+          backend->MeasureComm(/*topology=*/nullptr, sample.dim_sums, no_offsets,
+                               options.batch_size));
       points.push_back(
           {{"dim_sums", sample.dim_sums},
            {"max_dim_sum", *std::max_element(sample.dim_sums.begin(), sample.dim_sums.end())},

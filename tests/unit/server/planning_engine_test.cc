@@ -488,5 +488,38 @@ TEST_F(PlanningEngineTest, GroundTruthScoresThePlanOnTheSimulator) {
   EXPECT_THAT(std::string(unknown.message()), HasSubstr("rtx2080ti"));
 }
 
+TEST_F(PlanningEngineTest, GroundTruthScoresRowWiseAndDataParallelPlansOnTheSimulator) {
+  Task task = SmallTask(3, 4);
+  task.topology.devices_per_host = 2;
+  for (Table& table : task.tables) table.access_bins = TypicalAccessBins(table.rows, 2.0);
+  Plan shards = TableWisePlan(task, {0, 0, 0});
+  TableSharding& row_wise = shards.tables[0];  // t0: 1000 rows over the 4 devices
+  row_wise.sharding_type = ShardingType::kRowWise;
+  row_wise.shards.clear();
+  for (int32_t d = 0; d < 4; ++d) {
+    row_wise.shards.push_back(Shard{.device = d, .row_offset = 250 * d, .row_count = 250,
+                                    .column_offset = 0, .column_count = task.tables[0].dim});
+  }
+  TableSharding& replicated = shards.tables[1];  // t1 on every device
+  replicated.sharding_type = ShardingType::kDataParallel;
+  replicated.shards.clear();
+  for (int32_t d = 0; d < 4; ++d) {
+    replicated.shards.push_back(Shard{.device = d, .row_offset = 0,
+                                      .row_count = task.tables[1].rows, .column_offset = 0,
+                                      .column_count = task.tables[1].dim});
+  }
+  absl::StatusOr<PlanningResult> measured =
+      engine_->EvaluateOnGroundTruth(task, shards, "sim:a100-sxm4");
+  ASSERT_TRUE(measured.ok()) << measured.status();
+  EXPECT_EQ(measured->plan.cost_kind, "ground_truth");
+  EXPECT_EQ(measured->plan.cost_model, "sim-a100-sxm4");
+  ASSERT_EQ(measured->plan.devices.size(), 4u);
+  for (const DeviceCost& device : measured->plan.devices) {
+    EXPECT_GT(device.forward_comm_ms, 0.0) << device.device;   // the reduce-scatter
+    EXPECT_GT(device.backward_comm_ms, 0.0) << device.device;  // all-gather, all-reduce
+  }
+  EXPECT_GT(measured->plan.cost_ms, 0.0);
+}
+
 }  // namespace
 }  // namespace shardplan

@@ -111,9 +111,18 @@ TEST(CpuBackendTest, CommIsUnimplemented) {
   CpuBackend backend(FastOptions());
   const std::vector<int64_t> dims = {64, 32};
   const std::vector<double> offsets = {0.0, 1.0};
-  absl::StatusOr<CommMeasurement> comm = backend.MeasureComm(dims, offsets, 64);
+  absl::StatusOr<CommMeasurement> comm = backend.MeasureComm(nullptr, dims, offsets, 64);
   EXPECT_EQ(comm.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_NE(comm.status().message().find("use sim"), std::string::npos);
+}
+
+TEST(CpuBackendTest, CollectivesAreUnimplemented) {
+  CpuBackend backend(FastOptions());
+  EXPECT_FALSE(backend.measures_collectives());
+  Topology topology;
+  topology.memory_bytes.assign(2, int64_t{1} << 30);
+  EXPECT_EQ(backend.MeasureCollectives(topology, {}).status().code(),
+            absl::StatusCode::kUnimplemented);
 }
 
 TEST(CpuBackendTest, RejectsBadInput) {

@@ -1,5 +1,8 @@
 #include "groundtruth/sim/hardware_profiles.h"
 
+#include <string>
+#include <vector>
+
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -25,6 +28,25 @@ TEST(SimHardwareProfilesTest, KnowsThePapersServerAndAnNvlinkMachine) {
   EXPECT_EQ(h100->devices_per_host, 8);
 }
 
+// FlexShard, OPER and ALIS ran on DGX A100-like hosts: 8x A100 SXM4 40 GB on NVSwitch.
+TEST(SimHardwareProfilesTest, KnowsTheA100MachineOfTheLaterPapers) {
+  absl::StatusOr<HardwareProfile> a100 = FindHardwareProfile("a100-sxm4");
+  ASSERT_TRUE(a100.ok()) << a100.status();
+  EXPECT_EQ(a100->num_sms, 108);
+  EXPECT_DOUBLE_EQ(a100->dram_bandwidth_gbps, 1555.0);
+  EXPECT_DOUBLE_EQ(a100->l2_bytes, 40.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(a100->intra_link_gbps, 300.0);  // NVLink 3: 600 GB/s bidirectional
+  EXPECT_DOUBLE_EQ(a100->inter_link_gbps, 25.0);   // 200 Gb/s HDR InfiniBand per GPU
+  EXPECT_EQ(a100->devices_per_host, 8);
+  EXPECT_EQ(a100->socket_link_gbps, 0.0);  // GPUs talk directly over NVSwitch
+}
+
+TEST(SimHardwareProfilesTest, ProfilesAreSortedByName) {
+  std::vector<std::string> names;
+  for (const HardwareProfile& p : HardwareProfiles()) names.push_back(p.name);
+  EXPECT_THAT(names, ::testing::ElementsAre("a100-sxm4", "h100-sxm", "rtx2080ti"));
+}
+
 TEST(SimHardwareProfilesTest, EveryProfileIsComplete) {
   ASSERT_GE(HardwareProfiles().size(), 2u);
   for (const HardwareProfile& p : HardwareProfiles()) {
@@ -38,6 +60,9 @@ TEST(SimHardwareProfilesTest, EveryProfileIsComplete) {
     EXPECT_GT(p.intra_link_gbps, 0.0);
     EXPECT_GT(p.inter_link_gbps, 0.0);
     EXPECT_GT(p.devices_per_host, 0);
+    EXPECT_GT(p.ring_base_latency_us, 0.0);
+    EXPECT_GT(p.intra_hop_latency_us, 0.0);
+    EXPECT_GT(p.inter_hop_latency_us, p.intra_hop_latency_us);
     for (double efficiency :
          {p.stream_efficiency, p.sort_efficiency, p.l2_usable_fraction, p.link_efficiency}) {
       EXPECT_GT(efficiency, 0.0);
@@ -52,6 +77,7 @@ TEST(SimHardwareProfilesTest, UnknownProfileIsNotFoundAndListsTheKnownOnes) {
   EXPECT_THAT(found.status().message(), HasSubstr("v100"));
   EXPECT_THAT(found.status().message(), HasSubstr("rtx2080ti"));
   EXPECT_THAT(found.status().message(), HasSubstr("h100-sxm"));
+  EXPECT_THAT(found.status().message(), HasSubstr("a100-sxm4"));
 }
 
 }  // namespace

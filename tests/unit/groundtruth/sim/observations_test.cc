@@ -55,7 +55,7 @@ TEST(SimObservationsTest, CommVsMaxDimSumReportsTheMaxima) {
   const std::vector<int64_t> dims = {100, 500, 200, 50};
   const CommPoint point = CommVsMaxDimSum(p, dims, kBatch);
   EXPECT_EQ(point.max_dim_sum, 500);
-  const CommMeasurement comm = SimulateComm(p, dims, std::vector<double>(4, 0.0), kBatch);
+  const CommMeasurement comm = SimulateComm(p, ProfileTopology(p, 4), dims, std::vector<double>(4, 0.0), kBatch);
   for (int d = 0; d < 4; ++d) {
     EXPECT_GE(point.max_forward_ms, comm.forward_ms[d]);
     EXPECT_GE(point.max_backward_ms, comm.backward_ms[d]);

@@ -7,6 +7,7 @@
 #include "base/seeded_rng.h"
 #include "groundtruth/sim/hardware_profiles.h"
 #include "groundtruth/sim/synthetic_tables.h"
+#include "planner/domain/topology.h"
 #include "planner/domain/table.h"
 
 namespace shardplan::sim_test {
@@ -14,6 +15,14 @@ namespace shardplan::sim_test {
 inline constexpr int64_t kBatch = 65536;
 
 inline HardwareProfile Profile(const char* name) { return *FindHardwareProfile(name); }
+
+// `num_devices` devices with `devices_per_host` per host (0: all on one host), as a task says.
+inline Topology Hosts(int num_devices, int devices_per_host = 0) {
+  Topology topology;
+  topology.memory_bytes.assign(static_cast<size_t>(num_devices), int64_t{16} << 30);
+  topology.devices_per_host = devices_per_host;
+  return topology;
+}
 
 // A DLRM-like table with the published aggregate histogram's shape.
 inline Table DlrmTable(int64_t rows, double pooling_factor, int32_t dim) {

@@ -41,7 +41,7 @@ class FakeBackend : public HardwareBackend {
     return ms;
   }
 
-  absl::StatusOr<CommMeasurement> MeasureComm(std::span<const int64_t> dim_sums,
+  absl::StatusOr<CommMeasurement> MeasureComm(const Topology*, std::span<const int64_t> dim_sums,
                                               std::span<const double> start_offsets_ms,
                                               int64_t) override {
     if (calls_++ == fail_at_) return absl::UnavailableError("fake device lost");

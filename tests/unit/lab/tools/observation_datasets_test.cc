@@ -23,7 +23,7 @@ class FakeBackend : public HardwareBackend {
     for (const Table& table : tables) ms += table.dim / 8.0;
     return ms;
   }
-  absl::StatusOr<CommMeasurement> MeasureComm(std::span<const int64_t> dim_sums,
+  absl::StatusOr<CommMeasurement> MeasureComm(const Topology*, std::span<const int64_t> dim_sums,
                                               std::span<const double> offsets, int64_t) override {
     EXPECT_EQ(static_cast<int>(dim_sums.size()), devices_);
     for (double offset : offsets) EXPECT_EQ(offset, 0.0);

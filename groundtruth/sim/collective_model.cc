@@ -1,0 +1,145 @@
+#include "groundtruth/sim/collective_model.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "groundtruth/sim/comm_model.h"
+
+namespace shardplan {
+namespace {
+
+// Streamed passes over a data-parallel replica's bytes around its all-reduce: zeroing the dense
+// gradient, then reading weights and gradient and writing the weights (SGD).
+constexpr double kReplicaUpdatePasses = 4.0;
+constexpr int kReplicaUpdateKernels = 2;  // the gradient's memset and the update
+
+// One collective call: demands fused by (collective, pass, peers).
+struct Call {
+  Collective collective;
+  Pass pass;
+  std::vector<int32_t> peers;
+  double ring_bytes = 0.0;            // ring collectives: the fused tensor per device
+  std::vector<double> volume;         // all-to-all: bytes each peer puts in
+  std::vector<double> replica_bytes;  // all-reduce of DATA_PARALLEL tables: per peer
+};
+
+// The hosts `group` spans, and the fewest members it has on one of them.
+struct GroupHosts {
+  int hosts = 0;
+  int min_members = 0;
+  bool spans_sockets = false;  // on one host, across its CPU sockets
+};
+
+GroupHosts HostsOf(const DeviceLinks& links, std::span<const int32_t> group) {
+  std::map<int, int> members;
+  std::set<std::pair<int, int>> sockets;
+  for (int32_t device : group) {
+    ++members[links.host_of(device)];
+    sockets.insert({links.host_of(device), links.socket_of(device)});
+  }
+  GroupHosts out;
+  out.hosts = static_cast<int>(members.size());
+  out.min_members = static_cast<int>(group.size());
+  for (const auto& [host, count] : members) out.min_members = std::min(out.min_members, count);
+  out.spans_sockets = sockets.size() > members.size();
+  return out;
+}
+
+// Per member of an all-to-all call: the fixed latency, the transfer until the busiest link is
+// done, and the member's unpack of what it received (as the pooled all-to-all, SimulateComm).
+std::vector<double> AllToAllMs(const HardwareProfile& profile, const DeviceLinks& links,
+                               const Call& call) {
+  std::vector<double> ms(call.peers.size(), 0.0);
+  if (call.peers.size() <= 1) return ms;
+  const AllToAllTransfer transfer = SimulateAllToAllTransfer(links, call.peers, call.volume);
+  const double copy_bw = GBpsToBytesPerMs(profile.dram_bandwidth_gbps) * profile.stream_efficiency;
+  for (size_t i = 0; i < call.peers.size(); ++i) {
+    ms[i] = profile.a2a_latency_us * 1e-3 + transfer.transfer_ms +
+            2.0 * transfer.received[i] / copy_bw;  // unpack: read + write
+  }
+  return ms;
+}
+
+}  // namespace
+
+double RingCollectiveMs(const HardwareProfile& profile, const DeviceLinks& links,
+                        Collective collective, std::span<const int32_t> group, double bytes) {
+  const int members = static_cast<int>(group.size());
+  if (members <= 1) return 0.0;
+  const GroupHosts hosts = HostsOf(links, group);
+  const int passes = collective == Collective::kAllReduce ? 2 : 1;
+  const int steps = passes * (members - 1);
+  const int inter_steps = passes * (hosts.hosts - 1);
+  const double latency_us = profile.ring_base_latency_us +
+                            (steps - inter_steps) * profile.intra_hop_latency_us +
+                            inter_steps * profile.inter_hop_latency_us;
+  double bus = links.intra_bytes_per_ms();
+  if (hosts.spans_sockets && links.staged_through_host()) {
+    bus = std::min(bus, links.socket_bytes_per_ms());
+  }
+  if (hosts.hosts > 1) bus = std::min(bus, hosts.min_members * links.inter_bytes_per_ms());
+  return latency_us * 1e-3 + static_cast<double>(steps) / members * bytes / bus;
+}
+
+CollectiveCosts SimulateCollectives(const HardwareProfile& profile, const Topology& topology,
+                                    std::span<const CollectiveDemand> demands) {
+  const int n = topology.num_devices();
+  CollectiveCosts costs{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0)};
+  const DeviceLinks links(profile, topology);
+
+  // Fuse in order of first appearance, so the result does not depend on map ordering.
+  std::vector<Call> calls;
+  std::map<std::tuple<Collective, Pass, std::vector<int32_t>>, size_t> call_of;
+  for (const CollectiveDemand& demand : demands) {
+    // A group is a set of devices: replicas listed in another order are the same group.
+    std::vector<int32_t> peers = demand.peers;
+    std::sort(peers.begin(), peers.end());
+    auto [it, inserted] =
+        call_of.emplace(std::make_tuple(demand.collective, demand.pass, peers), calls.size());
+    if (inserted) {
+      calls.push_back(Call{.collective = demand.collective,
+                           .pass = demand.pass,
+                           .peers = peers,
+                           .volume = std::vector<double>(peers.size(), 0.0),
+                           .replica_bytes = std::vector<double>(peers.size(), 0.0)});
+    }
+    Call& call = calls[it->second];
+    call.ring_bytes += demand.bytes;
+    for (int32_t device : demand.devices) {
+      const auto found = std::lower_bound(call.peers.begin(), call.peers.end(), device);
+      if (found == call.peers.end() || *found != device) continue;  // SimBackend refuses it
+      const size_t member = static_cast<size_t>(found - call.peers.begin());
+      call.volume[member] += demand.bytes;
+      if (demand.sharding == ShardingType::kDataParallel) {
+        call.replica_bytes[member] += demand.bytes;
+      }
+    }
+  }
+
+  const double stream_bw =
+      GBpsToBytesPerMs(profile.dram_bandwidth_gbps) * profile.stream_efficiency;
+  const double launch_ms = profile.kernel_launch_us * 1e-3;
+  for (const Call& call : calls) {
+    std::vector<double>& pass = call.pass == Pass::kForward ? costs.forward_ms : costs.backward_ms;
+    if (call.collective == Collective::kAllToAll) {
+      const std::vector<double> ms = AllToAllMs(profile, links, call);
+      for (size_t i = 0; i < call.peers.size(); ++i) pass[call.peers[i]] += ms[i];
+      continue;
+    }
+    const double ms =
+        RingCollectiveMs(profile, links, call.collective, call.peers, call.ring_bytes);
+    for (size_t i = 0; i < call.peers.size(); ++i) {
+      pass[call.peers[i]] += ms;
+      if (call.replica_bytes[i] > 0.0) {
+        pass[call.peers[i]] += kReplicaUpdatePasses * call.replica_bytes[i] / stream_bw +
+                               kReplicaUpdateKernels * launch_ms;
+      }
+    }
+  }
+  return costs;
+}
+
+}  // namespace shardplan
