@@ -22,6 +22,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "base/atomic_file.h"
 #include "base/exit_codes.h"
 #include "base/statistics.h"
 #include "base/status_macros.h"
@@ -45,6 +47,7 @@
 #include "planner/algorithms/builtin_algorithms.h"
 #include "planner/domain/memory.h"
 #include "planner/framework/algorithm_registry.h"
+#include "wire/json_io.h"
 
 namespace shardplan::bench {
 namespace {
@@ -101,28 +104,54 @@ absl::StatusOr<Hosts> ParseHosts(absl::string_view text, const std::string& flag
 json ConfigJson(const Config& config) {
   std::vector<std::string> topologies;
   for (const Hosts& hosts : config.topologies) topologies.push_back(hosts.label());
-  return {{"topologies", topologies},   {"tasks", config.tasks},
-          {"huge_factor", config.huge_factor}, {"device_memory_gib", config.device_memory_gib},
-          {"profile", config.profile},  {"seed", config.seed},
-          {"pool", config.pool},        {"model", "analytic@1"}};
+  return {{"topologies", topologies},
+          {"tasks", config.tasks},
+          {"huge_factor", config.huge_factor},
+          {"device_memory_gib", config.device_memory_gib},
+          {"profile", config.profile},
+          {"seed", config.seed},
+          {"pool", config.pool},
+          {"model", "analytic@1"}};
 }
 
-// Task i of a topology: Table-1-like tables (GenerateTaskTables) on hosts x local devices of
-// the configured memory; with `huge`, plus a copy of the first table with 8 columns grown to
-// huge_factor x a device's memory, the others capped to leave room for it. Above a factor of 2
+// Task i of a topology: per host, the tables of a Table-1 task on that host's devices
+// (GenerateTaskTables, index i x hosts + h), on hosts x local devices of the configured memory.
+// A single task drawn for all the devices would keep Table 1's count range (up to 15 tables a
+// device) but, at 16 devices and more, the resampling almost never finds that many tables under
+// the cap: drawing per host keeps each draw as feasible as Table 1's. With `huge`, plus a copy of
+// the first table with 8 columns grown to huge_factor x a device's memory; host 0's tables are
+// capped to leave room for it, their count's range scaled down with the cap. Above a factor of 2
 // no device holds it whole nor cut into column shards (4 columns at least): only rows split it.
 absl::StatusOr<Task> BenchTask(const TablePool& pool, const Config& config, const Hosts& hosts,
                                bool huge, int index) {
   TaskGenOptions options;
-  options.num_devices = hosts.devices();
+  options.num_devices = hosts.local;
   options.device_memory_bytes =
       static_cast<int64_t>(config.device_memory_gib * static_cast<double>(kBytesPerGiB));
   const auto huge_bytes =
       static_cast<int64_t>(config.huge_factor * static_cast<double>(options.device_memory_bytes));
-  options.total_memory_bytes = options.num_devices * options.device_memory_bytes - kBytesPerGiB -
-                               (huge ? huge_bytes : 0);
-  SHARDPLAN_ASSIGN_OR_RETURN(const std::vector<AugmentedTable> tables,
-                             GenerateTaskTables(pool, options, config.seed, index));
+  const int64_t host_cap = options.num_devices * options.device_memory_bytes - kBytesPerGiB;
+  std::vector<AugmentedTable> tables;
+  for (int h = 0; h < hosts.hosts; ++h) {
+    TaskGenOptions host_options = options;
+    host_options.total_memory_bytes = host_cap;
+    if (huge && h == 0) {
+      host_options.total_memory_bytes -= huge_bytes;
+      const auto [lo, hi] = DefaultTableCountRange(options.num_devices);
+      host_options.min_tables = lo;
+      host_options.max_tables =
+          std::max(lo, static_cast<int32_t>(static_cast<double>(hi) *
+                                            static_cast<double>(host_options.total_memory_bytes) /
+                                            static_cast<double>(host_cap)));
+    }
+    SHARDPLAN_ASSIGN_OR_RETURN(
+        const std::vector<AugmentedTable> host_tables,
+        GenerateTaskTables(pool, host_options, config.seed,
+                           static_cast<uint64_t>(index) * static_cast<uint64_t>(hosts.hosts) +
+                               static_cast<uint64_t>(h)));
+    tables.insert(tables.end(), host_tables.begin(), host_tables.end());
+  }
+  options.num_devices = hosts.devices();
   Task task = BuildTask(pool, tables, options);
   task.topology.devices_per_host = hosts.local;
   if (huge) {
@@ -169,9 +198,7 @@ double Mean(const std::vector<double>& values) {
   return sum / static_cast<double>(values.size());
 }
 
-std::string Ms(double value) {
-  return std::isnan(value) ? "-" : absl::StrFormat("%.3f", value);
-}
+std::string Ms(double value) { return std::isnan(value) ? "-" : absl::StrFormat("%.3f", value); }
 
 // The markdown report of every (topology, variant) entry and the scale row.
 std::string Report(const Config& config, const std::vector<json>& entries, const json& scale) {
@@ -182,8 +209,9 @@ std::string Report(const Config& config, const std::vector<json>& entries, const
       " GiB; \"huge\" adds a table of ", config.huge_factor,
       "x a device's memory. Every planner plans under analytic@1; ground truth is the ",
       config.profile,
-      " simulator with the task's hosts. Costs are means over the tasks every planner planned "
-      "(n); rated = the planning model's cost (TorchRec's own rating for torchrec).\n\n");
+      " simulator with the task's hosts. Costs are means over the tasks that every planner "
+      "planning any of them planned (n); rated = the planning model's cost (TorchRec's own rating "
+      "for torchrec).\n\n");
   absl::StrAppend(&out,
                   "| topology | variant | planner | success | median planning ms | n | mean rated "
                   "ms | mean ground truth ms | types used |\n|---|---|---|---:|---:|---:|---:|---:"
@@ -191,17 +219,25 @@ std::string Report(const Config& config, const std::vector<json>& entries, const
   std::vector<std::string> checks;
   for (const json& entry : entries) {
     const json& tasks = entry["tasks"];
-    // Tasks every planner planned and ground truth scored.
+    // Tasks every planner that planned any task here planned and ground truth scored: with a
+    // table only rows can split, the whole-table planners plan none and drop out of the set.
+    const auto scored = [](const json& r) {
+      return r["ok"].get<bool>() && r.contains("ground_truth_ms");
+    };
+    std::set<std::string> compared;
+    for (const Planner& planner : Planners()) {
+      for (const json& task : tasks) {
+        if (scored(task[planner.label])) compared.insert(planner.label);
+      }
+    }
     std::vector<size_t> common;
     for (size_t i = 0; i < tasks.size(); ++i) {
-      bool all = true;
-      for (const Planner& planner : Planners()) {
-        const json& r = tasks[i][planner.label];
-        all = all && r["ok"].get<bool>() && r.contains("ground_truth_ms");
-      }
+      bool all = !compared.empty();
+      for (const std::string& label : compared) all = all && scored(tasks[i][label]);
       if (all) common.push_back(i);
     }
     for (const Planner& planner : Planners()) {
+      const size_t n = compared.contains(planner.label) ? common.size() : 0;
       std::vector<double> times, rated, truth;
       int ok = 0;
       std::map<std::string, int> types;
@@ -210,25 +246,29 @@ std::string Report(const Config& config, const std::vector<json>& entries, const
         times.push_back(r["planning_ms"].get<double>());
         if (!r["ok"].get<bool>()) continue;
         ++ok;
-        for (const auto& [type, count] : r["sharding_types"].items()) types[type] += count.get<int>();
+        for (const auto& [type, count] : r["sharding_types"].items())
+          types[type] += count.get<int>();
       }
-      for (size_t i : common) {
+      for (size_t i : n > 0 ? common : std::vector<size_t>{}) {
         rated.push_back(tasks[i][planner.label]["cost_ms"].get<double>());
         truth.push_back(tasks[i][planner.label]["ground_truth_ms"].get<double>());
       }
       std::string used;
-      for (const auto& [type, count] : types) absl::StrAppend(&used, used.empty() ? "" : ", ", type, " ", count);
+      for (const auto& [type, count] : types)
+        absl::StrAppend(&used, used.empty() ? "" : ", ", type, " ", count);
       absl::StrAppend(&out, "| ", entry["topology"].get<std::string>(), " | ",
                       entry["variant"].get<std::string>(), " | ", planner.label, " | ",
                       absl::StrFormat("%d/%d", ok, static_cast<int>(tasks.size())), " | ",
-                      Ms(Median(times)), " | ", common.size(), " | ", Ms(Mean(rated)), " | ",
-                      Ms(Mean(truth)), " | ", used, " |\n");
+                      Ms(Median(times)), " | ", n, " | ", Ms(Mean(rated)), " | ", Ms(Mean(truth)),
+                      " | ", used, " |\n");
     }
     // The promise: every type never rates worse than TW/CW alone, where both planned.
-    int worse = 0, both = 0, truth_better = 0, truth_worse = 0;
+    int worse = 0, both = 0, truth_better = 0, truth_worse = 0, twcw_ok = 0, all_ok = 0;
     for (const json& task : tasks) {
       const json& twcw = task["torchrec TW/CW"];
       const json& all = task["torchrec all types"];
+      twcw_ok += twcw["ok"].get<bool>();
+      all_ok += all["ok"].get<bool>();
       if (!all["ok"].get<bool>() && twcw["ok"].get<bool>()) ++worse;  // lost a plan
       if (!twcw["ok"].get<bool>() || !all["ok"].get<bool>()) continue;
       ++both;
@@ -243,22 +283,24 @@ std::string Report(const Config& config, const std::vector<json>& entries, const
     checks.push_back(absl::StrCat(
         "- ", entry["topology"].get<std::string>(), " ", entry["variant"].get<std::string>(),
         ": all types rated worse than TW/CW on ", worse, " of ", tasks.size(),
-        " tasks (both planned ", both, "); ground truth: all types cheaper on ", truth_better,
-        ", dearer on ", truth_worse));
+        " tasks (planned: TW/CW ", twcw_ok, ", all types ", all_ok, ", both ", both,
+        "); ground truth where both planned: all types cheaper on ", truth_better, ", dearer on ",
+        truth_worse));
   }
   absl::StrAppend(&out, "\n## All types against TW/CW (torchrec)\n\n");
   for (const std::string& line : checks) absl::StrAppend(&out, line, "\n");
   if (!scale.is_null()) {
-    absl::StrAppend(
-        &out, "\n## Scale\n\n", scale["tables"].get<int>(), " tables (SyntheticTask) on ",
-        scale["topology"].get<std::string>(), " devices, torchrec with every type under "
-        "analytic@1: ", scale["ok"].get<bool>() ? "planned" : "failed", " in ",
-        absl::StrFormat("%.1f", scale["planning_ms"].get<double>()),
-        " ms (target under 1000 ms, not asserted)",
-        scale.contains("cost_ms") ? absl::StrCat(", rated ", Ms(scale["cost_ms"].get<double>()),
-                                                 " ms")
-                                  : "",
-        ".\n");
+    absl::StrAppend(&out, "\n## Scale\n\n", scale["tables"].get<int>(),
+                    " tables (SyntheticTask) on ", scale["topology"].get<std::string>(),
+                    " devices, torchrec with every type under "
+                    "analytic@1: ",
+                    scale["ok"].get<bool>() ? "planned" : "failed", " in ",
+                    absl::StrFormat("%.1f", scale["planning_ms"].get<double>()),
+                    " ms (target under 1000 ms, not asserted)",
+                    scale.contains("cost_ms")
+                        ? absl::StrCat(", rated ", Ms(scale["cost_ms"].get<double>()), " ms")
+                        : "",
+                    ".\n");
   }
   return out;
 }
@@ -285,7 +327,8 @@ absl::Status Run(const OptionValues& args) {
   config.profile = args.Get("profile");
   config.pool = args.Get("pool");
   config.out = args.Get("out");
-  SHARDPLAN_ASSIGN_OR_RETURN(const offline::LoadedPool pool, offline::LoadPoolWithHash(config.pool));
+  SHARDPLAN_ASSIGN_OR_RETURN(const offline::LoadedPool pool,
+                             offline::LoadPoolWithHash(config.pool));
   const AlgorithmRegistry algorithms = BuiltinAlgorithms();
   const AnalyticCostModel model;
 
@@ -342,6 +385,9 @@ absl::Status Run(const OptionValues& args) {
   if (config.scale_tables > 0) {
     Task task = SyntheticTask(config.scale_tables, config.scale_topology.devices(), config.seed);
     task.topology.devices_per_host = config.scale_topology.local;
+    // Written out so the same task can be timed through the server (docs/benchmarks.md).
+    SHARDPLAN_RETURN_IF_ERROR(
+        WriteFileAtomically(absl::StrCat(config.out, "_scale_task.json"), wire::TaskToJson(task)));
     SHARDPLAN_ASSIGN_OR_RETURN(const Algorithm* torchrec, algorithms.Find("torchrec"));
     PlanTaskOptions options;
     options.params = {{"sharding_types", "all"}};
@@ -373,7 +419,8 @@ Command RowLevelCommand() {
               {"scale-topology", "HxL", "hosts x devices per host of the scale row", "16x8"},
               {"seed", "S", "task seed", "0"},
               {"pool", "FILE", "table pool", offline::kDefaultPool},
-              {"out", "PREFIX", "writes PREFIX.json and PREFIX.md", "bench/results/row_level"},
+              {"out", "PREFIX", "writes PREFIX.json, PREFIX.md and PREFIX_scale_task.json",
+               "bench/results/row_level"},
               {"fresh", "", "ignore the results of a previous run", ""},
           },
       .run = Run,
