@@ -11,16 +11,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/status_prefix.h"
 #include "costmodels/access/typical_access.h"
 #include "groundtruth/ground_truth.h"
 #include "groundtruth/sim/hardware_profiles.h"
 #include "groundtruth/sim/sim_backend.h"
 #include "planner/domain/evaluation.h"
-#include "planner/framework/plan_task.h"
 #include "planner/domain/validation.h"
+#include "planner/framework/plan_task.h"
 #include "server/cache_key.h"
 #include "server/metrics.h"
-#include "base/status_prefix.h"
 
 namespace shardplan {
 namespace {
@@ -117,7 +117,8 @@ absl::StatusOr<ResolvedModel> PlanningEngine::ResolveModelFor(const std::string&
   return model;
 }
 
-std::optional<ResolvedModel> PlanningEngine::NewestCoveringModel(const Task& task) const {
+std::optional<ResolvedModel> PlanningEngine::NewestCoveringModel(const Task& task,
+                                                                 std::string* refused) const {
   const int32_t devices = task.topology.num_devices();
   std::optional<ResolvedModel> newest;
   for (const ModelRegistry::Entry& entry : models_->List()) {
@@ -132,17 +133,19 @@ std::optional<ResolvedModel> PlanningEngine::NewestCoveringModel(const Task& tas
       continue;  // List() is oldest version first, so a tie on both goes to the later version
     }
     absl::StatusOr<ResolvedModel> model = models_->Resolve(manifest.id());
-    if (!model.ok() || !model->model->CheckSupports(task).ok() ||
-        !CheckCostsAllowedTypes(*model->model, task).ok()) {
-      continue;  // e.g. a table that allows only ROW_WISE under a column-level model
+    if (!model.ok()) continue;
+    absl::Status costs = model->model->CheckSupports(task);
+    if (costs.ok()) costs = CheckCostsAllowedTypes(*model->model, task);
+    if (!costs.ok()) {  // e.g. a table that allows only ROW_WISE under a column-level model
+      *refused = absl::StrCat(manifest.id(), ": ", costs.message());
+      continue;
     }
     newest = *std::move(model);
   }
   return newest;
 }
 
-absl::StatusOr<ResolvedModel> PlanningEngine::ChooseModel(const std::string& spec,
-                                                          const Task& task,
+absl::StatusOr<ResolvedModel> PlanningEngine::ChooseModel(const std::string& spec, const Task& task,
                                                           std::string* reason) const {
   if (!spec.empty()) return ResolveModelFor(spec, task);
   if (!options_.default_model.empty()) {
@@ -154,15 +157,22 @@ absl::StatusOr<ResolvedModel> PlanningEngine::ChooseModel(const std::string& spe
     return model;
   }
   const int32_t devices = task.topology.num_devices();
-  if (std::optional<ResolvedModel> newest = NewestCoveringModel(task)) {
-    *reason = absl::StrCat("model: ", newest->manifest.id(), ", the newest loaded model that covers ",
-                           devices, devices == 1 ? " device" : " devices", " (no model named)");
+  std::string refused;
+  if (std::optional<ResolvedModel> newest = NewestCoveringModel(task, &refused)) {
+    *reason =
+        absl::StrCat("model: ", newest->manifest.id(), ", the newest loaded model that covers ",
+                     devices, devices == 1 ? " device" : " devices", " (no model named)");
     return *std::move(newest);
   }
   absl::StatusOr<ResolvedModel> fallback = ResolveModelFor("", task);
   if (fallback.ok()) {
-    *reason = absl::StrCat("model: ", fallback->manifest.id(), ", as no loaded model covers ",
-                           devices, devices == 1 ? " device" : " devices", " (no model named)");
+    *reason =
+        refused.empty()
+            ? absl::StrCat("model: ", fallback->manifest.id(), ", as no loaded model covers ",
+                           devices, devices == 1 ? " device" : " devices", " (no model named)")
+            : absl::StrCat("model: ", fallback->manifest.id(), ", as no loaded model that covers ",
+                           devices, devices == 1 ? " device" : " devices", " can cost the task (",
+                           refused, ") (no model named)");
   }
   return fallback;
 }
@@ -194,8 +204,8 @@ absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request)
   prepared.model = *std::move(model);
   if (!model_reason.empty()) selection.push_back(std::move(model_reason));
   prepared.selection = absl::StrJoin(selection, "; ");
-  prepared.planning = PreparedPlanning{*algorithm, prepared.model.model.get(),
-                                       *std::move(params), asked.seed};
+  prepared.planning =
+      PreparedPlanning{*algorithm, prepared.model.model.get(), *std::move(params), asked.seed};
   if (prepared.model.model->ReadsAccessHistograms()) {
     prepared.warnings =
         ImputeAccessHistograms(without_bins, prepared.model.manifest.id(), prepared.task);
@@ -245,8 +255,8 @@ absl::StatusOr<PlanningResult> PlanningEngine::Compute(
     const PreparedRequest& request, const StopSignal& stop,
     const JobManager::ProgressFn& on_progress) const {
   const auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<Plan> plan = RunPlanning(request.planning, request.task,
-                                          {.stop = &stop, .on_progress = on_progress});
+  absl::StatusOr<Plan> plan =
+      RunPlanning(request.planning, request.task, {.stop = &stop, .on_progress = on_progress});
   if (!plan.ok()) return plan.status();
   if (metrics_ != nullptr) {
     metrics_->RecordPlan(
@@ -303,8 +313,7 @@ absl::StatusOr<PlanningResult> PlanningEngine::EvaluateOnGroundTruth(
   absl::StatusOr<std::unique_ptr<HardwareBackend>> backend =
       MakeSimBackend(parts[1], task.topology.num_devices());
   if (!backend.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("ground_truth: ", backend.status().message()));
+    return absl::InvalidArgumentError(absl::StrCat("ground_truth: ", backend.status().message()));
   }
   PlanningResult result;
   Task simulated = task;
@@ -312,8 +321,7 @@ absl::StatusOr<PlanningResult> PlanningEngine::EvaluateOnGroundTruth(
                                            (*backend)->hardware_profile(), simulated);
   if (metrics_ != nullptr) metrics_->RecordPlanWarnings(result.warnings);
   // EvaluatePlanOnHardware records the hardware profile and "ground_truth".
-  if (absl::Status measured = EvaluatePlanOnHardware(simulated, **backend, plan);
-      !measured.ok()) {
+  if (absl::Status measured = EvaluatePlanOnHardware(simulated, **backend, plan); !measured.ok()) {
     return WithPrefix(measured, "ground_truth: ");
   }
   result.plan = std::move(plan);

@@ -99,8 +99,10 @@ class PlanningEngine {
   absl::StatusOr<ResolvedModel> ResolveModelFor(const std::string& spec, const Task& task) const;
   // The newest loaded model (by creation time) whose comm models cover the task's device count
   // and that can cost it; nullopt when none does. Bundles without comm models (cpu data) only
-  // cover single-device tasks: they know no interconnect.
-  std::optional<ResolvedModel> NewestCoveringModel(const Task& task) const;
+  // cover single-device tasks: they know no interconnect. `refused` gets why the newest model
+  // that covers the device count cannot cost the task (e.g. a table allowing only ROW_WISE),
+  // empty when none was refused.
+  std::optional<ResolvedModel> NewestCoveringModel(const Task& task, std::string* refused) const;
   bool Cacheable(const PreparedRequest& request) const;
   // `plan` as the answer to `request`: with its request hash, selection and warnings.
   static PlanningResult ResultFor(const PreparedRequest& request, Plan plan);

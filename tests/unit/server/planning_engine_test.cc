@@ -369,6 +369,18 @@ TEST_F(PlanningEngineTest, NoModelNamedMeansTheNewestLoadedModelThatCoversTheTas
   EXPECT_EQ(fallback, "analytic@1");
   EXPECT_THAT(reason, HasSubstr("model: analytic@1, as no loaded model covers 3 devices"));
 
+  // A model that covers the devices but cannot cost a type the tables allow is passed over, and
+  // the selection says why (not that no model covers the devices).
+  Task rows_only = SmallTask(6, 4);
+  rows_only.tables[0].allowed_sharding_types = {ShardingType::kRowWise};
+  absl::StatusOr<PlanningResult> rows = PlanIt(Request(rows_only, "torchrec"));
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ(rows->plan.cost_model, "analytic@1");
+  EXPECT_EQ(rows->plan.tables[0].sharding_type, ShardingType::kRowWise);
+  EXPECT_THAT(rows->selection,
+              HasSubstr("model: analytic@1, as no loaded model that covers 4 devices "
+                        "can cost the task (b@1: tables[0].allowed_sharding_types"));
+
   AddNeural("a", "2", "2026-04-01T00:00:00Z", {2});  // a newer version covers 2 devices
   EXPECT_EQ(model_of(SmallTask(6, 2)).first, "a@2");
   // One device: only a model without comm models (cpu data) can cost it.
@@ -417,7 +429,7 @@ TEST_F(PlanningEngineTest, TablesWithoutHistogramsAreImputedWithAWarningWhereThe
   const auto model = AddNeural("a", "1", "2026-01-01T00:00:00Z", {2});
   Task task = SmallTask(4, 2);
   for (Table& table : task.tables) table.access_bins = TypicalAccessBins(table.rows, 3.0);
-  task.tables[2].access_bins.clear();  // "t2"
+  task.tables[2].access_bins.clear();                    // "t2"
   std::reverse(task.tables.begin(), task.tables.end());  // request order: t3 t2 t1 t0
   absl::StatusOr<PlanningResult> result = PlanIt(Request(task, "size_lookup_greedy"));
   ASSERT_TRUE(result.ok()) << result.status();
@@ -454,7 +466,8 @@ TEST_F(PlanningEngineTest, GroundTruthScoresThePlanOnTheSimulator) {
   ASSERT_TRUE(planned.ok()) << planned.status();
   Plan shards;
   shards.tables = planned->plan.tables;
-  absl::StatusOr<PlanningResult> measured = engine_->EvaluateOnGroundTruth(task, shards, "sim:rtx2080ti");
+  absl::StatusOr<PlanningResult> measured =
+      engine_->EvaluateOnGroundTruth(task, shards, "sim:rtx2080ti");
   ASSERT_TRUE(measured.ok()) << measured.status();
   EXPECT_EQ(measured->plan.cost_kind, "ground_truth");
   EXPECT_EQ(measured->plan.cost_model, "sim-rtx2080ti");
@@ -472,7 +485,8 @@ TEST_F(PlanningEngineTest, GroundTruthScoresThePlanOnTheSimulator) {
   }
 
   task.tables[0].access_bins.clear();
-  absl::StatusOr<PlanningResult> imputed = engine_->EvaluateOnGroundTruth(task, shards, "sim:h100-sxm");
+  absl::StatusOr<PlanningResult> imputed =
+      engine_->EvaluateOnGroundTruth(task, shards, "sim:h100-sxm");
   ASSERT_TRUE(imputed.ok()) << imputed.status();
   EXPECT_EQ(imputed->plan.cost_model, "sim-h100-sxm");
   ASSERT_EQ(imputed->warnings.size(), 1u);
@@ -497,15 +511,20 @@ TEST_F(PlanningEngineTest, GroundTruthScoresRowWiseAndDataParallelPlansOnTheSimu
   row_wise.sharding_type = ShardingType::kRowWise;
   row_wise.shards.clear();
   for (int32_t d = 0; d < 4; ++d) {
-    row_wise.shards.push_back(Shard{.device = d, .row_offset = 250 * d, .row_count = 250,
-                                    .column_offset = 0, .column_count = task.tables[0].dim});
+    row_wise.shards.push_back(Shard{.device = d,
+                                    .row_offset = 250 * d,
+                                    .row_count = 250,
+                                    .column_offset = 0,
+                                    .column_count = task.tables[0].dim});
   }
   TableSharding& replicated = shards.tables[1];  // t1 on every device
   replicated.sharding_type = ShardingType::kDataParallel;
   replicated.shards.clear();
   for (int32_t d = 0; d < 4; ++d) {
-    replicated.shards.push_back(Shard{.device = d, .row_offset = 0,
-                                      .row_count = task.tables[1].rows, .column_offset = 0,
+    replicated.shards.push_back(Shard{.device = d,
+                                      .row_offset = 0,
+                                      .row_count = task.tables[1].rows,
+                                      .column_offset = 0,
                                       .column_count = task.tables[1].dim});
   }
   absl::StatusOr<PlanningResult> measured =
