@@ -10,6 +10,7 @@ namespace {
 // Status payloads mark the two outcomes that no status code expresses.
 constexpr absl::string_view kUsagePayload = "type.shardplan.dev/UsageError";
 constexpr absl::string_view kJobFailedPayload = "type.shardplan.dev/JobFailed";
+constexpr absl::string_view kDriftedPayload = "type.shardplan.dev/Drifted";
 
 }  // namespace
 
@@ -35,10 +36,21 @@ bool IsJobFailed(const absl::Status& status) {
   return status.GetPayload(kJobFailedPayload).has_value();
 }
 
+absl::Status DriftedError(absl::string_view message) {
+  absl::Status status = absl::FailedPreconditionError(message);
+  status.SetPayload(kDriftedPayload, absl::Cord());
+  return status;
+}
+
+bool IsDrifted(const absl::Status& status) {
+  return status.GetPayload(kDriftedPayload).has_value();
+}
+
 int ExitCodeFor(const absl::Status& status) {
   if (status.ok()) return kExitOk;
   if (IsUsageError(status)) return kExitUsage;
   if (IsJobFailed(status)) return kExitJobFailed;
+  if (IsDrifted(status)) return kExitDrifted;
   switch (status.code()) {
     case absl::StatusCode::kInvalidArgument:
       return kExitInvalidArgument;

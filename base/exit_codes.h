@@ -24,6 +24,7 @@ enum ExitCode : int {
   kExitJobFailed = 10,          // a job ended FAILED
   kExitUnauthenticated = 11,    // UNAUTHENTICATED: no bearer token, or an unknown one
   kExitPermissionDenied = 12,   // PERMISSION_DENIED: the token's role may not make this call
+  kExitDrifted = 13,            // `model check`: the model's error on fresh data passed its bound
 };
 
 // A command-line mistake: INVALID_ARGUMENT underneath, yet exit 2.
@@ -36,6 +37,11 @@ absl::Status InterruptedError(absl::string_view message);
 // A job that ended FAILED, keeping the job's own code and message: exit 10 whatever the code.
 absl::Status JobFailedError(const absl::Status& job_error);
 bool IsJobFailed(const absl::Status& status);
+
+// A model whose error on fresh cost data passed the bound (`model check`): FAILED_PRECONDITION
+// underneath, exit 13.
+absl::Status DriftedError(absl::string_view message);
+bool IsDrifted(const absl::Status& status);
 
 // The exit code for a command's result.
 int ExitCodeFor(const absl::Status& status);

@@ -18,9 +18,9 @@ namespace {
 // hot path does not allocate. Cost models are shared by many threads, so nothing here may live
 // in the model.
 struct ComputeScratch {
-  std::vector<float> mlp;        // Mlp scratch
-  std::vector<float> latent;     // one table latent
-  std::vector<float> sum;        // the sum-pooled latent
+  std::vector<float> mlp;     // Mlp scratch
+  std::vector<float> latent;  // one table latent
+  std::vector<float> sum;     // the sum-pooled latent
 };
 
 ComputeScratch& ThreadComputeScratch() {
@@ -56,10 +56,10 @@ absl::StatusOr<NeuralComputeModel> NeuralComputeModel::Create(FeatureNormalizer 
   }
   if (pred_mlp.input_size() != table_mlp.output_size() || pred_mlp.output_size() != 1 ||
       pred_mlp.relu_on_output()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "compute model: the pred MLP is ", pred_mlp.input_size(), "->", pred_mlp.output_size(),
-        pred_mlp.relu_on_output() ? " with" : " without", " output ReLU; need ",
-        table_mlp.output_size(), "->1 without"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("compute model: the pred MLP is ", pred_mlp.input_size(), "->",
+                     pred_mlp.output_size(), pred_mlp.relu_on_output() ? " with" : " without",
+                     " output ReLU; need ", table_mlp.output_size(), "->1 without"));
   }
   std::shared_ptr<LatentMemo> memo;
   if (latent_memo_capacity > 0) {
@@ -115,6 +115,19 @@ double NeuralComputeModel::Predict(std::span<const ShardView> shards) const {
   return PredictFromLatentSum(std::span<const float>(s.sum.data(), k));
 }
 
+double NeuralComputeModel::PredictFromFeatures(std::span<const float> raw_rows) const {
+  const size_t k = static_cast<size_t>(latent_size());
+  std::vector<float> latent(k), sum(k, 0.0f);
+  for (size_t row = 0; row + kNumTableFeatures <= raw_rows.size(); row += kNumTableFeatures) {
+    LatentMemo::Key raw;
+    std::copy_n(raw_rows.begin() + static_cast<std::ptrdiff_t>(row), kNumTableFeatures,
+                raw.begin());
+    LatentOfFeatures(raw, latent);
+    for (size_t j = 0; j < k; ++j) sum[j] += latent[j];
+  }
+  return PredictFromLatentSum(sum);
+}
+
 // ---------------------------------------------------------------------------------------------
 // NeuralCommModel
 
@@ -128,17 +141,17 @@ absl::StatusOr<NeuralCommModel> NeuralCommModel::Create(int num_devices, Directi
   const int inputs = direction == Direction::kForward ? 2 * num_devices : num_devices;
   if (mlp.input_size() != inputs || mlp.output_size() != num_devices || mlp.relu_on_output() ||
       normalizer.size() != inputs) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        which, " comm model for ", num_devices, " devices: MLP ", mlp.input_size(), "->",
-        mlp.output_size(), mlp.relu_on_output() ? " with" : " without", " output ReLU and ",
-        normalizer.size(), " normaliser entries; need ", inputs, "->", num_devices,
-        " without, and ", inputs, " entries"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(which, " comm model for ", num_devices, " devices: MLP ", mlp.input_size(),
+                     "->", mlp.output_size(), mlp.relu_on_output() ? " with" : " without",
+                     " output ReLU and ", normalizer.size(), " normaliser entries; need ", inputs,
+                     "->", num_devices, " without, and ", inputs, " entries"));
   }
   return NeuralCommModel(num_devices, direction, std::move(normalizer), std::move(mlp));
 }
 
-NeuralCommModel::NeuralCommModel(int num_devices, Direction direction,
-                                 FeatureNormalizer normalizer, Mlp mlp)
+NeuralCommModel::NeuralCommModel(int num_devices, Direction direction, FeatureNormalizer normalizer,
+                                 Mlp mlp)
     : num_devices_(num_devices),
       direction_(direction),
       normalizer_(std::move(normalizer)),
@@ -180,22 +193,21 @@ absl::StatusOr<NeuralCostModel> NeuralCostModel::Create(std::string name, std::s
     if (models.forward.num_devices() != n || models.backward.num_devices() != n ||
         models.forward.direction() != NeuralCommModel::Direction::kForward ||
         models.backward.direction() != NeuralCommModel::Direction::kBackward) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "neural cost model ", name, "@", version, ": the comm models under ", n,
-          " devices must be a forward and a backward model for ", n, " devices (got ",
-          models.forward.num_devices(), " and ", models.backward.num_devices(), ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("neural cost model ", name, "@", version, ": the comm models under ", n,
+                       " devices must be a forward and a backward model for ", n, " devices (got ",
+                       models.forward.num_devices(), " and ", models.backward.num_devices(), ")"));
     }
   }
   if (comm_costs == CommCosts::kZero && !comm.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("neural cost model ", name, "@", version,
                                                    ": comm models given with zero comm costs"));
   }
-  return NeuralCostModel(std::move(name), std::move(version), std::move(compute),
-                         std::move(comm), comm_costs);
+  return NeuralCostModel(std::move(name), std::move(version), std::move(compute), std::move(comm),
+                         comm_costs);
 }
 
-NeuralCostModel::NeuralCostModel(std::string name, std::string version,
-                                 NeuralComputeModel compute,
+NeuralCostModel::NeuralCostModel(std::string name, std::string version, NeuralComputeModel compute,
                                  std::map<int, NeuralCommModels> comm, CommCosts comm_costs)
     : name_(std::move(name)),
       version_(std::move(version)),

@@ -47,6 +47,9 @@ class NeuralComputeModel : public SumPooledCompute {
   void TableLatent(const Table& table, int32_t columns, std::span<float> latent) const;
   // The pred MLP on a summed latent.
   double PredictFromLatentSum(std::span<const float> latent_sum) const;
+  // Cost (ms) of one device holding tables given by their raw features (rows of
+  // kNumTableFeatures floats, TableFeatures order), as cost data stores them. Bypasses the memo.
+  double PredictFromFeatures(std::span<const float> raw_rows) const;
 
   int latent_size() const override { return table_mlp_.output_size(); }
   // SumPooledCompute: TableLatent of the shard's table at its columns, and the pred MLP.
@@ -141,8 +144,7 @@ class NeuralCostModel : public CostModel {
   absl::Status CheckSupports(const Task& task) const override;
   bool ReadsAccessHistograms() const override { return true; }
   const SumPooledCompute* sum_pooled_compute() const override { return &compute_; }
-  double ComputeCost(const CostContext& context,
-                     std::span<const ShardView> shards) const override;
+  double ComputeCost(const CostContext& context, std::span<const ShardView> shards) const override;
   std::vector<double> BackwardCommCosts(const CostContext& context,
                                         std::span<const int64_t> dim_sums) const override;
   std::vector<double> ForwardCommCosts(const CostContext& context,

@@ -15,6 +15,7 @@ Command TasksGenerateCommand();       // tasks_commands.cc
 Command DataCollectCommand();         // data_collect_command.cc
 Command DataObservationsCommand();    // data_observations_command.cc
 Command ModelTrainCommand();          // model_train_command.cc
+Command ModelCheckCommand();          // model_check_command.cc
 
 const std::vector<Command>& AllCommands();
 

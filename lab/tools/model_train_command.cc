@@ -20,6 +20,7 @@
 #include "costmodels/artifacts/model_bundle.h"
 #include "lab/tools/commands.h"
 #include "lab/tools/tool_support.h"
+#include "lab/tools/training_pools.h"
 #include "lab/training/datasets.h"
 #include "lab/training/train_models.h"
 
@@ -90,13 +91,6 @@ absl::StatusOr<std::string> FileSha256(const std::string& path) {
   std::ostringstream bytes;
   bytes << in.rdbuf();
   return Sha256Hex(bytes.str());
-}
-
-training::PoolLoader PoolFromFile() {
-  return [](const std::string& path) -> absl::StatusOr<training::HashedPool> {
-    SHARDPLAN_ASSIGN_OR_RETURN(LoadedPool loaded, LoadPoolWithHash(path));
-    return training::HashedPool{std::move(loaded.pool), std::move(loaded.sha256)};
-  };
 }
 
 // "sample,device,measured,predicted" rows of the test split, for scripts/plot_model_scatter.py.

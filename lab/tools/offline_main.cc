@@ -42,6 +42,7 @@ const std::vector<Command>& AllCommands() {
   static const std::vector<Command>* const commands = new std::vector<Command>{
       TablesGeneratePoolCommand(), TablesProfileCommand(),    TasksGenerateCommand(),
       DataCollectCommand(),        DataObservationsCommand(),  ModelTrainCommand(),
+      ModelCheckCommand(),
   };
   return *commands;
 }

@@ -33,16 +33,14 @@ class ModelTrainCommandTest : public ::testing::Test {
 
   int Collect(const std::string& kind, int devices, const std::string& out) {
     return OfflineMain({"data", "collect", "--backend", "sim", "--kind", kind, "--samples", "40",
-                        "--devices", absl::StrCat(devices), "--pool", dir_ + "/pool.json",
-                        "--out", dir_ + "/" + out});
+                        "--devices", absl::StrCat(devices), "--pool", dir_ + "/pool.json", "--out",
+                        dir_ + "/" + out});
   }
 
   int Train(const std::string& version, std::vector<std::string> extra) {
-    std::vector<std::string> args = {"model", "train",
-                                     "--compute-data", dir_ + "/compute.jsonl",
-                                     "--name", "toy",
-                                     "--version", version,
-                                     "--models-root", dir_ + "/models"};
+    std::vector<std::string> args = {
+        "model", "train",     "--compute-data", dir_ + "/compute.jsonl", "--name",
+        "toy",   "--version", version,          "--models-root",         dir_ + "/models"};
     if (std::find(extra.begin(), extra.end(), "--epochs") == extra.end()) {
       args.insert(args.end(), {"--epochs", "3"});
     }
@@ -55,8 +53,8 @@ class ModelTrainCommandTest : public ::testing::Test {
 
 TEST_F(ModelTrainCommandTest, WritesAVerifiedBundleWithTrainingProvenance) {
   const std::string comm = dir_ + "/comm_2.jsonl," + dir_ + "/comm_3.jsonl";
-  ASSERT_EQ(Train("1", {"--comm-data", comm, "--threads", "2", "--predictions-dir",
-                        dir_ + "/pred", "--description", "toy run"}),
+  ASSERT_EQ(Train("1", {"--comm-data", comm, "--threads", "2", "--predictions-dir", dir_ + "/pred",
+                        "--description", "toy run"}),
             0);
   absl::StatusOr<LoadedBundle> bundle = ReadModelBundle(dir_ + "/models/toy/1");
   ASSERT_TRUE(bundle.ok()) << bundle.status();
@@ -105,6 +103,36 @@ TEST_F(ModelTrainCommandTest, ArgumentAndDataErrors) {
   // Versions are immutable: the second run is refused before it trains.
   ASSERT_EQ(Train("1", {"--zero-comm", "--epochs", "1"}), 0);
   EXPECT_NE(Train("1", {"--zero-comm", "--epochs", "1"}), 0);
+}
+
+// `model check` on the bundle `model train` wrote, with data collected afresh (another seed).
+TEST_F(ModelTrainCommandTest, ModelCheckComparesFreshDataWithTheManifest) {
+  ASSERT_EQ(Train("1", {"--comm-data", dir_ + "/comm_2.jsonl"}), 0);
+  ASSERT_EQ(
+      OfflineMain({"data", "collect", "--backend", "sim", "--kind", "compute", "--samples", "30",
+                   "--seed", "9", "--pool", dir_ + "/pool.json", "--out", dir_ + "/fresh.jsonl"}),
+      0);
+  const auto check = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"model", "check",         "--model",
+                                     "toy@1", "--models-root", dir_ + "/models"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return OfflineMain(args);
+  };
+  const std::vector<std::string> fresh = {"--compute-data", dir_ + "/fresh.jsonl", "--comm-data",
+                                          dir_ + "/comm_2.jsonl"};
+  std::vector<std::string> loose = fresh, strict = fresh;
+  loose.insert(loose.end(), {"--max-mse-ratio", "1e12"});
+  strict.insert(strict.end(), {"--max-mse-ratio", "1e-12"});
+  EXPECT_EQ(check(loose), 0);    // holds
+  EXPECT_EQ(check(strict), 13);  // any error is drift: exit 13
+  EXPECT_EQ(check({}), 2);       // no data
+  EXPECT_EQ(OfflineMain({"model", "check", "--model", "toy", "--compute-data",
+                         dir_ + "/fresh.jsonl", "--models-root", dir_ + "/models"}),
+            2);                                                  // not NAME@VERSION
+  EXPECT_EQ(check({"--comm-data", dir_ + "/comm_3.jsonl"}), 4);  // no comm models for 3
+  EXPECT_EQ(OfflineMain({"model", "check", "--model", "toy@7", "--compute-data",
+                         dir_ + "/fresh.jsonl", "--models-root", dir_ + "/models"}),
+            5);  // no such version
 }
 
 }  // namespace

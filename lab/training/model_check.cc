@@ -1,0 +1,186 @@
+#include "lab/training/model_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "base/status_macros.h"
+#include "costmodels/neural/table_features.h"
+
+namespace shardplan::training {
+namespace {
+
+// Squared and relative errors of predictions against measurements, output by output.
+struct Errors {
+  double squared_sum = 0.0;
+  std::vector<double> relative;
+
+  void Add(double predicted, double measured) {
+    const double d = predicted - measured;
+    squared_sum += d * d;
+    // A measurement of 0 ms (an idle device's comm) has no relative error.
+    if (measured > 0.0) relative.push_back(std::abs(d) / measured);
+  }
+};
+
+double Quantile(std::vector<double> values, double q) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  const double position = q * static_cast<double>(values.size() - 1);
+  const auto below = static_cast<size_t>(std::floor(position));
+  const size_t above = std::min(below + 1, values.size() - 1);
+  const double frac = position - static_cast<double>(below);
+  return values[below] + frac * (values[above] - values[below]);
+}
+
+absl::StatusOr<SubModelCheck> Summarise(const LoadedBundle& bundle, const std::string& name,
+                                        const std::string& file, int64_t samples,
+                                        const Errors& errors, int64_t outputs,
+                                        double max_mse_ratio) {
+  auto it = bundle.info.training.find(name);
+  if (it == bundle.info.training.end()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(file, ": ", bundle.manifest.id(), " records no training of '", name,
+                     "', so there is no test error to compare with"));
+  }
+  SubModelCheck check;
+  check.name = name;
+  check.data_file = file;
+  check.samples = samples;
+  check.outputs = outputs;
+  check.mse = errors.squared_sum / static_cast<double>(outputs);
+  check.manifest_test_mse = it->second.test_mse;
+  check.mse_ratio = check.manifest_test_mse > 0.0 ? check.mse / check.manifest_test_mse
+                    : check.mse > 0.0             ? std::numeric_limits<double>::infinity()
+                                                  : 0.0;
+  check.median_relative_error = Quantile(errors.relative, 0.5);
+  check.p95_relative_error = Quantile(errors.relative, 0.95);
+  check.max_relative_error = Quantile(errors.relative, 1.0);
+  check.drifted = check.mse_ratio > max_mse_ratio;
+  return check;
+}
+
+absl::Status CheckProfile(const LoadedBundle& bundle, const std::string& file,
+                          const std::string& profile) {
+  if (profile != bundle.info.hardware_profile) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(file, ": measured on hardware profile '", profile, "', but ",
+                     bundle.manifest.id(), " models '", bundle.info.hardware_profile, "'"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SubModelCheck> CheckCompute(const LoadedBundle& bundle, const ComputeDataset& data,
+                                           double max_mse_ratio) {
+  SHARDPLAN_RETURN_IF_ERROR(CheckProfile(bundle, data.path, data.hardware_profile));
+  Errors errors;
+  const std::span<const float> features(data.features);
+  for (int64_t i = 0; i < data.size(); ++i) {
+    const auto begin = static_cast<size_t>(data.row_offsets[i]) * kNumTableFeatures;
+    const auto end = static_cast<size_t>(data.row_offsets[i + 1]) * kNumTableFeatures;
+    errors.Add(bundle.model->compute().PredictFromFeatures(features.subspan(begin, end - begin)),
+               data.labels[i]);
+  }
+  return Summarise(bundle, "compute", data.path, data.size(), errors, data.size(), max_mse_ratio);
+}
+
+absl::StatusOr<std::vector<SubModelCheck>> CheckComm(const LoadedBundle& bundle,
+                                                     const CommDataset& data,
+                                                     double max_mse_ratio) {
+  SHARDPLAN_RETURN_IF_ERROR(CheckProfile(bundle, data.path, data.hardware_profile));
+  const int n = data.num_devices;
+  auto it = bundle.model->comm().find(n);
+  if (it == bundle.model->comm().end()) {
+    return absl::FailedPreconditionError(absl::StrCat(data.path, ": ", bundle.manifest.id(),
+                                                      " has no comm models for ", n, " devices"));
+  }
+  Errors forward, backward;
+  std::vector<int64_t> dim_sums(n);
+  std::vector<double> waits(n);
+  for (int64_t s = 0; s < data.size(); ++s) {
+    const size_t f = static_cast<size_t>(s) * 2 * n;  // [dim_sums, waits]
+    for (int d = 0; d < n; ++d) {
+      dim_sums[d] = static_cast<int64_t>(std::llround(data.forward_inputs[f + d]));
+      waits[d] = data.forward_inputs[f + n + d];
+    }
+    const std::vector<double> fwd = it->second.forward.Predict(dim_sums, waits);
+    const std::vector<double> bwd = it->second.backward.Predict(dim_sums, waits);
+    for (int d = 0; d < n; ++d) {
+      const size_t label = static_cast<size_t>(s) * n + d;
+      forward.Add(fwd[d], data.forward_labels[label]);
+      backward.Add(bwd[d], data.backward_labels[label]);
+    }
+  }
+  const int64_t outputs = data.size() * n;
+  std::vector<SubModelCheck> checks;
+  for (const auto& [direction, errors] :
+       {std::pair<const char*, const Errors*>{"forward", &forward}, {"backward", &backward}}) {
+    SHARDPLAN_ASSIGN_OR_RETURN(
+        SubModelCheck check, Summarise(bundle, absl::StrCat("comm_", n, "_", direction), data.path,
+                                       data.size(), *errors, outputs, max_mse_ratio));
+    checks.push_back(std::move(check));
+  }
+  return checks;
+}
+
+}  // namespace
+
+bool ModelCheckReport::drifted() const {
+  return std::any_of(sub_models.begin(), sub_models.end(),
+                     [](const SubModelCheck& c) { return c.drifted; });
+}
+
+absl::StatusOr<ModelCheckReport> CheckModel(const LoadedBundle& bundle, const ModelCheckData& data,
+                                            double max_mse_ratio) {
+  if (!(max_mse_ratio > 0.0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_mse_ratio: must be > 0, got ", max_mse_ratio));
+  }
+  if (data.compute == nullptr && data.comm.empty()) {
+    return absl::InvalidArgumentError("no cost data to check the model on");
+  }
+  ModelCheckReport report;
+  report.model = bundle.manifest.id();
+  report.max_mse_ratio = max_mse_ratio;
+  if (data.compute != nullptr) {
+    if (data.compute->size() == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(data.compute->path, ": no samples"));
+    }
+    SHARDPLAN_ASSIGN_OR_RETURN(SubModelCheck check,
+                               CheckCompute(bundle, *data.compute, max_mse_ratio));
+    report.sub_models.push_back(std::move(check));
+  }
+  for (const CommDataset* comm : data.comm) {
+    if (comm->size() == 0)
+      return absl::InvalidArgumentError(absl::StrCat(comm->path, ": no samples"));
+    SHARDPLAN_ASSIGN_OR_RETURN(std::vector<SubModelCheck> checks,
+                               CheckComm(bundle, *comm, max_mse_ratio));
+    for (SubModelCheck& check : checks) report.sub_models.push_back(std::move(check));
+  }
+  return report;
+}
+
+std::string FormatModelCheck(const ModelCheckReport& report) {
+  std::string out = absl::StrFormat(
+      "%s on fresh cost data (drifted: MSE above %.3gx the manifest's test MSE)\n"
+      "%-20s %8s %12s %12s %8s %9s %9s %9s  %s\n",
+      report.model, report.max_mse_ratio, "sub-model", "samples", "MSE ms^2", "test MSE", "ratio",
+      "rel p50", "rel p95", "rel max", "verdict");
+  for (const SubModelCheck& c : report.sub_models) {
+    absl::StrAppendFormat(&out, "%-20s %8d %12.4g %12.4g %8.3g %8.1f%% %8.1f%% %8.1f%%  %s\n",
+                          c.name, c.samples, c.mse, c.manifest_test_mse, c.mse_ratio,
+                          100 * c.median_relative_error, 100 * c.p95_relative_error,
+                          100 * c.max_relative_error, c.drifted ? "DRIFTED" : "ok");
+  }
+  absl::StrAppend(
+      &out, report.drifted() ? "verdict: drifted; retrain on fresh data\n" : "verdict: holds\n");
+  return out;
+}
+
+}  // namespace shardplan::training
