@@ -230,6 +230,12 @@ absl::StatusOr<shardplan::v1::EvaluatePlanResponse> PlannerClient::EvaluatePlan(
   return CallUnary(options_, "EvaluatePlan", call, *stub_, &PlannerStub::EvaluatePlan, request);
 }
 
+absl::StatusOr<shardplan::v1::ReportMeasurementResponse> PlannerClient::ReportMeasurement(
+    const shardplan::v1::ReportMeasurementRequest& request, const CallOptions& call) {
+  return CallUnary(options_, "ReportMeasurement", call, *stub_, &PlannerStub::ReportMeasurement,
+                   request);
+}
+
 absl::StatusOr<shardplan::v1::ListAlgorithmsResponse> PlannerClient::ListAlgorithms(
     const CallOptions& call) {
   return CallUnary(options_, "ListAlgorithms", call, *stub_, &PlannerStub::ListAlgorithms,

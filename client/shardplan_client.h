@@ -106,6 +106,10 @@ class PlannerClient {
   // Recomputes every figure of the caller's plan (only its shards are read) under a cost model.
   absl::StatusOr<shardplan::v1::EvaluatePlanResponse> EvaluatePlan(
       const shardplan::v1::EvaluatePlanRequest& request, const CallOptions& call = {});
+  // A training job's measured iteration time per device for a plan; the answer holds the
+  // model's prediction, the relative error and the version's recent mean error.
+  absl::StatusOr<shardplan::v1::ReportMeasurementResponse> ReportMeasurement(
+      const shardplan::v1::ReportMeasurementRequest& request, const CallOptions& call = {});
 
   absl::StatusOr<shardplan::v1::ListAlgorithmsResponse> ListAlgorithms(
       const CallOptions& call = {});

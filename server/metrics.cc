@@ -119,7 +119,16 @@ ServerMetrics::ServerMetrics()
                               .Add({})),
       plan_warnings_(CounterFamily(*registry_, "shardplan_plan_warnings_total",
                                    "Warnings given with plans, by code (e.g. "
-                                   "IMPUTED_ACCESS_HISTOGRAM: a table without a histogram)")) {}
+                                   "IMPUTED_ACCESS_HISTOGRAM: a table without a histogram)")),
+      model_measurements_(CounterFamily(*registry_, "shardplan_model_measurements_total",
+                                        "Measured plan costs reported by training jobs "
+                                        "(ReportMeasurement), by the model version checked")),
+      model_prediction_error_(
+          prometheus::BuildGauge()
+              .Name("shardplan_model_prediction_error")
+              .Help("Mean absolute relative error of a model version's predicted step time "
+                    "against the measured one, over its last reports (at most 100)")
+              .Register(*registry_)) {}
 
 void ServerMetrics::RecordRpcStart(absl::string_view method) {
   rpcs_in_flight_.Add({{"method", std::string(method)}}).Increment();
@@ -190,8 +199,7 @@ void ServerMetrics::RecordModelReload(absl::string_view result, int64_t new_refu
 }
 
 void ServerMetrics::RecordAuthRejection(absl::string_view code, absl::string_view method) {
-  auth_rejections_.Add({{"code", std::string(code)}, {"method", std::string(method)}})
-      .Increment();
+  auth_rejections_.Add({{"code", std::string(code)}, {"method", std::string(method)}}).Increment();
 }
 
 void ServerMetrics::SetJobQueueCapacity(int64_t capacity) {
@@ -218,10 +226,7 @@ absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(
 }
 
 void ServerMetrics::RecordStoreCall(absl::string_view operation, absl::StatusCode code) {
-  store_calls_
-      .Add({{"operation", std::string(operation)},
-            {"code", CodeName(code)}})
-      .Increment();
+  store_calls_.Add({{"operation", std::string(operation)}, {"code", CodeName(code)}}).Increment();
 }
 
 void ServerMetrics::RecordStorePruned(int64_t count) {
@@ -237,7 +242,13 @@ void ServerMetrics::RecordJobKeyHit() { job_key_hits_.Increment(); }
 void ServerMetrics::RecordSingleFlightJoin() { singleflight_joins_.Increment(); }
 
 void ServerMetrics::RecordPlanWarnings(const std::vector<PlanWarning>& warnings) {
-  for (const PlanWarning& warning : warnings) plan_warnings_.Add({{"code", warning.code}}).Increment();
+  for (const PlanWarning& warning : warnings)
+    plan_warnings_.Add({{"code", warning.code}}).Increment();
+}
+
+void ServerMetrics::RecordMeasurement(const std::string& model, double mean_abs_relative_error) {
+  model_measurements_.Add({{"model", model}}).Increment();
+  model_prediction_error_.Add({{"model", model}}).Set(mean_abs_relative_error);
 }
 
 }  // namespace shardplan

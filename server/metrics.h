@@ -10,13 +10,13 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "costmodels/model_registry.h"
-#include "server/planning_result.h"  // PlanWarning
 #include "prometheus/counter.h"
 #include "prometheus/exposer.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
+#include "server/planning_result.h"  // PlanWarning
 
 namespace shardplan {
 
@@ -54,6 +54,10 @@ namespace shardplan {
 //   shardplan_plan_singleflight_joins_total          counter of Plan calls that waited for an
 //                                                    identical request's computation in flight
 //                                                    instead of planning
+//   shardplan_model_measurements_total{model}        counter of measured costs training jobs
+//                                                    reported (ReportMeasurement), per version
+//   shardplan_model_prediction_error{model}          gauge, the version's mean |relative error|
+//                                                    of its predicted step over the last reports
 class ServerMetrics {
  public:
   ServerMetrics();
@@ -95,6 +99,9 @@ class ServerMetrics {
   void RecordSingleFlightJoin();
   // A request's plan carries `warnings` (counted by code).
   void RecordPlanWarnings(const std::vector<PlanWarning>& warnings);
+  // A measured cost of a plan `model` predicted was reported; `mean_abs_relative_error` is the
+  // version's error over its recent reports (MeasurementLedger).
+  void RecordMeasurement(const std::string& model, double mean_abs_relative_error);
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
@@ -126,6 +133,8 @@ class ServerMetrics {
   prometheus::Gauge& queue_capacity_;
   prometheus::Counter& singleflight_joins_;
   prometheus::Family<prometheus::Counter>& plan_warnings_;
+  prometheus::Family<prometheus::Counter>& model_measurements_;
+  prometheus::Family<prometheus::Gauge>& model_prediction_error_;
   std::mutex model_info_mu_;  // SetModelInfo replaces the series as one step
   std::vector<prometheus::Gauge*> model_info_series_;
 };

@@ -1,6 +1,7 @@
 #include "server/planning_service.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <thread>
 #include <utility>
@@ -68,10 +69,11 @@ bool AnswersIdenticalRequests(const absl::StatusOr<PlanningResult>& outcome) {
 }
 
 absl::Status DifferentKeyedRequest(const PlanRecord& record) {
-  return absl::FailedPreconditionError(absl::StrCat(
-      "job_key: \"", record.job_key, "\" already names the plan of a different request (job ",
-      record.job_id, "); send the same request to get that plan, call Replan to replace it, or "
-      "use another job_key"));
+  return absl::FailedPreconditionError(
+      absl::StrCat("job_key: \"", record.job_key,
+                   "\" already names the plan of a different request (job ", record.job_id,
+                   "); send the same request to get that plan, call Replan to replace it, or "
+                   "use another job_key"));
 }
 
 absl::Status NoStoreForKeys() {
@@ -219,8 +221,7 @@ absl::StatusOr<PlanAnswer> PlanningService::PlanAndRecord(PlanningRequest reques
       stored = true;
     }  // an unreadable store only costs a plan
   }
-  absl::StatusOr<PlanningResult> result =
-      cached ? *std::move(cached) : PlanOnce(*prepared, call);
+  absl::StatusOr<PlanningResult> result = cached ? *std::move(cached) : PlanOnce(*prepared, call);
   if (!result.ok()) return result.status();
   // The plan may be another request's (stored, or computed by an identical call in flight):
   // the selection and the warnings are this request's.
@@ -245,9 +246,10 @@ absl::StatusOr<PlanAnswer> PlanningService::PlanAndRecord(PlanningRequest reques
       }
     }
     if (keyed && !job_id.ok()) {
-      return absl::UnavailableError(absl::StrCat(
-          "job_key: the plan could not be stored under \"", job_key,
-          "\", so the key would not bring it back; nothing was stored: ", job_id.status().message()));
+      return absl::UnavailableError(
+          absl::StrCat("job_key: the plan could not be stored under \"", job_key,
+                       "\", so the key would not bring it back; nothing was stored: ",
+                       job_id.status().message()));
     }
     if (job_id.ok()) answer.job_id = *job_id;
   }
@@ -257,8 +259,7 @@ absl::StatusOr<PlanAnswer> PlanningService::PlanAndRecord(PlanningRequest reques
   return answer;
 }
 
-absl::StatusOr<PlanAnswer> PlanningService::Plan(PlanningRequest request,
-                                                 const CallContext& call) {
+absl::StatusOr<PlanAnswer> PlanningService::Plan(PlanningRequest request, const CallContext& call) {
   if (absl::Status admitted = Admit(CallKind::kPlan, request.job_key); !admitted.ok()) {
     return admitted;
   }
@@ -318,10 +319,10 @@ absl::StatusOr<JobSnapshot> PlanningService::Submit(PlanningRequest request,
   SubmitOptions options;
   options.id = id;
   options.job_key = job_key;
-  absl::StatusOr<JobSnapshot> job = jobs_->Submit(
-      DurableJobWork(engine_, ledger_, shared, *std::move(recorded),
-                     options_.max_planning_time_ms, slot),
-      options);
+  absl::StatusOr<JobSnapshot> job =
+      jobs_->Submit(DurableJobWork(engine_, ledger_, shared, *std::move(recorded),
+                                   options_.max_planning_time_ms, slot),
+                    options);
   if (!job.ok() && ledger_->enabled()) (void)ledger_->Delete(id);  // refused: never a job
   return job;
 }
@@ -334,9 +335,8 @@ absl::StatusOr<JobSnapshot> PlanningService::GetJob(const std::string& job_id) c
   return RecordToSnapshot(**record);
 }
 
-absl::Status PlanningService::WatchJob(
-    const std::string& job_id, const CallContext& call,
-    const std::function<bool(const JobSnapshot&)>& send) const {
+absl::Status PlanningService::WatchJob(const std::string& job_id, const CallContext& call,
+                                       const std::function<bool(const JobSnapshot&)>& send) const {
   absl::StatusOr<JobSnapshot> job = jobs_->Get(job_id);
   if (!job.ok() && job.status().code() == absl::StatusCode::kNotFound) {
     return WatchStoredJob(job_id, call, send);
@@ -413,6 +413,38 @@ absl::StatusOr<PlanningResult> PlanningService::Evaluate(const Task& task, ::sha
   }
   return ground_truth.empty() ? engine_->Evaluate(task, std::move(plan), model)
                               : engine_->EvaluateOnGroundTruth(task, std::move(plan), ground_truth);
+}
+
+absl::StatusOr<MeasurementReport> PlanningService::ReportMeasurement(
+    const Task& task, ::shardplan::Plan plan, const std::string& model,
+    std::span<const double> device_ms) {
+  if (model.empty()) {
+    return absl::InvalidArgumentError(
+        "model: name the model version whose prediction the measurement checks (the plan's "
+        "cost_model is empty too)");
+  }
+  const int32_t devices = task.topology.num_devices();
+  if (static_cast<int64_t>(device_ms.size()) != devices) {
+    return absl::InvalidArgumentError(absl::StrCat("device_ms: ", device_ms.size(),
+                                                   " times for a task of ", devices, " devices"));
+  }
+  for (size_t d = 0; d < device_ms.size(); ++d) {
+    if (!std::isfinite(device_ms[d]) || device_ms[d] <= 0.0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("device_ms[", d, "]: must be a finite time > 0 ms, got ", device_ms[d]));
+    }
+  }
+  absl::StatusOr<PlanningResult> evaluated = engine_->Evaluate(task, std::move(plan), model);
+  if (!evaluated.ok()) return evaluated.status();
+  MeasurementReport report;
+  report.predicted_ms = evaluated->plan.cost_ms;
+  report.measured_ms = *std::max_element(device_ms.begin(), device_ms.end());
+  report.relative_error = (report.predicted_ms - report.measured_ms) / report.measured_ms;
+  const std::string& version = evaluated->plan.cost_model;
+  report.window = measurements_.Record(version, report.relative_error);
+  metrics_->RecordMeasurement(version, report.window.mean_abs_relative_error);
+  report.evaluated = *std::move(evaluated);
+  return report;
 }
 
 }  // namespace shardplan

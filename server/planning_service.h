@@ -6,12 +6,14 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "server/concurrency_limiter.h"
 #include "server/job_manager.h"
+#include "server/measurement_ledger.h"
 #include "server/plan_ledger.h"
 #include "server/planning_engine.h"
 #include "server/planning_request.h"
@@ -39,6 +41,15 @@ struct PlanAnswer {
   PlanningResult result;
   bool from_store = false;  // the plan store held the plan (a job key's, or an earlier plan)
   std::string job_id;       // the record of the plan in the store; "" without one
+};
+
+// What a ReportMeasurement call answers.
+struct MeasurementReport {
+  PlanningResult evaluated;           // the plan's figures under the model checked
+  double predicted_ms = 0.0;          // evaluated.plan.cost_ms: the slowest device, as predicted
+  double measured_ms = 0.0;           // the slowest device, as measured
+  double relative_error = 0.0;        // (predicted_ms - measured_ms) / measured_ms
+  MeasurementLedger::Summary window;  // the model version's recent reports, this one included
 };
 
 struct PlanningServiceOptions {
@@ -98,6 +109,16 @@ class PlanningService {
                                           const std::string& model,
                                           const std::string& ground_truth) const;
 
+  // A training job measured `device_ms` (per iteration, one per device) running `plan`: the
+  // plan is evaluated under `model` (its exact version; INVALID_ARGUMENT when empty), the
+  // relative error of the predicted step against the slowest measured device is recorded for
+  // that version (the ledger and shardplan_model_prediction_error) and returned.
+  // INVALID_ARGUMENT naming device_ms for a count other than the task's devices or a time that
+  // is not finite and > 0.
+  absl::StatusOr<MeasurementReport> ReportMeasurement(const Task& task, ::shardplan::Plan plan,
+                                                      const std::string& model,
+                                                      std::span<const double> device_ms);
+
   const PlanningEngine& engine() const { return *engine_; }
 
  private:
@@ -117,8 +138,7 @@ class PlanningService {
                                            bool replace_key);
   // PlanNow, once for all identical requests in flight: a call that finds its request being
   // planned waits for that plan under its own deadline, holding no planning slot.
-  absl::StatusOr<PlanningResult> PlanOnce(const PreparedRequest& request,
-                                          const CallContext& call);
+  absl::StatusOr<PlanningResult> PlanOnce(const PreparedRequest& request, const CallContext& call);
   // Plans within a planning slot and a max_requests_per_client slot of the caller.
   absl::StatusOr<PlanningResult> PlanNow(const PreparedRequest& request, const CallContext& call);
   // WatchJob of a job only the plan store knows: polls its record until it ends.
@@ -133,6 +153,7 @@ class PlanningService {
   ServerMetrics* const metrics_;
   const PlanningServiceOptions options_;
   SingleFlight<PlanningResult> flights_;  // Plan calls planning, by request hash
+  MeasurementLedger measurements_;        // reported prediction errors, per model version
   std::atomic<bool> draining_{false};
 };
 

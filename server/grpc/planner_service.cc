@@ -2,7 +2,9 @@
 
 #include <chrono>
 #include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "server/grpc/proto_conversion.h"
 #include "server/grpc/rpc_handler.h"
@@ -64,13 +66,11 @@ CallContext PlannerServiceImpl::CallOf(const grpc::ServerContext& context) const
   return call;
 }
 
-absl::StatusOr<PlanningRequest> PlannerServiceImpl::RequestOf(
-    const v1::PlanRequest& proto) const {
+absl::StatusOr<PlanningRequest> PlannerServiceImpl::RequestOf(const v1::PlanRequest& proto) const {
   return PlanningRequestFromProto(proto, service_->engine().options().limits);
 }
 
-grpc::Status PlannerServiceImpl::Plan(grpc::ServerContext* context,
-                                      const v1::PlanRequest* request,
+grpc::Status PlannerServiceImpl::Plan(grpc::ServerContext* context, const v1::PlanRequest* request,
                                       v1::PlanResponse* response) {
   return Handle(*context, "Plan", [&]() -> absl::Status {
     // Refused before the task is converted, as the service would refuse it after.
@@ -179,6 +179,34 @@ grpc::Status PlannerServiceImpl::EvaluatePlan(grpc::ServerContext* context,
         service_->Evaluate(*task, *std::move(plan), request->model(), request->ground_truth());
     if (!evaluated.ok()) return evaluated.status();
     *response->mutable_plan() = ResultToProto(*evaluated);
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status PlannerServiceImpl::ReportMeasurement(grpc::ServerContext* context,
+                                                   const v1::ReportMeasurementRequest* request,
+                                                   v1::ReportMeasurementResponse* response) {
+  return Handle(*context, "ReportMeasurement", [&]() -> absl::Status {
+    absl::StatusOr<Task> task =
+        wire::TaskFromProto(request->task(), service_->engine().options().limits);
+    if (!task.ok()) return task.status();
+    absl::StatusOr<::shardplan::Plan> plan = wire::PlanShardsFromProto(request->plan());
+    if (!plan.ok()) return plan.status();
+    const std::string& model =
+        request->model().empty() ? request->plan().cost_model() : request->model();
+    const std::vector<double> device_ms(request->device_ms().begin(), request->device_ms().end());
+    absl::StatusOr<MeasurementReport> report =
+        service_->ReportMeasurement(*task, *std::move(plan), model, device_ms);
+    if (!report.ok()) return report.status();
+    response->set_cost_model(report->evaluated.plan.cost_model);
+    for (const DeviceCost& device : report->evaluated.plan.devices) {
+      response->add_predicted_device_ms(device.total_ms);
+    }
+    response->set_predicted_ms(report->predicted_ms);
+    response->set_measured_ms(report->measured_ms);
+    response->set_relative_error(report->relative_error);
+    response->set_mean_abs_relative_error(report->window.mean_abs_relative_error);
+    response->set_reports(report->window.reports);
     return absl::OkStatus();
   });
 }

@@ -43,6 +43,9 @@ class PlannerServiceImpl final : public v1::PlannerService::Service {
                           v1::JobStatus* response) override;
   grpc::Status EvaluatePlan(grpc::ServerContext* context, const v1::EvaluatePlanRequest* request,
                             v1::EvaluatePlanResponse* response) override;
+  grpc::Status ReportMeasurement(grpc::ServerContext* context,
+                                 const v1::ReportMeasurementRequest* request,
+                                 v1::ReportMeasurementResponse* response) override;
   grpc::Status ListAlgorithms(grpc::ServerContext* context,
                               const v1::ListAlgorithmsRequest* request,
                               v1::ListAlgorithmsResponse* response) override;

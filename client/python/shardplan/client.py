@@ -238,6 +238,20 @@ class PlannerClient:
                                                   ground_truth=ground_truth or "")
         return self._call(self._stub.EvaluatePlan, request, timeout).plan
 
+    def report_measurement(self, task, plan, device_ms, model=None, timeout=None):
+        """Tells the server what one training iteration of `plan` really took on each device
+        (`device_ms`, ms, one per device in device order), so it tracks its cost model's error
+        (shardplan_model_prediction_error{model}). The model checked is `model`, else the plan's
+        cost_model (a Plan or PlanResponse from this client; a TorchRec plan needs `model`).
+        Returns the shardplan.v1.ReportMeasurementResponse: the model's prediction, the relative
+        error and the version's mean error over its recent reports."""
+        task = task_from_dict(task)
+        plan = plan_from_dict(plan, task)
+        request = planner_pb2.ReportMeasurementRequest(
+            task=task, plan=plan, device_ms=[float(ms) for ms in device_ms],
+            model=model or plan.cost_model)
+        return self._call(self._stub.ReportMeasurement, request, timeout)
+
     # -- catalogue and health ---------------------------------------------------------------
 
     def list_algorithms(self, timeout=None):

@@ -163,6 +163,29 @@ TEST_F(ClientTest, EvaluateRecomputesTheFiguresOfAPlan) {
   EXPECT_EQ(evaluated->plan().bottleneck_device(), planned->plan().bottleneck_device());
 }
 
+TEST_F(ClientTest, ReportMeasurementComparesTheModelWithTheMeasuredStep) {
+  const shardplan::v1::Task task = ExampleTask("task_4dev.json");
+  auto planned = client_->Plan(RequestFor(task));
+  ASSERT_TRUE(planned.ok()) << planned.status();
+  shardplan::v1::ReportMeasurementRequest request;
+  *request.mutable_task() = task;
+  *request.mutable_plan() = planned->plan();  // its cost_model names the version checked
+  for (const auto& device : planned->plan().devices()) {
+    request.add_device_ms(device.total_ms() / 2);  // twice as fast as predicted
+  }
+  auto report = client_->ReportMeasurement(request);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->cost_model(), planned->plan().cost_model());
+  EXPECT_NEAR(report->predicted_ms(), planned->plan().cost_ms(), 1e-9 * report->predicted_ms());
+  EXPECT_EQ(report->predicted_device_ms_size(), 4);
+  EXPECT_EQ(report->reports(), 1);
+  EXPECT_GT(report->relative_error(), 0.0);  // predicted more than measured
+  request.clear_device_ms();
+  request.add_device_ms(1.0);
+  EXPECT_EQ(client_->ReportMeasurement(request).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(ClientTest, EvaluateRejectsAPlanThatMissesATable) {
   const shardplan::v1::Task task = SmallTask(3, 2);
   shardplan::v1::EvaluatePlanRequest request;

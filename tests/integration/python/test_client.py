@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 import time
 import unittest
+import urllib.request
 from unittest import mock
 
 import grpc
@@ -267,6 +268,68 @@ class RowLevelTest(ServerTestCase):
                 result = self.client.evaluate(task, evaluated, model="analytic@1")
                 self.assertEqual(result.cost_model, "analytic@1")
                 self.assertGreater(result.cost_ms, 0)
+
+
+class MeasurementTest(unittest.TestCase):
+    """report_measurement: a training job's measured step times against the model's prediction,
+    kept per model version and exported as shardplan_model_prediction_error{model}."""
+
+    def setUp(self):
+        self.server = ServerProcess(extra_args=["--metrics_address", "127.0.0.1:0"]).start()
+        self.addCleanup(self.server.stop)
+        self.client = shardplan.PlannerClient(self.server.target, timeout=20)
+        self.addCleanup(self.client.close)
+
+    def metric(self, name, model):
+        text = urllib.request.urlopen(
+            f"http://127.0.0.1:{self.server.metrics_port}/metrics", timeout=10).read().decode()
+        prefix = f'{name}{{model="{model}"}} '
+        for line in text.splitlines():
+            if line.startswith(prefix):
+                return float(line[len(prefix):])
+        return None
+
+    def test_measured_steps_track_the_models_error(self):
+        task = example_task("task_8dev.json")
+        plan = self.client.plan(task, algorithm="torchrec", model="analytic@1")
+        # The job measured every device 20% slower than predicted.
+        device_ms = [1.2 * device.total_ms for device in plan.devices]
+        report = self.client.report_measurement(task, plan, device_ms)
+        self.assertEqual(report.cost_model, "analytic@1")
+        self.assertAlmostEqual(report.predicted_ms, plan.cost_ms, places=9)
+        self.assertAlmostEqual(report.measured_ms, max(device_ms), places=9)
+        expected = (plan.cost_ms - max(device_ms)) / max(device_ms)
+        self.assertAlmostEqual(report.relative_error, expected, places=9)
+        self.assertEqual(len(report.predicted_device_ms), 8)
+        self.assertEqual(report.reports, 1)
+        # A second job measured the prediction exactly: the mean error halves.
+        report = self.client.report_measurement(task, plan, [d.total_ms for d in plan.devices])
+        self.assertEqual(report.reports, 2)
+        self.assertAlmostEqual(report.mean_abs_relative_error, abs(expected) / 2, places=9)
+        self.assertAlmostEqual(
+            self.metric("shardplan_model_prediction_error", "analytic@1"), abs(expected) / 2,
+            places=6)
+        self.assertEqual(self.metric("shardplan_model_measurements_total", "analytic@1"), 2)
+
+    def test_bad_measurements_are_refused_naming_the_field(self):
+        task = example_task("task_4dev.json")
+        plan = self.client.plan(task, model="analytic@1")
+        with self.assertRaises(shardplan.InvalidTaskError) as caught:
+            self.client.report_measurement(task, plan, [1.0, 2.0])
+        self.assertIn("device_ms: 2 times for a task of 4 devices", str(caught.exception))
+        with self.assertRaises(shardplan.InvalidTaskError) as caught:
+            self.client.report_measurement(task, plan, [1.0, 2.0, 0.0, 3.0])
+        self.assertIn("device_ms[2]", str(caught.exception))
+        # A TorchRec plan carries no cost model: the caller names it.
+        torchrec_plan = shardplan.to_torchrec(plan)
+        with self.assertRaises(shardplan.InvalidTaskError) as caught:
+            self.client.report_measurement(task, torchrec_plan, [1.0] * 4)
+        self.assertIn("model:", str(caught.exception))
+        report = self.client.report_measurement(task, torchrec_plan, [1.0] * 4,
+                                                model="analytic@1")
+        self.assertEqual(report.cost_model, "analytic@1")
+        # Nothing refused was counted.
+        self.assertEqual(self.metric("shardplan_model_measurements_total", "analytic@1"), 1)
 
 
 class TorchRecTest(ServerTestCase):

@@ -1,8 +1,11 @@
 #include "server/planning_service.h"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -36,10 +39,18 @@ class PlanningServiceTest : public ::testing::Test {
         &algorithms_, &models_, &cache_, &metrics_,
         PlanningEngineOptions{.default_algorithm = "size_lookup_greedy"});
     jobs_ = std::make_unique<JobManager>(JobManagerOptions{.workers = 1}, &metrics_);
-    service_ = std::make_unique<PlanningService>(engine_.get(), jobs_.get(), ledger_.get(),
-                                                 &slots_, &clients_, &metrics_);
+    service_ = std::make_unique<PlanningService>(engine_.get(), jobs_.get(), ledger_.get(), &slots_,
+                                                 &clients_, &metrics_);
   }
   void TearDown() override { jobs_->Shutdown(); }
+
+  // Request()'s plan as the service computed it, and as a caller brings it back (its tables).
+  void PlanShards(Plan* predicted, Plan* shards) {
+    absl::StatusOr<PlanAnswer> planned = service_->Plan(Request(), call_);
+    ASSERT_TRUE(planned.ok()) << planned.status();
+    *predicted = planned->result.plan;
+    shards->tables = predicted->tables;
+  }
 
   static PlanningRequest Request(std::string job_key = "") {
     PlanningRequest request;
@@ -102,11 +113,14 @@ TEST_F(PlanningServiceTest, SubmittedJobsRunAndAreWatchedToTheEnd) {
   ASSERT_TRUE(job.ok()) << job.status();
   int updates = 0;
   JobSnapshot last;
-  ASSERT_TRUE(service_->WatchJob(job->id, call_, [&](const JobSnapshot& snapshot) {
-    ++updates;
-    last = snapshot;
-    return true;
-  }).ok());
+  ASSERT_TRUE(service_
+                  ->WatchJob(job->id, call_,
+                             [&](const JobSnapshot& snapshot) {
+                               ++updates;
+                               last = snapshot;
+                               return true;
+                             })
+                  .ok());
   EXPECT_GE(updates, 1);
   EXPECT_EQ(last.state, JobState::kSucceeded);
   // Submitting the same key again is the same job.
@@ -147,10 +161,8 @@ TEST_F(PlanningServiceTest, DrainingRefusesNewWorkButNotQueries) {
 }
 
 TEST_F(PlanningServiceTest, EvaluateTakesAModelOrGroundTruthNotBoth) {
-  absl::StatusOr<PlanAnswer> planned = service_->Plan(Request(), call_);
-  ASSERT_TRUE(planned.ok());
-  Plan shards;
-  shards.tables = planned->result.plan.tables;
+  Plan predicted, shards;
+  ASSERT_NO_FATAL_FAILURE(PlanShards(&predicted, &shards));
   const Task task = SmallTask(6, 2);
   absl::StatusOr<PlanningResult> modelled = service_->Evaluate(task, shards, "analytic", "");
   ASSERT_TRUE(modelled.ok()) << modelled.status();
@@ -161,6 +173,55 @@ TEST_F(PlanningServiceTest, EvaluateTakesAModelOrGroundTruthNotBoth) {
   absl::Status both = service_->Evaluate(task, shards, "analytic", "sim:rtx2080ti").status();
   EXPECT_EQ(both.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(both.message()), HasSubstr("model, ground_truth"));
+}
+
+TEST_F(PlanningServiceTest, AMeasuredPlanRecordsItsModelsError) {
+  Plan predicted, shards;
+  ASSERT_NO_FATAL_FAILURE(PlanShards(&predicted, &shards));
+  const Task task = SmallTask(6, 2);
+  // The job measured every device 25% slower than predicted.
+  std::vector<double> device_ms;
+  for (const DeviceCost& device : predicted.devices) device_ms.push_back(1.25 * device.total_ms);
+  absl::StatusOr<MeasurementReport> report =
+      service_->ReportMeasurement(task, shards, predicted.cost_model, device_ms);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->evaluated.plan.cost_model, "analytic@1");
+  EXPECT_DOUBLE_EQ(report->predicted_ms, predicted.cost_ms);
+  const double slowest = *std::max_element(device_ms.begin(), device_ms.end());
+  EXPECT_DOUBLE_EQ(report->measured_ms, slowest);
+  EXPECT_DOUBLE_EQ(report->relative_error, (predicted.cost_ms - slowest) / slowest);
+  EXPECT_LT(report->relative_error, 0.0);  // the model predicted too little
+  EXPECT_EQ(report->window.reports, 1);
+  EXPECT_DOUBLE_EQ(report->window.mean_abs_relative_error, std::abs(report->relative_error));
+  const double first = std::abs(report->relative_error);
+
+  // A second job measured exactly what was predicted: the version's mean error halves.
+  std::vector<double> exact;
+  for (const DeviceCost& device : predicted.devices) exact.push_back(device.total_ms);
+  report = service_->ReportMeasurement(task, shards, "analytic@1", exact);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->window.reports, 2);
+  EXPECT_NEAR(report->window.mean_abs_relative_error, first / 2, 1e-12);
+}
+
+TEST_F(PlanningServiceTest, AMeasurementNamesWhatIsWrongWithIt) {
+  Plan predicted, shards;
+  ASSERT_NO_FATAL_FAILURE(PlanShards(&predicted, &shards));
+  const Task task = SmallTask(6, 2);
+  const auto error = [&](const std::string& model, std::vector<double> device_ms) {
+    return service_->ReportMeasurement(task, shards, model, device_ms).status();
+  };
+  absl::Status status = error("", {1.0, 2.0});
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("model: name the model version"));
+  status = error("analytic@1", {1.0});
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("device_ms: 1 times for a task of 2"));
+  status = error("analytic@1", {1.0, -2.0});
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("device_ms[1]: must be a finite time > 0"));
+  EXPECT_EQ(error("analytic@1", {1.0, std::nan("")}).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(error("nope@1", {1.0, 2.0}).code(), absl::StatusCode::kNotFound);
 }
 
 }  // namespace
