@@ -80,6 +80,32 @@ std::vector<PlanWarning> ImputeAccessHistograms(
   return warnings;
 }
 
+// A warning for every table of `request_task` (request order, as the fields are named) whose
+// costed copy in `costed` (any order, histograms imputed) lies outside the data `model` was
+// trained on: its costs are extrapolations, which the plan should not hide.
+std::vector<PlanWarning> OutsideTrainingWarnings(const Task& request_task, const Task& costed,
+                                                 const CostModel& model,
+                                                 const std::string& model_id) {
+  std::vector<PlanWarning> warnings;
+  for (size_t k = 0; k < request_task.tables.size(); ++k) {
+    const std::string& wanted = request_task.tables[k].name;
+    const auto table = std::find_if(costed.tables.begin(), costed.tables.end(),
+                                    [&](const Table& t) { return t.name == wanted; });
+    if (table == costed.tables.end()) continue;
+    const std::vector<std::string> outside = model.OutsideTrainingRange(*table);
+    if (outside.empty()) continue;
+    warnings.push_back(PlanWarning{
+        .code = std::string(kOutsideTrainingRange),
+        .field = absl::StrCat("task.tables[", k, "]"),
+        .message = absl::StrCat(
+            "table ", Quoted(wanted), " lies outside the data cost model ", model_id,
+            " was trained on (", absl::StrJoin(outside, ", "),
+            "): its cost is an extrapolation and may be far off (docs/cost-models.md, \"Outside "
+            "the training data\")")});
+  }
+  return warnings;
+}
+
 }  // namespace
 
 PlanningEngine::PlanningEngine(const AlgorithmRegistry* algorithms, const ModelRegistry* models,
@@ -209,8 +235,12 @@ absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request)
   if (prepared.model.model->ReadsAccessHistograms()) {
     prepared.warnings =
         ImputeAccessHistograms(without_bins, prepared.model.manifest.id(), prepared.task);
-    if (metrics_ != nullptr) metrics_->RecordPlanWarnings(prepared.warnings);
   }
+  for (PlanWarning& warning : OutsideTrainingWarnings(
+           asked.task, prepared.task, *prepared.model.model, prepared.model.manifest.id())) {
+    prepared.warnings.push_back(std::move(warning));
+  }
+  if (metrics_ != nullptr) metrics_->RecordPlanWarnings(prepared.warnings);
   prepared.cache_key = PlanCacheKey({.task = &prepared.task,
                                      .algorithm = (*algorithm)->info().name,
                                      .resolved_params = prepared.planning.params.values(),
@@ -291,8 +321,12 @@ absl::StatusOr<PlanningResult> PlanningEngine::Evaluate(const Task& task, Plan p
   if (model->model->ReadsAccessHistograms()) {
     result.warnings =
         ImputeAccessHistograms(TablesWithoutHistogram(task), model->manifest.id(), costed);
-    if (metrics_ != nullptr) metrics_->RecordPlanWarnings(result.warnings);
   }
+  for (PlanWarning& warning :
+       OutsideTrainingWarnings(task, costed, *model->model, model->manifest.id())) {
+    result.warnings.push_back(std::move(warning));
+  }
+  if (metrics_ != nullptr) metrics_->RecordPlanWarnings(result.warnings);
   // EvaluatePlan records the model and "simulated".
   if (absl::Status evaluated = EvaluatePlan(costed, *model->model, plan); !evaluated.ok()) {
     return PlanError(evaluated);

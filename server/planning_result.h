@@ -10,6 +10,8 @@ namespace shardplan {
 
 // PlanWarning::code of a table costed with an imputed access histogram.
 inline constexpr char kImputedAccessHistogram[] = "IMPUTED_ACCESS_HISTOGRAM";
+// A table lies outside the data the cost model was trained on (CostModel::OutsideTrainingRange).
+inline constexpr char kOutsideTrainingRange[] = "OUTSIDE_TRAINING_RANGE";
 
 // Something the caller should know about a plan, e.g. that a table was costed with an imputed
 // access histogram. `code` is stable for programs; `field` names the request field concerned.

@@ -136,6 +136,10 @@ absl::StatusOr<BundleFiles> EncodeBundle(const BundleInfo& info, const NeuralCos
                         {"pred_mlp_sizes", MlpSizes(compute.pred_mlp())},
                         {"features", FeatureNames()},
                         {"normalization", NormalizationJson(compute.normalizer())}};
+  if (model.training_range().has_value()) {
+    compute_entry["training_range"] = {{"min", model.training_range()->min},
+                                       {"max", model.training_range()->max}};
+  }
   AddTraining(info, "compute", compute_entry);
   manifest["compute"] = std::move(compute_entry);
   files.weights.emplace_back(kComputeWeightsFile, std::move(compute_bytes));
@@ -166,6 +170,24 @@ absl::StatusOr<FeatureNormalizer> ReadNormalizer(const ManifestReader& reader, c
   if (!normalizer.ok())
     return reader.Error(absl::StrCat(path, ": ", normalizer.status().message()));
   return normalizer;
+}
+
+absl::StatusOr<std::optional<TableFeatureRange>> ReadTrainingRange(const ManifestReader& reader,
+                                                                   const json& compute_entry,
+                                                                   const std::string& where) {
+  if (!compute_entry.is_object() || !compute_entry.contains("training_range")) {
+    return std::nullopt;
+  }
+  const std::string path = ManifestReader::Path(where, "training_range");
+  const json& entry = compute_entry["training_range"];
+  TableFeatureRange range;
+  SHARDPLAN_ASSIGN_OR_RETURN(range.min, reader.Doubles(entry, "min", path));
+  SHARDPLAN_ASSIGN_OR_RETURN(range.max, reader.Doubles(entry, "max", path));
+  if (range.min.size() != kNumTableFeatures || range.max.size() != kNumTableFeatures) {
+    return reader.Error(absl::StrCat(path, ": min and max need ", kNumTableFeatures,
+                                     " values each, one per feature"));
+  }
+  return range;
 }
 
 absl::Status ReadTraining(const ManifestReader& reader, const json& entry, const std::string& where,

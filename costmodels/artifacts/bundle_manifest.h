@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -160,6 +161,13 @@ class ManifestReader {
 
 absl::StatusOr<FeatureNormalizer> ReadNormalizer(const ManifestReader& reader, const json& entry,
                                                  const std::string& where);
+
+// The compute entry's optional "training_range" ({"min": [...], "max": [...]}, TableFeatures
+// order): nullopt when absent (bundles written before it), an error naming the field when
+// malformed.
+absl::StatusOr<std::optional<TableFeatureRange>> ReadTrainingRange(const ManifestReader& reader,
+                                                                   const json& compute_entry,
+                                                                   const std::string& where);
 
 // Training is optional (an imported checkpoint has none).
 absl::Status ReadTraining(const ManifestReader& reader, const json& entry, const std::string& where,

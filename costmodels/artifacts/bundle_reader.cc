@@ -1,7 +1,5 @@
 // ReadModelBundle: parses the manifest and verifies every weights file against it
 // (model_bundle.h).
-#include "costmodels/artifacts/model_bundle.h"
-
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -20,6 +18,7 @@
 #include "base/status_macros.h"
 #include "costmodels/artifacts/bundle_manifest.h"
 #include "costmodels/artifacts/mlp_tensors.h"
+#include "costmodels/artifacts/model_bundle.h"
 #include "costmodels/artifacts/weights_file.h"
 
 namespace shardplan {
@@ -34,6 +33,7 @@ using bundle_internal::kManifestFile;
 using bundle_internal::ManifestReader;
 using bundle_internal::ReadNormalizer;
 using bundle_internal::ReadTraining;
+using bundle_internal::ReadTrainingRange;
 namespace fs = std::filesystem;
 
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path, bool* missing) {
@@ -265,9 +265,14 @@ absl::StatusOr<LoadedBundle> ReadModelBundle(const std::string& directory) {
   SHARDPLAN_ASSIGN_OR_RETURN(NeuralComputeModel compute,
                              ReadCompute(reader, directory, manifest, info));
   SHARDPLAN_ASSIGN_OR_RETURN(auto comm, ReadComms(reader, directory, manifest, zero_comm, info));
+  SHARDPLAN_ASSIGN_OR_RETURN(
+      std::optional<TableFeatureRange> training_range,
+      ReadTrainingRange(reader, manifest.contains("compute") ? manifest["compute"] : json(),
+                        "compute"));
   auto model = NeuralCostModel::Create(
       info.name, info.version, std::move(compute), std::move(comm),
-      zero_comm ? NeuralCostModel::CommCosts::kZero : NeuralCostModel::CommCosts::kNeural);
+      zero_comm ? NeuralCostModel::CommCosts::kZero : NeuralCostModel::CommCosts::kNeural,
+      std::move(training_range));
   if (!model.ok()) return reader.Error(std::string(model.status().message()));
   bundle.model = std::make_shared<const NeuralCostModel>(*std::move(model));
   bundle.manifest = ManifestOfBundle(info, *bundle.model);

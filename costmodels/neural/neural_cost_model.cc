@@ -180,10 +180,10 @@ std::vector<double> NeuralCommModel::Predict(std::span<const int64_t> dim_sums,
 // ---------------------------------------------------------------------------------------------
 // NeuralCostModel
 
-absl::StatusOr<NeuralCostModel> NeuralCostModel::Create(std::string name, std::string version,
-                                                        NeuralComputeModel compute,
-                                                        std::map<int, NeuralCommModels> comm,
-                                                        CommCosts comm_costs) {
+absl::StatusOr<NeuralCostModel> NeuralCostModel::Create(
+    std::string name, std::string version, NeuralComputeModel compute,
+    std::map<int, NeuralCommModels> comm, CommCosts comm_costs,
+    std::optional<TableFeatureRange> training_range) {
   if (name.empty() || version.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("neural cost model: name \"", name,
                                                    "\" and version \"", version,
@@ -203,17 +203,37 @@ absl::StatusOr<NeuralCostModel> NeuralCostModel::Create(std::string name, std::s
     return absl::InvalidArgumentError(absl::StrCat("neural cost model ", name, "@", version,
                                                    ": comm models given with zero comm costs"));
   }
+  if (training_range.has_value()) {
+    bool valid = training_range->min.size() == kNumTableFeatures &&
+                 training_range->max.size() == kNumTableFeatures;
+    for (size_t f = 0; valid && f < kNumTableFeatures; ++f) {
+      valid = std::isfinite(training_range->min[f]) && std::isfinite(training_range->max[f]) &&
+              training_range->min[f] <= training_range->max[f];
+    }
+    if (!valid) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("neural cost model ", name, "@", version, ": the training range needs ",
+                       kNumTableFeatures, " finite min <= max pairs, one per table feature"));
+    }
+  }
   return NeuralCostModel(std::move(name), std::move(version), std::move(compute), std::move(comm),
-                         comm_costs);
+                         comm_costs, std::move(training_range));
+}
+
+std::vector<std::string> NeuralCostModel::OutsideTrainingRange(const Table& table) const {
+  if (!training_range_.has_value()) return {};
+  return FeaturesOutsideRange(table, table.dim, *training_range_);
 }
 
 NeuralCostModel::NeuralCostModel(std::string name, std::string version, NeuralComputeModel compute,
-                                 std::map<int, NeuralCommModels> comm, CommCosts comm_costs)
+                                 std::map<int, NeuralCommModels> comm, CommCosts comm_costs,
+                                 std::optional<TableFeatureRange> training_range)
     : name_(std::move(name)),
       version_(std::move(version)),
       compute_(std::move(compute)),
       comm_(std::move(comm)),
-      comm_costs_(comm_costs) {}
+      comm_costs_(comm_costs),
+      training_range_(std::move(training_range)) {}
 
 std::string NeuralCostModel::id() const { return absl::StrCat(name_, "@", version_); }
 

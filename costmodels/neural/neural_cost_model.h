@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -134,15 +135,19 @@ class NeuralCostModel : public CostModel {
   // INVALID_ARGUMENT when name or version is empty, or a map key is not the device count of
   // both its models, or a forward/backward model sits in the other slot, or comm models are
   // given with CommCosts::kZero.
-  static absl::StatusOr<NeuralCostModel> Create(std::string name, std::string version,
-                                                NeuralComputeModel compute,
-                                                std::map<int, NeuralCommModels> comm,
-                                                CommCosts comm_costs = CommCosts::kNeural);
+  // `training_range`: the raw features the compute model was trained on (the manifest's
+  // record), which OutsideTrainingRange checks tables against; none for bundles that predate it.
+  static absl::StatusOr<NeuralCostModel> Create(
+      std::string name, std::string version, NeuralComputeModel compute,
+      std::map<int, NeuralCommModels> comm, CommCosts comm_costs = CommCosts::kNeural,
+      std::optional<TableFeatureRange> training_range = std::nullopt);
 
   std::string id() const override;  // "name@version"
   // FAILED_PRECONDITION naming the device count when no comm models cover it.
   absl::Status CheckSupports(const Task& task) const override;
   bool ReadsAccessHistograms() const override { return true; }
+  // The table at its full dim against the training range, when the bundle records one.
+  std::vector<std::string> OutsideTrainingRange(const Table& table) const override;
   const SumPooledCompute* sum_pooled_compute() const override { return &compute_; }
   double ComputeCost(const CostContext& context, std::span<const ShardView> shards) const override;
   std::vector<double> BackwardCommCosts(const CostContext& context,
@@ -154,16 +159,19 @@ class NeuralCostModel : public CostModel {
   const NeuralComputeModel& compute() const { return compute_; }
   const std::map<int, NeuralCommModels>& comm() const { return comm_; }
   CommCosts comm_costs() const { return comm_costs_; }
+  const std::optional<TableFeatureRange>& training_range() const { return training_range_; }
 
  private:
   NeuralCostModel(std::string name, std::string version, NeuralComputeModel compute,
-                  std::map<int, NeuralCommModels> comm, CommCosts comm_costs);
+                  std::map<int, NeuralCommModels> comm, CommCosts comm_costs,
+                  std::optional<TableFeatureRange> training_range);
 
   std::string name_;
   std::string version_;
   NeuralComputeModel compute_;
   std::map<int, NeuralCommModels> comm_;
   CommCosts comm_costs_;
+  std::optional<TableFeatureRange> training_range_;
 };
 
 }  // namespace shardplan

@@ -1,7 +1,9 @@
 #include "costmodels/neural/table_features.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -11,8 +13,8 @@ namespace shardplan {
 namespace {
 
 // Histogram bin held by each of the first 17 feature positions (lexicographic key order).
-constexpr std::array<int, kNumAccessBins> kBinAtPosition = {0, 1,  10, 11, 12, 13, 14, 15, 16,
-                                                             2, 3, 4,  5,  6,  7,  8,  9};
+constexpr std::array<int, kNumAccessBins> kBinAtPosition = {0, 1, 10, 11, 12, 13, 14, 15, 16,
+                                                            2, 3, 4,  5,  6,  7,  8,  9};
 constexpr int kDimPosition = 17;
 constexpr int kPoolingFactorPosition = 18;
 constexpr int kRowPosition = 19;
@@ -21,8 +23,8 @@ constexpr int kRowPosition = 19;
 
 const std::array<std::string_view, kNumTableFeatures>& TableFeatureNames() {
   static const std::array<std::string_view, kNumTableFeatures> kNames = {
-      "bin_0",  "bin_1",  "bin_10", "bin_11", "bin_12", "bin_13", "bin_14",
-      "bin_15", "bin_16", "bin_2",  "bin_3",  "bin_4",  "bin_5",  "bin_6",
+      "bin_0",  "bin_1",  "bin_10", "bin_11", "bin_12",         "bin_13", "bin_14",
+      "bin_15", "bin_16", "bin_2",  "bin_3",  "bin_4",          "bin_5",  "bin_6",
       "bin_7",  "bin_8",  "bin_9",  "dim",    "pooling_factor", "row"};
   return kNames;
 }
@@ -47,8 +49,8 @@ absl::StatusOr<FeatureNormalizer> FeatureNormalizer::Create(std::vector<double> 
   for (size_t i = 0; i < means.size(); ++i) {
     if (!std::isfinite(means[i]) || !std::isfinite(stds[i]) || stds[i] < 0.0) {
       return absl::InvalidArgumentError(absl::StrCat("feature normaliser: feature ", i,
-                                                     " has mean ", means[i], " and std ",
-                                                     stds[i], "; need finite, std >= 0"));
+                                                     " has mean ", means[i], " and std ", stds[i],
+                                                     "; need finite, std >= 0"));
     }
   }
   return FeatureNormalizer(std::move(means), std::move(stds));
@@ -67,6 +69,42 @@ FeatureNormalizer::FeatureNormalizer(std::vector<double> means, std::vector<doub
 void FeatureNormalizer::Apply(std::span<float> values) const {
   const size_t n = values.size() < shift_.size() ? values.size() : shift_.size();
   for (size_t i = 0; i < n; ++i) values[i] = (values[i] - shift_[i]) * scale_[i];
+}
+
+TableFeatureRange RangeOfFeatures(std::span<const float> features) {
+  TableFeatureRange range;
+  range.min.assign(kNumTableFeatures, std::numeric_limits<double>::infinity());
+  range.max.assign(kNumTableFeatures, -std::numeric_limits<double>::infinity());
+  for (size_t i = 0; i < features.size(); ++i) {
+    const size_t f = i % kNumTableFeatures;
+    range.min[f] = std::min(range.min[f], static_cast<double>(features[i]));
+    range.max[f] = std::max(range.max[f], static_cast<double>(features[i]));
+  }
+  return range;
+}
+
+std::vector<std::string> FeaturesOutsideRange(const Table& table, int32_t dim,
+                                              const TableFeatureRange& range, size_t limit) {
+  std::vector<std::string> out;
+  if (range.min.size() != kNumTableFeatures || range.max.size() != kNumTableFeatures) return out;
+  std::array<float, kNumTableFeatures> features;
+  TableFeatures(table, dim, features);
+  std::vector<std::pair<double, int>> outside;  // (distance in range widths, feature)
+  for (int f = 0; f < kNumTableFeatures; ++f) {
+    const double x = features[f];
+    if (x >= range.min[f] && x <= range.max[f]) continue;
+    const double width = std::max(range.max[f] - range.min[f], 1e-12);
+    outside.emplace_back(x < range.min[f] ? (range.min[f] - x) / width : (x - range.max[f]) / width,
+                         f);
+  }
+  std::stable_sort(outside.begin(), outside.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t k = 0; k < outside.size() && k < limit; ++k) {
+    const int f = outside[k].second;
+    out.push_back(absl::StrCat(std::string(TableFeatureNames()[f]), " ", features[f],
+                               " (trained on ", range.min[f], " to ", range.max[f], ")"));
+  }
+  return out;
 }
 
 }  // namespace shardplan

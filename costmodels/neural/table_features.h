@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -24,6 +25,24 @@ const std::array<std::string_view, kNumTableFeatures>& TableFeatureNames();
 // (kNumTableFeatures floats). `row` is the table's row count and `pooling_factor` is raw, as in
 // the reference. An empty access histogram gives 17 zero bins.
 void TableFeatures(const Table& table, int32_t dim, std::span<float, kNumTableFeatures> out);
+
+// The raw features a compute model was trained on, feature by feature (TableFeatures order):
+// what the manifest records so that the server can say when a table lies outside it.
+struct TableFeatureRange {
+  std::vector<double> min;  // kNumTableFeatures values
+  std::vector<double> max;
+  friend bool operator==(const TableFeatureRange&, const TableFeatureRange&) = default;
+};
+
+// The range of the rows of `features` (rows of kNumTableFeatures raw floats); min > max for
+// every feature when there are none.
+TableFeatureRange RangeOfFeatures(std::span<const float> features);
+
+// The features of `table` seen with `dim` columns that lie outside `range`, as
+// "bin_15 1 (trained on 0 to 0.104)", at most `limit` of them, the farthest out first (in units
+// of the range's width); empty when all are inside.
+std::vector<std::string> FeaturesOutsideRange(const Table& table, int32_t dim,
+                                              const TableFeatureRange& range, size_t limit = 3);
 
 // Z-score with the training set's statistics: x' = (x - mean) / (std + 1e-6).
 class FeatureNormalizer {

@@ -114,9 +114,8 @@ std::string SummaryTable(const std::vector<std::string>& names,
   for (const std::string& name : names) {
     const SubModelReport& report = reports.at(name);
     const training::TrainResult& r = report.result;
-    absl::StrAppendFormat(&text, "%-20s %9d %7d %12.6g %12.6g %12.6g %9.2f\n", name,
-                          report.samples, r.epochs, r.train_mse, r.valid_mse, r.test_mse,
-                          r.seconds_per_epoch);
+    absl::StrAppendFormat(&text, "%-20s %9d %7d %12.6g %12.6g %12.6g %9.2f\n", name, report.samples,
+                          r.epochs, r.train_mse, r.valid_mse, r.test_mse, r.seconds_per_epoch);
   }
   return text;
 }
@@ -134,8 +133,8 @@ absl::Status ResolveProvenance(const OptionValues& args,
     for (const std::string* value : values) {
       if (*value != *values.front()) {
         return absl::FailedPreconditionError(absl::StrCat(
-            "the datasets come from different ", what, "s ('", *values.front(), "' and '",
-            *value, "'); train them apart, or set --", what, " if that is intended"));
+            "the datasets come from different ", what, "s ('", *values.front(), "' and '", *value,
+            "'); train them apart, or set --", what, " if that is intended"));
       }
     }
     out = *values.front();
@@ -179,8 +178,8 @@ absl::Status RunTrain(const OptionValues& args) {
     SHARDPLAN_ASSIGN_OR_RETURN(CommDataset data, training::LoadCommDataset(file));
     for (const CommDataset& other : comms) {
       if (other.num_devices == data.num_devices) {
-        return UsageError(absl::StrCat("--comm-data: ", other.path, " and ", file,
-                                       " both hold ", data.num_devices, "-device data"));
+        return UsageError(absl::StrCat("--comm-data: ", other.path, " and ", file, " both hold ",
+                                       data.num_devices, "-device data"));
       }
     }
     SHARDPLAN_ASSIGN_OR_RETURN(sha256[file], FileSha256(file));
@@ -219,8 +218,8 @@ absl::Status RunTrain(const OptionValues& args) {
     const NeuralCommModel::Direction directions[2] = {NeuralCommModel::Direction::kForward,
                                                       NeuralCommModel::Direction::kBackward};
     for (int k = 0; k < 2; ++k) {
-      const std::string name = absl::StrCat("comm_", data.num_devices, "_",
-                                            k == 0 ? "forward" : "backward");
+      const std::string name =
+          absl::StrCat("comm_", data.num_devices, "_", k == 0 ? "forward" : "backward");
       TrainOptions options = flags.options;
       options.label = name;
       SHARDPLAN_ASSIGN_OR_RETURN(training::TrainedComm trained,
@@ -228,9 +227,8 @@ absl::Status RunTrain(const OptionValues& args) {
       direction_models[k].emplace(std::move(trained.model));
       record(name, data.path, data.num_devices, std::move(trained.report));
     }
-    comm_models.emplace(data.num_devices,
-                        NeuralCommModels{*std::move(direction_models[0]),
-                                         *std::move(direction_models[1])});
+    comm_models.emplace(data.num_devices, NeuralCommModels{*std::move(direction_models[0]),
+                                                           *std::move(direction_models[1])});
   }
 
   std::cout << SummaryTable(order, reports);
@@ -247,10 +245,13 @@ absl::Status RunTrain(const OptionValues& args) {
   }
   SHARDPLAN_ASSIGN_OR_RETURN(
       NeuralCostModel model,
-      NeuralCostModel::Create(info.name, info.version, *std::move(compute_model),
-                              std::move(comm_models),
-                              flags.zero_comm ? NeuralCostModel::CommCosts::kZero
-                                              : NeuralCostModel::CommCosts::kNeural));
+      NeuralCostModel::Create(
+          info.name, info.version, *std::move(compute_model), std::move(comm_models),
+          flags.zero_comm ? NeuralCostModel::CommCosts::kZero : NeuralCostModel::CommCosts::kNeural,
+          // Every table the data holds, not only the training split's: the
+          // range of what the model was built from, for the server's
+          // out-of-range warnings.
+          RangeOfFeatures(compute->features)));
   SHARDPLAN_RETURN_IF_ERROR(WriteModelBundle(flags.models_root, info, model));
   std::cout << "bundle: " << ModelBundleDirectory(flags.models_root, info.name, info.version)
             << " (" << info.backend << ", " << info.hardware_profile << ", seed " << info.seed
@@ -281,8 +282,7 @@ Command ModelTrainCommand() {
               {"version", "VERSION", "bundle version (required with --compute-data)", ""},
               {"models-root", "DIR", "where bundles live", "models"},
               {"description", "TEXT", "one line for the manifest", ""},
-              {"hardware-profile", "NAME", "manifest's hardware profile (default: the data's)",
-               ""},
+              {"hardware-profile", "NAME", "manifest's hardware profile (default: the data's)", ""},
               {"backend", "NAME", "manifest's backend (default: the data's)", ""},
               {"seed", "S", "split, initial weights and batch order", "0"},
               {"epochs", "N", "at most this many epochs", "1000"},

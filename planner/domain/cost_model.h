@@ -61,6 +61,12 @@ class CostModel {
   // histogram were zeros (docs/cost-models.md, "Tables without a histogram").
   virtual bool ReadsAccessHistograms() const { return false; }
 
+  // Why `table` lies outside the data the model was trained on, one line per feature out of
+  // range (e.g. "bin_15 1 (trained on 0 to 0.104)"); empty when it lies inside, or when the
+  // model does not record its range. The server warns with the plan: such a cost is an
+  // extrapolation (docs/cost-models.md, "Outside the training data").
+  virtual std::vector<std::string> OutsideTrainingRange(const Table& table) const { return {}; }
+
   // The model's compute costs as a SumPooledCompute, when they have that form; null otherwise.
   // Owned by the model.
   virtual const SumPooledCompute* sum_pooled_compute() const { return nullptr; }

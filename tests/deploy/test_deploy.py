@@ -561,11 +561,13 @@ class ConfigTest(unittest.TestCase):
 # --- metric names against a live server ----------------------------------------------------
 
 def exercise(server):
-    """Plan (twice: a miss and a hit), a job and a model reload, so that every labelled series
-    the dashboard and the alerts use exists."""
+    """Plan (twice: a miss and a hit), a measured step, a job and a model reload, so that every
+    labelled series the dashboard and the alerts use exists."""
     with shardplan.PlannerClient(server.target) as client:
         client.plan(SMALL_TASK)
-        client.plan(SMALL_TASK)
+        plan = client.plan(SMALL_TASK)
+        client.report_measurement(SMALL_TASK, plan,
+                                  [max(device.total_ms, 0.001) for device in plan.devices])
         client.wait(client.submit(SMALL_TASK, seed=1))
         client.reload_models()
 

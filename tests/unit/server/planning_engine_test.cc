@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -33,8 +34,10 @@ using ::testing::StartsWith;
 // count), costs that read the access histograms, and a record of any table it saw without one.
 class HistogramReadingModel final : public CostModel {
  public:
-  HistogramReadingModel(std::string id, std::vector<int32_t> device_counts)
-      : id_(std::move(id)), device_counts_(std::move(device_counts)) {}
+  // Trained, it says, on tables of at most `max_rows` rows.
+  HistogramReadingModel(std::string id, std::vector<int32_t> device_counts,
+                        int64_t max_rows = std::numeric_limits<int64_t>::max())
+      : id_(std::move(id)), device_counts_(std::move(device_counts)), max_rows_(max_rows) {}
 
   std::string id() const override { return id_; }
   absl::Status CheckSupports(const Task& task) const override {
@@ -62,11 +65,16 @@ class HistogramReadingModel final : public CostModel {
                                        std::span<const double>) const override {
     return std::vector<double>(dim_sums.size(), 0.0);
   }
+  std::vector<std::string> OutsideTrainingRange(const Table& table) const override {
+    if (table.rows <= max_rows_) return {};
+    return {absl::StrCat("row ", table.rows, " (trained on 1 to ", max_rows_, ")")};
+  }
   bool saw_table_without_bins() const { return saw_table_without_bins_; }
 
  private:
   std::string id_;
   std::vector<int32_t> device_counts_;
+  int64_t max_rows_;
   mutable std::atomic<bool> saw_table_without_bins_{false};
 };
 
@@ -457,6 +465,44 @@ TEST_F(PlanningEngineTest, TablesWithoutHistogramsAreImputedWithAWarningWhereThe
   ASSERT_TRUE(evaluated.ok()) << evaluated.status();
   EXPECT_EQ(evaluated->warnings, result->warnings);
   EXPECT_DOUBLE_EQ(evaluated->plan.cost_ms, result->plan.cost_ms);
+}
+
+TEST_F(PlanningEngineTest, TablesOutsideTheTrainingDataAreWarnedAbout) {
+  ModelManifest manifest;
+  manifest.name = "r";
+  manifest.version = "1";
+  manifest.kind = "neural";
+  manifest.device_counts = {2};
+  ASSERT_TRUE(models_
+                  .Add(manifest, std::make_shared<const HistogramReadingModel>(
+                                     "r@1", std::vector<int32_t>{2}, /*max_rows=*/3000))
+                  .ok());
+  Task task = SmallTask(4, 2);  // t0..t3 of 1000..4000 rows
+  for (Table& table : task.tables) table.access_bins = TypicalAccessBins(table.rows, 3.0);
+  std::reverse(task.tables.begin(), task.tables.end());  // request order: t3 t2 t1 t0
+  PlanningRequest request = Request(task, "size_lookup_greedy");
+  request.model = "r@1";
+  absl::StatusOr<PlanningResult> result = PlanIt(std::move(request));
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->warnings.size(), 1u);  // the plan still comes back, with the warning
+  const PlanWarning& warning = result->warnings[0];
+  EXPECT_EQ(warning.code, kOutsideTrainingRange);
+  EXPECT_EQ(warning.field, "task.tables[0]");  // t3's place in the request
+  EXPECT_THAT(warning.message,
+              HasSubstr("table \"t3\" lies outside the data cost model r@1 was trained on (row "
+                        "4000 (trained on 1 to 3000)): its cost is an extrapolation"));
+  EXPECT_THAT(prometheus::TextSerializer().Serialize(metrics_.registry()->Collect()),
+              HasSubstr("shardplan_plan_warnings_total{code=\"OUTSIDE_TRAINING_RANGE\"} 1"));
+
+  // EvaluatePlan warns the same way; a model without a range never does.
+  Plan shards;
+  shards.tables = result->plan.tables;
+  absl::StatusOr<PlanningResult> evaluated = engine_->Evaluate(task, shards, "r@1");
+  ASSERT_TRUE(evaluated.ok()) << evaluated.status();
+  EXPECT_EQ(evaluated->warnings, result->warnings);
+  evaluated = engine_->Evaluate(task, shards, "analytic@1");
+  ASSERT_TRUE(evaluated.ok()) << evaluated.status();
+  EXPECT_TRUE(evaluated->warnings.empty());
 }
 
 TEST_F(PlanningEngineTest, GroundTruthScoresThePlanOnTheSimulator) {

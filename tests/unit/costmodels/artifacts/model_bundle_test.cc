@@ -240,6 +240,44 @@ TEST_F(ModelBundleTest, ZeroCommBundleRoundTrips) {
   EXPECT_EQ(ReadManifest(bundle->directory)["comm_costs"], "zero");
 }
 
+TEST_F(ModelBundleTest, TheTrainingRangeRoundTripsAndIsOptional) {
+  const NeuralCostModel plain = RandomModel("ranged", "1", {4, 8});
+  TableFeatureRange range;
+  for (int f = 0; f < kNumTableFeatures; ++f) {
+    range.min.push_back(f);
+    range.max.push_back(2.0 * f + 0.5);
+  }
+  const NeuralCostModel ranged = *NeuralCostModel::Create(
+      "ranged", "1", plain.compute(), plain.comm(), NeuralCostModel::CommCosts::kNeural, range);
+  ASSERT_TRUE(WriteModelBundle(root_, Info("ranged", "1"), ranged).ok());
+  auto bundle = ReadModelBundle(ModelBundleDirectory(root_, "ranged", "1"));
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  ASSERT_TRUE(bundle->model->training_range().has_value());
+  EXPECT_EQ(*bundle->model->training_range(), range);
+  EXPECT_EQ(ReadManifest(bundle->directory)["compute"]["training_range"]["max"][1], 2.5);
+
+  // A bundle written before the field: no range, no warnings.
+  const std::string dir = WriteStandard();
+  nlohmann::json m = ReadManifest(dir);
+  ASSERT_FALSE(m["compute"].contains("training_range"));
+  auto old = ReadModelBundle(dir);
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_FALSE(old->model->training_range().has_value());
+  Table table;
+  table.name = "t";
+  table.rows = 10;
+  table.dim = 4;
+  EXPECT_TRUE(old->model->OutsideTrainingRange(table).empty());
+
+  // A malformed one is refused, naming the field.
+  m["compute"]["training_range"] = {{"min", {1.0, 2.0}}, {"max", {3.0, 4.0}}};
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("compute.training_range: min and max need 20 values"));
+  m["compute"]["training_range"] = {{"min", range.max}, {"max", range.min}};  // min > max
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("finite min <= max pairs"));
+}
+
 TEST_F(ModelBundleTest, VersionsAreImmutable) {
   const std::string dir = WriteStandard();
   const std::string before = ReadFile(dir + "/manifest.json");

@@ -1,6 +1,7 @@
 #include "costmodels/neural/table_features.h"
 
 #include <array>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,38 @@ TEST(TableFeaturesTest, EmptyHistogramGivesZeroBins) {
   EXPECT_FLOAT_EQ(f[17], 16.0f);
 }
 
+TEST(TableFeatureRangeTest, RangeOfRowsAndWhatLiesOutside) {
+  // Two rows: the hand-built table at dims 16 and 64.
+  std::vector<float> rows(2 * kNumTableFeatures);
+  TableFeatures(HandBuiltTable(), 16, std::span<float, kNumTableFeatures>(rows.data(), 20));
+  TableFeatures(HandBuiltTable(), 64, std::span<float, kNumTableFeatures>(rows.data() + 20, 20));
+  const TableFeatureRange range = RangeOfFeatures(rows);
+  EXPECT_DOUBLE_EQ(range.min[17], 16.0);
+  EXPECT_DOUBLE_EQ(range.max[17], 64.0);
+  EXPECT_DOUBLE_EQ(range.min[19], 123456.0);
+  EXPECT_DOUBLE_EQ(range.max[19], 123456.0);
+
+  // Inside: nothing to say.
+  EXPECT_TRUE(FeaturesOutsideRange(HandBuiltTable(), 32, range).empty());
+  // Dim 128 (one range width above) and 4 times the rows (far above): the farthest first.
+  Table big = HandBuiltTable();
+  big.rows = 4 * 123456;
+  const std::vector<std::string> outside = FeaturesOutsideRange(big, 128, range);
+  ASSERT_EQ(outside.size(), 2u);
+  EXPECT_EQ(outside[0], "row 493824 (trained on 123456 to 123456)");
+  EXPECT_EQ(outside[1], "dim 128 (trained on 16 to 64)");
+  EXPECT_EQ(FeaturesOutsideRange(big, 128, range, /*limit=*/1).size(), 1u);
+  // A hot bin the data never held.
+  Table hot = HandBuiltTable();
+  hot.access_bins.assign(kNumAccessBins, 0.0);
+  hot.access_bins[15] = 1.0;
+  const std::vector<std::string> hot_outside = FeaturesOutsideRange(hot, 32, range);
+  ASSERT_FALSE(hot_outside.empty());
+  EXPECT_EQ(hot_outside[0], "bin_15 1 (trained on 0.16 to 0.16)");
+  // A range of the wrong size knows nothing.
+  EXPECT_TRUE(FeaturesOutsideRange(big, 128, TableFeatureRange{}).empty());
+}
+
 TEST(FeatureNormalizerTest, ZScoreWithEpsilonOnTheStd) {
   auto normalizer = FeatureNormalizer::Create({1.0, -2.0, 0.5}, {2.0, 0.5, 0.0});
   ASSERT_TRUE(normalizer.ok()) << normalizer.status();
@@ -82,8 +115,7 @@ TEST(FeatureNormalizerTest, NormalisesTableFeatures) {
 }
 
 TEST(FeatureNormalizerTest, RejectsBadStatistics) {
-  EXPECT_EQ(FeatureNormalizer::Create({}, {}).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(FeatureNormalizer::Create({}, {}).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(FeatureNormalizer::Create({1.0}, {1.0, 2.0}).status().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(FeatureNormalizer::Create({1.0}, {-1.0}).status().code(),

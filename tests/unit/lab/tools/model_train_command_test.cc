@@ -68,6 +68,15 @@ TEST_F(ModelTrainCommandTest, WritesAVerifiedBundleWithTrainingProvenance) {
   EXPECT_EQ(compute.data_sha256.size(), 64u);
   EXPECT_TRUE(bundle->info.training.count("comm_3_backward"));
   EXPECT_EQ(bundle->model->comm().size(), 2u);
+  // The range of the table features it was trained on, for the server's warnings: SmallPool(8)
+  // has tables of 1000 to 8000 rows.
+  ASSERT_TRUE(bundle->model->training_range().has_value());
+  EXPECT_GE(bundle->model->training_range()->min[19], 1000.0);
+  EXPECT_LE(bundle->model->training_range()->max[19], 8000.0);
+  Table huge = training::SmallPool(1).tables[0];
+  huge.rows = 1000000;
+  huge.dim = 8;
+  EXPECT_FALSE(bundle->model->OutsideTrainingRange(huge).empty());
   // 4 test samples (40 - 32 - 4), one line each per device, and a header.
   EXPECT_EQ(ReadFile(dir_ + "/pred/comm_3_forward.csv").find("sample,device,measured,predicted"),
             0u);
