@@ -16,6 +16,7 @@ Command WatchCommand();       // job_commands.cc
 Command CancelCommand();      // job_commands.cc
 Command DeleteCommand();      // job_commands.cc
 Command EvaluateCommand();    // evaluate_command.cc
+Command ReportCommand();      // report_command.cc
 Command AlgorithmsCommand();  // catalog_commands.cc
 Command ModelsCommand();      // catalog_commands.cc
 Command HealthCommand();      // health_command.cc

@@ -20,8 +20,8 @@ from tasks import (BASELINES, SLOW_ALGORITHM, SLOW_PARAMS, SLOW_TASK, check_plan
                    example_task, examples_dir, infeasible_task, invalid_task, mixed_plan,
                    mixed_task, multi_host_task, reordered, torchrec_sharding_plan)
 
-COMMANDS = ("plan", "submit", "get", "watch", "cancel", "evaluate", "algorithms", "models",
-            "health")
+COMMANDS = ("plan", "submit", "get", "watch", "cancel", "evaluate", "report", "algorithms",
+            "models", "health")
 EXIT_OK, EXIT_USAGE, EXIT_INVALID, EXIT_INFEASIBLE, EXIT_NOT_FOUND = 0, 2, 3, 4, 5
 EXIT_UNAVAILABLE, EXIT_DEADLINE, EXIT_EXHAUSTED, EXIT_CANCELLED, EXIT_JOB_FAILED = 6, 7, 8, 9, 10
 EXIT_UNAUTHENTICATED, EXIT_PERMISSION_DENIED = 11, 12
@@ -273,6 +273,34 @@ class PlanTest(ServerTestCase):
         self.assertIn('plan.embedding_bag_collection.dp: a data_parallel table without "shards"',
                       result.stderr)
         self.assertIn('the task has no table "dp"', result.stderr)
+
+    def test_report_compares_measured_steps_with_the_model(self):
+        task = example("task_4dev.json")
+        with tempfile.TemporaryDirectory() as tmp:
+            response_file = os.path.join(tmp, "response.json")
+            self.assertExit(self.cli("plan", task, "--model", "analytic@1", "--json", "-o",
+                                     response_file), EXIT_OK)
+            with open(response_file) as f:
+                planned = json.load(f)["plan"]
+            measured = [2 * device["total_ms"] for device in planned["devices"]]
+            device_ms = ",".join(repr(ms) for ms in measured)
+            result = self.cli("report", task, response_file, "--device-ms", device_ms, "--json")
+            self.assertExit(result, EXIT_OK)
+            report = json.loads(result.stdout)
+            self.assertEqual(report["cost_model"], "analytic@1")
+            self.assertAlmostEqual(report["relative_error"],
+                                   (planned["cost_ms"] - max(measured)) / max(measured),
+                                   places=9)
+            text = self.cli("report", task, response_file, "--device-ms", device_ms)
+            self.assertExit(text, EXIT_OK)
+            self.assertIn("model analytic@1: predicted ", text.stdout)
+            self.assertIn("last 2 report(s)", text.stdout)
+            bad = self.cli("report", task, response_file, "--device-ms", "1,2")
+            self.assertError(bad, EXIT_INVALID, "INVALID_ARGUMENT")
+            self.assertIn("device_ms: 2 times for a task of 4 devices", bad.stderr)
+            self.assertExit(self.cli("report", task, response_file, "--device-ms", "1,x,2,3"),
+                            EXIT_USAGE)
+            self.assertExit(self.cli("report", task, response_file), EXIT_USAGE)
 
     def test_evaluate_rejects_a_bad_plan(self):
         not_a_plan = self.write_json({"something": "else"})
