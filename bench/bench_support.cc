@@ -38,8 +38,9 @@ absl::Status LoadModels(const std::string& models_dir, ModelRegistry& models) {
   return loader.Reload().status();
 }
 
-absl::StatusOr<std::unique_ptr<HardwareBackend>> MakeGroundTruth(int devices) {
-  return MakeSimBackend(kGroundTruthProfile, devices, SimOptions{});
+absl::StatusOr<std::unique_ptr<HardwareBackend>> MakeGroundTruth(int devices,
+                                                                 const std::string& profile) {
+  return MakeSimBackend(profile, devices, SimOptions{});
 }
 
 TimedPlan PlanAndTime(const Algorithm& planner, const Task& task, const CostModel& model,
@@ -47,8 +48,7 @@ TimedPlan PlanAndTime(const Algorithm& planner, const Task& task, const CostMode
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<Plan> plan = PlanTask(planner, task, model, options);
   const double wall_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-          .count();
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const double planning_ms = plan.ok() ? plan->stats.planning_time_ms : wall_ms;
   return TimedPlan{std::move(plan), planning_ms};
 }
@@ -70,8 +70,8 @@ void Progress::Step(const std::string& label, int i, int n) {
   ++computed_;
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  Print(absl::StrFormat("\r[%s] task %d/%d  total %d/%d  elapsed %.0fs  ETA %.0fs   ", label, i,
-                        n, done_, total_, elapsed, elapsed / computed_ * (total_ - done_)));
+  Print(absl::StrFormat("\r[%s] task %d/%d  total %d/%d  elapsed %.0fs  ETA %.0fs   ", label, i, n,
+                        done_, total_, elapsed, elapsed / computed_ * (total_ - done_)));
 }
 
 void Progress::Working(const std::string& label, int i, int n, const std::string& what) {
@@ -81,8 +81,8 @@ void Progress::Working(const std::string& label, int i, int n, const std::string
   if (computed_ > 0) {
     eta = absl::StrFormat("  ETA %.0fs", elapsed / computed_ * (total_ - done_));
   }
-  Print(absl::StrFormat("\r[%s] task %d/%d: %s  total %d/%d  elapsed %.0fs%s   ", label, i, n,
-                        what, done_, total_, elapsed, eta));
+  Print(absl::StrFormat("\r[%s] task %d/%d: %s  total %d/%d  elapsed %.0fs%s   ", label, i, n, what,
+                        done_, total_, elapsed, eta));
 }
 
 void Progress::Print(const std::string& line) {

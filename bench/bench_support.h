@@ -33,8 +33,10 @@ absl::StatusOr<std::vector<int>> IntList(const OptionValues& args, const std::st
 // The built-in models plus every bundle under `models_dir` (refusals are logged to stderr).
 absl::Status LoadModels(const std::string& models_dir, ModelRegistry& models);
 
-// The ground-truth backend: the sim backend, profile kGroundTruthProfile, noise off.
-absl::StatusOr<std::unique_ptr<HardwareBackend>> MakeGroundTruth(int devices);
+// The ground-truth backend: the sim backend, `profile` (kGroundTruthProfile by default), noise
+// off.
+absl::StatusOr<std::unique_ptr<HardwareBackend>> MakeGroundTruth(
+    int devices, const std::string& profile = kGroundTruthProfile);
 
 // One PlanTask call and its planning time: Plan.stats.planning_time_ms, or the wall time when
 // planning failed.

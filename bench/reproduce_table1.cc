@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -30,6 +31,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -111,6 +113,7 @@ class CpuGroundTruth final : public HardwareBackend {
 
 struct Config {
   GroundTruth ground_truth = GroundTruth::kSim;
+  std::string sim_profile = kGroundTruthProfile;  // with kSim: the simulator's hardware profile
   // With kCpu: what ConfigJson and the report say about the measurement.
   std::string cpu_description;
   std::vector<int> devices;
@@ -134,8 +137,8 @@ absl::StatusOr<std::vector<Row>> ResolveRows(const OptionValues& args,
                  const ResolvedModel& resolved) {
     absl::StatusOr<const Algorithm*> planner = algorithms.Find(algorithm);
     if (!planner.ok()) {
-      notes.push_back(absl::StrCat("skipped ", label, ": algorithm \"", algorithm,
-                                   "\" is not registered"));
+      notes.push_back(
+          absl::StrCat("skipped ", label, ": algorithm \"", algorithm, "\" is not registered"));
       return;
     }
     rows.push_back(Row{label, algorithm, resolved.manifest.id(), *planner, resolved.model});
@@ -162,7 +165,7 @@ json ConfigJson(const Config& config, const std::vector<Row>& rows) {
               {"seed", config.seed},
               {"pool", config.pool},
               {"model", config.model},
-              {"ground_truth", absl::StrCat("sim-", kGroundTruthProfile, ", noise 0")},
+              {"ground_truth", absl::StrCat("sim-", config.sim_profile, ", noise 0")},
               {"rows", row_list}};
   if (config.ground_truth == GroundTruth::kCpu) {
     out["ground_truth"] = config.cpu_description;
@@ -240,9 +243,7 @@ json RunTask(const Task& task, const std::vector<Row>& rows, const CostModel& ma
   return results;
 }
 
-std::string Cost(const json& value) {
-  return NumberOrDash(value, "%.2f");
-}
+std::string Cost(const json& value) { return NumberOrDash(value, "%.2f"); }
 
 // The paper's layout as a markdown table: rows = algorithms, columns = devices / max dim.
 std::string CostTable(const Config& config, const std::vector<Row>& rows, const json& settings,
@@ -292,8 +293,7 @@ std::string CostTable(const Config& config, const std::vector<Row>& rows, const 
       continue;
     }
     absl::StrAppend(&strongest, " ", best_label, " |");
-    absl::StrAppend(&improvement,
-                    ours.is_null() ? " - |" : gain(*best, ours.get<double>()));
+    absl::StrAppend(&improvement, ours.is_null() ? " - |" : gain(*best, ours.get<double>()));
   }
   absl::StrAppend(&out, strongest, "\n", improvement, "\n");
   // The ablation: the same search under the analytic model instead of the neural ones.
@@ -315,8 +315,9 @@ std::string CostTable(const Config& config, const std::vector<Row>& rows, const 
 
 // Success rate and planning time per algorithm and device count, over all max dims.
 std::string TimeTable(const Config& config, const std::vector<Row>& rows, const json& settings) {
-  std::string out = "| algorithm | devices | success | median ms | mean ms | median ms at the "
-                    "largest max dim |\n|---|---:|---:|---:|---:|---:|\n";
+  std::string out =
+      "| algorithm | devices | success | median ms | mean ms | median ms at the "
+      "largest max dim |\n|---|---:|---:|---:|---:|---:|\n";
   for (const Row& row : rows) {
     for (int devices : config.devices) {
       std::vector<double> times, last_times;
@@ -342,6 +343,60 @@ std::string TimeTable(const Config& config, const std::vector<Row>& rows, const 
   return out;
 }
 
+// Task by task, NeuroShard's ground-truth cost against the cheapest baseline (kPaperBaselines)
+// that planned the task: how often and how far it is behind. A mean can hide a loss on one task;
+// the held-out target is never more than 1% behind.
+std::string PerTaskTable(const std::vector<Row>& rows, const json& settings) {
+  const bool has_neuroshard =
+      std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.label == kNeuroShard; });
+  if (!has_neuroshard) return "(no neuroshard row)\n";
+  std::string out =
+      "| devices / max dim | tasks compared | behind by > 1% | worst (vs that task's best "
+      "baseline) | mean margin |\n|---|---:|---:|---|---:|\n";
+  for (const json& setting : settings) {
+    int compared = 0, behind = 0;
+    double worst = -std::numeric_limits<double>::infinity(), margin_sum = 0.0;
+    std::string worst_against;
+    for (const json& task : setting["tasks"]) {
+      const json& mine = task["results"][kNeuroShard];
+      if (!mine["ok"].get<bool>()) continue;
+      std::optional<double> best;
+      std::string best_label;
+      for (const char* baseline : kPaperBaselines) {
+        if (!task["results"].contains(baseline)) continue;
+        const json& theirs = task["results"][baseline];
+        if (!theirs["ok"].get<bool>()) continue;
+        if (!best.has_value() || theirs["cost_ms"].get<double>() < *best) {
+          best = theirs["cost_ms"].get<double>();
+          best_label = baseline;
+        }
+      }
+      if (!best.has_value()) continue;
+      const double loss = mine["cost_ms"].get<double>() / *best - 1.0;  // > 0: behind
+      ++compared;
+      behind += loss > 0.01 ? 1 : 0;
+      margin_sum += -loss;
+      if (loss > worst) {
+        worst = loss;
+        worst_against = absl::StrCat(best_label, ", task ", task["index"].get<int>());
+      }
+    }
+    absl::StrAppend(&out, absl::StrFormat("| %d / %d | %d | %d |", setting["devices"].get<int>(),
+                                          setting["max_dim"].get<int>(), compared, behind));
+    if (compared == 0) {
+      absl::StrAppend(&out, " - | - |\n");
+      continue;
+    }
+    absl::StrAppend(&out, absl::StrFormat(" %+.1f%% (%s) | %+.1f%% |\n", 100 * worst, worst_against,
+                                          100 * margin_sum / compared));
+  }
+  absl::StrAppend(&out,
+                  "\nA task counts where neuroshard and at least one baseline planned it; worst: "
+                  "neuroshard's cost over the cheapest baseline's minus 1 (positive: behind); "
+                  "mean margin: the mean of (best - neuroshard) / best.\n");
+  return out;
+}
+
 // What the rows and the improvement lines mean, for the report's notes.
 std::vector<std::string> RowNotes(const std::vector<Row>& rows) {
   std::vector<std::string> notes;
@@ -354,7 +409,8 @@ std::vector<std::string> RowNotes(const std::vector<Row>& rows) {
   for (const Row& row : rows) {
     if (row.label == "torchrec") {
       notes.push_back(
-          "torchrec: TorchRec's planner (planner/algorithms/torchrec/, docs/torchrec-planner.md); it "
+          "torchrec: TorchRec's planner (planner/algorithms/torchrec/, docs/torchrec-planner.md); "
+          "it "
           "plans with its own analytic estimator, not with the request's cost model");
     } else if (row.label != row.algorithm) {
       notes.push_back(absl::StrCat(
@@ -392,7 +448,7 @@ std::string Report(const Config& config, const std::vector<Row>& rows, const jso
         "# NeuroShard Table 1 reproduction\n\n%d tasks per setting, seed %d, pool %s; columns "
         "are devices / max dim. Ground truth: sim-%s, noise off (ScorePlanOnHardware). \"-\": at "
         "least one task failed.\n\n",
-        config.tasks, config.seed, config.pool, kGroundTruthProfile);
+        config.tasks, config.seed, config.pool, config.sim_profile);
   } else {
     int compute_only = 0, scored = 0;
     for (const json& setting : settings) {
@@ -411,17 +467,18 @@ std::string Report(const Config& config, const std::vector<Row>& rows, const jso
         "costs are **compute only**: a CPU has no interconnect, so both all-to-all terms are 0 "
         "(comm_measured false for %d of the %d scored plans); a plan's cost is its slowest "
         "device's measured compute. \"-\": at least one task failed.\n\n",
-        config.tasks, config.seed, config.pool, kCpuBatchSize, config.model,
-        config.cpu_description, compute_only, scored);
+        config.tasks, config.seed, config.pool, kCpuBatchSize, config.model, config.cpu_description,
+        compute_only, scored);
   }
   absl::StrAppend(&out,
                   config.ground_truth == GroundTruth::kSim
                       ? "## Mean ground-truth cost (ms)\n\n"
                       : "## Mean ground-truth cost (ms; CPU-measured compute, no comm)\n\n",
                   CostTable(config, rows, settings, "mean_cost_ms"));
-  absl::StrAppend(&out, "\n## Mean cost predicted by ", config.model,
-                  " (\"simulated\", ms)\n\n",
+  absl::StrAppend(&out, "\n## Mean cost predicted by ", config.model, " (\"simulated\", ms)\n\n",
                   CostTable(config, rows, settings, "mean_predicted_cost_ms"));
+  absl::StrAppend(&out, "\n## NeuroShard per task against the best baseline\n\n",
+                  PerTaskTable(rows, settings));
   absl::StrAppend(&out, "\n## Success rate and planning time\n\n",
                   TimeTable(config, rows, settings));
   // The first failure of each row, so a "-" can be explained.
@@ -435,8 +492,8 @@ std::string Report(const Config& config, const std::vector<Row>& rows, const jso
       }
       if (failed == nullptr) continue;
       absl::StrAppend(&failures, "- ", row.label, " at ", setting["devices"].get<int>(), " / ",
-                      setting["max_dim"].get<int>(), ", task ", (*failed)["index"].get<int>(),
-                      ": ", (*failed)["results"][row.label]["error"].get<std::string>(), "\n");
+                      setting["max_dim"].get<int>(), ", task ", (*failed)["index"].get<int>(), ": ",
+                      (*failed)["results"][row.label]["error"].get<std::string>(), "\n");
       break;
     }
   }
@@ -469,14 +526,18 @@ absl::Status Run(const OptionValues& args) {
   config.out = args.Get("out");
   if (const std::string ground_truth = args.Get("ground-truth"); ground_truth == "cpu") {
     config.ground_truth = GroundTruth::kCpu;
+  } else if (absl::StartsWith(ground_truth, "sim:") && ground_truth.size() > 4) {
+    config.sim_profile = ground_truth.substr(4);
   } else if (ground_truth != "sim") {
-    return UsageError(absl::StrCat("--ground-truth must be sim or cpu, not '", ground_truth, "'"));
+    return UsageError(
+        absl::StrCat("--ground-truth must be sim, sim:PROFILE or cpu, not '", ground_truth, "'"));
   }
   for (int max_dim : config.max_dims) {
     if (DimGrid(max_dim).empty()) return UsageError("--max-dims must be multiples of 4");
   }
 
-  SHARDPLAN_ASSIGN_OR_RETURN(const offline::LoadedPool pool, offline::LoadPoolWithHash(config.pool));
+  SHARDPLAN_ASSIGN_OR_RETURN(const offline::LoadedPool pool,
+                             offline::LoadPoolWithHash(config.pool));
   ModelRegistry models;
   SHARDPLAN_RETURN_IF_ERROR(LoadModels(args.Get("models-dir"), models));
   const AlgorithmRegistry algorithms = BuiltinAlgorithms();
@@ -500,11 +561,14 @@ absl::Status Run(const OptionValues& args) {
     config.cpu_description = absl::StrFormat(
         "cpu backend, profile %s, %d thread%s, median of %d repetitions after %d warm-up, "
         "batch %d, a device without shards 0 ms; compute only (no interconnect)",
-        cpu->hardware_profile(), o.threads, o.threads == 1 ? "" : "s", o.repetitions, o.warmup, kCpuBatchSize);
+        cpu->hardware_profile(), o.threads, o.threads == 1 ? "" : "s", o.repetitions, o.warmup,
+        kCpuBatchSize);
     if (cpu->hardware_profile() != main.manifest.hardware_profile) {
       notes.push_back(absl::StrCat(main.manifest.id(), " was trained on ",
-                                   main.manifest.hardware_profile, " but the ground truth is "
-                                   "measured on ", cpu->hardware_profile()));
+                                   main.manifest.hardware_profile,
+                                   " but the ground truth is "
+                                   "measured on ",
+                                   cpu->hardware_profile()));
       std::cerr << "note: " << notes.back() << "\n";
     }
   }
@@ -516,8 +580,7 @@ absl::Status Run(const OptionValues& args) {
   const std::atomic<bool>* stop = offline::InstallStopOnSignal();
 
   json settings = json::array();
-  const int total = static_cast<int>(config.devices.size() * config.max_dims.size()) *
-                    config.tasks;
+  const int total = static_cast<int>(config.devices.size() * config.max_dims.size()) * config.tasks;
   Progress progress(total);
   auto write = [&] {
     const json doc = {{"config", config_json}, {"notes", notes}, {"settings", settings}};
@@ -526,7 +589,7 @@ absl::Status Run(const OptionValues& args) {
   for (int devices : config.devices) {
     std::unique_ptr<HardwareBackend> sim;
     if (!cpu) {
-      SHARDPLAN_ASSIGN_OR_RETURN(sim, MakeGroundTruth(devices));
+      SHARDPLAN_ASSIGN_OR_RETURN(sim, MakeGroundTruth(devices, config.sim_profile));
     }
     HardwareBackend& ground_truth = cpu ? static_cast<HardwareBackend&>(*cpu) : *sim;
     for (int max_dim : config.max_dims) {
@@ -552,10 +615,10 @@ absl::Status Run(const OptionValues& args) {
         auto on_row = [&](const std::string& label) {
           if (cpu) progress.Working(key, i + 1, config.tasks, label);
         };
-        task_results.push_back({{"index", i},
-                                {"num_tables", task.tables.size()},
-                                {"results", RunTask(task, rows, *main_model, config.seed + i,
-                                                    ground_truth, on_row)}});
+        task_results.push_back(
+            {{"index", i},
+             {"num_tables", task.tables.size()},
+             {"results", RunTask(task, rows, *main_model, config.seed + i, ground_truth, on_row)}});
         progress.Step(key, i + 1, config.tasks);
       }
       std::cerr << "\n";
@@ -587,8 +650,7 @@ Command Table1Command() {
               {"seed", "S", "task seed", "0"},
               {"pool", "FILE", "table pool", offline::kDefaultPool},
               {"models-dir", "DIR", "model bundles", "models"},
-              {"model", "NAME@VERSION", "cost model the algorithms plan under",
-               "sim-rtx2080ti@2"},
+              {"model", "NAME@VERSION", "cost model the algorithms plan under", "sim-rtx2080ti@2"},
               {"algorithms", "A,...", "algorithms (unregistered ones are skipped)",
                "random,size_greedy,dim_greedy,lookup_greedy,size_lookup_greedy,torchrec,"
                "neuroshard"},
@@ -596,9 +658,10 @@ Command Table1Command() {
                "algorithm also run under analytic@1, as row ALGORITHM-analytic (by default "
                "NeuroShard's search with the neural cost models ablated); empty: none",
                kNeuroShard},
-              {"ground-truth", "sim|cpu",
-               "sim: the rtx2080ti simulator, noise off; cpu: measured on this CPU, compute "
-               "only, tasks at batch 2048 (needs a cpu-trained --model, e.g. cpu-amd-epyc@2)",
+              {"ground-truth", "sim|sim:PROFILE|cpu",
+               "sim: the rtx2080ti simulator, noise off (sim:h100-sxm another profile); cpu: "
+               "measured on this CPU, compute only, tasks at batch 2048 (needs a cpu-trained "
+               "--model, e.g. cpu-amd-epyc@2)",
                "sim"},
               {"out", "PREFIX", "writes PREFIX.json and PREFIX.md", "bench/results/table1"},
               {"fresh", "", "ignore the results of a previous run", ""},
