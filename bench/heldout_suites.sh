@@ -9,8 +9,9 @@
 #   POOL_SEED=2 TASKS=100 bench/heldout_suites.sh
 #
 # Environment: BUILD (default build), POOL_SEED (1), TASKS (50), MAX_DIMS (32,128),
-# PROFILES (rtx2080ti h100-sxm), VERSION (the bundles' version, 2). Writes
-# bench/results/heldout_pool_seed<S>.json and bench/results/heldout_<profile>.{md,json}.
+# PROFILES (rtx2080ti h100-sxm), VERSION (the bundles' version, 2), MODELS_DIR (models), OUT
+# (bench/results/heldout). Writes bench/results/heldout_pool_seed<S>.json and
+# <OUT>_<profile>.{md,json}.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -19,6 +20,8 @@ TASKS=${TASKS:-50}
 MAX_DIMS=${MAX_DIMS:-32,128}
 PROFILES=${PROFILES:-rtx2080ti h100-sxm}
 VERSION=${VERSION:-2}
+MODELS_DIR=${MODELS_DIR:-models}
+OUT=${OUT:-bench/results/heldout}
 
 pool=bench/results/heldout_pool_seed${POOL_SEED}.json
 if [ ! -f "$pool" ]; then
@@ -29,5 +32,5 @@ for profile in $PROFILES; do
   echo "heldout_suites: $profile" >&2
   "$BUILD/bench/reproduce_table1" --pool "$pool" --seed 1 --tasks "$TASKS" --devices 4,8 \
     --max-dims "$MAX_DIMS" --model "sim-${profile}@${VERSION}" --ground-truth "sim:${profile}" \
-    --out "bench/results/heldout_${profile}"
+    --models-dir "$MODELS_DIR" --out "${OUT}_${profile}"
 done

@@ -21,6 +21,8 @@ def main():
     parser.add_argument("sweeps", nargs="+")
     parser.add_argument("--data", default="data/cost_data/sim-rtx2080ti/compute.jsonl.gz")
     parser.add_argument("--pool", default="data/table_pool/dlrm_856.json")
+    parser.add_argument("--models", default="rtx@2=gt_rtx,h100@2=gt_h100",
+                        help="MODEL_KEY=TRUTH_KEY,... of the sweep's records")
     args = parser.parse_args()
     pool = json.load(open(args.pool))["tables"]
     seen = set()
@@ -30,7 +32,7 @@ def main():
     rows = np.array([pool[p]["access_bins"] + [d, pool[p]["pooling_factor"], pool[p]["rows"]]
                      for p, d in seen], dtype=np.float32)
     lo, hi = rows.min(axis=0), rows.max(axis=0)
-    for model, truth in (("rtx@2", "gt_rtx"), ("h100@2", "gt_h100")):
+    for model, truth in (pair.split("=") for pair in args.models.split(",")):
         for path in args.sweeps:
             cases = [json.loads(line) for line in open(path)]
             flagged, inside = [], []

@@ -33,7 +33,16 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--cli", default="build/client/cli/shardplan")
     parser.add_argument("--server", default="127.0.0.1:50991")
+    parser.add_argument("--models", default="",
+                        help="KEY=NAME@VERSION,... to sweep instead of the shipped v1 and v2 "
+                             "(e.g. rtx@3=sim-rtx2080ti@3); the ground truths are always swept")
     args = parser.parse_args()
+    targets = dict(TARGETS)
+    if args.models:
+        targets = {k: v for k, v in TARGETS.items() if k.startswith("gt_")}
+        for entry in args.models.split(","):
+            key, model = entry.split("=", 1)
+            targets[key] = ["--model", model]
     pool = json.load(open(args.pool))["tables"]
     work = tempfile.mkdtemp(prefix="sweep-")
     task_file, plan_file = os.path.join(work, "task.json"), os.path.join(work, "plan.json")
@@ -58,7 +67,7 @@ def main():
                 json.dump(task, open(task_file, "w"))
                 json.dump({"plan": plan}, open(plan_file, "w"))
                 costs = {}
-                for key, flags in TARGETS.items():
+                for key, flags in targets.items():
                     result = subprocess.run([args.cli, "--server", args.server, "--json",
                                              "evaluate", task_file, plan_file, *flags],
                                             capture_output=True, text=True)
@@ -74,7 +83,7 @@ def main():
                     record = {"pool": args.tag, "i": i, "rows": pool[i]["rows"],
                               "pf": pool[i]["pooling_factor"], "dim": dim,
                               "bins": pool[i]["access_bins"]}
-                    record.update({key: costs[key][device] for key in TARGETS})
+                    record.update({key: costs[key][device] for key in targets})
                     out.write(json.dumps(record) + "\n")
             out.flush()
             print(f"dim {dim} done", file=sys.stderr)
