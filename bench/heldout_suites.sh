@@ -9,7 +9,7 @@
 #   POOL_SEED=2 TASKS=100 bench/heldout_suites.sh
 #
 # Environment: BUILD (default build), POOL_SEED (1), TASKS (50), MAX_DIMS (32,128),
-# PROFILES (rtx2080ti h100-sxm), VERSION (the bundles' version, 2), MODELS_DIR (models), OUT
+# PROFILES (rtx2080ti h100-sxm), VERSION (the bundles' version, 3), MODELS_DIR (models), OUT
 # (bench/results/heldout). Writes bench/results/heldout_pool_seed<S>.json and
 # <OUT>_<profile>.{md,json}.
 set -euo pipefail
@@ -19,7 +19,7 @@ POOL_SEED=${POOL_SEED:-1}
 TASKS=${TASKS:-50}
 MAX_DIMS=${MAX_DIMS:-32,128}
 PROFILES=${PROFILES:-rtx2080ti h100-sxm}
-VERSION=${VERSION:-2}
+VERSION=${VERSION:-3}
 MODELS_DIR=${MODELS_DIR:-models}
 OUT=${OUT:-bench/results/heldout}
 

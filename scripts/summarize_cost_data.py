@@ -33,7 +33,7 @@ def main():
     print("| file | samples | gzipped bytes | min | median | p99 | max (ms) |")
     print("|---|---|---|---|---|---|---|")
     for profile in sorted(os.listdir(root)):
-        for name in ("compute", "comm_4", "comm_8"):
+        for name in ("compute", "compute_2568", "comm_4", "comm_8"):
             path = os.path.join(root, profile, name + ".jsonl.gz")
             if not os.path.exists(path):
                 continue

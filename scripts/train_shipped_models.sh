@@ -21,13 +21,17 @@ ONLY=("$@")  # bundle names to train; none: all
 ROOT=${MODELS_ROOT:-models}
 # Version 2: the compute data of every bundle was collected again after the combination
 # generator was corrected (data/cost_data/README.md). Version 1 stays loadable.
-VERSION=2
+# Version 3 (the sim bundles only): compute data drawn from data/table_pool/dlrm_2568.json, the
+# shipped pool and two more draws of its generator, so that it covers tiny hot tables
+# (docs/investigations/tiny-hot-tables.md); the comm data is unchanged (so are the comm models,
+# bit for bit), and the bundles record their training range. The cpu bundle stays at version 2.
 SEED=0
-CHANGE="v2: compute data collected again with combination sizes uniform on 1..15, as the reference's compute_bench.py draws them (v1's generator redrew the size with every memory rejection, mean 5.1 tables instead of 8)"
+CHANGE_2="v2: compute data collected again with combination sizes uniform on 1..15, as the reference's compute_bench.py draws them (v1's generator redrew the size with every memory rejection, mean 5.1 tables instead of 8)"
+CHANGE_3="v3: compute data drawn from the shipped pool plus two more draws of its generator (data/table_pool/dlrm_2568.json), covering tiny hot tables; records the range of its training data"
 
-train() {  # name description args...
-  local name=$1 description="$2. $CHANGE"
-  shift 2
+train() {  # version name description change args...
+  local VERSION=$1 name=$2 description="$3. $4"
+  shift 4
   if [[ ${#ONLY[@]} -gt 0 && ! " ${ONLY[*]} " =~ " $name " ]]; then return; fi
   if [[ -d "$ROOT/$name/$VERSION" ]]; then
     echo "== $name@$VERSION exists in $ROOT; skipping (delete $ROOT/$name/$VERSION to retrain)"
@@ -47,8 +51,9 @@ train() {  # name description args...
 
 for profile in rtx2080ti h100-sxm; do
   data="data/cost_data/sim-$profile"
-  train "sim-$profile" "NeuroShard cost models on the simulated $profile cluster (4 and 8 devices)" \
-      --compute-data "$data/compute.jsonl.gz" --comm-data "$data/comm_4.jsonl.gz,$data/comm_8.jsonl.gz"
+  train 3 "sim-$profile" "NeuroShard cost models on the simulated $profile cluster (4 and 8 devices)" \
+      "$CHANGE_3" --compute-data "$data/compute_2568.jsonl.gz" \
+      --comm-data "$data/comm_4.jsonl.gz,$data/comm_8.jsonl.gz"
 done
-train cpu-amd-epyc "NeuroShard compute model measured on this project's CPU kernel; no interconnect" \
-    --compute-data data/cost_data/cpu-amd-epyc/compute.jsonl.gz --zero-comm
+train 2 cpu-amd-epyc "NeuroShard compute model measured on this project's CPU kernel; no interconnect" \
+    "$CHANGE_2" --compute-data data/cost_data/cpu-amd-epyc/compute.jsonl.gz --zero-comm
