@@ -11,7 +11,7 @@
 #include "base/exit_codes.h"
 #include "base/status_macros.h"
 #include "lab/collection/collector.h"
-#include "lab/data/generators.h"
+#include "lab/collection/sample_generators.h"
 #include "lab/tools/commands.h"
 #include "lab/tools/tool_support.h"
 
@@ -59,28 +59,9 @@ absl::Status RunCollect(const OptionValues& args) {
   // A terminal gets lines twice a second; a log file one every 10 s.
   options.progress_interval = std::chrono::milliseconds(::isatty(2) ? 500 : 10000);
 
-  SampleGenerator generator;
-  if (kind == "compute") {
-    generator = [&pool, seed](int64_t id, CostRecord& record) -> absl::Status {
-      SHARDPLAN_ASSIGN_OR_RETURN(const std::vector<AugmentedTable> tables,
-                                 GenerateTableCombination(pool.pool, CombinationOptions(), seed,
-                                                          static_cast<uint64_t>(id)));
-      for (const AugmentedTable& table : tables) {
-        record.tables.emplace_back(table.pool_index, table.dim);
-      }
-      return absl::OkStatus();
-    };
-  } else {
-    PlacementOptions placement;
-    placement.num_devices = static_cast<int32_t>(devices);
-    generator = [placement, seed](int64_t id, CostRecord& record) -> absl::Status {
-      SHARDPLAN_ASSIGN_OR_RETURN(const PlacementSample sample,
-                                 GeneratePlacement(placement, seed, static_cast<uint64_t>(id)));
-      record.dim_sums = sample.dim_sums;
-      record.start_offsets_ms = sample.start_offsets_ms;
-      return absl::OkStatus();
-    };
-  }
+  const SampleGenerator generator = kind == "compute"
+                                        ? ComputeSamples(pool.pool, seed)
+                                        : CommSamples(static_cast<int32_t>(devices), seed);
   SHARDPLAN_ASSIGN_OR_RETURN(const CollectResult result,
                              Collect(*backend, &pool.pool, generator, options));
   if (result.torn_bytes_dropped > 0) {
@@ -118,7 +99,8 @@ Command DataCollectCommand() {
               {"kind", "compute|comm", "what to measure (comm: sim only)", "", true},
               {"samples", "N", "the file ends up with samples 0..N-1", "", true},
               {"out", "FILE", "the JSONL file, created or resumed", "", true},
-              {"profile", "NAME", "sim hardware profile (rtx2080ti, h100-sxm, a100-sxm4)", "rtx2080ti"},
+              {"profile", "NAME", "sim hardware profile (rtx2080ti, h100-sxm, a100-sxm4)",
+               "rtx2080ti"},
               {"devices", "N", "devices of the comm measurement (sim)", "4"},
               {"batch-size", "B", "global batch (default: 65536 sim, 2048 cpu)", ""},
               {"seed", "S", "seeds the samples (and the sim's noise)", "0"},

@@ -142,6 +142,20 @@ TEST_F(ModelTrainCommandTest, ModelCheckComparesFreshDataWithTheManifest) {
   EXPECT_EQ(OfflineMain({"model", "check", "--model", "toy@7", "--compute-data",
                          dir_ + "/fresh.jsonl", "--models-root", dir_ + "/models"}),
             5);  // no such version
+
+  // Measured now on the bundle's own backend and profile: compute, and comm for its 2 devices.
+  const std::vector<std::string> measure = {"--backend",  "sim",        "--samples",
+                                            "20",         "--pool",     dir_ + "/pool.json",
+                                            "--data-dir", dir_ + "/now"};
+  std::vector<std::string> measured = measure;
+  measured.insert(measured.end(), {"--max-mse-ratio", "1e12"});
+  EXPECT_EQ(check(measured), 0);
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/now/compute.jsonl"));
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/now/comm_2.jsonl"));
+  EXPECT_EQ(check({"--backend", "sim"}), 2);  // where would the data go?
+  std::vector<std::string> both = measure;
+  both.insert(both.end(), {"--compute-data", dir_ + "/fresh.jsonl"});
+  EXPECT_EQ(check(both), 2);  // data given and measured: which?
 }
 
 }  // namespace

@@ -1,0 +1,34 @@
+#include "lab/collection/sample_generators.h"
+
+#include <vector>
+
+#include "base/status_macros.h"
+#include "lab/data/generators.h"
+
+namespace shardplan {
+
+SampleGenerator ComputeSamples(const TablePool& pool, uint64_t seed) {
+  return [&pool, seed](int64_t id, CostRecord& record) -> absl::Status {
+    SHARDPLAN_ASSIGN_OR_RETURN(
+        const std::vector<AugmentedTable> tables,
+        GenerateTableCombination(pool, CombinationOptions(), seed, static_cast<uint64_t>(id)));
+    for (const AugmentedTable& table : tables) {
+      record.tables.emplace_back(table.pool_index, table.dim);
+    }
+    return absl::OkStatus();
+  };
+}
+
+SampleGenerator CommSamples(int32_t num_devices, uint64_t seed) {
+  PlacementOptions placement;
+  placement.num_devices = num_devices;
+  return [placement, seed](int64_t id, CostRecord& record) -> absl::Status {
+    SHARDPLAN_ASSIGN_OR_RETURN(const PlacementSample sample,
+                               GeneratePlacement(placement, seed, static_cast<uint64_t>(id)));
+    record.dim_sums = sample.dim_sums;
+    record.start_offsets_ms = sample.start_offsets_ms;
+    return absl::OkStatus();
+  };
+}
+
+}  // namespace shardplan
