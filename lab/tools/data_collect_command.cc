@@ -1,7 +1,5 @@
 // shardplan data collect: cost data from a hardware backend, resumable (docs/cost-data.md).
-#include <unistd.h>
 
-#include <chrono>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -11,7 +9,6 @@
 #include "base/exit_codes.h"
 #include "base/status_macros.h"
 #include "lab/collection/collector.h"
-#include "lab/collection/sample_generators.h"
 #include "lab/tools/commands.h"
 #include "lab/tools/tool_support.h"
 
@@ -44,39 +41,21 @@ absl::Status RunCollect(const OptionValues& args) {
   choice.batch_size = batch_size;
   SHARDPLAN_ASSIGN_OR_RETURN(std::unique_ptr<HardwareBackend> backend, MakeBackend(choice));
   SHARDPLAN_ASSIGN_OR_RETURN(const LoadedPool pool, LoadPoolWithHash(args.Get("pool")));
-
-  CollectOptions options;
-  options.kind = kind;
-  options.samples = samples;
-  options.out_path = args.Get("out");
-  options.seed = seed;
-  options.batch_size = batch_size;
-  options.num_devices = kind == "comm" ? static_cast<int32_t>(devices) : 0;
-  options.pool = pool.path;
-  options.pool_sha256 = pool.sha256;
-  options.stop = InstallStopOnSignal();
-  options.progress = &std::cerr;
-  // A terminal gets lines twice a second; a log file one every 10 s.
-  options.progress_interval = std::chrono::milliseconds(::isatty(2) ? 500 : 10000);
-
-  const SampleGenerator generator = kind == "compute"
-                                        ? ComputeSamples(pool.pool, seed)
-                                        : CommSamples(static_cast<int32_t>(devices), seed);
+  const std::string out = args.Get("out");
   SHARDPLAN_ASSIGN_OR_RETURN(const CollectResult result,
-                             Collect(*backend, &pool.pool, generator, options));
+                             CollectFile(*backend, choice, pool, kind, samples, out));
   if (result.torn_bytes_dropped > 0) {
     std::cerr << "dropped an unfinished last line (" << result.torn_bytes_dropped << " bytes) of "
-              << options.out_path << "\n";
+              << out << "\n";
   }
   const int64_t total = result.already_present + result.appended;
   if (result.interrupted) {
     return InterruptedError(absl::StrCat("interrupted with ", total, "/", samples, " samples in ",
-                                         options.out_path, "; rerun the same command to resume"));
+                                         out, "; rerun the same command to resume"));
   }
-  std::cout << options.out_path << ": " << total << "/" << samples << " samples ("
-            << result.appended << " collected now, " << result.already_present
-            << " already there), backend " << backend->name() << ", profile "
-            << backend->hardware_profile() << "\n";
+  std::cout << out << ": " << total << "/" << samples << " samples (" << result.appended
+            << " collected now, " << result.already_present << " already there), backend "
+            << backend->name() << ", profile " << backend->hardware_profile() << "\n";
   return absl::OkStatus();
 }
 

@@ -15,8 +15,6 @@
 #include "base/exit_codes.h"
 #include "base/status_macros.h"
 #include "costmodels/artifacts/model_bundle.h"
-#include "lab/collection/collector.h"
-#include "lab/collection/sample_generators.h"
 #include "lab/tools/commands.h"
 #include "lab/tools/tool_support.h"
 #include "lab/tools/training_pools.h"
@@ -51,32 +49,23 @@ absl::StatusOr<FreshFiles> CollectFresh(const OptionValues& args, const LoadedBu
   choice.noise_sigma = noise_sigma;
   choice.seed = seed;
   choice.batch_size = batch_size;
-  const auto collect = [&](const std::string& kind, int32_t devices, const std::string& path,
-                           const SampleGenerator& generator) -> absl::Status {
+  const auto collect = [&](const std::string& kind, int32_t devices,
+                           const std::string& path) -> absl::Status {
     choice.num_devices = devices;
     SHARDPLAN_ASSIGN_OR_RETURN(std::unique_ptr<HardwareBackend> backend, MakeBackend(choice));
-    CollectOptions options;
-    options.kind = kind;
-    options.samples = samples;
-    options.out_path = path;
-    options.seed = seed;
-    options.batch_size = batch_size;
-    options.num_devices = kind == "comm" ? devices : 0;
-    options.pool = pool.path;
-    options.pool_sha256 = pool.sha256;
-    options.stop = InstallStopOnSignal();
-    options.progress = &std::cerr;
-    SHARDPLAN_ASSIGN_OR_RETURN(const CollectResult result,
-                               Collect(*backend, &pool.pool, generator, options));
-    if (result.interrupted) return InterruptedError(absl::StrCat("interrupted collecting ", path));
+    SHARDPLAN_ASSIGN_OR_RETURN(const CollectResult collected,
+                               CollectFile(*backend, choice, pool, kind, samples, path));
+    if (collected.interrupted) {
+      return InterruptedError(absl::StrCat("interrupted collecting ", path));
+    }
     return absl::OkStatus();
   };
   FreshFiles files;
   files.compute = absl::StrCat(dir, "/compute.jsonl");
-  SHARDPLAN_RETURN_IF_ERROR(collect("compute", 4, files.compute, ComputeSamples(pool.pool, seed)));
+  SHARDPLAN_RETURN_IF_ERROR(collect("compute", 4, files.compute));
   for (const auto& [n, models] : bundle.model->comm()) {
     files.comm.push_back(absl::StrCat(dir, "/comm_", n, ".jsonl"));
-    SHARDPLAN_RETURN_IF_ERROR(collect("comm", n, files.comm.back(), CommSamples(n, seed)));
+    SHARDPLAN_RETURN_IF_ERROR(collect("comm", n, files.comm.back()));
   }
   return files;
 }

@@ -1,7 +1,11 @@
 #include "lab/tools/tool_support.h"
 
+#include <unistd.h>
+
+#include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <iostream>
 #include <memory>
 #include <string>
 
@@ -13,6 +17,7 @@
 #include "base/status_macros.h"
 #include "groundtruth/cpu/cpu_backend.h"
 #include "groundtruth/sim/sim_backend.h"
+#include "lab/collection/sample_generators.h"
 #include "planner/domain/task.h"
 
 namespace shardplan::offline {
@@ -83,6 +88,28 @@ absl::Status WriteTextFile(const std::string& path, const std::string& text) {
         absl::StrCat("cannot create ", parent.string(), ": ", error.message()));
   }
   return WriteFileAtomically(path, text);
+}
+
+absl::StatusOr<CollectResult> CollectFile(HardwareBackend& backend, const BackendChoice& choice,
+                                          const LoadedPool& pool, const std::string& kind,
+                                          int64_t samples, const std::string& out) {
+  CollectOptions options;
+  options.kind = kind;
+  options.samples = samples;
+  options.out_path = out;
+  options.seed = choice.seed;
+  options.batch_size = choice.batch_size;
+  options.num_devices = kind == "comm" ? choice.num_devices : 0;
+  options.pool = pool.path;
+  options.pool_sha256 = pool.sha256;
+  options.stop = InstallStopOnSignal();
+  options.progress = &std::cerr;
+  // A terminal gets lines twice a second; a log file one every 10 s.
+  options.progress_interval = std::chrono::milliseconds(::isatty(2) ? 500 : 10000);
+  const SampleGenerator generator = kind == "compute"
+                                        ? ComputeSamples(pool.pool, choice.seed)
+                                        : CommSamples(choice.num_devices, choice.seed);
+  return Collect(backend, &pool.pool, generator, options);
 }
 
 }  // namespace shardplan::offline

@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "groundtruth/hardware_backend.h"
+#include "lab/collection/collector.h"
 #include "lab/data/table_pool.h"
 #include "lab/tools/offline_command.h"
 
@@ -40,6 +41,15 @@ absl::StatusOr<std::unique_ptr<HardwareBackend>> MakeBackend(const BackendChoice
 // collected at: the reference's 65536 for sim, the cpu backend's default (docs/cpu-backend.md)
 // for cpu.
 absl::StatusOr<int64_t> BatchSizeOption(const OptionValues& args, const std::string& backend);
+
+// One cost-data file as `data collect` writes it: samples 0..samples-1 of `kind` ("compute":
+// table combinations of `pool`; "comm": placements on choice.num_devices devices), each drawn
+// from (choice.seed, id) at choice.batch_size, measured on `backend` (made from `choice`) and
+// appended to `out` (resumed if it holds some); progress on stderr, Ctrl-C stops between
+// records (the result's `interrupted`).
+absl::StatusOr<CollectResult> CollectFile(HardwareBackend& backend, const BackendChoice& choice,
+                                          const LoadedPool& pool, const std::string& kind,
+                                          int64_t samples, const std::string& out);
 
 // Installs a SIGINT/SIGTERM handler that sets the returned flag (the second signal kills as
 // usual), so long loops can stop between items.

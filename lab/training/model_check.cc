@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/statistics.h"
 #include "base/status_macros.h"
 #include "costmodels/neural/table_features.h"
 
@@ -28,16 +29,6 @@ struct Errors {
     if (measured > 0.0) relative.push_back(std::abs(d) / measured);
   }
 };
-
-double Quantile(std::vector<double> values, double q) {
-  if (values.empty()) return 0.0;
-  std::sort(values.begin(), values.end());
-  const double position = q * static_cast<double>(values.size() - 1);
-  const auto below = static_cast<size_t>(std::floor(position));
-  const size_t above = std::min(below + 1, values.size() - 1);
-  const double frac = position - static_cast<double>(below);
-  return values[below] + frac * (values[above] - values[below]);
-}
 
 absl::StatusOr<SubModelCheck> Summarise(const LoadedBundle& bundle, const std::string& name,
                                         const std::string& file, int64_t samples,
@@ -59,9 +50,9 @@ absl::StatusOr<SubModelCheck> Summarise(const LoadedBundle& bundle, const std::s
   check.mse_ratio = check.manifest_test_mse > 0.0 ? check.mse / check.manifest_test_mse
                     : check.mse > 0.0             ? std::numeric_limits<double>::infinity()
                                                   : 0.0;
-  check.median_relative_error = Quantile(errors.relative, 0.5);
-  check.p95_relative_error = Quantile(errors.relative, 0.95);
-  check.max_relative_error = Quantile(errors.relative, 1.0);
+  check.median_relative_error = Percentile(errors.relative, 50);
+  check.p95_relative_error = Percentile(errors.relative, 95);
+  check.max_relative_error = Percentile(errors.relative, 100);
   check.drifted = check.mse_ratio > max_mse_ratio;
   return check;
 }
