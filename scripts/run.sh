@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The README's run command: installs, builds, starts shardplan-server on its embedded defaults
-# (the analytic cost model, no artifacts), plans an example task with the CLI, prints the plan
-# and stops the server. TASK=path/to/task.json to plan another task; extra args go to the CLI.
+# (the shipped bundles under models/, the plan store shardplan-plans.db), plans an example task
+# with the CLI (no algorithm or model named: NeuroShard under the newest model that covers the
+# task), prints the plan and stops the server. TASK=path/to/task.json to plan another task;
+# extra args go to the CLI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
