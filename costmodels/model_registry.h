@@ -24,6 +24,8 @@ struct ModelManifest {
   std::map<std::string, double> test_mse;  // per sub-model, e.g. "compute", "comm_4_fw"
   std::string created;           // RFC 3339
   std::vector<int32_t> device_counts;  // device counts its comm models cover; empty: any
+  // Whether its costs include the interconnect; false for compute-only data (zero comm costs).
+  bool costs_interconnect = true;
   std::string description;
   // What distinguishes two contents of one name@version: a bundle's manifest SHA-256 (hot
   // reload may replace a version in place); "" for built-ins. Part of the plan cache key.

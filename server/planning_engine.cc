@@ -82,7 +82,8 @@ std::vector<PlanWarning> ImputeAccessHistograms(
 
 // A warning for every table of `request_task` (request order, as the fields are named) whose
 // costed copy in `costed` (any order, histograms imputed) lies outside the data `model` was
-// trained on: its costs are extrapolations, which the plan should not hide.
+// trained on, and one for its topology when the comm models never saw such a layout: its costs
+// are extrapolations, which the plan should not hide.
 std::vector<PlanWarning> OutsideTrainingWarnings(const Task& request_task, const Task& costed,
                                                  const CostModel& model,
                                                  const std::string& model_id) {
@@ -102,6 +103,17 @@ std::vector<PlanWarning> OutsideTrainingWarnings(const Task& request_task, const
             " was trained on (", absl::StrJoin(outside, ", "),
             "): its cost is an extrapolation and may be far off (docs/cost-models.md, \"Outside "
             "the training data\")")});
+  }
+  if (const std::string outside = model.OutsideTrainedTopology(request_task.topology);
+      !outside.empty()) {
+    warnings.push_back(PlanWarning{
+        .code = std::string(kOutsideTrainingRange),
+        .field = "task.topology",
+        .message = absl::StrCat(
+            "the task's devices lie outside the layouts cost model ", model_id,
+            "'s comm models were trained on (", outside,
+            "): its comm costs are extrapolations and may be far off (docs/cost-models.md, "
+            "\"Comm models for any device count\")")});
   }
   return warnings;
 }
@@ -150,9 +162,13 @@ std::optional<ResolvedModel> PlanningEngine::NewestCoveringModel(const Task& tas
   for (const ModelRegistry::Entry& entry : models_->List()) {
     const ModelManifest& manifest = entry.manifest;
     if (manifest.kind == "analytic") continue;  // the fallback, not a candidate
+    // Comm models for this device count (or device-set ones, for any count); a model with zero
+    // comm costs would ignore the interconnect.
     const bool knows_interconnect =
-        std::find(manifest.device_counts.begin(), manifest.device_counts.end(), devices) !=
-        manifest.device_counts.end();
+        manifest.costs_interconnect &&
+        (manifest.device_counts.empty() ||
+         std::find(manifest.device_counts.begin(), manifest.device_counts.end(), devices) !=
+             manifest.device_counts.end());
     if (devices > 1 && !knows_interconnect) continue;
     if (newest && std::tie(manifest.created, manifest.name) <
                       std::tie(newest->manifest.created, newest->manifest.name)) {

@@ -61,7 +61,9 @@ std::string FormatModelsText(const shardplan::v1::ListModelsResponse& response) 
                   model.backend().empty()
                       ? model.hardware_profile()
                       : absl::StrCat(model.hardware_profile(), " (", model.backend(), ")"),
-                  model.device_counts().empty() ? "any" : absl::StrJoin(model.device_counts(), ","),
+                  !model.device_counts().empty() ? absl::StrJoin(model.device_counts(), ",")
+                  : model.costs_interconnect()   ? "any"
+                                                 : "any (no comm)",
                   model.data_size() > 0 ? absl::StrCat(model.data_size()) : "-",
                   mse_text.empty() ? "-" : absl::StrJoin(mse_text, " "),
                   model.created().empty() ? "-" : model.created(), model.description()});

@@ -24,9 +24,11 @@ int main(int argc, char** argv) {
   std::printf("ok %s\n", m.id().c_str());
   std::printf("  hardware_profile: %s\n  backend: %s\n  created: %s\n", m.hardware_profile.c_str(),
               m.backend.c_str(), m.created.c_str());
-  std::printf("  device_counts: %s\n", m.device_counts.empty()
-                                           ? "any (zero comm costs)"
-                                           : absl::StrJoin(m.device_counts, ",").c_str());
+  const char* any = bundle->model->comm_costs() == shardplan::NeuralCostModel::CommCosts::kZero
+                        ? "any (zero comm costs)"
+                        : "any (device-set comm models)";
+  std::printf("  device_counts: %s\n",
+              m.device_counts.empty() ? any : absl::StrJoin(m.device_counts, ",").c_str());
   std::printf("  data_size: %lld\n  test_mse:%s\n  manifest_sha256: %s\n",
               static_cast<long long>(m.data_size), mse.empty() ? " (none)" : mse.c_str(),
               bundle->manifest_sha256.c_str());

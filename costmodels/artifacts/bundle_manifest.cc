@@ -32,6 +32,10 @@ std::vector<std::string> SubModelNames(const NeuralCostModel& model) {
     names.push_back(CommSubModelName(n, NeuralCommModel::Direction::kForward));
     names.push_back(CommSubModelName(n, NeuralCommModel::Direction::kBackward));
   }
+  if (model.device_set_comm().has_value()) {
+    names.push_back(DeviceSetCommSubModelName(NeuralCommModel::Direction::kForward));
+    names.push_back(DeviceSetCommSubModelName(NeuralCommModel::Direction::kBackward));
+  }
   return names;
 }
 
@@ -41,9 +45,12 @@ json NormalizationJson(const FeatureNormalizer& normalizer) {
 }
 
 json TrainingJson(const SubModelTraining& t) {
-  return {{"data_file", t.data_file}, {"data_sha256", t.data_sha256}, {"samples", t.samples},
-          {"epochs", t.epochs},       {"train_mse", t.train_mse},     {"valid_mse", t.valid_mse},
-          {"test_mse", t.test_mse}};
+  json training = {{"data_file", t.data_file}, {"data_sha256", t.data_sha256},
+                   {"samples", t.samples},     {"epochs", t.epochs},
+                   {"train_mse", t.train_mse}, {"valid_mse", t.valid_mse},
+                   {"test_mse", t.test_mse}};
+  if (!t.test_mse_by_layout.empty()) training["test_mse_by_layout"] = t.test_mse_by_layout;
+  return training;
 }
 
 void AddTraining(const BundleInfo& info, const std::string& sub_model, json& entry) {
@@ -65,7 +72,34 @@ json CommEntryJson(const BundleInfo& info, const NeuralCommModel& comm, const st
   return entry;
 }
 
+json LayoutsJson(const std::vector<DeviceLayout>& layouts) {
+  json list = json::array();
+  for (const DeviceLayout& layout : layouts) {
+    list.push_back({{"devices", layout.devices}, {"devices_per_host", layout.devices_per_host}});
+  }
+  return list;
+}
+
+json DeviceSetCommEntryJson(const BundleInfo& info, const DeviceSetCommModel& comm,
+                            const std::vector<DeviceLayout>& layouts, const std::string& file,
+                            const std::string& sha256) {
+  json entry = {{"direction", DirectionName(comm.direction())},
+                {"weights", file},
+                {"sha256", sha256},
+                {"mlp_sizes", MlpSizes(comm.mlp())},
+                {"inputs", DeviceSetCommInputNames(comm.direction())},
+                {"normalization", NormalizationJson(comm.normalizer())},
+                {"batch_size", comm.trained_batch_size()},
+                {"trained_layouts", LayoutsJson(layouts)}};
+  AddTraining(info, DeviceSetCommSubModelName(comm.direction()), entry);
+  return entry;
+}
+
 }  // namespace
+
+std::string DeviceSetCommSubModelName(NeuralCommModel::Direction direction) {
+  return absl::StrCat("comm_any_", DirectionName(direction));
+}
 
 std::string CommSubModelName(int n, NeuralCommModel::Direction direction) {
   return absl::StrCat("comm_", n, "_", DirectionName(direction));
@@ -119,8 +153,10 @@ absl::StatusOr<BundleFiles> EncodeBundle(const BundleInfo& info, const NeuralCos
   AppendMlpTensors("pred_mlp", compute.pred_mlp(), tensors);
   SHARDPLAN_ASSIGN_OR_RETURN(std::string compute_bytes, SerializeWeights(tensors));
 
+  // Format 2 adds the device-set comm models; a bundle without them stays format 1, readable
+  // by older builds and byte-identical to what they wrote.
   json manifest = {
-      {"format_version", kModelBundleFormatVersion},
+      {"format_version", model.device_set_comm().has_value() ? 2 : 1},
       {"name", info.name},
       {"version", info.version},
       {"kind", "neural"},
@@ -156,6 +192,19 @@ absl::StatusOr<BundleFiles> EncodeBundle(const BundleInfo& info, const NeuralCos
     }
   }
   manifest["comm"] = std::move(comm);
+  if (const auto& any = model.device_set_comm(); any.has_value()) {
+    json entries = json::array();
+    for (const DeviceSetCommModel* m : {&any->forward, &any->backward}) {
+      tensors.clear();
+      AppendMlpTensors("mlp", m->mlp(), tensors);
+      SHARDPLAN_ASSIGN_OR_RETURN(std::string bytes, SerializeWeights(tensors));
+      const std::string file = DeviceSetCommSubModelName(m->direction()) + ".weights";
+      entries.push_back(
+          DeviceSetCommEntryJson(info, *m, any->trained_layouts, file, Sha256Hex(bytes)));
+      files.weights.emplace_back(file, std::move(bytes));
+    }
+    manifest["device_set_comm"] = std::move(entries);
+  }
   files.manifest = manifest.dump(2) + "\n";
   return files;
 }
@@ -203,6 +252,15 @@ absl::Status ReadTraining(const ManifestReader& reader, const json& entry, const
   SHARDPLAN_ASSIGN_OR_RETURN(training.train_mse, reader.Double(t, "train_mse", path));
   SHARDPLAN_ASSIGN_OR_RETURN(training.valid_mse, reader.Double(t, "valid_mse", path));
   SHARDPLAN_ASSIGN_OR_RETURN(training.test_mse, reader.Double(t, "test_mse", path));
+  if (t.contains("test_mse_by_layout")) {
+    const json& by_layout = t["test_mse_by_layout"];
+    const std::string at = ManifestReader::Path(path, "test_mse_by_layout");
+    if (!by_layout.is_object()) return reader.Error(absl::StrCat(at, " must be an object"));
+    for (const auto& [layout, value] : by_layout.items()) {
+      SHARDPLAN_ASSIGN_OR_RETURN(training.test_mse_by_layout[layout],
+                                 reader.Double(by_layout, layout, at));
+    }
+  }
   info.training[sub_model] = std::move(training);
   return absl::OkStatus();
 }

@@ -31,6 +31,9 @@ inline constexpr char kComputeWeightsFile[] = "compute.weights";
 // "comm_<n>_forward" or "comm_<n>_backward".
 std::string CommSubModelName(int n, NeuralCommModel::Direction direction);
 
+// "comm_any_forward" or "comm_any_backward": the device-set comm models (format 2).
+std::string DeviceSetCommSubModelName(NeuralCommModel::Direction direction);
+
 // The comm model's inputs in order: the forward model sees dim sums then waits.
 std::vector<std::string> CommInputNames(int n, NeuralCommModel::Direction direction);
 

@@ -26,6 +26,7 @@ namespace {
 
 using bundle_internal::CommInputNames;
 using bundle_internal::CommSubModelName;
+using bundle_internal::DeviceSetCommSubModelName;
 using bundle_internal::FeatureNames;
 using bundle_internal::json;
 using bundle_internal::kComputeWeightsFile;
@@ -124,42 +125,57 @@ absl::StatusOr<NeuralComputeModel> ReadCompute(const ManifestReader& reader,
   return compute;
 }
 
+absl::StatusOr<CommDirection> ReadDirection(const ManifestReader& reader, const json& entry,
+                                            const std::string& where) {
+  SHARDPLAN_ASSIGN_OR_RETURN(const std::string name, reader.String(entry, "direction", where));
+  if (name == "forward") return CommDirection::kForward;
+  if (name == "backward") return CommDirection::kBackward;
+  return reader.Error(
+      absl::StrCat(where, ".direction '", name, "' is not 'forward' or 'backward'"));
+}
+
+// A comm model's normaliser and MLP (a weights file <sub_model>.weights with one "mlp"), after
+// checking that its inputs are `expected_inputs`; records its training in `info`.
+struct CommMlp {
+  FeatureNormalizer normalizer;
+  Mlp mlp;
+};
+absl::StatusOr<CommMlp> ReadCommMlp(const ManifestReader& reader, const std::string& directory,
+                                    const json& entry, const std::string& where,
+                                    const std::string& sub_model,
+                                    const std::vector<std::string>& expected_inputs,
+                                    BundleInfo& info) {
+  SHARDPLAN_ASSIGN_OR_RETURN(std::vector<std::string> inputs,
+                             reader.Strings(entry, "inputs", where));
+  if (inputs != expected_inputs) {
+    return reader.Error(absl::StrCat(where, " (", sub_model, "): inputs [",
+                                     absl::StrJoin(inputs, ","), "] are not [",
+                                     absl::StrJoin(expected_inputs, ","), "]"));
+  }
+  SHARDPLAN_ASSIGN_OR_RETURN(std::vector<int> sizes, reader.Ints(entry, "mlp_sizes", where));
+  SHARDPLAN_ASSIGN_OR_RETURN(FeatureNormalizer normalizer, ReadNormalizer(reader, entry, where));
+  SHARDPLAN_RETURN_IF_ERROR(ReadTraining(reader, entry, where, sub_model, info));
+  const std::string file = sub_model + ".weights";
+  const std::string path = directory + "/" + file;
+  SHARDPLAN_ASSIGN_OR_RETURN(auto tensors, ReadWeights(reader, directory, entry, where, file));
+  SHARDPLAN_ASSIGN_OR_RETURN(Mlp mlp, TakeMlpTensors("mlp", sizes, false, path, tensors));
+  SHARDPLAN_RETURN_IF_ERROR(RefuseLeftovers(path, tensors));
+  return CommMlp{std::move(normalizer), std::move(mlp)};
+}
+
 absl::StatusOr<NeuralCommModel> ReadComm(const ManifestReader& reader, const std::string& directory,
                                          const json& entry, const std::string& where,
                                          BundleInfo& info) {
   SHARDPLAN_ASSIGN_OR_RETURN(const int64_t n, reader.Int(entry, "num_devices", where));
   if (n <= 0 || n > 65536)
     return reader.Error(absl::StrCat(where, ".num_devices ", n, " is invalid"));
-  SHARDPLAN_ASSIGN_OR_RETURN(const std::string direction_name,
-                             reader.String(entry, "direction", where));
-  NeuralCommModel::Direction direction;
-  if (direction_name == "forward") {
-    direction = NeuralCommModel::Direction::kForward;
-  } else if (direction_name == "backward") {
-    direction = NeuralCommModel::Direction::kBackward;
-  } else {
-    return reader.Error(
-        absl::StrCat(where, ".direction '", direction_name, "' is not 'forward' or 'backward'"));
-  }
+  SHARDPLAN_ASSIGN_OR_RETURN(const CommDirection direction, ReadDirection(reader, entry, where));
   const int devices = static_cast<int>(n);
   const std::string sub_model = CommSubModelName(devices, direction);
-  SHARDPLAN_ASSIGN_OR_RETURN(std::vector<std::string> inputs,
-                             reader.Strings(entry, "inputs", where));
-  if (inputs != CommInputNames(devices, direction)) {
-    return reader.Error(absl::StrCat(where, " (", sub_model, "): inputs [",
-                                     absl::StrJoin(inputs, ","), "] are not [",
-                                     absl::StrJoin(CommInputNames(devices, direction), ","), "]"));
-  }
-  SHARDPLAN_ASSIGN_OR_RETURN(std::vector<int> sizes, reader.Ints(entry, "mlp_sizes", where));
-  SHARDPLAN_ASSIGN_OR_RETURN(FeatureNormalizer normalizer, ReadNormalizer(reader, entry, where));
-  SHARDPLAN_RETURN_IF_ERROR(ReadTraining(reader, entry, where, sub_model, info));
-
-  const std::string file = sub_model + ".weights";
-  const std::string path = directory + "/" + file;
-  SHARDPLAN_ASSIGN_OR_RETURN(auto tensors, ReadWeights(reader, directory, entry, where, file));
-  SHARDPLAN_ASSIGN_OR_RETURN(Mlp mlp, TakeMlpTensors("mlp", sizes, false, path, tensors));
-  SHARDPLAN_RETURN_IF_ERROR(RefuseLeftovers(path, tensors));
-  auto comm = NeuralCommModel::Create(devices, direction, std::move(normalizer), std::move(mlp));
+  SHARDPLAN_ASSIGN_OR_RETURN(CommMlp read, ReadCommMlp(reader, directory, entry, where, sub_model,
+                                                       CommInputNames(devices, direction), info));
+  auto comm =
+      NeuralCommModel::Create(devices, direction, std::move(read.normalizer), std::move(read.mlp));
   if (!comm.ok()) return reader.Error(absl::StrCat(sub_model, ": ", comm.status().message()));
   return comm;
 }
@@ -199,10 +215,80 @@ absl::StatusOr<std::map<int, NeuralCommModels>> ReadComms(const ManifestReader& 
       return reader.Error(absl::StrCat("comm_", n, "_backward has no comm_", n, "_forward"));
     }
   }
-  if (!zero_comm && comm.empty()) {
-    return reader.Error("comm_costs is 'neural' but no comm models are listed");
-  }
   return comm;
+}
+
+absl::StatusOr<std::vector<DeviceLayout>> ReadLayouts(const ManifestReader& reader,
+                                                      const json& entry, const std::string& where) {
+  SHARDPLAN_ASSIGN_OR_RETURN(const json* list, reader.Field(entry, "trained_layouts", where));
+  const std::string path = ManifestReader::Path(where, "trained_layouts");
+  if (!list->is_array()) return reader.Error(absl::StrCat(path, " must be an array"));
+  std::vector<DeviceLayout> layouts;
+  for (size_t i = 0; i < list->size(); ++i) {
+    const std::string at = absl::StrCat(path, "[", i, "]");
+    SHARDPLAN_ASSIGN_OR_RETURN(const int64_t devices, reader.Int((*list)[i], "devices", at));
+    SHARDPLAN_ASSIGN_OR_RETURN(const int64_t per_host,
+                               reader.Int((*list)[i], "devices_per_host", at));
+    if (devices <= 0 || devices > 65536 || per_host <= 0 || per_host > devices) {
+      return reader.Error(
+          absl::StrCat(at, ": ", devices, " devices in hosts of ", per_host, " is not a layout"));
+    }
+    layouts.push_back({static_cast<int>(devices), static_cast<int>(per_host)});
+  }
+  return layouts;
+}
+
+absl::StatusOr<DeviceSetCommModel> ReadDeviceSetComm(const ManifestReader& reader,
+                                                     const std::string& directory,
+                                                     const json& entry, const std::string& where,
+                                                     BundleInfo& info) {
+  SHARDPLAN_ASSIGN_OR_RETURN(const CommDirection direction, ReadDirection(reader, entry, where));
+  const std::string sub_model = DeviceSetCommSubModelName(direction);
+  SHARDPLAN_ASSIGN_OR_RETURN(const int64_t batch_size, reader.Int(entry, "batch_size", where));
+  SHARDPLAN_ASSIGN_OR_RETURN(CommMlp read, ReadCommMlp(reader, directory, entry, where, sub_model,
+                                                       DeviceSetCommInputNames(direction), info));
+  auto comm = DeviceSetCommModel::Create(direction, std::move(read.normalizer), std::move(read.mlp),
+                                         batch_size);
+  if (!comm.ok()) return reader.Error(absl::StrCat(sub_model, ": ", comm.status().message()));
+  return comm;
+}
+
+// The optional `device_set_comm` list (format 2): a forward and a backward entry, which must
+// record the same trained layouts.
+absl::StatusOr<std::optional<DeviceSetCommModels>> ReadDeviceSetComms(
+    const ManifestReader& reader, const std::string& directory, const json& manifest,
+    int64_t format_version, bool zero_comm, BundleInfo& info) {
+  if (!manifest.contains("device_set_comm")) return std::nullopt;
+  if (format_version < 2) {
+    return reader.Error("field 'device_set_comm' needs format_version 2 or later");
+  }
+  if (zero_comm) return reader.Error("comm_costs is 'zero' but device_set_comm is listed");
+  const json& list = manifest["device_set_comm"];
+  if (!list.is_array() || list.size() != 2) {
+    return reader.Error("field 'device_set_comm' must list a forward and a backward model");
+  }
+  std::optional<DeviceSetCommModel> forward, backward;
+  std::vector<DeviceLayout> layouts;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string where = absl::StrCat("device_set_comm[", i, "]");
+    SHARDPLAN_ASSIGN_OR_RETURN(DeviceSetCommModel model,
+                               ReadDeviceSetComm(reader, directory, list[i], where, info));
+    SHARDPLAN_ASSIGN_OR_RETURN(std::vector<DeviceLayout> these,
+                               ReadLayouts(reader, list[i], where));
+    if (i > 0 && these != layouts) {
+      return reader.Error(
+          "device_set_comm: the forward and backward models record different "
+          "trained_layouts");
+    }
+    layouts = std::move(these);
+    auto& slot = model.direction() == CommDirection::kForward ? forward : backward;
+    if (slot.has_value()) {
+      return reader.Error(absl::StrCat(where, ": ", DeviceSetCommSubModelName(model.direction()),
+                                       " is listed twice"));
+    }
+    slot.emplace(std::move(model));
+  }
+  return DeviceSetCommModels{*std::move(forward), *std::move(backward), std::move(layouts)};
 }
 
 // The directory's last two components, ignoring trailing slashes.
@@ -231,10 +317,11 @@ absl::StatusOr<LoadedBundle> ReadModelBundle(const std::string& directory) {
   if (!manifest.is_object()) return reader.Error("not a JSON object");
 
   SHARDPLAN_ASSIGN_OR_RETURN(const int64_t format_version, reader.Int(manifest, "format_version"));
-  if (format_version != kModelBundleFormatVersion) {
-    return reader.Error(absl::StrCat("format_version ", format_version,
-                                     " is not supported (this build reads ",
-                                     kModelBundleFormatVersion, ")"));
+  if (format_version < kOldestModelBundleFormatVersion ||
+      format_version > kModelBundleFormatVersion) {
+    return reader.Error(
+        absl::StrCat("format_version ", format_version, " is not supported (this build reads ",
+                     kOldestModelBundleFormatVersion, " to ", kModelBundleFormatVersion, ")"));
   }
   SHARDPLAN_ASSIGN_OR_RETURN(const std::string kind, reader.String(manifest, "kind"));
   if (kind != "neural") return reader.Error(absl::StrCat("kind '", kind, "' is not 'neural'"));
@@ -266,13 +353,19 @@ absl::StatusOr<LoadedBundle> ReadModelBundle(const std::string& directory) {
                              ReadCompute(reader, directory, manifest, info));
   SHARDPLAN_ASSIGN_OR_RETURN(auto comm, ReadComms(reader, directory, manifest, zero_comm, info));
   SHARDPLAN_ASSIGN_OR_RETURN(
+      std::optional<DeviceSetCommModels> device_set_comm,
+      ReadDeviceSetComms(reader, directory, manifest, format_version, zero_comm, info));
+  if (!zero_comm && comm.empty() && !device_set_comm.has_value()) {
+    return reader.Error("comm_costs is 'neural' but no comm models are listed");
+  }
+  SHARDPLAN_ASSIGN_OR_RETURN(
       std::optional<TableFeatureRange> training_range,
       ReadTrainingRange(reader, manifest.contains("compute") ? manifest["compute"] : json(),
                         "compute"));
   auto model = NeuralCostModel::Create(
       info.name, info.version, std::move(compute), std::move(comm),
       zero_comm ? NeuralCostModel::CommCosts::kZero : NeuralCostModel::CommCosts::kNeural,
-      std::move(training_range));
+      std::move(training_range), std::move(device_set_comm));
   if (!model.ok()) return reader.Error(std::string(model.status().message()));
   bundle.model = std::make_shared<const NeuralCostModel>(*std::move(model));
   bundle.manifest = ManifestOfBundle(info, *bundle.model);

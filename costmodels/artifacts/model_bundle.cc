@@ -28,7 +28,10 @@ ModelManifest ManifestOfBundle(const BundleInfo& info, const NeuralCostModel& mo
     if (datasets.insert(key).second) manifest.data_size += training.samples;
     manifest.test_mse[sub_model] = training.test_mse;
   }
-  for (const auto& [n, models] : model.comm()) manifest.device_counts.push_back(n);
+  manifest.costs_interconnect = model.comm_costs() == NeuralCostModel::CommCosts::kNeural;
+  if (!model.device_set_comm().has_value()) {
+    for (const auto& [n, models] : model.comm()) manifest.device_counts.push_back(n);
+  }
   return manifest;
 }
 

@@ -26,9 +26,12 @@ namespace shardplan {
 // (".<version>.tmp-<pid>") whose files are fsynced, then renamed to <version> in one step, so a
 // reader scanning the root sees either no bundle or a complete one.
 
-// The manifest's format version this build writes and reads. A bundle with another one is
-// refused as incompatible.
-inline constexpr int kModelBundleFormatVersion = 1;
+// The manifest format versions this build reads: 1 (the compute model and fixed-N comm models)
+// and 2 (adds `device_set_comm`, comm models for any device count: docs/model-bundles.md). It
+// writes 2 for a bundle with device-set comm models and 1 otherwise. A bundle of another format
+// is refused as incompatible.
+inline constexpr int kModelBundleFormatVersion = 2;
+inline constexpr int kOldestModelBundleFormatVersion = 1;
 
 // How one sub-model ("compute", "comm_4_forward", ...) was trained, for the manifest.
 struct SubModelTraining {
@@ -39,6 +42,10 @@ struct SubModelTraining {
   double train_mse = 0.0;   // ms^2, with the best-validation weights
   double valid_mse = 0.0;
   double test_mse = 0.0;
+  // Device-set comm models: the test MSE of each trained layout ("16x8": 16 devices in hosts of
+  // 8), as MSEs grow with the device count; `model check` compares a layout's fresh MSE with its
+  // own.
+  std::map<std::string, double> test_mse_by_layout;
 };
 
 // Everything in a manifest that is not weights.
@@ -82,7 +89,8 @@ absl::Status WriteModelBundle(const std::string& models_root, const BundleInfo& 
 absl::StatusOr<LoadedBundle> ReadModelBundle(const std::string& directory);
 
 // The ListModels view of a bundle: kind "neural", data_size the sum of the distinct datasets'
-// samples, test_mse per sub-model, device_counts the comm models' (empty with zero comm costs).
+// samples, test_mse per sub-model, device_counts the comm models' (empty, meaning any, with zero
+// comm costs or device-set comm models).
 ModelManifest ManifestOfBundle(const BundleInfo& info, const NeuralCostModel& model);
 
 }  // namespace shardplan

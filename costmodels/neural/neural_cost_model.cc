@@ -183,7 +183,8 @@ std::vector<double> NeuralCommModel::Predict(std::span<const int64_t> dim_sums,
 absl::StatusOr<NeuralCostModel> NeuralCostModel::Create(
     std::string name, std::string version, NeuralComputeModel compute,
     std::map<int, NeuralCommModels> comm, CommCosts comm_costs,
-    std::optional<TableFeatureRange> training_range) {
+    std::optional<TableFeatureRange> training_range,
+    std::optional<DeviceSetCommModels> device_set_comm) {
   if (name.empty() || version.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("neural cost model: name \"", name,
                                                    "\" and version \"", version,
@@ -199,9 +200,16 @@ absl::StatusOr<NeuralCostModel> NeuralCostModel::Create(
                        models.forward.num_devices(), " and ", models.backward.num_devices(), ")"));
     }
   }
-  if (comm_costs == CommCosts::kZero && !comm.empty()) {
+  if (comm_costs == CommCosts::kZero && (!comm.empty() || device_set_comm.has_value())) {
     return absl::InvalidArgumentError(absl::StrCat("neural cost model ", name, "@", version,
                                                    ": comm models given with zero comm costs"));
+  }
+  if (device_set_comm.has_value() &&
+      (device_set_comm->forward.direction() != CommDirection::kForward ||
+       device_set_comm->backward.direction() != CommDirection::kBackward)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("neural cost model ", name, "@", version,
+                     ": the device-set comm models must be a forward and a backward model"));
   }
   if (training_range.has_value()) {
     bool valid = training_range->min.size() == kNumTableFeatures &&
@@ -217,7 +225,7 @@ absl::StatusOr<NeuralCostModel> NeuralCostModel::Create(
     }
   }
   return NeuralCostModel(std::move(name), std::move(version), std::move(compute), std::move(comm),
-                         comm_costs, std::move(training_range));
+                         comm_costs, std::move(training_range), std::move(device_set_comm));
 }
 
 std::vector<std::string> NeuralCostModel::OutsideTrainingRange(const Table& table) const {
@@ -225,22 +233,58 @@ std::vector<std::string> NeuralCostModel::OutsideTrainingRange(const Table& tabl
   return FeaturesOutsideRange(table, table.dim, *training_range_);
 }
 
+std::string NeuralCostModel::OutsideTrainedTopology(const Topology& topology) const {
+  const int n = topology.num_devices();
+  if (comm_costs_ == CommCosts::kZero || comm_.count(n) > 0 || !device_set_comm_.has_value() ||
+      device_set_comm_->trained_layouts.empty() || n == 0) {
+    return "";
+  }
+  const auto hosts_of = [](const DeviceLayout& l) {
+    return (l.devices + l.devices_per_host - 1) / l.devices_per_host;
+  };
+  const std::vector<DeviceLayout>& trained = device_set_comm_->trained_layouts;
+  DeviceLayout low = trained.front(), high = trained.front();
+  int low_hosts = hosts_of(trained.front()), high_hosts = low_hosts;
+  for (const DeviceLayout& l : trained) {
+    low.devices = std::min(low.devices, l.devices);
+    high.devices = std::max(high.devices, l.devices);
+    low.devices_per_host = std::min(low.devices_per_host, l.devices_per_host);
+    high.devices_per_host = std::max(high.devices_per_host, l.devices_per_host);
+    low_hosts = std::min(low_hosts, hosts_of(l));
+    high_hosts = std::max(high_hosts, hosts_of(l));
+  }
+  const DeviceLayout asked{n, std::min(topology.local_world_size(), n)};
+  const int hosts = hosts_of(asked);
+  if (asked.devices >= low.devices && asked.devices <= high.devices &&
+      asked.devices_per_host >= low.devices_per_host &&
+      asked.devices_per_host <= high.devices_per_host && hosts >= low_hosts &&
+      hosts <= high_hosts) {
+    return "";
+  }
+  return absl::StrCat(n, " devices in ", hosts, hosts == 1 ? " host" : " hosts", " of ",
+                      asked.devices_per_host, " (trained on ", low.devices, " to ", high.devices,
+                      " devices, hosts of ", low.devices_per_host, " to ", high.devices_per_host,
+                      ", ", low_hosts, " to ", high_hosts, " hosts)");
+}
+
 NeuralCostModel::NeuralCostModel(std::string name, std::string version, NeuralComputeModel compute,
                                  std::map<int, NeuralCommModels> comm, CommCosts comm_costs,
-                                 std::optional<TableFeatureRange> training_range)
+                                 std::optional<TableFeatureRange> training_range,
+                                 std::optional<DeviceSetCommModels> device_set_comm)
     : name_(std::move(name)),
       version_(std::move(version)),
       compute_(std::move(compute)),
       comm_(std::move(comm)),
       comm_costs_(comm_costs),
-      training_range_(std::move(training_range)) {}
+      training_range_(std::move(training_range)),
+      device_set_comm_(std::move(device_set_comm)) {}
 
 std::string NeuralCostModel::id() const { return absl::StrCat(name_, "@", version_); }
 
 absl::Status NeuralCostModel::CheckSupports(const Task& task) const {
   if (comm_costs_ == CommCosts::kZero) return absl::OkStatus();
   const int n = task.topology.num_devices();
-  if (comm_.find(n) == comm_.end()) {
+  if (comm_.find(n) == comm_.end() && !device_set_comm_.has_value()) {
     std::vector<int> counts;
     for (const auto& entry : comm_) counts.push_back(entry.first);
     return absl::FailedPreconditionError(absl::StrCat(
@@ -258,23 +302,31 @@ double NeuralCostModel::ComputeCost(const CostContext& context,
 
 std::vector<double> NeuralCostModel::BackwardCommCosts(const CostContext& context,
                                                        std::span<const int64_t> dim_sums) const {
-  if (comm_costs_ == CommCosts::kZero) return std::vector<double>(dim_sums.size(), 0.0);
-  const auto it = comm_.find(static_cast<int>(dim_sums.size()));
-  if (it == comm_.end()) {
-    return std::vector<double>(dim_sums.size(), std::numeric_limits<double>::quiet_NaN());
-  }
-  return it->second.backward.Predict(dim_sums, {});
+  return PredictComm(context, CommDirection::kBackward, dim_sums, {});
 }
 
 std::vector<double> NeuralCostModel::ForwardCommCosts(const CostContext& context,
                                                       std::span<const int64_t> dim_sums,
                                                       std::span<const double> waits) const {
+  return PredictComm(context, CommDirection::kForward, dim_sums, waits);
+}
+
+std::vector<double> NeuralCostModel::PredictComm(const CostContext& context,
+                                                 CommDirection direction,
+                                                 std::span<const int64_t> dim_sums,
+                                                 std::span<const double> waits) const {
   if (comm_costs_ == CommCosts::kZero) return std::vector<double>(dim_sums.size(), 0.0);
+  const bool forward = direction == CommDirection::kForward;
   const auto it = comm_.find(static_cast<int>(dim_sums.size()));
-  if (it == comm_.end()) {
-    return std::vector<double>(dim_sums.size(), std::numeric_limits<double>::quiet_NaN());
+  if (it != comm_.end()) {
+    return (forward ? it->second.forward : it->second.backward).Predict(dim_sums, waits);
   }
-  return it->second.forward.Predict(dim_sums, waits);
+  if (device_set_comm_.has_value()) {
+    const int per_host = context.topology != nullptr ? context.topology->local_world_size() : 0;
+    return (forward ? device_set_comm_->forward : device_set_comm_->backward)
+        .Predict(dim_sums, waits, per_host, context.batch_size);
+  }
+  return std::vector<double>(dim_sums.size(), std::numeric_limits<double>::quiet_NaN());
 }
 
 }  // namespace shardplan

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "costmodels/neural/device_set_comm_model.h"
 #include "costmodels/neural/latent_memo.h"
 #include "costmodels/neural/table_features.h"
 #include "nn/mlp.h"
@@ -85,7 +86,7 @@ class NeuralComputeModel : public SumPooledCompute {
 // [dim_sums (N), waits (N)], the backward model's [dim_sums (N)]; the output is per-device ms.
 class NeuralCommModel {
  public:
-  enum class Direction { kForward, kBackward };
+  using Direction = CommDirection;
 
   // INVALID_ARGUMENT unless num_devices > 0, the MLP takes N (backward) or 2N (forward) inputs
   // and gives N outputs with no output activation, and the normaliser has one entry per input.
@@ -118,13 +119,15 @@ struct NeuralCommModels {
 };
 
 // A neural bundle behind planner's CostModel: one compute model and comm models per device
-// count (docs/design.md section 3.1). Immutable after Create and safe to call from many threads.
+// count (docs/design.md section 3.1), and/or one pair of device-set comm models for any device
+// count and host layout; a fixed-N pair wins for its N. Immutable after Create and safe to call
+// from many threads.
 //
 // Its compute costs read the tables' access histograms (ReadsAccessHistograms): the server
 // imputes a missing one before planning, with a warning in the plan. A table that reaches the
 // model without one anyway is costed with all 17 bins zero (the features of an empty
-// histogram). Comm queries for a device count without comm models (which CheckSupports refuses)
-// return NaN per device.
+// histogram). Comm queries for a device count no comm model covers (which CheckSupports
+// refuses) return NaN per device.
 //
 // A bundle trained where there is no interconnect (the cpu backend measures kernels only) has
 // CommCosts::kZero: no comm models, every device count supported, comm costs 0.
@@ -137,10 +140,12 @@ class NeuralCostModel : public CostModel {
   // given with CommCosts::kZero.
   // `training_range`: the raw features the compute model was trained on (the manifest's
   // record), which OutsideTrainingRange checks tables against; none for bundles that predate it.
+  // `device_set_comm`: comm models for every device count without a fixed-N pair.
   static absl::StatusOr<NeuralCostModel> Create(
       std::string name, std::string version, NeuralComputeModel compute,
       std::map<int, NeuralCommModels> comm, CommCosts comm_costs = CommCosts::kNeural,
-      std::optional<TableFeatureRange> training_range = std::nullopt);
+      std::optional<TableFeatureRange> training_range = std::nullopt,
+      std::optional<DeviceSetCommModels> device_set_comm = std::nullopt);
 
   std::string id() const override;  // "name@version"
   // FAILED_PRECONDITION naming the device count when no comm models cover it.
@@ -148,6 +153,9 @@ class NeuralCostModel : public CostModel {
   bool ReadsAccessHistograms() const override { return true; }
   // The table at its full dim against the training range, when the bundle records one.
   std::vector<std::string> OutsideTrainingRange(const Table& table) const override;
+  // Only for a task the device-set comm models cost (no fixed-N pair for its device count):
+  // outside the trained device counts, devices per host or host counts.
+  std::string OutsideTrainedTopology(const Topology& topology) const override;
   const SumPooledCompute* sum_pooled_compute() const override { return &compute_; }
   double ComputeCost(const CostContext& context, std::span<const ShardView> shards) const override;
   std::vector<double> BackwardCommCosts(const CostContext& context,
@@ -158,13 +166,20 @@ class NeuralCostModel : public CostModel {
 
   const NeuralComputeModel& compute() const { return compute_; }
   const std::map<int, NeuralCommModels>& comm() const { return comm_; }
+  const std::optional<DeviceSetCommModels>& device_set_comm() const { return device_set_comm_; }
   CommCosts comm_costs() const { return comm_costs_; }
   const std::optional<TableFeatureRange>& training_range() const { return training_range_; }
 
  private:
   NeuralCostModel(std::string name, std::string version, NeuralComputeModel compute,
                   std::map<int, NeuralCommModels> comm, CommCosts comm_costs,
-                  std::optional<TableFeatureRange> training_range);
+                  std::optional<TableFeatureRange> training_range,
+                  std::optional<DeviceSetCommModels> device_set_comm);
+
+  // The fixed-N pair for the device count when there is one, else the device-set model.
+  std::vector<double> PredictComm(const CostContext& context, CommDirection direction,
+                                  std::span<const int64_t> dim_sums,
+                                  std::span<const double> waits) const;
 
   std::string name_;
   std::string version_;
@@ -172,6 +187,7 @@ class NeuralCostModel : public CostModel {
   std::map<int, NeuralCommModels> comm_;
   CommCosts comm_costs_;
   std::optional<TableFeatureRange> training_range_;
+  std::optional<DeviceSetCommModels> device_set_comm_;
 };
 
 }  // namespace shardplan

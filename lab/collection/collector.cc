@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "absl/time/time.h"
 #include "base/status_macros.h"
 #include "lab/collection/progress.h"
+#include "planner/domain/topology.h"
 
 namespace shardplan {
 namespace {
@@ -73,6 +75,9 @@ std::string HeaderMismatch(const CostRecord& record, const CostRecord& run) {
   }
   if (record.kind == "comm" && record.num_devices != run.num_devices) {
     return differs("num_devices", record.num_devices, run.num_devices);
+  }
+  if (record.kind == "comm" && record.devices_per_host != run.devices_per_host) {
+    return differs("devices_per_host", record.devices_per_host, run.devices_per_host);
   }
   if (record.pool_sha256 != run.pool_sha256) {
     return differs("pool_sha256", record.pool_sha256, run.pool_sha256);
@@ -168,12 +173,19 @@ absl::Status Measure(HardwareBackend& backend, const TablePool* pool, CostRecord
         "sample ", record.id, ": the generator gave ", record.dim_sums.size(), " dim sums and ",
         record.start_offsets_ms.size(), " start offsets for ", n, " devices"));
   }
-  // A comm record names no hosts: it describes the backend's own machines (for the simulator,
-  // hosts of its profile's devices_per_host: one host at 4 and 8 devices, as the reference).
+  // A comm record without devices_per_host describes the backend's own machines (for the
+  // simulator, hosts of its profile's devices_per_host: one host at 4 and 8 devices, as the
+  // reference); with it, hosts of that many devices.
+  std::optional<Topology> topology;
+  if (record.devices_per_host > 0) {
+    topology.emplace();
+    topology->memory_bytes.assign(n, 0);
+    topology->devices_per_host = record.devices_per_host;
+  }
   SHARDPLAN_ASSIGN_OR_RETURN(
       CommMeasurement measured,
-      backend.MeasureComm(/*topology=*/nullptr, record.dim_sums, record.start_offsets_ms,
-                          record.batch_size));
+      backend.MeasureComm(topology.has_value() ? &*topology : nullptr, record.dim_sums,
+                          record.start_offsets_ms, record.batch_size));
   if (measured.forward_ms.size() != n || measured.backward_ms.size() != n) {
     return absl::InternalError(absl::StrCat("sample ", record.id, ": backend returned times for ",
                                             measured.forward_ms.size(), " devices, expected ", n));
@@ -206,6 +218,7 @@ absl::StatusOr<CollectResult> Collect(HardwareBackend& backend, const TablePool*
   header.seed = options.seed;
   header.batch_size = options.batch_size;
   header.num_devices = options.kind == "comm" ? options.num_devices : 0;
+  header.devices_per_host = options.kind == "comm" ? options.devices_per_host : 0;
   header.pool = options.pool;
   header.pool_sha256 = options.pool_sha256;
 

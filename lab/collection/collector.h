@@ -24,6 +24,8 @@ struct CollectOptions {
   uint64_t seed = 0;
   int64_t batch_size = 65536;  // the reference's global batch
   int32_t num_devices = 0;     // comm: the device count; compute: unused (0)
+  // comm: hosts of this many devices (recorded); 0: the backend's own layout (not recorded).
+  int32_t devices_per_host = 0;
   std::string pool;            // the pool's path as recorded (relative to the repository)
   std::string pool_sha256;     // hex SHA-256 of the pool file
   // Records written between fsyncs (and one at the end): bounds what a power cut can lose.

@@ -69,6 +69,7 @@ std::string CostRecordToJsonLine(const CostRecord& record) {
     line["ms"] = record.ms;
   } else {
     line["num_devices"] = record.num_devices;
+    if (record.devices_per_host > 0) line["devices_per_host"] = record.devices_per_host;
     line["dim_sums"] = record.dim_sums;
     line["start_offsets_ms"] = record.start_offsets_ms;
     line["forward_ms"] = record.forward_ms;
@@ -122,6 +123,15 @@ absl::StatusOr<CostRecord> CostRecordFromJsonLine(const std::string& line) {
     }
     if (record.num_devices <= 0) {
       return absl::InvalidArgumentError("field 'num_devices' is not positive");
+    }
+    if (object.contains("devices_per_host")) {
+      if (absl::Status read = Read(object, "devices_per_host", record.devices_per_host);
+          !read.ok()) {
+        return read;
+      }
+      if (record.devices_per_host <= 0 || record.devices_per_host > record.num_devices) {
+        return absl::InvalidArgumentError("field 'devices_per_host' is not in [1, num_devices]");
+      }
     }
     const int64_t n = record.num_devices;
     check(ReadList(object, "dim_sums", n, record.dim_sums));

@@ -20,6 +20,8 @@ namespace shardplan {
 //           "tables": [[812, 64], [3, 4]], "ms": 3.217, "time": "2026-11-21T09:00:00Z"}
 // comm:    {"id": 17, "kind": "comm", ..., "num_devices": 4, "dim_sums": [...],
 //           "start_offsets_ms": [...], "forward_ms": [...], "backward_ms": [...], "time": ...}
+//           and "devices_per_host": 8 when the run chose the host layout (absent: the
+//           backend's own machines, for the simulator hosts of its profile's devices_per_host)
 //
 // `id` is the sample's index: sample i's inputs are drawn from a generator seeded by (seed, i),
 // so a resumed collection regenerates exactly the samples that are missing.
@@ -38,6 +40,7 @@ struct CostRecord {
   double ms = 0.0;
   // comm
   int32_t num_devices = 0;
+  int32_t devices_per_host = 0;  // 0: not recorded (the backend's own layout)
   std::vector<int64_t> dim_sums;
   std::vector<double> start_offsets_ms;
   std::vector<double> forward_ms;

@@ -31,11 +31,20 @@ absl::Status RunCollect(const OptionValues& args) {
   if (samples < 0) return UsageError("--samples is negative");
   if (devices < 1 || devices > 1024) return UsageError("--devices must be in [1, 1024]");
   SHARDPLAN_ASSIGN_OR_RETURN(const int64_t batch_size, BatchSizeOption(args, backend_name));
+  int64_t devices_per_host = 0;
+  if (args.Has("devices-per-host")) {
+    SHARDPLAN_ASSIGN_OR_RETURN(devices_per_host, args.GetInt("devices-per-host"));
+    if (kind != "comm") return UsageError("--devices-per-host is for --kind comm");
+    if (devices_per_host < 1 || devices_per_host > devices) {
+      return UsageError("--devices-per-host must be in [1, --devices]");
+    }
+  }
 
   BackendChoice choice;
   choice.backend = backend_name;
   choice.profile = args.Get("profile");
   choice.num_devices = static_cast<int>(devices);
+  choice.devices_per_host = static_cast<int>(devices_per_host);
   choice.noise_sigma = noise_sigma;
   choice.seed = seed;
   choice.batch_size = batch_size;
@@ -81,6 +90,8 @@ Command DataCollectCommand() {
               {"profile", "NAME", "sim hardware profile (rtx2080ti, h100-sxm, a100-sxm4)",
                "rtx2080ti"},
               {"devices", "N", "devices of the comm measurement (sim)", "4"},
+              {"devices-per-host", "L",
+               "comm: hosts of L devices, recorded (default: the profile's, not recorded)", ""},
               {"batch-size", "B", "global batch (default: 65536 sim, 2048 cpu)", ""},
               {"seed", "S", "seeds the samples (and the sim's noise)", "0"},
               {"pool", "FILE", "table pool", kDefaultPool},

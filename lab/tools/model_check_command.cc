@@ -67,6 +67,15 @@ absl::StatusOr<FreshFiles> CollectFresh(const OptionValues& args, const LoadedBu
     files.comm.push_back(absl::StrCat(dir, "/comm_", n, ".jsonl"));
     SHARDPLAN_RETURN_IF_ERROR(collect("comm", n, files.comm.back()));
   }
+  // Device-set comm models: every layout their data held.
+  if (const auto& any = bundle.model->device_set_comm(); any.has_value()) {
+    for (const DeviceLayout& layout : any->trained_layouts) {
+      choice.devices_per_host = layout.devices_per_host;
+      files.comm.push_back(
+          absl::StrCat(dir, "/comm_", layout.devices, "x", layout.devices_per_host, ".jsonl"));
+      SHARDPLAN_RETURN_IF_ERROR(collect("comm", layout.devices, files.comm.back()));
+    }
+  }
   return files;
 }
 
@@ -112,6 +121,7 @@ absl::Status RunCheck(const OptionValues& args) {
     SHARDPLAN_ASSIGN_OR_RETURN(compute, training::LoadComputeDataset(compute_file, PoolFromFile()));
     data.compute = &compute;
   }
+  if (!comm_files.empty()) data.default_devices_per_host = DefaultDevicesPerHost(comm_files[0]);
   for (const std::string& file : comm_files) {
     SHARDPLAN_ASSIGN_OR_RETURN(training::CommDataset loaded, training::LoadCommDataset(file));
     comm.push_back(std::make_unique<training::CommDataset>(std::move(loaded)));
@@ -142,10 +152,10 @@ Command ModelCheckCommand() {
           "the training never used, or measured on today's hardware) with the bundle's compute\n"
           "and comm models, and compares the MSE with the test MSE its manifest records. With\n"
           "--backend the fresh data is measured now (compute, and comm for each device count\n"
-          "the bundle has) into --data-dir. A\n"
-          "sub-model whose MSE exceeds --max-mse-ratio x its test MSE has drifted: the table is\n"
-          "printed and the command exits 13 (0 when every sub-model holds). The data must be of\n"
-          "the bundle's hardware profile. See docs/training.md.\n",
+          "the bundle has, or each host layout its device-set comm data held) into --data-dir.\n"
+          "A sub-model whose MSE exceeds --max-mse-ratio x its test MSE has drifted: the table\n"
+          "is printed and the command exits 13 (0 when every sub-model holds). The data must be\n"
+          "of the bundle's hardware profile. See docs/training.md.\n",
       .flags =
           {
               {"model", "NAME@VERSION", "the bundle to check", "", true},

@@ -11,17 +11,21 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/exit_codes.h"
 #include "base/sha256.h"
 #include "base/status_macros.h"
 #include "costmodels/artifacts/model_bundle.h"
+#include "groundtruth/sim/hardware_profiles.h"
 #include "lab/tools/commands.h"
 #include "lab/tools/tool_support.h"
 #include "lab/tools/training_pools.h"
 #include "lab/training/datasets.h"
+#include "lab/training/record_lines.h"
 #include "lab/training/train_models.h"
 
 namespace shardplan::offline {
@@ -29,12 +33,15 @@ namespace {
 
 using training::CommDataset;
 using training::ComputeDataset;
+using training::DeviceSetCommDataset;
 using training::SubModelReport;
 using training::TrainOptions;
 
 struct TrainFlags {
   std::string compute_data;
+  std::string compute_from;  // a bundle directory whose compute model is reused
   std::vector<std::string> comm_data;
+  std::vector<std::string> comm_any_data;
   bool zero_comm = false;
   std::string models_root;
   std::string predictions_dir;
@@ -47,21 +54,34 @@ absl::StatusOr<TrainFlags> ParseTrainFlags(const OptionValues& args) {
   for (absl::string_view file : absl::StrSplit(args.Get("comm-data"), ',', absl::SkipEmpty())) {
     flags.comm_data.emplace_back(file);
   }
+  for (absl::string_view file : absl::StrSplit(args.Get("comm-any-data"), ',', absl::SkipEmpty())) {
+    flags.comm_any_data.emplace_back(file);
+  }
+  flags.compute_from = args.Get("compute-from");
   flags.zero_comm = args.Has("zero-comm");
   flags.models_root = args.Get("models-root");
   flags.predictions_dir = args.Get("predictions-dir");
-  if (flags.compute_data.empty() && flags.comm_data.empty()) {
-    return UsageError("nothing to train: give --compute-data and/or --comm-data");
-  }
-  if (flags.zero_comm && !flags.comm_data.empty()) {
-    return UsageError("--zero-comm (no comm models) and --comm-data exclude each other");
-  }
-  if (!flags.compute_data.empty() && !flags.zero_comm && flags.comm_data.empty()) {
+  if (!flags.compute_from.empty() && !flags.compute_data.empty()) {
     return UsageError(
-        "a bundle needs comm models: give --comm-data, or --zero-comm for data without an "
-        "interconnect (cpu)");
+        "--compute-from (reuse a bundle's compute model) and --compute-data "
+        "exclude each other");
   }
-  if (!flags.compute_data.empty() && (args.Get("name").empty() || args.Get("version").empty())) {
+  const bool has_comm = !flags.comm_data.empty() || !flags.comm_any_data.empty();
+  const bool has_compute = !flags.compute_data.empty() || !flags.compute_from.empty();
+  if (!has_compute && !has_comm) {
+    return UsageError(
+        "nothing to train: give --compute-data (or --compute-from) and/or --comm-data or "
+        "--comm-any-data");
+  }
+  if (flags.zero_comm && has_comm) {
+    return UsageError("--zero-comm (no comm models) excludes --comm-data and --comm-any-data");
+  }
+  if (has_compute && !flags.zero_comm && !has_comm) {
+    return UsageError(
+        "a bundle needs comm models: give --comm-data or --comm-any-data, or --zero-comm for "
+        "data without an interconnect (cpu)");
+  }
+  if (has_compute && (args.Get("name").empty() || args.Get("version").empty())) {
     return UsageError("--name and --version name the bundle; both are required");
   }
   SHARDPLAN_ASSIGN_OR_RETURN(flags.options.seed, args.GetUint("seed"));
@@ -151,7 +171,7 @@ absl::Status RunTrain(const OptionValues& args) {
   info.version = args.Get("version");
   info.description = args.Get("description");
   info.seed = flags.options.seed;
-  const bool write_bundle = !flags.compute_data.empty();
+  const bool write_bundle = !flags.compute_data.empty() || !flags.compute_from.empty();
   if (write_bundle) {
     // Versions are immutable: refuse before minutes of training, not after.
     const std::string directory = ModelBundleDirectory(flags.models_root, info.name, info.version);
@@ -167,12 +187,17 @@ absl::Status RunTrain(const OptionValues& args) {
   std::vector<const std::string*> backends;
   std::vector<const std::string*> profiles;
   std::map<std::string, std::string> sha256;  // per data file
-  if (write_bundle) {
+  std::optional<LoadedBundle> base;
+  if (!flags.compute_data.empty()) {
     SHARDPLAN_ASSIGN_OR_RETURN(compute,
                                training::LoadComputeDataset(flags.compute_data, PoolFromFile()));
     backends.push_back(&compute->backend);
     profiles.push_back(&compute->hardware_profile);
     SHARDPLAN_ASSIGN_OR_RETURN(sha256[flags.compute_data], FileSha256(flags.compute_data));
+  } else if (!flags.compute_from.empty()) {
+    SHARDPLAN_ASSIGN_OR_RETURN(base, ReadModelBundle(flags.compute_from));
+    backends.push_back(&base->info.backend);
+    profiles.push_back(&base->info.hardware_profile);
   }
   for (const std::string& file : flags.comm_data) {
     SHARDPLAN_ASSIGN_OR_RETURN(CommDataset data, training::LoadCommDataset(file));
@@ -189,6 +214,23 @@ absl::Status RunTrain(const OptionValues& args) {
     backends.push_back(&data.backend);
     profiles.push_back(&data.hardware_profile);
   }
+  std::optional<DeviceSetCommDataset> comm_any;
+  std::string comm_any_files;
+  if (!flags.comm_any_data.empty()) {
+    SHARDPLAN_ASSIGN_OR_RETURN(
+        comm_any, training::LoadDeviceSetCommDataset(
+                      flags.comm_any_data, DefaultDevicesPerHost(flags.comm_any_data.front())));
+    backends.push_back(&comm_any->backend);
+    profiles.push_back(&comm_any->hardware_profile);
+    // One provenance for many files: their names, and the SHA-256 of their SHA-256s.
+    std::string hashes;
+    for (const std::string& file : flags.comm_any_data) {
+      SHARDPLAN_ASSIGN_OR_RETURN(const std::string hash, FileSha256(file));
+      absl::StrAppend(&hashes, hash, "\n");
+    }
+    comm_any_files = absl::StrJoin(flags.comm_any_data, ",");
+    sha256[comm_any_files] = Sha256Hex(hashes);
+  }
   SHARDPLAN_RETURN_IF_ERROR(ResolveProvenance(args, backends, profiles, info));
 
   std::map<std::string, SubModelReport> reports;
@@ -204,6 +246,16 @@ absl::Status RunTrain(const OptionValues& args) {
     reports[name] = std::move(report);
   };
   std::optional<NeuralComputeModel> compute_model;
+  std::optional<TableFeatureRange> training_range;
+  if (base.has_value()) {
+    compute_model.emplace(base->model->compute());
+    training_range = base->model->training_range();
+    if (auto it = base->info.training.find("compute"); it != base->info.training.end()) {
+      info.training["compute"] = it->second;
+    }
+    std::cout << "compute model: " << base->info.name << "@" << base->info.version
+              << " (reused, not trained)\n";
+  }
   if (compute.has_value()) {
     TrainOptions options = flags.options;
     options.label = "compute";
@@ -230,6 +282,24 @@ absl::Status RunTrain(const OptionValues& args) {
     comm_models.emplace(data.num_devices, NeuralCommModels{*std::move(direction_models[0]),
                                                            *std::move(direction_models[1])});
   }
+  std::optional<DeviceSetCommModels> comm_any_models;
+  if (comm_any.has_value()) {
+    std::optional<DeviceSetCommModel> models[2];
+    const CommDirection directions[2] = {CommDirection::kForward, CommDirection::kBackward};
+    for (int k = 0; k < 2; ++k) {
+      const std::string name = absl::StrCat("comm_any_", k == 0 ? "forward" : "backward");
+      TrainOptions options = flags.options;
+      options.label = name;
+      SHARDPLAN_ASSIGN_OR_RETURN(
+          training::TrainedDeviceSetComm trained,
+          training::TrainDeviceSetCommModel(*comm_any, directions[k], options));
+      models[k].emplace(std::move(trained.model));
+      record(name, comm_any_files, 1, std::move(trained.report));
+      info.training[name].test_mse_by_layout = std::move(trained.test_mse_by_layout);
+    }
+    comm_any_models.emplace(
+        DeviceSetCommModels{*std::move(models[0]), *std::move(models[1]), comm_any->layouts});
+  }
 
   std::cout << SummaryTable(order, reports);
   if (!flags.predictions_dir.empty()) {
@@ -240,7 +310,8 @@ absl::Status RunTrain(const OptionValues& args) {
     std::cout << "test-split predictions: " << flags.predictions_dir << "/<sub-model>.csv\n";
   }
   if (!write_bundle) {
-    std::cout << "no bundle written: a bundle needs a compute model (--compute-data)\n";
+    std::cout << "no bundle written: a bundle needs a compute model (--compute-data or "
+                 "--compute-from)\n";
     return absl::OkStatus();
   }
   SHARDPLAN_ASSIGN_OR_RETURN(
@@ -251,7 +322,8 @@ absl::Status RunTrain(const OptionValues& args) {
           // Every table the data holds, not only the training split's: the
           // range of what the model was built from, for the server's
           // out-of-range warnings.
-          RangeOfFeatures(compute->features)));
+          compute.has_value() ? std::optional(RangeOfFeatures(compute->features)) : training_range,
+          std::move(comm_any_models)));
   SHARDPLAN_RETURN_IF_ERROR(WriteModelBundle(flags.models_root, info, model));
   std::cout << "bundle: " << ModelBundleDirectory(flags.models_root, info.name, info.version)
             << " (" << info.backend << ", " << info.hardware_profile << ", seed " << info.seed
@@ -276,7 +348,13 @@ Command ModelTrainCommand() {
       .flags =
           {
               {"compute-data", "FILE", "compute cost data (.jsonl or .jsonl.gz)", ""},
+              {"compute-from", "DIR",
+               "reuse the compute model (and its range) of the bundle in DIR", ""},
               {"comm-data", "FILE[,FILE]", "comm cost data, one file per device count", ""},
+              {"comm-any-data", "FILE[,FILE]",
+               "comm cost data of many device counts and host layouts: one device-set comm "
+               "model pair for any device count (bundle format 2)",
+               ""},
               {"zero-comm", "", "no comm models: comm costs 0 (cpu data)", ""},
               {"name", "NAME", "bundle name (required with --compute-data)", ""},
               {"version", "VERSION", "bundle version (required with --compute-data)", ""},

@@ -10,14 +10,17 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/atomic_file.h"
 #include "base/exit_codes.h"
 #include "base/sha256.h"
 #include "base/status_macros.h"
 #include "groundtruth/cpu/cpu_backend.h"
+#include "groundtruth/sim/hardware_profiles.h"
 #include "groundtruth/sim/sim_backend.h"
 #include "lab/collection/sample_generators.h"
+#include "lab/training/record_lines.h"
 #include "planner/domain/task.h"
 
 namespace shardplan::offline {
@@ -73,6 +76,20 @@ absl::StatusOr<std::unique_ptr<HardwareBackend>> MakeBackend(const BackendChoice
   return UsageError(absl::StrCat("--backend '", choice.backend, "' is not cpu or sim"));
 }
 
+int DefaultDevicesPerHost(const std::string& file) {
+  int per_host = 0;
+  (void)training::ForEachRecord(file, "comm", [&](int64_t, const CostRecord& record) {
+    constexpr absl::string_view kSim = "sim-";
+    if (record.backend == "sim" && absl::StartsWith(record.hardware_profile, kSim)) {
+      absl::StatusOr<HardwareProfile> profile =
+          FindHardwareProfile(record.hardware_profile.substr(kSim.size()));
+      if (profile.ok()) per_host = profile->devices_per_host;
+    }
+    return absl::CancelledError("the first record is enough");
+  });
+  return per_host;
+}
+
 const std::atomic<bool>* InstallStopOnSignal() {
   std::signal(SIGINT, OnStopSignal);
   std::signal(SIGTERM, OnStopSignal);
@@ -100,6 +117,7 @@ absl::StatusOr<CollectResult> CollectFile(HardwareBackend& backend, const Backen
   options.seed = choice.seed;
   options.batch_size = choice.batch_size;
   options.num_devices = kind == "comm" ? choice.num_devices : 0;
+  options.devices_per_host = kind == "comm" ? choice.devices_per_host : 0;
   options.pool = pool.path;
   options.pool_sha256 = pool.sha256;
   options.stop = InstallStopOnSignal();

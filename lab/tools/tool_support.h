@@ -31,6 +31,7 @@ struct BackendChoice {
   std::string backend;  // "cpu" or "sim"
   std::string profile;  // sim profile name
   int num_devices = 1;
+  int devices_per_host = 0;  // comm data: hosts of this many devices; 0: the profile's
   double noise_sigma = 0.0;
   uint64_t seed = 0;
   int64_t batch_size = 0;
@@ -50,6 +51,11 @@ absl::StatusOr<int64_t> BatchSizeOption(const OptionValues& args, const std::str
 absl::StatusOr<CollectResult> CollectFile(HardwareBackend& backend, const BackendChoice& choice,
                                           const LoadedPool& pool, const std::string& kind,
                                           int64_t samples, const std::string& out);
+
+// The devices per host of comm records that do not record it: the simulator profile's, read
+// from the first record of `file` ("sim-<profile>"); 0 (one host) for other backends or when the
+// file cannot be read (its loader reports that).
+int DefaultDevicesPerHost(const std::string& file);
 
 // Installs a SIGINT/SIGTERM handler that sets the returned flag (the second signal kills as
 // usual), so long loops can stop between items.

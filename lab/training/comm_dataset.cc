@@ -33,12 +33,19 @@ absl::StatusOr<CommDataset> LoadCommDataset(const std::string& path) {
                                                         " <= 0"));
           }
           data.num_devices = record.num_devices;
+          data.devices_per_host = record.devices_per_host;
+          data.batch_size = record.batch_size;
           data.backend = record.backend;
           data.hardware_profile = record.hardware_profile;
         } else if (record.num_devices != data.num_devices) {
           return RecordError(path, line,
                              absl::StrCat("num_devices: ", record.num_devices, ", line 1 has ",
                                           data.num_devices, " (one file, one device count)"));
+        } else if (record.devices_per_host != data.devices_per_host) {
+          return RecordError(
+              path, line,
+              absl::StrCat("devices_per_host: ", record.devices_per_host, ", line 1 has ",
+                           data.devices_per_host, " (one file, one host layout)"));
         }
         // CostRecordFromJsonLine checked that every list has num_devices entries.
         const std::span<const int64_t> dim_sums(record.dim_sums);

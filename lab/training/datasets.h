@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "costmodels/neural/device_set_comm_model.h"
 #include "lab/data/table_pool.h"
 
 namespace shardplan::training {
@@ -37,6 +38,8 @@ struct CommDataset {
   std::string backend;
   std::string hardware_profile;
   int num_devices = 0;
+  int devices_per_host = 0;             // the records' (0: not recorded, the backend's own layout)
+  int64_t batch_size = 0;               // the first record's
   std::vector<float> forward_inputs;    // samples x 2N
   std::vector<float> forward_labels;    // samples x N
   std::vector<float> backward_inputs;   // samples x N
@@ -44,6 +47,27 @@ struct CommDataset {
 
   int64_t size() const {
     return num_devices == 0 ? 0 : static_cast<int64_t>(forward_labels.size()) / num_devices;
+  }
+};
+
+// Comm samples of many device counts and host layouts for the device-set comm models
+// (DeviceSetCommModel): one row of AppendDeviceSetCommFeatures per (record, device), the
+// device's forward and backward ms as labels. Records stay whole in a split (record_offsets).
+struct DeviceSetCommDataset {
+  std::vector<std::string> paths;
+  std::string backend;
+  std::string hardware_profile;
+  int64_t batch_size = 0;               // of every record
+  std::vector<DeviceLayout> layouts;    // distinct, in order of appearance
+  std::vector<float> forward_rows;      // rows x DeviceSetCommNumInputs(kForward), raw
+  std::vector<float> backward_rows;     // rows x DeviceSetCommNumInputs(kBackward), raw
+  std::vector<float> forward_labels;    // per row
+  std::vector<float> backward_labels;   // per row
+  std::vector<int64_t> record_offsets;  // record i's rows are [offsets[i], offsets[i+1])
+  std::vector<int32_t> record_layout;   // record i's index in `layouts`
+
+  int64_t size() const {
+    return record_offsets.empty() ? 0 : static_cast<int64_t>(record_offsets.size()) - 1;
   }
 };
 
@@ -67,6 +91,13 @@ absl::StatusOr<ComputeDataset> LoadComputeDataset(const std::string& path,
 // backend, profile or num_devices than the first record, arrays of the wrong length, non-finite
 // values; also for an empty file.
 absl::StatusOr<CommDataset> LoadCommDataset(const std::string& path);
+
+// Reads comm cost-data files of any device counts into one device-set dataset. A record without
+// devices_per_host takes `default_devices_per_host` (the backend's own layout; 0: one host).
+// INVALID_ARGUMENT as LoadCommDataset, and for files of different backends, profiles or batch
+// sizes.
+absl::StatusOr<DeviceSetCommDataset> LoadDeviceSetCommDataset(const std::vector<std::string>& paths,
+                                                              int default_devices_per_host);
 
 }  // namespace shardplan::training
 

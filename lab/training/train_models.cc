@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "lab/training/comm_objective.h"
 #include "lab/training/compute_objective.h"
@@ -96,6 +97,60 @@ absl::StatusOr<TrainedComm> TrainCommModel(const CommDataset& data,
       NeuralCommModel model,
       NeuralCommModel::Create(n, direction, std::move(normalizer), std::move(mlp)));
   return TrainedComm{std::move(model), std::move(report)};
+}
+
+absl::StatusOr<TrainedDeviceSetComm> TrainDeviceSetCommModel(const DeviceSetCommDataset& data,
+                                                             CommDirection direction,
+                                                             const TrainOptions& options) {
+  SHARDPLAN_RETURN_IF_ERROR(CheckSize(data.size(), absl::StrJoin(data.paths, ",")));
+  const bool forward = direction == CommDirection::kForward;
+  const int width = DeviceSetCommNumInputs(direction);
+  std::vector<float> rows = forward ? data.forward_rows : data.backward_rows;
+  const std::vector<float>& labels = forward ? data.forward_labels : data.backward_labels;
+  // Records, then their rows.
+  const Split records = SplitDataset(data.size(), options.seed);
+  const auto rows_of = [&](const std::vector<int64_t>& ids) {
+    std::vector<int64_t> out;
+    for (int64_t id : ids) {
+      for (int64_t r = data.record_offsets[id]; r < data.record_offsets[id + 1]; ++r) {
+        out.push_back(r);
+      }
+    }
+    return out;
+  };
+  const Split split{rows_of(records.train), rows_of(records.valid), rows_of(records.test)};
+  const FeatureStats stats = ComputeFeatureStats(rows, width, split.train);
+  SHARDPLAN_ASSIGN_OR_RETURN(FeatureNormalizer normalizer,
+                             FeatureNormalizer::Create(stats.means, stats.stds));
+  NormalizeRows(normalizer, rows);
+
+  CommObjective objective(rows, labels, MlpShape({width, 32, 32, 1}, /*relu_on_output=*/false));
+  SubModelReport report;
+  report.samples = static_cast<int64_t>(labels.size());
+  report.result = Train(objective, split, options);
+  report.test_samples = split.test;
+  report.test_measured = LabelsOf(objective, split.test);
+  SHARDPLAN_ASSIGN_OR_RETURN(Mlp mlp, ToMlp(objective.shape(), report.result.params));
+  // The test split's MSE per layout: rows in split order, each record's rows together.
+  std::vector<double> squared(data.layouts.size(), 0.0);
+  std::vector<int64_t> count(data.layouts.size(), 0);
+  size_t at = 0;
+  for (int64_t id : records.test) {
+    const int32_t layout = data.record_layout[id];
+    for (int64_t r = data.record_offsets[id]; r < data.record_offsets[id + 1]; ++r, ++at) {
+      const double d = report.result.test_predictions[at] - labels[r];
+      squared[layout] += d * d;
+      ++count[layout];
+    }
+  }
+  std::map<std::string, double> by_layout;
+  for (size_t k = 0; k < data.layouts.size(); ++k) {
+    if (count[k] > 0) by_layout[data.layouts[k].name()] = squared[k] / count[k];
+  }
+  SHARDPLAN_ASSIGN_OR_RETURN(DeviceSetCommModel model,
+                             DeviceSetCommModel::Create(direction, std::move(normalizer),
+                                                        std::move(mlp), data.batch_size));
+  return TrainedDeviceSetComm{std::move(model), std::move(report), std::move(by_layout)};
 }
 
 }  // namespace shardplan::training

@@ -2,6 +2,8 @@
 #define SHARDPLAN_LAB_TRAINING_TRAIN_MODELS_H_
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -27,6 +29,11 @@ struct TrainedComm {
   NeuralCommModel model;
   SubModelReport report;
 };
+struct TrainedDeviceSetComm {
+  DeviceSetCommModel model;
+  SubModelReport report;  // samples, test_samples: rows (one per record and device)
+  std::map<std::string, double> test_mse_by_layout;  // DeviceLayout::name() -> test MSE
+};
 
 // Splits `data` (SplitDataset with options.seed), z-scores it with statistics of the training
 // split (compute: the distinct (pool index, dim) configs of its samples, like the reference's
@@ -38,6 +45,13 @@ absl::StatusOr<TrainedCompute> TrainComputeModel(const ComputeDataset& data,
 absl::StatusOr<TrainedComm> TrainCommModel(const CommDataset& data,
                                            NeuralCommModel::Direction direction,
                                            const TrainOptions& options);
+
+// The device-set comm model of `direction`: records split 80/10/10 (SplitDataset over records,
+// so a record's devices stay in one split), z-scored with the training rows' statistics, an MLP
+// in->32->32->1 trained on every row.
+absl::StatusOr<TrainedDeviceSetComm> TrainDeviceSetCommModel(const DeviceSetCommDataset& data,
+                                                             CommDirection direction,
+                                                             const TrainOptions& options);
 
 }  // namespace shardplan::training
 

@@ -66,6 +66,9 @@ class CostModel {
   // model does not record its range. The server warns with the plan: such a cost is an
   // extrapolation (docs/cost-models.md, "Outside the training data").
   virtual std::vector<std::string> OutsideTrainingRange(const Table& table) const { return {}; }
+  // Why `topology` (its device count and hosts) lies outside the layouts the model's comm costs
+  // were trained on; empty when inside, or when the model does not record them.
+  virtual std::string OutsideTrainedTopology(const Topology& topology) const { return ""; }
 
   // The model's compute costs as a SumPooledCompute, when they have that form; null otherwise.
   // Owned by the model.

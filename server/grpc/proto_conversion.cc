@@ -55,6 +55,7 @@ void ModelEntryToProto(const ModelRegistry::Entry& entry, v1::ModelInfo* proto) 
   proto->mutable_test_mse()->insert(manifest.test_mse.begin(), manifest.test_mse.end());
   proto->set_created(manifest.created);
   for (int32_t count : manifest.device_counts) proto->add_device_counts(count);
+  proto->set_costs_interconnect(manifest.costs_interconnect);
   proto->set_is_default(entry.is_default);
   proto->set_is_latest(entry.is_latest);
   proto->set_description(manifest.description);

@@ -552,8 +552,9 @@ class ModelsTest(CliTestCase):
     def test_models_plan_and_reload(self):
         text = self.cli("models")
         self.assertExit(text, EXIT_OK)
-        self.assertRegex(text.stdout, r"(?m)^tiny +1 +neural +\* +test-profile \(sim\) +any +1234 "
-                                      r"+compute=0\.25 ")
+        self.assertRegex(text.stdout,
+                         r"(?m)^tiny +1 +neural +\* +test-profile \(sim\) +any \(no comm\) +1234 "
+                         r"+compute=0\.25 ")
         listed = json.loads(self.cli("models", "--json").stdout)["models"]
         self.assertIn(("tiny", "1"), [(m["name"], m["version"]) for m in listed])
 

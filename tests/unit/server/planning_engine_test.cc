@@ -92,17 +92,21 @@ class PlanningEngineTest : public ::testing::Test {
         PlanningEngineOptions{.default_algorithm = "size_lookup_greedy", .limits = limits});
   }
 
-  // Adds a HistogramReadingModel as name@version, created at `created`.
+  // Adds a HistogramReadingModel as name@version, created at `created`. No device counts: any,
+  // with `costs_interconnect` false a model of compute-only data (cpu), with true one with
+  // device-set comm models.
   std::shared_ptr<const HistogramReadingModel> AddNeural(const std::string& name,
                                                          const std::string& version,
                                                          const std::string& created,
-                                                         std::vector<int32_t> device_counts) {
+                                                         std::vector<int32_t> device_counts,
+                                                         bool costs_interconnect = true) {
     ModelManifest manifest;
     manifest.name = name;
     manifest.version = version;
     manifest.kind = "neural";
     manifest.created = created;
     manifest.device_counts = device_counts;
+    manifest.costs_interconnect = costs_interconnect;
     auto model =
         std::make_shared<const HistogramReadingModel>(manifest.id(), std::move(device_counts));
     EXPECT_TRUE(models_.Add(manifest, model).ok());
@@ -361,7 +365,8 @@ TEST_F(PlanningEngineTest, EvaluateRejectsBadPlans) {
 TEST_F(PlanningEngineTest, NoModelNamedMeansTheNewestLoadedModelThatCoversTheTask) {
   AddNeural("a", "1", "2026-01-01T00:00:00Z", {2});
   AddNeural("b", "1", "2026-02-01T00:00:00Z", {4});
-  AddNeural("cpu", "1", "2026-03-01T00:00:00Z", {});  // no interconnect: single devices only
+  // No interconnect: single devices only.
+  AddNeural("cpu", "1", "2026-03-01T00:00:00Z", {}, /*costs_interconnect=*/false);
   const auto model_of = [&](const Task& task) {
     absl::StatusOr<PlanningResult> result = PlanIt(Request(task));
     EXPECT_TRUE(result.ok()) << result.status();
@@ -393,6 +398,11 @@ TEST_F(PlanningEngineTest, NoModelNamedMeansTheNewestLoadedModelThatCoversTheTas
   EXPECT_EQ(model_of(SmallTask(6, 2)).first, "a@2");
   // One device: only a model without comm models (cpu data) can cost it.
   EXPECT_EQ(model_of(SmallTask(6, 1)).first, "cpu@1");
+  // Device-set comm models cover every count: the newest such bundle wins wherever it is newer.
+  AddNeural("any", "1", "2026-05-01T00:00:00Z", {});
+  EXPECT_EQ(model_of(SmallTask(6, 3)).first, "any@1");
+  EXPECT_EQ(model_of(SmallTask(6, 2)).first, "any@1");
+  EXPECT_EQ(model_of(SmallTask(6, 1)).first, "any@1");
 
   // A request that names its model gets it, and no selection note about the model.
   PlanningRequest named = Request(SmallTask(6, 2), "size_lookup_greedy");

@@ -63,6 +63,28 @@ inline NeuralCostModel RandomModel(const std::string& name, const std::string& v
                                                         : NeuralCostModel::CommCosts::kNeural);
 }
 
+inline DeviceSetCommModel RandomDeviceSetComm(CommDirection direction, std::mt19937& rng) {
+  const int in = DeviceSetCommNumInputs(direction);
+  return *DeviceSetCommModel::Create(direction, RandomNormalizer(in, rng),
+                                     RandomMlp({in, 8, 4, 1}, false, rng), 65536);
+}
+
+// RandomModel(name, version, {}) with device-set comm models (any device count), trained on
+// 2..16 devices in hosts of 2..8.
+inline NeuralCostModel RandomDeviceSetModel(const std::string& name, const std::string& version,
+                                            uint32_t seed = 11) {
+  std::mt19937 rng(seed);
+  NeuralComputeModel compute = *NeuralComputeModel::Create(
+      RandomNormalizer(kNumTableFeatures, rng), RandomMlp({kNumTableFeatures, 128, 32}, true, rng),
+      RandomMlp({32, 64, 1}, false, rng));
+  DeviceSetCommModels comm{RandomDeviceSetComm(CommDirection::kForward, rng),
+                           RandomDeviceSetComm(CommDirection::kBackward, rng),
+                           {{2, 2}, {8, 8}, {16, 8}, {8, 4}}};
+  return *NeuralCostModel::Create(name, version, std::move(compute), {},
+                                  NeuralCostModel::CommCosts::kNeural, std::nullopt,
+                                  std::move(comm));
+}
+
 inline std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;

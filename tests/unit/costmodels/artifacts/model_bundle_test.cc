@@ -24,6 +24,7 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using testing_bundle::MakeTempDir;
+using testing_bundle::RandomDeviceSetModel;
 using testing_bundle::RandomModel;
 using testing_bundle::ReadFile;
 using testing_bundle::WriteFile;
@@ -369,13 +370,84 @@ TEST_F(ModelBundleTest, RefusesTruncatedWeightsEvenWithMatchingChecksum) {
 TEST_F(ModelBundleTest, RefusesOtherFormatVersions) {
   const std::string dir = WriteStandard();
   nlohmann::json m = ReadManifest(dir);
-  m["format_version"] = 2;
+  EXPECT_EQ(m["format_version"], 1);  // no device-set comm models: still format 1
+  m["format_version"] = 3;
   WriteManifest(dir, m);
-  EXPECT_THAT(Refusal(dir), HasSubstr("manifest.json: format_version 2 is not supported "
-                                      "(this build reads 1)"));
+  EXPECT_THAT(Refusal(dir), HasSubstr("manifest.json: format_version 3 is not supported "
+                                      "(this build reads 1 to 2)"));
+  m["format_version"] = 0;
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("format_version 0 is not supported"));
   m["format_version"] = "1";
   WriteManifest(dir, m);
   EXPECT_THAT(Refusal(dir), HasSubstr("field 'format_version' must be an integer"));
+}
+
+TEST_F(ModelBundleTest, DeviceSetCommModelsRoundTripAsFormat2) {
+  const NeuralCostModel model = RandomDeviceSetModel("any", "1");
+  BundleInfo info = Info("any", "1");
+  info.training.erase("comm_4_forward");
+  info.training.erase("comm_4_backward");
+  info.training.erase("comm_8_forward");
+  info.training["comm_any_forward"] = Training("layouts", 900, 0.5);
+  ASSERT_TRUE(WriteModelBundle(root_, info, model).ok());
+  const std::string dir = ModelBundleDirectory(root_, "any", "1");
+  const nlohmann::json manifest = ReadManifest(dir);
+  EXPECT_EQ(manifest["format_version"], 2);
+  EXPECT_EQ(manifest["comm"], nlohmann::json::array());
+  ASSERT_EQ(manifest["device_set_comm"].size(), 2u);
+  EXPECT_EQ(manifest["device_set_comm"][0]["weights"], "comm_any_forward.weights");
+  EXPECT_EQ(manifest["device_set_comm"][1]["inputs"].size(), 12u);
+  EXPECT_EQ(manifest["device_set_comm"][0]["trained_layouts"][2],
+            (nlohmann::json{{"devices", 16}, {"devices_per_host", 8}}));
+
+  absl::StatusOr<LoadedBundle> bundle = ReadModelBundle(dir);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  ASSERT_TRUE(bundle->model->device_set_comm().has_value());
+  EXPECT_EQ(bundle->model->device_set_comm()->trained_layouts,
+            model.device_set_comm()->trained_layouts);
+  EXPECT_EQ(bundle->info.training.at("comm_any_forward").test_mse, 0.5);
+  // Any device count, bit-identical predictions.
+  EXPECT_THAT(bundle->manifest.device_counts, IsEmpty());
+  EXPECT_TRUE(bundle->manifest.costs_interconnect);
+  for (int n : {2, 5, 16, 128}) {
+    std::vector<int64_t> dims;
+    std::vector<double> waits;
+    for (int i = 0; i < n; ++i) {
+      dims.push_back(32 * (i % 7) + 4);
+      waits.push_back(0.25 * (i % 3));
+    }
+    Task task;
+    task.topology.memory_bytes.assign(n, int64_t{1} << 30);
+    task.topology.devices_per_host = 8;
+    const CostContext context = CostContext::For(task);
+    EXPECT_TRUE(bundle->model->CheckSupports(task).ok()) << n;
+    EXPECT_EQ(bundle->model->ForwardCommCosts(context, dims, waits),
+              model.ForwardCommCosts(context, dims, waits));
+    EXPECT_EQ(bundle->model->BackwardCommCosts(context, dims),
+              model.BackwardCommCosts(context, dims));
+  }
+}
+
+TEST_F(ModelBundleTest, RefusesDeviceSetCommModelsInFormat1OrUnpaired) {
+  ASSERT_TRUE(WriteModelBundle(root_, Info("any", "1"), RandomDeviceSetModel("any", "1")).code() ==
+              absl::StatusCode::kInvalidArgument);  // training for comm_4_* it does not have
+  BundleInfo info = Info("any", "2");
+  info.training.clear();
+  ASSERT_TRUE(WriteModelBundle(root_, info, RandomDeviceSetModel("any", "2")).ok());
+  const std::string dir = ModelBundleDirectory(root_, "any", "2");
+  nlohmann::json m = ReadManifest(dir);
+  m["format_version"] = 1;
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("field 'device_set_comm' needs format_version 2"));
+  m["format_version"] = 2;
+  m["device_set_comm"].erase(1);
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("must list a forward and a backward model"));
+  m = ReadManifest(dir);
+  m["device_set_comm"] = nlohmann::json::array();
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("must list a forward and a backward model"));
 }
 
 TEST_F(ModelBundleTest, RefusesInvalidJson) {

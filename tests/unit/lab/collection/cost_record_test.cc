@@ -74,6 +74,25 @@ TEST(CollectionCostRecord, CommRoundTrips) {
   EXPECT_EQ(CostRecordToJsonLine(*back), line);
 }
 
+std::string Replace(std::string text, const std::string& from, const std::string& to);
+
+TEST(CollectionCostRecord, TheHostLayoutIsWrittenOnlyWhenChosen) {
+  EXPECT_THAT(CostRecordToJsonLine(CommRecord()), Not(HasSubstr("devices_per_host")));
+  CostRecord record = CommRecord();
+  record.devices_per_host = 1;
+  const std::string line = CostRecordToJsonLine(record);
+  EXPECT_THAT(line, HasSubstr(R"("num_devices":2,"devices_per_host":1,)"));
+  absl::StatusOr<CostRecord> back = CostRecordFromJsonLine(line);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->devices_per_host, 1);
+  for (const char* bad : {R"("devices_per_host":3)", R"("devices_per_host":0)"}) {
+    absl::StatusOr<CostRecord> refused =
+        CostRecordFromJsonLine(Replace(line, R"("devices_per_host":1)", bad));
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_THAT(refused.status().message(), HasSubstr("devices_per_host")) << bad;
+  }
+}
+
 TEST(CollectionCostRecord, LargeSeedSurvives) {
   CostRecord record = ComputeRecord();
   record.seed = 18446744073709551615ULL;

@@ -158,5 +158,64 @@ TEST_F(ModelTrainCommandTest, ModelCheckComparesFreshDataWithTheManifest) {
   EXPECT_EQ(check(both), 2);  // data given and measured: which?
 }
 
+// Comm data of several layouts -> one device-set comm model pair (bundle format 2) beside the
+// compute model of an existing bundle; it costs a device count no file held, and `model check`
+// judges trained layouts and reports held-out ones.
+TEST_F(ModelTrainCommandTest, DeviceSetCommModelsFromManyLayouts) {
+  const auto collect = [&](int devices, int per_host, const std::string& seed,
+                           const std::string& out) {
+    return OfflineMain({"data", "collect", "--backend", "sim", "--kind", "comm", "--samples", "30",
+                        "--devices", absl::StrCat(devices), "--devices-per-host",
+                        absl::StrCat(per_host), "--seed", seed, "--pool", dir_ + "/pool.json",
+                        "--out", dir_ + "/" + out});
+  };
+  ASSERT_EQ(collect(4, 2, "0", "c4x2.jsonl"), 0);
+  ASSERT_EQ(collect(8, 4, "0", "c8x4.jsonl"), 0);
+  ASSERT_EQ(collect(6, 2, "1", "c6x2.jsonl"), 0);  // held out
+  EXPECT_NE(ReadFile(dir_ + "/c4x2.jsonl").find("\"devices_per_host\":2"), std::string::npos);
+  EXPECT_EQ(collect(4, 5, "0", "bad.jsonl"), 2);  // more per host than devices
+
+  ASSERT_EQ(Train("1", {"--zero-comm"}), 0);
+  const std::string layouts = dir_ + "/c4x2.jsonl," + dir_ + "/c8x4.jsonl";
+  ASSERT_EQ(OfflineMain({"model", "train", "--compute-from", dir_ + "/models/toy/1",
+                         "--comm-any-data", layouts, "--name", "toy", "--version", "2",
+                         "--models-root", dir_ + "/models", "--epochs", "3"}),
+            0);
+  absl::StatusOr<LoadedBundle> base = ReadModelBundle(dir_ + "/models/toy/1");
+  absl::StatusOr<LoadedBundle> bundle = ReadModelBundle(dir_ + "/models/toy/2");
+  ASSERT_TRUE(base.ok() && bundle.ok()) << bundle.status();
+  EXPECT_NE(ReadFile(dir_ + "/models/toy/2/manifest.json").find("\"format_version\": 2"),
+            std::string::npos);
+  ASSERT_TRUE(bundle->model->device_set_comm().has_value());
+  EXPECT_EQ(bundle->model->device_set_comm()->trained_layouts,
+            (std::vector<DeviceLayout>{{4, 2}, {8, 4}}));
+  const SubModelTraining& forward = bundle->info.training.at("comm_any_forward");
+  EXPECT_EQ(forward.samples, 30 * 4 + 30 * 8);  // device rows
+  EXPECT_EQ(forward.data_file, layouts);
+  EXPECT_TRUE(forward.test_mse_by_layout.contains("4x2"));
+  EXPECT_TRUE(forward.test_mse_by_layout.contains("8x4"));
+  // The compute model is the base bundle's, bit for bit.
+  EXPECT_EQ(bundle->model->compute().pred_mlp().layers()[0].weight,
+            base->model->compute().pred_mlp().layers()[0].weight);
+  EXPECT_EQ(bundle->info.training.count("compute"), base->info.training.count("compute"));
+  Task six;
+  six.topology.memory_bytes.assign(6, int64_t{1} << 30);
+  six.topology.devices_per_host = 2;
+  EXPECT_TRUE(bundle->model->CheckSupports(six).ok());
+
+  const auto check = [&](const std::string& files, const std::string& ratio) {
+    return OfflineMain({"model", "check", "--model", "toy@2", "--models-root", dir_ + "/models",
+                        "--comm-data", files, "--max-mse-ratio", ratio});
+  };
+  EXPECT_EQ(check(dir_ + "/c4x2.jsonl", "1e12"), 0);
+  EXPECT_EQ(check(dir_ + "/c4x2.jsonl", "1e-12"), 13);  // a trained layout is judged
+  EXPECT_EQ(check(dir_ + "/c6x2.jsonl", "1e-12"), 0);   // a held-out one only reported
+  // Usage: --compute-from and --compute-data exclude each other.
+  EXPECT_EQ(OfflineMain({"model", "train", "--compute-from", dir_ + "/models/toy/1",
+                         "--compute-data", dir_ + "/compute.jsonl", "--comm-any-data", layouts,
+                         "--name", "toy", "--version", "3", "--models-root", dir_ + "/models"}),
+            2);
+}
+
 }  // namespace
 }  // namespace shardplan
