@@ -25,8 +25,13 @@ ROOT=${MODELS_ROOT:-models}
 # shipped pool and two more draws of its generator, so that it covers tiny hot tables
 # (docs/investigations/tiny-hot-tables.md); the comm data is unchanged (so are the comm models,
 # bit for bit), and the bundles record their training range. The cpu bundle stays at version 2.
+# Version 4 (the sim bundles only): version 3's compute model (reused with --compute-from) and
+# one pair of device-set comm models for any device count and host layout (bundle format 2),
+# trained on data/cost_data/sim-<profile>/comm_layouts/ (scripts/collect_layout_comm_data.sh);
+# no fixed-N comm models, so every device count gets the same, renumbering-equivariant model.
 SEED=0
 CHANGE_2="v2: compute data collected again with combination sizes uniform on 1..15, as the reference's compute_bench.py draws them (v1's generator redrew the size with every memory rejection, mean 5.1 tables instead of 8)"
+CHANGE_4="v4: version 3's compute model; device-set comm models for any device count and host layout (trained on 2 to 128 devices in hosts of 2 to 8), equivariant to renumbering devices within a host"
 CHANGE_3="v3: compute data drawn from the shipped pool plus two more draws of its generator (data/table_pool/dlrm_2568.json), covering tiny hot tables; records the range of its training data"
 
 train() {  # version name description change args...
@@ -54,6 +59,11 @@ for profile in rtx2080ti h100-sxm; do
   train 3 "sim-$profile" "NeuroShard cost models on the simulated $profile cluster (4 and 8 devices)" \
       "$CHANGE_3" --compute-data "$data/compute_2568.jsonl.gz" \
       --comm-data "$data/comm_4.jsonl.gz,$data/comm_8.jsonl.gz"
+done
+for profile in rtx2080ti h100-sxm; do
+  layouts=$(ls data/cost_data/sim-$profile/comm_layouts/comm_*.jsonl.gz | sort -V | paste -sd,)
+  train 4 "sim-$profile" "NeuroShard cost models on the simulated $profile cluster (any device count)" \
+      "$CHANGE_4" --compute-from "$ROOT/sim-$profile/3" --comm-any-data "$layouts"
 done
 train 2 cpu-amd-epyc "NeuroShard compute model measured on this project's CPU kernel; no interconnect" \
     "$CHANGE_2" --compute-data data/cost_data/cpu-amd-epyc/compute.jsonl.gz --zero-comm

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/integration/client/client_test_support.h"
 
@@ -14,18 +15,22 @@ namespace shardplan::testing {
 namespace {
 
 // What each shipped bundle must cover (keep in step with scripts/train_shipped_models.sh).
-// The sim bundles' latest is version 3, the cpu bundle's version 2; older versions stay for
-// plans pinned to them.
+// The sim bundles' latest is version 4 (device-set comm models: any device count), the cpu
+// bundle's version 2 (zero comm costs: any device count); older versions stay for plans pinned
+// to them.
 struct ShippedModel {
   std::string id;
-  std::vector<int> device_counts;  // empty: any (zero comm costs)
+  std::vector<int> device_counts;  // empty: any
   bool latest = false;
+  bool costs_interconnect = true;
 };
 const std::vector<ShippedModel>& Shipped() {
   static const auto* shipped = new std::vector<ShippedModel>{
-      {"sim-rtx2080ti@1", {4, 8}}, {"sim-rtx2080ti@2", {4, 8}}, {"sim-rtx2080ti@3", {4, 8}, true},
-      {"sim-h100-sxm@1", {4, 8}},  {"sim-h100-sxm@2", {4, 8}},  {"sim-h100-sxm@3", {4, 8}, true},
-      {"cpu-amd-epyc@1", {}},      {"cpu-amd-epyc@2", {}, true}};
+      {"sim-rtx2080ti@1", {4, 8}},          {"sim-rtx2080ti@2", {4, 8}},
+      {"sim-rtx2080ti@3", {4, 8}},          {"sim-rtx2080ti@4", {}, true},
+      {"sim-h100-sxm@1", {4, 8}},           {"sim-h100-sxm@2", {4, 8}},
+      {"sim-h100-sxm@3", {4, 8}},           {"sim-h100-sxm@4", {}, true},
+      {"cpu-amd-epyc@1", {}, false, false}, {"cpu-amd-epyc@2", {}, true, false}};
   return *shipped;
 }
 
@@ -58,6 +63,11 @@ TEST_F(ShippedModelsTest, EveryBundleIsListedWithItsTrainingSummary) {
     for (int n : shipped.device_counts) {
       EXPECT_TRUE(info.test_mse().contains("comm_" + std::to_string(n) + "_forward")) << n;
       EXPECT_TRUE(info.test_mse().contains("comm_" + std::to_string(n) + "_backward")) << n;
+    }
+    EXPECT_EQ(info.costs_interconnect(), shipped.costs_interconnect);
+    if (shipped.device_counts.empty() && shipped.costs_interconnect) {
+      EXPECT_TRUE(info.test_mse().contains("comm_any_forward"));
+      EXPECT_TRUE(info.test_mse().contains("comm_any_backward"));
     }
   }
 }
@@ -105,6 +115,37 @@ TEST_F(ShippedModelsTest, NeuroShardPlansWithEveryBundle) {
   }
 }
 
+// The version-4 bundles' device-set comm models: one bundle plans 2 to 128 devices, and says when
+// a layout lies outside the ones its comm data held (2 to 128 devices, hosts of 2 to 8).
+TEST_F(ShippedModelsTest, TheLatestSimBundlesPlanAnyDeviceCount) {
+  for (const char* model : {"sim-rtx2080ti@4", "sim-h100-sxm@4"}) {
+    for (const auto& [devices, per_host] :
+         std::vector<std::pair<int, int>>{{2, 0}, {16, 8}, {32, 8}, {128, 8}, {256, 8}}) {
+      SCOPED_TRACE(absl::StrCat(model, " ", devices, "x", per_host));
+      shardplan::v1::PlanRequest request;
+      *request.mutable_task() = SmallTask(std::max(6, devices), devices);
+      request.mutable_task()->mutable_topology()->set_devices_per_host(per_host);
+      request.set_model(model);
+      auto response = client_->Plan(request);
+      ASSERT_TRUE(response.ok()) << response.status();
+      EXPECT_EQ(response->plan().cost_model(), model);
+      EXPECT_EQ(response->plan().devices_size(), devices);
+      EXPECT_GT(response->plan().cost_ms(), 0.0);
+      bool topology_warned = false;
+      for (const auto& warning : response->plan().warnings()) {
+        if (warning.field() != "task.topology") continue;
+        topology_warned = true;
+        EXPECT_EQ(warning.code(), "OUTSIDE_TRAINING_RANGE");
+        EXPECT_NE(warning.message().find("256 devices in 32 hosts of 8 (trained on 2 to 128 "
+                                         "devices, hosts of 2 to 8, 1 to 16 hosts)"),
+                  std::string::npos)
+            << warning.message();
+      }
+      EXPECT_EQ(topology_warned, devices == 256);
+    }
+  }
+}
+
 TEST_F(ShippedModelsTest, ADeviceCountWithoutCommModelsIsAFailedPrecondition) {
   shardplan::v1::PlanRequest request;
   *request.mutable_task() = SmallTask(6, 2);
@@ -113,9 +154,12 @@ TEST_F(ShippedModelsTest, ADeviceCountWithoutCommModelsIsAFailedPrecondition) {
   ASSERT_FALSE(response.ok());
   EXPECT_EQ(response.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(response.status().message().find("2 devices"), std::string::npos) << response.status();
-  // The cpu bundle has no interconnect to model: any device count.
-  request.set_model("cpu-amd-epyc");
-  EXPECT_TRUE(client_->Plan(request).ok());
+  // The cpu bundle has no interconnect to model, the version-4 sim bundles model any: any
+  // device count.
+  for (const char* any : {"cpu-amd-epyc", "sim-rtx2080ti@4"}) {
+    request.set_model(any);
+    EXPECT_TRUE(client_->Plan(request).ok()) << any;
+  }
 }
 
 TEST_F(ShippedModelsTest, RowLevelShardsAreRefusedByEveryBundleAndCostedByAnalytic) {
@@ -160,12 +204,12 @@ TEST_F(ShippedModelsTest, NoModelNamedGetsTheNewestBundleThatCoversTheTask) {
   for (const int devices : {2, 4, 8}) {
     SCOPED_TRACE(devices);
     // The expectation, from the listing: the newest neural bundle with comm models for these
-    // devices; analytic@1 when there is none (2 devices).
+    // devices (or for any count); analytic@1 when there is none.
     std::string expected = "analytic@1", newest;
     for (const auto& model : models->models()) {
       const auto& counts = model.device_counts();
-      if (model.kind() != "neural" ||
-          std::find(counts.begin(), counts.end(), devices) == counts.end()) {
+      if (model.kind() != "neural" || !model.costs_interconnect() ||
+          (!counts.empty() && std::find(counts.begin(), counts.end(), devices) == counts.end())) {
         continue;
       }
       if (model.created() >= newest) {
@@ -185,9 +229,10 @@ TEST_F(ShippedModelsTest, NoModelNamedGetsTheNewestBundleThatCoversTheTask) {
     EXPECT_EQ(response->plan().cost_model(), expected);
     EXPECT_NE(response->plan().selection().find("model: " + expected), std::string::npos)
         << response->plan().selection();
+    EXPECT_NE(expected, "analytic@1");  // the version-4 bundles cover every count
     // Every table has its histogram: nothing imputed. The toy histogram (every access in bin 0)
-    // lies outside the data the version-3 bundles were trained on (bin_0 at most 0.97), which
-    // they say; analytic@1 (2 devices) records no training range.
+    // lies outside the data the version-3 compute model (version 4's) was trained on (bin_0 at
+    // most 0.97), which they say.
     for (const auto& warning : response->plan().warnings()) {
       EXPECT_EQ(warning.code(), "OUTSIDE_TRAINING_RANGE") << warning.message();
       EXPECT_NE(warning.message().find("bin_0 1 (trained on 0 to "), std::string::npos)
