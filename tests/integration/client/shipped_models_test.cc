@@ -146,6 +146,38 @@ TEST_F(ShippedModelsTest, TheLatestSimBundlesPlanAnyDeviceCount) {
   }
 }
 
+// The same plan with its devices renumbered (hosts swapped, devices shuffled within them) is the
+// same cluster doing the same work: the version-4 bundles cost it the same, device for device.
+TEST_F(ShippedModelsTest, TheLatestSimBundlesCostARenumberedPlanTheSame) {
+  const shardplan::v1::Task task = ExampleTask("task_8dev.json");  // 2 hosts of 4
+  ASSERT_EQ(task.topology().devices_per_host(), 4);
+  const std::vector<int> renumber = {6, 4, 7, 5, 1, 3, 0, 2};
+  for (const char* model : {"sim-rtx2080ti@4", "sim-h100-sxm@4"}) {
+    SCOPED_TRACE(model);
+    shardplan::v1::PlanRequest request;
+    *request.mutable_task() = task;
+    request.set_model(model);
+    request.set_algorithm("size_greedy");
+    auto planned = client_->Plan(request);
+    ASSERT_TRUE(planned.ok()) << planned.status();
+    shardplan::v1::EvaluatePlanRequest evaluate;
+    *evaluate.mutable_task() = task;
+    evaluate.set_model(model);
+    *evaluate.mutable_plan() = planned->plan();
+    for (auto& table : *evaluate.mutable_plan()->mutable_tables()) {
+      for (auto& shard : *table.mutable_shards()) shard.set_device(renumber[shard.device()]);
+    }
+    auto renumbered = client_->EvaluatePlan(evaluate);
+    ASSERT_TRUE(renumbered.ok()) << renumbered.status();
+    EXPECT_EQ(renumbered->plan().cost_ms(), planned->plan().cost_ms());
+    for (int d = 0; d < 8; ++d) {
+      EXPECT_EQ(renumbered->plan().devices(renumber[d]).total_ms(),
+                planned->plan().devices(d).total_ms())
+          << d;
+    }
+  }
+}
+
 TEST_F(ShippedModelsTest, ADeviceCountWithoutCommModelsIsAFailedPrecondition) {
   shardplan::v1::PlanRequest request;
   *request.mutable_task() = SmallTask(6, 2);
