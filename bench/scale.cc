@@ -9,6 +9,7 @@
 //
 //   build/bench/scale [--sizes 60x4,120x8,250x16,500x32,1000x64,1000x128] [--tasks 3]
 //       [--threads 1,2] [--models analytic@1,cpu-amd-epyc@2] [--max-dim 128] [--memory-slack 1.4]
+//       [--devices-per-host 0]
 //       [--seed 0] [--pool data/table_pool/dlrm_856.json] [--models-dir models]
 //       [--baseline size_lookup_greedy] [--out bench/results/scale] [--fresh]
 //
@@ -63,6 +64,7 @@ struct Config {
   int tasks = 0;
   int max_dim = 0;
   double memory_slack = 0;
+  int devices_per_host = 0;  // 0: every device on one host
   uint64_t seed = 0;
   std::string pool;
   std::string baseline;
@@ -118,6 +120,7 @@ absl::StatusOr<Task> ScaleTask(const TablePool& pool, const Config& config, cons
                              GenerateTaskTables(pool, options, config.seed, index));
   Task task = BuildTask(pool, tables, options);
   task.topology.memory_bytes.assign(size.devices, DeviceMemory(task, config.memory_slack));
+  task.topology.devices_per_host = config.devices_per_host;
   return task;
 }
 
@@ -126,6 +129,7 @@ json ConfigJson(const Config& config) {
           {"threads", config.threads},
           {"max_dim", config.max_dim},
           {"memory_slack", config.memory_slack},
+          {"devices_per_host", config.devices_per_host},
           {"seed", config.seed},
           {"pool", config.pool},
           {"algorithm", kNeuroShard},
@@ -211,7 +215,7 @@ std::string Report(const Config& config, const std::vector<json>& entries) {
   std::string out = absl::StrFormat(
       "# NeuroShard planning time at scale\n\n%d tasks per size, seed %d, pool %s, dims "
       "uniform over {4, ..., %d}, table ids drawn with replacement; device memory = max(%.2f x "
-      "total table bytes / devices, largest table), rounded up to a MiB. Times are PlanTask "
+      "total table bytes / devices, largest table), rounded up to a MiB; %s. Times are PlanTask "
       "planning times (ms); cost is the plan cost under the model it was planned with.\n\n"
       "| tables x devices | model | threads | success | median ms | max ms | speedup vs 1 "
       "thread | plan cost ms | model calls / plan | cache hits / plan | cache misses / plan | "
@@ -219,6 +223,8 @@ std::string Report(const Config& config, const std::vector<json>& entries) {
       "cost ms |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
       "---:|\n",
       config.tasks, config.seed, config.pool, config.max_dim, config.memory_slack,
+      config.devices_per_host > 0 ? absl::StrCat("hosts of ", config.devices_per_host, " devices")
+                                  : std::string("every device on one host"),
       config.baseline, config.baseline, config.baseline);
   std::vector<std::string> disagreements, targets;
   const Size& largest = config.sizes.back();
@@ -306,6 +312,9 @@ absl::Status Run(const OptionValues& args) {
     return UsageError("--max-dim must be a positive multiple of 4");
   }
   if (!(config.memory_slack >= 1.0)) return UsageError("--memory-slack must be >= 1");
+  SHARDPLAN_ASSIGN_OR_RETURN(const int64_t per_host, args.GetInt("devices-per-host"));
+  if (per_host < 0 || per_host > 1024) return UsageError("--devices-per-host must be in [0, 1024]");
+  config.devices_per_host = static_cast<int>(per_host);
   config.tasks = static_cast<int>(tasks);
   config.max_dim = static_cast<int>(max_dim);
   config.pool = args.Get("pool");
@@ -418,6 +427,7 @@ Command ScaleCommand() {
                "analytic@1,cpu-amd-epyc@2"},
               {"max-dim", "D", "max table dim", "128"},
               {"memory-slack", "X", "device memory = X x total table bytes / devices", "1.4"},
+              {"devices-per-host", "L", "hosts of L devices (0: one host)", "0"},
               {"seed", "S", "task seed", "0"},
               {"pool", "FILE", "table pool", offline::kDefaultPool},
               {"models-dir", "DIR", "model bundles", "models"},

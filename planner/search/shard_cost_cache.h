@@ -110,7 +110,7 @@ class ShardCostCache : public CostModel {
   };
   // Lookups spread over independently locked shards so that beam candidates evaluated on
   // several threads rarely wait for each other.
-  struct Shard {
+  struct alignas(64) Shard {  // a cache line each: threads on different shards share none
     std::mutex mutex;
     absl::flat_hash_map<Key, Entry, KeyHash, KeyEq> entries;
     int64_t hits = 0;
