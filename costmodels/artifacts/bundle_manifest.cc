@@ -153,10 +153,12 @@ absl::StatusOr<BundleFiles> EncodeBundle(const BundleInfo& info, const NeuralCos
   AppendMlpTensors("pred_mlp", compute.pred_mlp(), tensors);
   SHARDPLAN_ASSIGN_OR_RETURN(std::string compute_bytes, SerializeWeights(tensors));
 
-  // Format 2 adds the device-set comm models; a bundle without them stays format 1, readable
-  // by older builds and byte-identical to what they wrote.
+  // Format 2 adds the device-set comm models and the compute feature transform; a bundle without
+  // either stays format 1, readable by older builds and byte-identical to what they wrote.
+  const bool format_2 =
+      model.device_set_comm().has_value() || compute.feature_transform() != FeatureTransform::kRaw;
   json manifest = {
-      {"format_version", model.device_set_comm().has_value() ? 2 : 1},
+      {"format_version", format_2 ? 2 : 1},
       {"name", info.name},
       {"version", info.version},
       {"kind", "neural"},
@@ -172,6 +174,9 @@ absl::StatusOr<BundleFiles> EncodeBundle(const BundleInfo& info, const NeuralCos
                         {"pred_mlp_sizes", MlpSizes(compute.pred_mlp())},
                         {"features", FeatureNames()},
                         {"normalization", NormalizationJson(compute.normalizer())}};
+  if (compute.feature_transform() != FeatureTransform::kRaw) {
+    compute_entry["feature_transform"] = FeatureTransformName(compute.feature_transform());
+  }
   if (model.training_range().has_value()) {
     compute_entry["training_range"] = {{"min", model.training_range()->min},
                                        {"max", model.training_range()->max}};

@@ -94,7 +94,7 @@ absl::Status RefuseLeftovers(const std::string& path,
 
 absl::StatusOr<NeuralComputeModel> ReadCompute(const ManifestReader& reader,
                                                const std::string& directory, const json& manifest,
-                                               BundleInfo& info) {
+                                               int64_t format_version, BundleInfo& info) {
   SHARDPLAN_ASSIGN_OR_RETURN(const json* entry, reader.Field(manifest, "compute", ""));
   const std::string where = "compute";
   SHARDPLAN_ASSIGN_OR_RETURN(std::vector<std::string> features,
@@ -110,6 +110,18 @@ absl::StatusOr<NeuralComputeModel> ReadCompute(const ManifestReader& reader,
                              reader.Ints(*entry, "pred_mlp_sizes", where));
   SHARDPLAN_ASSIGN_OR_RETURN(FeatureNormalizer normalizer, ReadNormalizer(reader, *entry, where));
   SHARDPLAN_RETURN_IF_ERROR(ReadTraining(reader, *entry, where, "compute", info));
+  FeatureTransform transform = FeatureTransform::kRaw;
+  if (entry->contains("feature_transform")) {
+    SHARDPLAN_ASSIGN_OR_RETURN(const std::string name,
+                               reader.String(*entry, "feature_transform", where));
+    if (format_version < 2) {
+      return reader.Error("field 'compute.feature_transform' needs format_version 2 or later");
+    }
+    if (!ParseFeatureTransform(name, &transform)) {
+      return reader.Error(
+          absl::StrCat("compute.feature_transform '", name, "' is not 'raw' or 'log'"));
+    }
+  }
 
   const std::string path = directory + "/" + kComputeWeightsFile;
   SHARDPLAN_ASSIGN_OR_RETURN(auto tensors,
@@ -120,7 +132,8 @@ absl::StatusOr<NeuralComputeModel> ReadCompute(const ManifestReader& reader,
                              TakeMlpTensors("pred_mlp", pred_sizes, false, path, tensors));
   SHARDPLAN_RETURN_IF_ERROR(RefuseLeftovers(path, tensors));
   auto compute =
-      NeuralComputeModel::Create(std::move(normalizer), std::move(table_mlp), std::move(pred_mlp));
+      NeuralComputeModel::Create(std::move(normalizer), std::move(table_mlp), std::move(pred_mlp),
+                                 NeuralComputeModel::kDefaultLatentMemoCapacity, transform);
   if (!compute.ok()) return reader.Error(absl::StrCat("compute: ", compute.status().message()));
   return compute;
 }
@@ -350,7 +363,7 @@ absl::StatusOr<LoadedBundle> ReadModelBundle(const std::string& directory) {
   const bool zero_comm = comm_costs == "zero";
 
   SHARDPLAN_ASSIGN_OR_RETURN(NeuralComputeModel compute,
-                             ReadCompute(reader, directory, manifest, info));
+                             ReadCompute(reader, directory, manifest, format_version, info));
   SHARDPLAN_ASSIGN_OR_RETURN(auto comm, ReadComms(reader, directory, manifest, zero_comm, info));
   SHARDPLAN_ASSIGN_OR_RETURN(
       std::optional<DeviceSetCommModels> device_set_comm,

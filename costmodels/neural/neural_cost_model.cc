@@ -44,7 +44,8 @@ void Grow(std::vector<float>& v, size_t n) {
 
 absl::StatusOr<NeuralComputeModel> NeuralComputeModel::Create(FeatureNormalizer normalizer,
                                                               Mlp table_mlp, Mlp pred_mlp,
-                                                              size_t latent_memo_capacity) {
+                                                              size_t latent_memo_capacity,
+                                                              FeatureTransform transform) {
   if (normalizer.size() != kNumTableFeatures || table_mlp.input_size() != kNumTableFeatures) {
     return absl::InvalidArgumentError(absl::StrCat(
         "compute model: ", normalizer.size(), " normaliser entries and a table MLP of ",
@@ -66,21 +67,23 @@ absl::StatusOr<NeuralComputeModel> NeuralComputeModel::Create(FeatureNormalizer 
     memo = std::make_shared<LatentMemo>(latent_memo_capacity, table_mlp.output_size());
   }
   return NeuralComputeModel(std::move(normalizer), std::move(table_mlp), std::move(pred_mlp),
-                            std::move(memo));
+                            std::move(memo), transform);
 }
 
 NeuralComputeModel::NeuralComputeModel(FeatureNormalizer normalizer, Mlp table_mlp, Mlp pred_mlp,
-                                       std::shared_ptr<LatentMemo> memo)
+                                       std::shared_ptr<LatentMemo> memo, FeatureTransform transform)
     : normalizer_(std::move(normalizer)),
       table_mlp_(std::move(table_mlp)),
       pred_mlp_(std::move(pred_mlp)),
-      memo_(std::move(memo)) {}
+      memo_(std::move(memo)),
+      transform_(transform) {}
 
 void NeuralComputeModel::LatentOfFeatures(const LatentMemo::Key& raw,
                                           std::span<float> latent) const {
   ComputeScratch& s = ThreadComputeScratch();
   Grow(s.mlp, std::max(table_mlp_.scratch_size(), pred_mlp_.scratch_size()));
   LatentMemo::Key features = raw;
+  TransformFeatures(transform_, features);
   normalizer_.Apply(features);
   table_mlp_.Forward(features.data(), 1, latent.data(), s.mlp);
 }

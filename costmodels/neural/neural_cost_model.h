@@ -36,9 +36,12 @@ class NeuralComputeModel : public SumPooledCompute {
   // kNumTableFeatures inputs and has ReLU on its output, the pred MLP takes the table MLP's
   // output size and gives 1 value without output activation. `latent_memo_capacity` 0 turns
   // the memo off.
+  // `transform` maps the raw features to the model's inputs before the normaliser (kRaw: the
+  // reference's).
   static absl::StatusOr<NeuralComputeModel> Create(
       FeatureNormalizer normalizer, Mlp table_mlp, Mlp pred_mlp,
-      size_t latent_memo_capacity = kDefaultLatentMemoCapacity);
+      size_t latent_memo_capacity = kDefaultLatentMemoCapacity,
+      FeatureTransform transform = FeatureTransform::kRaw);
 
   // Cost (ms) of one device holding `shards`; the "dim" feature is each shard's column count,
   // "row" its table's row count. Thread-safe; allocation-free after a thread's first calls
@@ -63,6 +66,7 @@ class NeuralComputeModel : public SumPooledCompute {
     return PredictFromLatentSum(latent_sum);
   }
   const FeatureNormalizer& normalizer() const { return normalizer_; }
+  FeatureTransform feature_transform() const { return transform_; }
   const Mlp& table_mlp() const { return table_mlp_; }
   const Mlp& pred_mlp() const { return pred_mlp_; }
   // Null when the memo is off.
@@ -70,7 +74,7 @@ class NeuralComputeModel : public SumPooledCompute {
 
  private:
   NeuralComputeModel(FeatureNormalizer normalizer, Mlp table_mlp, Mlp pred_mlp,
-                     std::shared_ptr<LatentMemo> memo);
+                     std::shared_ptr<LatentMemo> memo, FeatureTransform transform);
 
   // The table MLP on raw features (normalised here into scratch).
   void LatentOfFeatures(const LatentMemo::Key& raw, std::span<float> latent) const;
@@ -79,6 +83,7 @@ class NeuralComputeModel : public SumPooledCompute {
   Mlp table_mlp_;
   Mlp pred_mlp_;
   std::shared_ptr<LatentMemo> memo_;
+  FeatureTransform transform_;
 };
 
 // The reference's CommCostNet for one device count N: an MLP (in->128->64->32->16->N in the

@@ -39,6 +39,28 @@ void TableFeatures(const Table& table, int32_t dim, std::span<float, kNumTableFe
   out[kRowPosition] = static_cast<float>(table.rows);
 }
 
+const char* FeatureTransformName(FeatureTransform transform) {
+  return transform == FeatureTransform::kLog ? "log" : "raw";
+}
+
+bool ParseFeatureTransform(std::string_view name, FeatureTransform* transform) {
+  if (name == "raw") {
+    *transform = FeatureTransform::kRaw;
+  } else if (name == "log") {
+    *transform = FeatureTransform::kLog;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void TransformFeatures(FeatureTransform transform, std::span<float, kNumTableFeatures> row) {
+  if (transform == FeatureTransform::kRaw) return;
+  row[kPoolingFactorPosition] =
+      static_cast<float>(std::log1p(std::max(0.0f, row[kPoolingFactorPosition])));
+  row[kRowPosition] = static_cast<float>(std::log10(std::max(1.0f, row[kRowPosition])));
+}
+
 absl::StatusOr<FeatureNormalizer> FeatureNormalizer::Create(std::vector<double> means,
                                                             std::vector<double> stds) {
   if (means.empty() || means.size() != stds.size()) {

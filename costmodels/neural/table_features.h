@@ -26,6 +26,22 @@ const std::array<std::string_view, kNumTableFeatures>& TableFeatureNames();
 // the reference. An empty access histogram gives 17 zero bins.
 void TableFeatures(const Table& table, int32_t dim, std::span<float, kNumTableFeatures> out);
 
+// How a compute model turns raw features into its inputs before z-scoring them
+// (docs/cost-models.md, "Compute feature sets"):
+//   kRaw  the reference's: as TableFeatures writes them (imports and bundles before version 5);
+//   kLog  pooling_factor -> ln(1 + pooling_factor), row -> log10(max(row, 1)), so that small
+//         tables are told apart (raw rows put every table under 100K rows within 0.03 sigma of
+//         each other); the bins and dim stay as they are. Bundles record it
+//         (compute.feature_transform, format 2).
+enum class FeatureTransform { kRaw, kLog };
+// "raw" / "log", and back (false for another name).
+const char* FeatureTransformName(FeatureTransform transform);
+bool ParseFeatureTransform(std::string_view name, FeatureTransform* transform);
+// Applies `transform` to one row of raw features in place.
+void TransformFeatures(FeatureTransform transform, std::span<float, kNumTableFeatures> row);
+// The positions of the 17 access bins in TableFeatures order (the first 17).
+inline constexpr int kNumBinFeatures = 17;
+
 // The raw features a compute model was trained on, feature by feature (TableFeatures order):
 // what the manifest records so that the server can say when a table lies outside it.
 struct TableFeatureRange {

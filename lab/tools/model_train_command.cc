@@ -40,6 +40,7 @@ using training::TrainOptions;
 struct TrainFlags {
   std::string compute_data;
   std::string compute_from;  // a bundle directory whose compute model is reused
+  training::ComputeFeatureSet compute_features;
   std::vector<std::string> comm_data;
   std::vector<std::string> comm_any_data;
   bool zero_comm = false;
@@ -58,6 +59,12 @@ absl::StatusOr<TrainFlags> ParseTrainFlags(const OptionValues& args) {
     flags.comm_any_data.emplace_back(file);
   }
   flags.compute_from = args.Get("compute-from");
+  const std::string feature_set = args.Get("compute-features");
+  if (feature_set == "log") {
+    flags.compute_features = training::ComputeFeatureSet::Log();
+  } else if (feature_set != "raw") {
+    return UsageError(absl::StrCat("--compute-features '", feature_set, "' is not raw or log"));
+  }
   flags.zero_comm = args.Has("zero-comm");
   flags.models_root = args.Get("models-root");
   flags.predictions_dir = args.Get("predictions-dir");
@@ -259,8 +266,9 @@ absl::Status RunTrain(const OptionValues& args) {
   if (compute.has_value()) {
     TrainOptions options = flags.options;
     options.label = "compute";
-    SHARDPLAN_ASSIGN_OR_RETURN(training::TrainedCompute trained,
-                               training::TrainComputeModel(*compute, options));
+    SHARDPLAN_ASSIGN_OR_RETURN(
+        training::TrainedCompute trained,
+        training::TrainComputeModel(*compute, options, flags.compute_features));
     compute_model.emplace(std::move(trained.model));
     record("compute", flags.compute_data, 1, std::move(trained.report));
   }
@@ -348,6 +356,10 @@ Command ModelTrainCommand() {
       .flags =
           {
               {"compute-data", "FILE", "compute cost data (.jsonl or .jsonl.gz)", ""},
+              {"compute-features", "raw|log",
+               "the compute model's feature set: the reference's raw features, or log rows and "
+               "pooling factor with the bins' stds floored at 0.05 (bundle format 2)",
+               "raw"},
               {"compute-from", "DIR",
                "reuse the compute model (and its range) of the bundle in DIR", ""},
               {"comm-data", "FILE[,FILE]", "comm cost data, one file per device count", ""},

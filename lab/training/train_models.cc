@@ -1,5 +1,6 @@
 #include "lab/training/train_models.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -35,8 +36,15 @@ std::vector<float> LabelsOf(const Objective& objective, std::span<const int64_t>
 }  // namespace
 
 absl::StatusOr<TrainedCompute> TrainComputeModel(const ComputeDataset& data,
-                                                 const TrainOptions& options) {
+                                                 const TrainOptions& options,
+                                                 ComputeFeatureSet feature_set) {
   SHARDPLAN_RETURN_IF_ERROR(CheckSize(data.size(), data.path));
+  // The model's inputs: the raw features through its transform (then z-scored).
+  std::vector<float> features = data.features;
+  for (size_t row = 0; row + kNumTableFeatures <= features.size(); row += kNumTableFeatures) {
+    TransformFeatures(feature_set.transform, std::span<float, kNumTableFeatures>(
+                                                 features.data() + row, kNumTableFeatures));
+  }
   const Split split = SplitDataset(data.size(), options.seed);
   // Statistics over the distinct table configs of the training samples, first occurrence each.
   std::map<std::pair<int32_t, int32_t>, int64_t> distinct;
@@ -47,10 +55,12 @@ absl::StatusOr<TrainedCompute> TrainComputeModel(const ComputeDataset& data,
   }
   std::vector<int64_t> stat_rows;
   for (const auto& [key, row] : distinct) stat_rows.push_back(row);
-  const FeatureStats stats = ComputeFeatureStats(data.features, kNumTableFeatures, stat_rows);
+  FeatureStats stats = ComputeFeatureStats(features, kNumTableFeatures, stat_rows);
+  for (int f = 0; f < kNumBinFeatures; ++f) {
+    stats.stds[f] = std::max(stats.stds[f], feature_set.min_bin_std);
+  }
   SHARDPLAN_ASSIGN_OR_RETURN(FeatureNormalizer normalizer,
                              FeatureNormalizer::Create(stats.means, stats.stds));
-  std::vector<float> features = data.features;
   NormalizeRows(normalizer, features);
 
   ComputeObjective objective(features, data.row_offsets, data.labels,
@@ -67,7 +77,9 @@ absl::StatusOr<TrainedCompute> TrainComputeModel(const ComputeDataset& data,
       Mlp pred, ToMlp(objective.pred_shape(), objective.PredParams(report.result.params)));
   SHARDPLAN_ASSIGN_OR_RETURN(
       NeuralComputeModel model,
-      NeuralComputeModel::Create(std::move(normalizer), std::move(table), std::move(pred)));
+      NeuralComputeModel::Create(std::move(normalizer), std::move(table), std::move(pred),
+                                 NeuralComputeModel::kDefaultLatentMemoCapacity,
+                                 feature_set.transform));
   return TrainedCompute{std::move(model), std::move(report)};
 }
 

@@ -40,8 +40,18 @@ struct TrainedDeviceSetComm {
 // statistics over the augmented table set; comm: its input rows; population std), trains the
 // reference architecture and returns the best-validation model. INVALID_ARGUMENT for a dataset
 // with fewer than 10 samples (no test split).
+// The compute model's feature set (docs/cost-models.md, "Compute feature sets"): the reference's
+// raw features, or "log": FeatureTransform::kLog and the 17 bins' stds floored at 0.05, so that a
+// histogram the data rarely held is not hundreds of sigmas out.
+struct ComputeFeatureSet {
+  FeatureTransform transform = FeatureTransform::kRaw;
+  double min_bin_std = 0.0;
+  static ComputeFeatureSet Raw() { return {}; }
+  static ComputeFeatureSet Log() { return {FeatureTransform::kLog, 0.05}; }
+};
 absl::StatusOr<TrainedCompute> TrainComputeModel(const ComputeDataset& data,
-                                                 const TrainOptions& options);
+                                                 const TrainOptions& options,
+                                                 ComputeFeatureSet features = {});
 absl::StatusOr<TrainedComm> TrainCommModel(const CommDataset& data,
                                            NeuralCommModel::Direction direction,
                                            const TrainOptions& options);

@@ -241,6 +241,42 @@ TEST_F(ModelBundleTest, ZeroCommBundleRoundTrips) {
   EXPECT_EQ(ReadManifest(bundle->directory)["comm_costs"], "zero");
 }
 
+// A compute model of the "log" feature set is format 2, records its transform, and predicts as
+// before after the round trip; the transform is refused in format 1 and by an unknown name.
+TEST_F(ModelBundleTest, TheComputeFeatureTransformRoundTripsAsFormat2) {
+  const NeuralCostModel plain = RandomModel("logged", "1", {4, 8});
+  const NeuralComputeModel& c = plain.compute();
+  const NeuralCostModel logged = *NeuralCostModel::Create(
+      "logged", "1",
+      *NeuralComputeModel::Create(c.normalizer(), c.table_mlp(), c.pred_mlp(),
+                                  NeuralComputeModel::kDefaultLatentMemoCapacity,
+                                  FeatureTransform::kLog),
+      plain.comm());
+  ASSERT_TRUE(WriteModelBundle(root_, Info("logged", "1"), logged).ok());
+  const std::string dir = ModelBundleDirectory(root_, "logged", "1");
+  nlohmann::json m = ReadManifest(dir);
+  EXPECT_EQ(m["format_version"], 2);
+  EXPECT_EQ(m["compute"]["feature_transform"], "log");
+  auto bundle = ReadModelBundle(dir);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_EQ(bundle->model->compute().feature_transform(), FeatureTransform::kLog);
+  ExpectSamePredictions(logged, *bundle->model);
+  // The transform changes what the same weights predict: it is part of the model.
+  const std::vector<Table> tables = SomeTables();
+  const ShardView shard{&tables[0], tables[0].rows, tables[0].dim};
+  EXPECT_NE(bundle->model->compute().Predict({&shard, 1}), plain.compute().Predict({&shard, 1}));
+
+  m["compute"]["feature_transform"] = "sqrt";
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("compute.feature_transform 'sqrt' is not 'raw' or 'log'"));
+  m["compute"]["feature_transform"] = "log";
+  m["format_version"] = 1;
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("'compute.feature_transform' needs format_version 2"));
+  // A raw model writes no transform and stays format 1.
+  EXPECT_FALSE(ReadManifest(WriteStandard())["compute"].contains("feature_transform"));
+}
+
 TEST_F(ModelBundleTest, TheTrainingRangeRoundTripsAndIsOptional) {
   const NeuralCostModel plain = RandomModel("ranged", "1", {4, 8});
   TableFeatureRange range;

@@ -1,6 +1,7 @@
 #include "costmodels/neural/table_features.h"
 
 #include <array>
+#include <cmath>
 #include <span>
 #include <string>
 #include <vector>
@@ -52,6 +53,32 @@ TEST(TableFeaturesTest, EmptyHistogramGivesZeroBins) {
   TableFeatures(table, 16, f);
   for (int p = 0; p < 17; ++p) EXPECT_EQ(f[p], 0.0f) << p;
   EXPECT_FLOAT_EQ(f[17], 16.0f);
+}
+
+TEST(FeatureTransformTest, LogTakesLogsOfRowsAndPoolingFactorOnly) {
+  std::array<float, kNumTableFeatures> row;
+  for (int f = 0; f < kNumTableFeatures; ++f) row[f] = 0.25f * f;
+  row[18] = 55.0f;    // pooling_factor
+  row[19] = 4739.0f;  // row
+  std::array<float, kNumTableFeatures> raw = row;
+  TransformFeatures(FeatureTransform::kRaw, raw);
+  EXPECT_EQ(raw, row);
+  std::array<float, kNumTableFeatures> logged = row;
+  TransformFeatures(FeatureTransform::kLog, logged);
+  for (int f = 0; f < 18; ++f) EXPECT_EQ(logged[f], row[f]) << f;  // bins and dim unchanged
+  EXPECT_FLOAT_EQ(logged[18], std::log1p(55.0f));
+  EXPECT_FLOAT_EQ(logged[19], std::log10(4739.0f));
+  // Degenerate inputs stay finite: no rows, no lookups.
+  row[18] = 0.0f;
+  row[19] = 0.0f;
+  TransformFeatures(FeatureTransform::kLog, row);
+  EXPECT_EQ(row[18], 0.0f);
+  EXPECT_EQ(row[19], 0.0f);
+  FeatureTransform parsed = FeatureTransform::kRaw;
+  EXPECT_TRUE(ParseFeatureTransform("log", &parsed));
+  EXPECT_EQ(parsed, FeatureTransform::kLog);
+  EXPECT_STREQ(FeatureTransformName(parsed), "log");
+  EXPECT_FALSE(ParseFeatureTransform("sqrt", &parsed));
 }
 
 TEST(TableFeatureRangeTest, RangeOfRowsAndWhatLiesOutside) {

@@ -158,6 +158,20 @@ TEST_F(ModelTrainCommandTest, ModelCheckComparesFreshDataWithTheManifest) {
   EXPECT_EQ(check(both), 2);  // data given and measured: which?
 }
 
+// --compute-features log: the bundle records the transform (format 2), its bins' stds are floored
+// at 0.05, and an unknown feature set is a usage error.
+TEST_F(ModelTrainCommandTest, TheLogFeatureSetIsRecordedAndFloorsTheBinStds) {
+  ASSERT_EQ(Train("1", {"--zero-comm", "--compute-features", "log"}), 0);
+  absl::StatusOr<LoadedBundle> bundle = ReadModelBundle(dir_ + "/models/toy/1");
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  const NeuralComputeModel& compute = bundle->model->compute();
+  EXPECT_EQ(compute.feature_transform(), FeatureTransform::kLog);
+  for (int f = 0; f < kNumBinFeatures; ++f) EXPECT_GE(compute.normalizer().stds()[f], 0.05) << f;
+  // The row feature is a log10 now: its mean is a few units, not millions.
+  EXPECT_LT(compute.normalizer().means()[19], 10.0);
+  EXPECT_EQ(Train("2", {"--zero-comm", "--compute-features", "sqrt"}), 2);
+}
+
 // Comm data of several layouts -> one device-set comm model pair (bundle format 2) beside the
 // compute model of an existing bundle; it costs a device count no file held, and `model check`
 // judges trained layouts and reports held-out ones.
