@@ -29,7 +29,7 @@ import shutil
 import struct
 import sys
 
-FORMAT_VERSION = 1  # manifest.json: kModelBundleFormatVersion
+FORMAT_VERSION = 1  # manifest.json: format 1, the reference's architecture (model_bundle.h)
 WEIGHTS_MAGIC = b"SPWT"
 WEIGHTS_FORMAT_VERSION = 1
 NUM_TABLE_FEATURES = 20

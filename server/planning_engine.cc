@@ -176,6 +176,9 @@ std::optional<ResolvedModel> PlanningEngine::NewestCoveringModel(const Task& tas
     }
     absl::StatusOr<ResolvedModel> model = models_->Resolve(manifest.id());
     if (!model.ok()) continue;
+    // A model that would extrapolate its comm costs to this layout (device-set comm models
+    // outside their trained layouts, e.g. one device) does not cover it.
+    if (!model->model->OutsideTrainedTopology(task.topology).empty()) continue;
     absl::Status costs = model->model->CheckSupports(task);
     if (costs.ok()) costs = CheckCostsAllowedTypes(*model->model, task);
     if (!costs.ok()) {  // e.g. a table that allows only ROW_WISE under a column-level model

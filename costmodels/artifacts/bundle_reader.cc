@@ -1,5 +1,6 @@
 // ReadModelBundle: parses the manifest and verifies every weights file against it
 // (model_bundle.h).
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -246,8 +247,14 @@ absl::StatusOr<std::vector<DeviceLayout>> ReadLayouts(const ManifestReader& read
       return reader.Error(
           absl::StrCat(at, ": ", devices, " devices in hosts of ", per_host, " is not a layout"));
     }
-    layouts.push_back({static_cast<int>(devices), static_cast<int>(per_host)});
+    const DeviceLayout layout{static_cast<int>(devices), static_cast<int>(per_host)};
+    if (std::find(layouts.begin(), layouts.end(), layout) != layouts.end()) {
+      return reader.Error(absl::StrCat(at, ": ", layout.name(), " is listed twice"));
+    }
+    layouts.push_back(layout);
   }
+  // The layouts are what the plan's out-of-range warning and `model check` go by.
+  if (layouts.empty()) return reader.Error(absl::StrCat(path, " is empty"));
   return layouts;
 }
 
@@ -258,6 +265,10 @@ absl::StatusOr<DeviceSetCommModel> ReadDeviceSetComm(const ManifestReader& reade
   SHARDPLAN_ASSIGN_OR_RETURN(const CommDirection direction, ReadDirection(reader, entry, where));
   const std::string sub_model = DeviceSetCommSubModelName(direction);
   SHARDPLAN_ASSIGN_OR_RETURN(const int64_t batch_size, reader.Int(entry, "batch_size", where));
+  if (batch_size <= 0) {
+    return reader.Error(absl::StrCat(ManifestReader::Path(where, "batch_size"), " ", batch_size,
+                                     " is not positive"));
+  }
   SHARDPLAN_ASSIGN_OR_RETURN(CommMlp read, ReadCommMlp(reader, directory, entry, where, sub_model,
                                                        DeviceSetCommInputNames(direction), info));
   auto comm = DeviceSetCommModel::Create(direction, std::move(read.normalizer), std::move(read.mlp),
@@ -300,6 +311,20 @@ absl::StatusOr<std::optional<DeviceSetCommModels>> ReadDeviceSetComms(
                                        " is listed twice"));
     }
     slot.emplace(std::move(model));
+  }
+  // Per-layout test MSEs name trained layouts only: a typo would make a trained layout look held
+  // out to `model check`, which never judges those.
+  for (const CommDirection direction : {CommDirection::kForward, CommDirection::kBackward}) {
+    const std::string sub_model = DeviceSetCommSubModelName(direction);
+    const auto training = info.training.find(sub_model);
+    if (training == info.training.end()) continue;
+    for (const auto& [name, mse] : training->second.test_mse_by_layout) {
+      if (std::none_of(layouts.begin(), layouts.end(),
+                       [&](const DeviceLayout& l) { return l.name() == name; })) {
+        return reader.Error(absl::StrCat(sub_model, ".training.test_mse_by_layout: '", name,
+                                         "' is not one of its trained_layouts"));
+      }
+    }
   }
   return DeviceSetCommModels{*std::move(forward), *std::move(backward), std::move(layouts)};
 }
@@ -368,6 +393,14 @@ absl::StatusOr<LoadedBundle> ReadModelBundle(const std::string& directory) {
   SHARDPLAN_ASSIGN_OR_RETURN(
       std::optional<DeviceSetCommModels> device_set_comm,
       ReadDeviceSetComms(reader, directory, manifest, format_version, zero_comm, info));
+  if (format_version < 2) {
+    for (const auto& [sub_model, training] : info.training) {
+      if (!training.test_mse_by_layout.empty()) {
+        return reader.Error(
+            absl::StrCat(sub_model, ".training.test_mse_by_layout needs format_version 2"));
+      }
+    }
+  }
   if (!zero_comm && comm.empty() && !device_set_comm.has_value()) {
     return reader.Error("comm_costs is 'neural' but no comm models are listed");
   }

@@ -27,9 +27,10 @@ namespace shardplan {
 // reader scanning the root sees either no bundle or a complete one.
 
 // The manifest format versions this build reads: 1 (the compute model and fixed-N comm models)
-// and 2 (adds `device_set_comm`, comm models for any device count: docs/model-bundles.md). It
-// writes 2 for a bundle with device-set comm models and 1 otherwise. A bundle of another format
-// is refused as incompatible.
+// and 2 (adds `device_set_comm`, comm models for any device count, and
+// `compute.feature_transform`: docs/model-bundles.md). It writes 2 for a bundle with device-set
+// comm models or a non-raw feature transform, and 1 otherwise. A bundle of another format is
+// refused as incompatible.
 inline constexpr int kModelBundleFormatVersion = 2;
 inline constexpr int kOldestModelBundleFormatVersion = 1;
 
@@ -82,10 +83,11 @@ absl::Status WriteModelBundle(const std::string& models_root, const BundleInfo& 
                               const NeuralCostModel& model);
 
 // Reads and verifies the bundle in `directory`: the manifest parses, its format version is
-// kModelBundleFormatVersion, name and version match the last two path components, the feature
-// order is TableFeatureNames(), every weights file exists with the manifest's SHA-256 and the
-// shapes of the declared architecture. Errors are FAILED_PRECONDITION (corrupt or incompatible)
-// or NOT_FOUND (no manifest), and name the file and the reason.
+// within kOldestModelBundleFormatVersion..kModelBundleFormatVersion, name and version match the
+// last two path components, the feature order is TableFeatureNames(), every weights file exists
+// with the manifest's SHA-256 and the shapes of the declared architecture. Errors are
+// FAILED_PRECONDITION (corrupt or incompatible) or NOT_FOUND (no manifest), and name the file and
+// the reason.
 absl::StatusOr<LoadedBundle> ReadModelBundle(const std::string& directory);
 
 // The ListModels view of a bundle: kind "neural", data_size the sum of the distinct datasets'

@@ -41,7 +41,10 @@ void AppendDeviceSetCommFeatures(CommDirection direction, std::span<const int64_
   const int per_host = devices_per_host <= 0 || devices_per_host >= n ? n : devices_per_host;
   const int hosts = (n + per_host - 1) / per_host;
   // Integer sums: exact, so the features do not depend on the order devices are numbered in.
-  std::vector<int64_t> host_sum(hosts, 0);
+  // Per-thread buffers: a search calls this thousands of times and should not allocate.
+  thread_local std::vector<int64_t> host_sum;
+  thread_local std::vector<double> own;
+  host_sum.assign(hosts, 0);
   int64_t total = 0;
   for (int d = 0; d < n; ++d) {
     const int64_t x = std::max<int64_t>(dim_sums[d], 0);
@@ -55,7 +58,7 @@ void AppendDeviceSetCommFeatures(CommDirection direction, std::span<const int64_
     }
   }
   const double scale = volume_scale / n;
-  std::vector<double> own(static_cast<size_t>(n) * kPerDevice);
+  own.assign(static_cast<size_t>(n) * kPerDevice, 0.0);
   double max_own[kPerDevice] = {0.0, 0.0, 0.0, 0.0};
   for (int d = 0; d < n; ++d) {
     const int host = d / per_host;

@@ -207,12 +207,23 @@ absl::StatusOr<NeuralCostModel> NeuralCostModel::Create(
     return absl::InvalidArgumentError(absl::StrCat("neural cost model ", name, "@", version,
                                                    ": comm models given with zero comm costs"));
   }
-  if (device_set_comm.has_value() &&
-      (device_set_comm->forward.direction() != CommDirection::kForward ||
-       device_set_comm->backward.direction() != CommDirection::kBackward)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("neural cost model ", name, "@", version,
-                     ": the device-set comm models must be a forward and a backward model"));
+  if (device_set_comm.has_value()) {
+    const DeviceSetCommModels& any = *device_set_comm;
+    if (any.forward.direction() != CommDirection::kForward ||
+        any.backward.direction() != CommDirection::kBackward ||
+        any.forward.trained_batch_size() != any.backward.trained_batch_size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "neural cost model ", name, "@", version,
+          ": the device-set comm models must be a forward and a backward model trained at one "
+          "batch size"));
+    }
+    for (const DeviceLayout& layout : any.trained_layouts) {
+      if (layout.devices_per_host < 1 || layout.devices_per_host > layout.devices) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "neural cost model ", name, "@", version, ": trained layout ", layout.devices,
+            " devices in hosts of ", layout.devices_per_host, " is not a layout"));
+      }
+    }
   }
   if (training_range.has_value()) {
     bool valid = training_range->min.size() == kNumTableFeatures &&
@@ -264,10 +275,11 @@ std::string NeuralCostModel::OutsideTrainedTopology(const Topology& topology) co
       hosts <= high_hosts) {
     return "";
   }
-  return absl::StrCat(n, " devices in ", hosts, hosts == 1 ? " host" : " hosts", " of ",
-                      asked.devices_per_host, " (trained on ", low.devices, " to ", high.devices,
-                      " devices, hosts of ", low.devices_per_host, " to ", high.devices_per_host,
-                      ", ", low_hosts, " to ", high_hosts, " hosts)");
+  return absl::StrCat(n, n == 1 ? " device" : " devices", " in ", hosts,
+                      hosts == 1 ? " host" : " hosts", " of ", asked.devices_per_host,
+                      " (trained on ", low.devices, " to ", high.devices, " devices, hosts of ",
+                      low.devices_per_host, " to ", high.devices_per_host, ", ", low_hosts, " to ",
+                      high_hosts, " hosts)");
 }
 
 NeuralCostModel::NeuralCostModel(std::string name, std::string version, NeuralComputeModel compute,

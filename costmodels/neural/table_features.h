@@ -28,7 +28,7 @@ void TableFeatures(const Table& table, int32_t dim, std::span<float, kNumTableFe
 
 // How a compute model turns raw features into its inputs before z-scoring them
 // (docs/cost-models.md, "Compute feature sets"):
-//   kRaw  the reference's: as TableFeatures writes them (imports and bundles before version 5);
+//   kRaw  the reference's: as TableFeatures writes them (imports and every shipped bundle);
 //   kLog  pooling_factor -> ln(1 + pooling_factor), row -> log10(max(row, 1)), so that small
 //         tables are told apart (raw rows put every table under 100K rows within 0.03 sigma of
 //         each other); the bins and dim stay as they are. Bundles record it

@@ -60,6 +60,11 @@ absl::StatusOr<TrainFlags> ParseTrainFlags(const OptionValues& args) {
   }
   flags.compute_from = args.Get("compute-from");
   const std::string feature_set = args.Get("compute-features");
+  if (feature_set != "raw" && flags.compute_data.empty()) {
+    return UsageError(
+        "--compute-features sets the feature set of a compute model trained here: it needs "
+        "--compute-data (a model reused with --compute-from keeps its own)");
+  }
   if (feature_set == "log") {
     flags.compute_features = training::ComputeFeatureSet::Log();
   } else if (feature_set != "raw") {

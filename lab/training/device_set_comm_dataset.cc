@@ -17,7 +17,7 @@ absl::StatusOr<DeviceSetCommDataset> LoadDeviceSetCommDataset(const std::vector<
   for (const std::string& path : paths) {
     const absl::Status status =
         ForEachRecord(path, "comm", [&](int64_t line, const CostRecord& record) -> absl::Status {
-          if (data.paths.empty() && data.backend.empty()) {
+          if (data.record_offsets.size() == 1) {  // the first record of the first file
             data.backend = record.backend;
             data.hardware_profile = record.hardware_profile;
             data.batch_size = record.batch_size;
@@ -27,7 +27,7 @@ absl::StatusOr<DeviceSetCommDataset> LoadDeviceSetCommDataset(const std::vector<
             return RecordError(
                 path, line,
                 absl::StrCat("backend ", record.backend, ", profile ", record.hardware_profile,
-                             ", batch ", record.batch_size, "; the first file has ", data.backend,
+                             ", batch ", record.batch_size, "; the first record has ", data.backend,
                              ", ", data.hardware_profile, ", ", data.batch_size,
                              " (one dataset, one machine and batch)"));
           }

@@ -49,9 +49,13 @@ absl::StatusOr<SubModelCheck> Summarise(const LoadedBundle& bundle, const std::s
   check.manifest_test_mse = it->second.test_mse;
   check.layout = layout;
   if (!layout.empty()) {
+    // Held out: a layout the training data did not hold. A trained layout is judged against its
+    // own test MSE, or the pooled one when its records all fell in the other splits.
+    const std::vector<DeviceLayout>& trained = bundle.model->device_set_comm()->trained_layouts;
+    check.held_out_layout = std::none_of(trained.begin(), trained.end(),
+                                         [&](const DeviceLayout& l) { return l.name() == layout; });
     const auto own = it->second.test_mse_by_layout.find(layout);
-    check.held_out_layout = own == it->second.test_mse_by_layout.end();
-    if (!check.held_out_layout) check.manifest_test_mse = own->second;
+    if (own != it->second.test_mse_by_layout.end()) check.manifest_test_mse = own->second;
   }
   check.mse_ratio = check.manifest_test_mse > 0.0 ? check.mse / check.manifest_test_mse
                     : check.mse > 0.0             ? std::numeric_limits<double>::infinity()

@@ -272,6 +272,18 @@ TEST_F(ShippedModelsTest, NoModelNamedGetsTheNewestBundleThatCoversTheTask) {
     }
     EXPECT_EQ(response->plan().warnings_size(), expected == "analytic@1" ? 0 : 6);
   }
+  // Outside the layouts the version-4 comm models were trained on (2 to 128 devices in hosts of 2
+  // to 8) they do not cover the task: one device goes to the cpu bundle (no interconnect to
+  // model), 256 devices on one host to analytic@1.
+  for (const auto& [devices, expected] :
+       std::vector<std::pair<int, std::string>>{{1, "cpu-amd-epyc@2"}, {256, "analytic@1"}}) {
+    shardplan::v1::PlanRequest request;
+    *request.mutable_task() = SmallTask(std::max(6, devices), devices);
+    request.set_algorithm("size_greedy");
+    auto response = client_->Plan(request);
+    ASSERT_TRUE(response.ok()) << response.status();
+    EXPECT_EQ(response->plan().cost_model(), expected) << devices;
+  }
 }
 
 TEST_F(ShippedModelsTest, ATableWithoutAHistogramIsImputedWithAWarning) {

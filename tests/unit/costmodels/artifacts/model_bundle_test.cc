@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -484,6 +485,47 @@ TEST_F(ModelBundleTest, RefusesDeviceSetCommModelsInFormat1OrUnpaired) {
   m["device_set_comm"] = nlohmann::json::array();
   WriteManifest(dir, m);
   EXPECT_THAT(Refusal(dir), HasSubstr("must list a forward and a backward model"));
+}
+
+TEST_F(ModelBundleTest, RefusesMalformedDeviceSetFieldsNamingThem) {
+  BundleInfo info = Info("any", "3");
+  info.training.clear();
+  info.training["comm_any_forward"] = Training("layouts", 900, 0.5);
+  info.training["comm_any_forward"].test_mse_by_layout = {{"8x8", 0.25}};
+  ASSERT_TRUE(WriteModelBundle(root_, info, RandomDeviceSetModel("any", "3")).ok());
+  const std::string dir = ModelBundleDirectory(root_, "any", "3");
+  const nlohmann::json good = ReadManifest(dir);
+  ASSERT_TRUE(ReadModelBundle(dir).ok());
+  const auto refused_after = [&](const std::function<void(nlohmann::json&)>& change) {
+    nlohmann::json m = good;
+    change(m);
+    WriteManifest(dir, m);
+    return Refusal(dir);
+  };
+  EXPECT_THAT(refused_after([](nlohmann::json& m) {
+                for (auto& e : m["device_set_comm"]) e["trained_layouts"] = nlohmann::json::array();
+              }),
+              HasSubstr("device_set_comm[0].trained_layouts is empty"));
+  EXPECT_THAT(refused_after([](nlohmann::json& m) {
+                for (auto& e : m["device_set_comm"]) {
+                  e["trained_layouts"].push_back(e["trained_layouts"][0]);
+                }
+              }),
+              HasSubstr("2x2 is listed twice"));
+  EXPECT_THAT(refused_after([](nlohmann::json& m) { m["device_set_comm"][1]["batch_size"] = 0; }),
+              HasSubstr("device_set_comm[1].batch_size 0 is not positive"));
+  EXPECT_THAT(refused_after([](nlohmann::json& m) {
+                m["device_set_comm"][0]["training"]["test_mse_by_layout"]["8x9"] = 1.0;
+              }),
+              HasSubstr("comm_any_forward.training.test_mse_by_layout: '8x9' is not one of its "
+                        "trained_layouts"));
+  // Per-layout test MSEs are format 2's: a format-1 manifest with one is refused.
+  const std::string plain = WriteStandard();
+  nlohmann::json m = ReadManifest(plain);
+  m["compute"]["training"]["test_mse_by_layout"] = {{"4x4", 1.0}};
+  WriteManifest(plain, m);
+  EXPECT_THAT(Refusal(plain),
+              HasSubstr("compute.training.test_mse_by_layout needs format_version 2"));
 }
 
 TEST_F(ModelBundleTest, RefusesInvalidJson) {

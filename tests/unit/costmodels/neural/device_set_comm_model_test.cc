@@ -190,6 +190,26 @@ TEST_F(DeviceSetCostModelTest, FixedPairsWinForTheirCountAndTheDeviceSetServesTh
   }
 }
 
+TEST_F(DeviceSetCostModelTest, CreateRefusesBadLayoutsAndMixedBatches) {
+  const NeuralCostModel good = Make(/*with_fixed_four=*/false);
+  DeviceSetCommModels any = *good.device_set_comm();
+  any.trained_layouts.push_back({8, 0});
+  EXPECT_FALSE(NeuralCostModel::Create("m", "2", good.compute(), {},
+                                       NeuralCostModel::CommCosts::kNeural, std::nullopt, any)
+                   .ok());
+  std::mt19937 rng(4);
+  const int in = DeviceSetCommNumInputs(CommDirection::kBackward);
+  DeviceSetCommModels mixed{
+      good.device_set_comm()->forward,
+      *DeviceSetCommModel::Create(
+          CommDirection::kBackward, RandomNormalizer(in, rng),
+          *Mlp::Create(testing_neural::RandomLayers({in, 4, 1}, rng), false), 2048),
+      {{2, 2}}};
+  EXPECT_FALSE(NeuralCostModel::Create("m", "3", good.compute(), {},
+                                       NeuralCostModel::CommCosts::kNeural, std::nullopt, mixed)
+                   .ok());
+}
+
 TEST_F(DeviceSetCostModelTest, SaysWhichLayoutsLieOutsideTheTrainedOnes) {
   const NeuralCostModel model = Make(/*with_fixed_four=*/true);
   EXPECT_EQ(model.OutsideTrainedTopology(TaskOf(8, 0).topology), "");

@@ -224,6 +224,11 @@ TEST_F(ModelTrainCommandTest, DeviceSetCommModelsFromManyLayouts) {
   EXPECT_EQ(check(dir_ + "/c4x2.jsonl", "1e12"), 0);
   EXPECT_EQ(check(dir_ + "/c4x2.jsonl", "1e-12"), 13);  // a trained layout is judged
   EXPECT_EQ(check(dir_ + "/c6x2.jsonl", "1e-12"), 0);   // a held-out one only reported
+  // Usage: a feature set for a compute model that is not trained here.
+  EXPECT_EQ(OfflineMain({"model", "train", "--compute-from", dir_ + "/models/toy/1",
+                         "--compute-features", "log", "--comm-any-data", layouts, "--name", "toy",
+                         "--version", "4", "--models-root", dir_ + "/models"}),
+            2);
   // Usage: --compute-from and --compute-data exclude each other.
   EXPECT_EQ(OfflineMain({"model", "train", "--compute-from", dir_ + "/models/toy/1",
                          "--compute-data", dir_ + "/compute.jsonl", "--comm-any-data", layouts,
