@@ -318,7 +318,8 @@ absl::StatusOr<std::optional<DeviceSetCommModels>> ReadDeviceSetComms(
     const std::string sub_model = DeviceSetCommSubModelName(direction);
     const auto training = info.training.find(sub_model);
     if (training == info.training.end()) continue;
-    for (const auto& [name, mse] : training->second.test_mse_by_layout) {
+    for (const auto& entry : training->second.test_mse_by_layout) {
+      const std::string& name = entry.first;  // not a structured binding: the lambda captures it
       if (std::none_of(layouts.begin(), layouts.end(),
                        [&](const DeviceLayout& l) { return l.name() == name; })) {
         return reader.Error(absl::StrCat(sub_model, ".training.test_mse_by_layout: '", name,
