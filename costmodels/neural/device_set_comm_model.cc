@@ -18,6 +18,11 @@ std::vector<float>& ThreadScratch() {
 
 }  // namespace
 
+DeviceLayout DeviceLayout::Of(int devices, int devices_per_host) {
+  return {devices,
+          devices_per_host <= 0 || devices_per_host >= devices ? devices : devices_per_host};
+}
+
 std::string DeviceLayout::name() const { return absl::StrCat(devices, "x", devices_per_host); }
 
 std::vector<std::string> DeviceSetCommInputNames(CommDirection direction) {
@@ -38,8 +43,9 @@ void AppendDeviceSetCommFeatures(CommDirection direction, std::span<const int64_
                                  double volume_scale, std::vector<float>& rows) {
   const int n = static_cast<int>(dim_sums.size());
   if (n == 0) return;
-  const int per_host = devices_per_host <= 0 || devices_per_host >= n ? n : devices_per_host;
-  const int hosts = (n + per_host - 1) / per_host;
+  const DeviceLayout layout = DeviceLayout::Of(n, devices_per_host);
+  const int per_host = layout.devices_per_host;
+  const int hosts = layout.hosts();
   // Integer sums: exact, so the features do not depend on the order devices are numbered in.
   // Per-thread buffers: a search calls this thousands of times and should not allocate.
   thread_local std::vector<int64_t> host_sum;

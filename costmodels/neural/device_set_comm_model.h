@@ -33,6 +33,19 @@ namespace shardplan {
 // swapping whole hosts, permutes the features and the costs bit for bit.
 enum class CommDirection { kForward, kBackward };
 
+// A host layout: `devices` devices in hosts of `devices_per_host` (the last host may hold fewer).
+struct DeviceLayout {
+  int devices = 0;
+  int devices_per_host = 0;
+  friend bool operator==(const DeviceLayout&, const DeviceLayout&) = default;
+  // The layout of `devices` devices given a topology's or record's devices per host, where 0 (or
+  // at least `devices`) means one host.
+  static DeviceLayout Of(int devices, int devices_per_host);
+  int hosts() const { return (devices + devices_per_host - 1) / devices_per_host; }
+  // "16x8".
+  std::string name() const;
+};
+
 std::vector<std::string> DeviceSetCommInputNames(CommDirection direction);
 int DeviceSetCommNumInputs(CommDirection direction);
 
@@ -72,15 +85,6 @@ class DeviceSetCommModel {
   FeatureNormalizer normalizer_;
   Mlp mlp_;
   int64_t trained_batch_size_;
-};
-
-// A host layout: `devices` devices in hosts of `devices_per_host`.
-struct DeviceLayout {
-  int devices = 0;
-  int devices_per_host = 0;
-  friend bool operator==(const DeviceLayout&, const DeviceLayout&) = default;
-  // "16x8".
-  std::string name() const;
 };
 
 // The forward and backward device-set comm models of a bundle, and the layouts of their training

@@ -253,22 +253,19 @@ std::string NeuralCostModel::OutsideTrainedTopology(const Topology& topology) co
       device_set_comm_->trained_layouts.empty() || n == 0) {
     return "";
   }
-  const auto hosts_of = [](const DeviceLayout& l) {
-    return (l.devices + l.devices_per_host - 1) / l.devices_per_host;
-  };
   const std::vector<DeviceLayout>& trained = device_set_comm_->trained_layouts;
   DeviceLayout low = trained.front(), high = trained.front();
-  int low_hosts = hosts_of(trained.front()), high_hosts = low_hosts;
+  int low_hosts = trained.front().hosts(), high_hosts = low_hosts;
   for (const DeviceLayout& l : trained) {
     low.devices = std::min(low.devices, l.devices);
     high.devices = std::max(high.devices, l.devices);
     low.devices_per_host = std::min(low.devices_per_host, l.devices_per_host);
     high.devices_per_host = std::max(high.devices_per_host, l.devices_per_host);
-    low_hosts = std::min(low_hosts, hosts_of(l));
-    high_hosts = std::max(high_hosts, hosts_of(l));
+    low_hosts = std::min(low_hosts, l.hosts());
+    high_hosts = std::max(high_hosts, l.hosts());
   }
-  const DeviceLayout asked{n, std::min(topology.local_world_size(), n)};
-  const int hosts = hosts_of(asked);
+  const DeviceLayout asked = DeviceLayout::Of(n, topology.local_world_size());
+  const int hosts = asked.hosts();
   if (asked.devices >= low.devices && asked.devices <= high.devices &&
       asked.devices_per_host >= low.devices_per_host &&
       asked.devices_per_host <= high.devices_per_host && hosts >= low_hosts &&

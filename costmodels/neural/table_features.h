@@ -39,8 +39,6 @@ const char* FeatureTransformName(FeatureTransform transform);
 bool ParseFeatureTransform(std::string_view name, FeatureTransform* transform);
 // Applies `transform` to one row of raw features in place.
 void TransformFeatures(FeatureTransform transform, std::span<float, kNumTableFeatures> row);
-// The positions of the 17 access bins in TableFeatures order (the first 17).
-inline constexpr int kNumBinFeatures = 17;
 
 // The raw features a compute model was trained on, feature by feature (TableFeatures order):
 // what the manifest records so that the server can say when a table lies outside it.

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
@@ -42,10 +41,7 @@ absl::StatusOr<FreshFiles> CollectFresh(const OptionValues& args, const LoadedBu
   SHARDPLAN_ASSIGN_OR_RETURN(const LoadedPool pool, LoadPoolWithHash(args.Get("pool")));
   BackendChoice choice;
   choice.backend = backend_name;
-  // The bundle's hardware: "sim-h100-sxm" is the simulator's profile "h100-sxm".
-  choice.profile = absl::StartsWith(bundle.info.hardware_profile, "sim-")
-                       ? bundle.info.hardware_profile.substr(4)
-                       : bundle.info.hardware_profile;
+  choice.profile = SimProfileOf(bundle.info.hardware_profile);  // the bundle's hardware
   choice.noise_sigma = noise_sigma;
   choice.seed = seed;
   choice.batch_size = batch_size;
@@ -121,7 +117,9 @@ absl::Status RunCheck(const OptionValues& args) {
     SHARDPLAN_ASSIGN_OR_RETURN(compute, training::LoadComputeDataset(compute_file, PoolFromFile()));
     data.compute = &compute;
   }
-  if (!comm_files.empty()) data.default_devices_per_host = DefaultDevicesPerHost(comm_files[0]);
+  // The data must be of the bundle's profile (CheckModel refuses others), so its hosts are too.
+  data.default_devices_per_host =
+      DefaultDevicesPerHost(bundle.info.backend, bundle.info.hardware_profile);
   for (const std::string& file : comm_files) {
     SHARDPLAN_ASSIGN_OR_RETURN(training::CommDataset loaded, training::LoadCommDataset(file));
     comm.push_back(std::make_unique<training::CommDataset>(std::move(loaded)));

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -20,12 +19,10 @@
 #include "base/sha256.h"
 #include "base/status_macros.h"
 #include "costmodels/artifacts/model_bundle.h"
-#include "groundtruth/sim/hardware_profiles.h"
 #include "lab/tools/commands.h"
 #include "lab/tools/tool_support.h"
 #include "lab/tools/training_pools.h"
 #include "lab/training/datasets.h"
-#include "lab/training/record_lines.h"
 #include "lab/training/train_models.h"
 
 namespace shardplan::offline {
@@ -230,8 +227,7 @@ absl::Status RunTrain(const OptionValues& args) {
   std::string comm_any_files;
   if (!flags.comm_any_data.empty()) {
     SHARDPLAN_ASSIGN_OR_RETURN(
-        comm_any, training::LoadDeviceSetCommDataset(
-                      flags.comm_any_data, DefaultDevicesPerHost(flags.comm_any_data.front())));
+        comm_any, training::LoadDeviceSetCommDataset(flags.comm_any_data, DefaultDevicesPerHost));
     backends.push_back(&comm_any->backend);
     profiles.push_back(&comm_any->hardware_profile);
     // One provenance for many files: their names, and the SHA-256 of their SHA-256s.

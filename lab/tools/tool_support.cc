@@ -20,7 +20,6 @@
 #include "groundtruth/sim/hardware_profiles.h"
 #include "groundtruth/sim/sim_backend.h"
 #include "lab/collection/sample_generators.h"
-#include "lab/training/record_lines.h"
 #include "planner/domain/task.h"
 
 namespace shardplan::offline {
@@ -76,18 +75,16 @@ absl::StatusOr<std::unique_ptr<HardwareBackend>> MakeBackend(const BackendChoice
   return UsageError(absl::StrCat("--backend '", choice.backend, "' is not cpu or sim"));
 }
 
-int DefaultDevicesPerHost(const std::string& file) {
-  int per_host = 0;
-  (void)training::ForEachRecord(file, "comm", [&](int64_t, const CostRecord& record) {
-    constexpr absl::string_view kSim = "sim-";
-    if (record.backend == "sim" && absl::StartsWith(record.hardware_profile, kSim)) {
-      absl::StatusOr<HardwareProfile> profile =
-          FindHardwareProfile(record.hardware_profile.substr(kSim.size()));
-      if (profile.ok()) per_host = profile->devices_per_host;
-    }
-    return absl::CancelledError("the first record is enough");
-  });
-  return per_host;
+std::string SimProfileOf(const std::string& hardware_profile) {
+  constexpr absl::string_view kSim = "sim-";
+  return absl::StartsWith(hardware_profile, kSim) ? hardware_profile.substr(kSim.size())
+                                                  : hardware_profile;
+}
+
+int DefaultDevicesPerHost(const std::string& backend, const std::string& hardware_profile) {
+  if (backend != "sim") return 0;
+  absl::StatusOr<HardwareProfile> profile = FindHardwareProfile(SimProfileOf(hardware_profile));
+  return profile.ok() ? profile->devices_per_host : 0;
 }
 
 const std::atomic<bool>* InstallStopOnSignal() {

@@ -52,10 +52,13 @@ absl::StatusOr<CollectResult> CollectFile(HardwareBackend& backend, const Backen
                                           const LoadedPool& pool, const std::string& kind,
                                           int64_t samples, const std::string& out);
 
-// The devices per host of comm records that do not record it: the simulator profile's, read
-// from the first record of `file` ("sim-<profile>"); 0 (one host) for other backends or when the
-// file cannot be read (its loader reports that).
-int DefaultDevicesPerHost(const std::string& file);
+// The simulator profile a recorded hardware profile names ("sim-h100-sxm" -> "h100-sxm"); other
+// profiles unchanged.
+std::string SimProfileOf(const std::string& hardware_profile);
+
+// The devices per host of comm records that do not record it: the simulator profile's for
+// backend "sim"; 0 (one host) otherwise.
+int DefaultDevicesPerHost(const std::string& backend, const std::string& hardware_profile);
 
 // Installs a SIGINT/SIGTERM handler that sets the returned flag (the second signal kills as
 // usual), so long loops can stop between items.

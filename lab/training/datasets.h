@@ -59,8 +59,9 @@ struct DeviceSetCommDataset {
   std::string hardware_profile;
   int64_t batch_size = 0;               // of every record
   std::vector<DeviceLayout> layouts;    // distinct, in order of appearance
+  // The forward model's rows; the backward model's are the same less the last column (wait_gap:
+  // DeviceSetCommInputNames).
   std::vector<float> forward_rows;      // rows x DeviceSetCommNumInputs(kForward), raw
-  std::vector<float> backward_rows;     // rows x DeviceSetCommNumInputs(kBackward), raw
   std::vector<float> forward_labels;    // per row
   std::vector<float> backward_labels;   // per row
   std::vector<int64_t> record_offsets;  // record i's rows are [offsets[i], offsets[i+1])
@@ -92,12 +93,17 @@ absl::StatusOr<ComputeDataset> LoadComputeDataset(const std::string& path,
 // values; also for an empty file.
 absl::StatusOr<CommDataset> LoadCommDataset(const std::string& path);
 
+// The devices per host of the backend's own machines, for records that do not record theirs
+// (0: one host), from the records' backend and hardware profile.
+using DefaultHostLayout =
+    std::function<int(const std::string& backend, const std::string& hardware_profile)>;
+
 // Reads comm cost-data files of any device counts into one device-set dataset. A record without
-// devices_per_host takes `default_devices_per_host` (the backend's own layout; 0: one host).
+// devices_per_host takes `default_devices_per_host` of the records' machine.
 // INVALID_ARGUMENT as LoadCommDataset, and for files of different backends, profiles or batch
 // sizes.
-absl::StatusOr<DeviceSetCommDataset> LoadDeviceSetCommDataset(const std::vector<std::string>& paths,
-                                                              int default_devices_per_host);
+absl::StatusOr<DeviceSetCommDataset> LoadDeviceSetCommDataset(
+    const std::vector<std::string>& paths, const DefaultHostLayout& default_devices_per_host);
 
 }  // namespace shardplan::training
 

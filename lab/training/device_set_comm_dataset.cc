@@ -10,9 +10,10 @@
 
 namespace shardplan::training {
 
-absl::StatusOr<DeviceSetCommDataset> LoadDeviceSetCommDataset(const std::vector<std::string>& paths,
-                                                              int default_devices_per_host) {
+absl::StatusOr<DeviceSetCommDataset> LoadDeviceSetCommDataset(
+    const std::vector<std::string>& paths, const DefaultHostLayout& default_devices_per_host) {
   DeviceSetCommDataset data;
+  int default_per_host = 0;  // of the first record's machine, which every record shares
   data.record_offsets.push_back(0);
   for (const std::string& path : paths) {
     const absl::Status status =
@@ -21,6 +22,7 @@ absl::StatusOr<DeviceSetCommDataset> LoadDeviceSetCommDataset(const std::vector<
             data.backend = record.backend;
             data.hardware_profile = record.hardware_profile;
             data.batch_size = record.batch_size;
+            default_per_host = default_devices_per_host(record.backend, record.hardware_profile);
           }
           if (record.backend != data.backend || record.hardware_profile != data.hardware_profile ||
               record.batch_size != data.batch_size) {
@@ -32,9 +34,8 @@ absl::StatusOr<DeviceSetCommDataset> LoadDeviceSetCommDataset(const std::vector<
                              " (one dataset, one machine and batch)"));
           }
           const int n = record.num_devices;
-          const int per_host =
-              record.devices_per_host > 0 ? record.devices_per_host : default_devices_per_host;
-          const DeviceLayout layout{n, per_host <= 0 || per_host >= n ? n : per_host};
+          const DeviceLayout layout = DeviceLayout::Of(
+              n, record.devices_per_host > 0 ? record.devices_per_host : default_per_host);
           const auto known = std::find(data.layouts.begin(), data.layouts.end(), layout);
           data.record_layout.push_back(static_cast<int32_t>(known - data.layouts.begin()));
           if (known == data.layouts.end()) data.layouts.push_back(layout);
@@ -47,8 +48,6 @@ absl::StatusOr<DeviceSetCommDataset> LoadDeviceSetCommDataset(const std::vector<
           AppendDeviceSetCommFeatures(CommDirection::kForward, record.dim_sums,
                                       record.start_offsets_ms, layout.devices_per_host, 1.0,
                                       data.forward_rows);
-          AppendDeviceSetCommFeatures(CommDirection::kBackward, record.dim_sums, {},
-                                      layout.devices_per_host, 1.0, data.backward_rows);
           for (int d = 0; d < n; ++d) {
             data.forward_labels.push_back(static_cast<float>(record.forward_ms[d]));
             data.backward_labels.push_back(static_cast<float>(record.backward_ms[d]));

@@ -139,13 +139,12 @@ absl::StatusOr<std::vector<SubModelCheck>> CheckComm(const LoadedBundle& bundle,
   std::vector<SubModelCheck> checks;
   for (const auto& [direction, errors] :
        {std::pair<const char*, const Errors*>{"forward", &forward}, {"backward", &backward}}) {
-    SHARDPLAN_ASSIGN_OR_RETURN(
-        SubModelCheck check,
-        Summarise(
-            bundle,
-            fixed ? absl::StrCat("comm_", n, "_", direction) : absl::StrCat("comm_any_", direction),
-            data.path, data.size(), *errors, outputs, max_mse_ratio,
-            fixed ? "" : DeviceLayout{n, per_host <= 0 || per_host >= n ? n : per_host}.name()));
+    SHARDPLAN_ASSIGN_OR_RETURN(SubModelCheck check,
+                               Summarise(bundle,
+                                         fixed ? absl::StrCat("comm_", n, "_", direction)
+                                               : absl::StrCat("comm_any_", direction),
+                                         data.path, data.size(), *errors, outputs, max_mse_ratio,
+                                         fixed ? "" : DeviceLayout::Of(n, per_host).name()));
     checks.push_back(std::move(check));
   }
   return checks;

@@ -56,7 +56,7 @@ absl::StatusOr<TrainedCompute> TrainComputeModel(const ComputeDataset& data,
   std::vector<int64_t> stat_rows;
   for (const auto& [key, row] : distinct) stat_rows.push_back(row);
   FeatureStats stats = ComputeFeatureStats(features, kNumTableFeatures, stat_rows);
-  for (int f = 0; f < kNumBinFeatures; ++f) {
+  for (int f = 0; f < kNumAccessBins; ++f) {  // the bins are the first features
     stats.stds[f] = std::max(stats.stds[f], feature_set.min_bin_std);
   }
   SHARDPLAN_ASSIGN_OR_RETURN(FeatureNormalizer normalizer,
@@ -117,7 +117,13 @@ absl::StatusOr<TrainedDeviceSetComm> TrainDeviceSetCommModel(const DeviceSetComm
   SHARDPLAN_RETURN_IF_ERROR(CheckSize(data.size(), absl::StrJoin(data.paths, ",")));
   const bool forward = direction == CommDirection::kForward;
   const int width = DeviceSetCommNumInputs(direction);
-  std::vector<float> rows = forward ? data.forward_rows : data.backward_rows;
+  // The dataset holds the forward rows; the backward inputs are their first `width` columns.
+  const size_t forward_width = static_cast<size_t>(DeviceSetCommNumInputs(CommDirection::kForward));
+  std::vector<float> rows;
+  rows.reserve(data.forward_rows.size() / forward_width * width);
+  for (size_t at = 0; at < data.forward_rows.size(); at += forward_width) {
+    rows.insert(rows.end(), data.forward_rows.begin() + at, data.forward_rows.begin() + at + width);
+  }
   const std::vector<float>& labels = forward ? data.forward_labels : data.backward_labels;
   // Records, then their rows.
   const Split records = SplitDataset(data.size(), options.seed);
