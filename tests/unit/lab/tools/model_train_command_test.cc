@@ -166,7 +166,7 @@ TEST_F(ModelTrainCommandTest, TheLogFeatureSetIsRecordedAndFloorsTheBinStds) {
   ASSERT_TRUE(bundle.ok()) << bundle.status();
   const NeuralComputeModel& compute = bundle->model->compute();
   EXPECT_EQ(compute.feature_transform(), FeatureTransform::kLog);
-  for (int f = 0; f < kNumBinFeatures; ++f) EXPECT_GE(compute.normalizer().stds()[f], 0.05) << f;
+  for (int f = 0; f < kNumAccessBins; ++f) EXPECT_GE(compute.normalizer().stds()[f], 0.05) << f;
   // The row feature is a log10 now: its mean is a few units, not millions.
   EXPECT_LT(compute.normalizer().means()[19], 10.0);
   EXPECT_EQ(Train("2", {"--zero-comm", "--compute-features", "sqrt"}), 2);
