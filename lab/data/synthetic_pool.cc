@@ -55,35 +55,17 @@ nlohmann::json MaxMeanMin(const std::vector<double>& v) {
       {"max", *mx}, {"mean", std::accumulate(v.begin(), v.end(), 0.0) / v.size()}, {"min", *mn}};
 }
 
-}  // namespace
+// Rows (before the >= 100 clamp) and lookups per batch of each table, and the solved shape.
+struct RowsAndLookups {
+  std::vector<int64_t> rows, lookups;
+  double gamma = 0.0, mu = 0.0;
+};
 
-absl::StatusOr<SyntheticPool> GenerateSyntheticPool(const SyntheticPoolOptions& o) {
+// kDlrm: the published extremes pinned to one table each, the rest shaped and solved so that
+// the means are the published ones.
+RowsAndLookups DlrmRowsAndLookups(const SyntheticPoolOptions& o, const std::vector<double>& u,
+                                  const std::vector<double>& z) {
   const int32_t n = o.num_tables;
-  if (n < 3) {
-    return absl::InvalidArgumentError(absl::StrCat("num_tables: ", n, " < 3 (need at least 3)"));
-  }
-  if (o.batch_size < 1 || o.max_rows < 1 || o.mean_rows < 1 || o.mean_rows > o.max_rows ||
-      o.max_pooling_factor <= 0 || o.total_lookups < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "synthetic pool targets out of range (need batch_size >= 1, 1 <= mean_rows <= max_rows, "
-        "max_pooling_factor > 0, total_lookups >= 0): batch_size ",
-        o.batch_size, ", mean_rows ", o.mean_rows, ", max_rows ", o.max_rows,
-        ", max_pooling_factor ", o.max_pooling_factor, ", total_lookups ", o.total_lookups));
-  }
-  // Per-table draws, each table from its own (seed, i) generator.
-  std::vector<double> u(n), z(n), exponent(n), active_fraction(n), uniform_share(n);
-  for (int32_t i = 0; i < n; ++i) {
-    std::mt19937_64 rng = SampleRng(o.seed, static_cast<uint64_t>(i));
-    u[i] = 1.0 - Uniform01(rng);  // (0, 1]
-    z[i] = StandardNormal(rng);
-    exponent[i] = std::clamp(o.zipf_exponent_mean + o.zipf_exponent_sd * StandardNormal(rng),
-                             kMinZipfExponent, kMaxZipfExponent);
-    uniform_share[i] =
-        std::clamp(o.uniform_share_mean + o.uniform_share_sd * StandardNormal(rng), 0.0, 1.0);
-    active_fraction[i] =
-        std::pow(10.0, std::min(0.0, o.active_fraction_log10_mean +
-                                         o.active_fraction_log10_sd * StandardNormal(rng)));
-  }
   // The published minima (hash size 1, pooling 0) are one empty table: the one of least z.
   const size_t empty = std::min_element(z.begin(), z.end()) - z.begin();
   const size_t max_pooling = std::max_element(z.begin(), z.end()) - z.begin();
@@ -143,12 +125,77 @@ absl::StatusOr<SyntheticPool> GenerateSyntheticPool(const SyntheticPoolOptions& 
       RoundToSum(lookups_real, o.total_lookups, MedianOf(lookups_real, regular_pooling), 0,
                  static_cast<int64_t>(max_lookups));
 
+  return {rows, lookups, gamma, mu};
+}
+
+// kLogUniform: u and z (through the normal CDF) mapped onto log-uniform ranges; nothing solved.
+RowsAndLookups LogUniformRowsAndLookups(const SyntheticPoolOptions& o, const std::vector<double>& u,
+                                        const std::vector<double>& z) {
+  RowsAndLookups out;
+  const double log_rows_lo = std::log(static_cast<double>(kMinProfiledRows));
+  const double log_rows_hi = std::log(static_cast<double>(std::max(o.max_rows, kMinProfiledRows)));
+  const double log_pf_lo = std::log(o.min_pooling_factor);
+  const double log_pf_hi = std::log(o.max_pooling_factor);
+  const double batch = static_cast<double>(o.batch_size);
+  for (size_t i = 0; i < u.size(); ++i) {
+    const double v = 0.5 * std::erfc(-z[i] / std::sqrt(2.0));  // uniform on (0, 1)
+    out.rows.push_back(std::llround(std::exp(log_rows_lo + u[i] * (log_rows_hi - log_rows_lo))));
+    out.lookups.push_back(std::llround(std::exp(log_pf_lo + v * (log_pf_hi - log_pf_lo)) * batch));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<SyntheticPool> GenerateSyntheticPool(const SyntheticPoolOptions& o) {
+  const int32_t n = o.num_tables;
+  if (n < 3) {
+    return absl::InvalidArgumentError(absl::StrCat("num_tables: ", n, " < 3 (need at least 3)"));
+  }
+  const bool dlrm = o.shape == SyntheticPoolOptions::Shape::kDlrm;  // only it uses mean_rows
+  if (o.batch_size < 1 || o.max_rows < 1 ||
+      (dlrm && (o.mean_rows < 1 || o.mean_rows > o.max_rows)) || o.max_pooling_factor <= 0 ||
+      o.total_lookups < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "synthetic pool targets out of range (need batch_size >= 1, 1 <= mean_rows <= max_rows, "
+        "max_pooling_factor > 0, total_lookups >= 0): batch_size ",
+        o.batch_size, ", mean_rows ", o.mean_rows, ", max_rows ", o.max_rows,
+        ", max_pooling_factor ", o.max_pooling_factor, ", total_lookups ", o.total_lookups));
+  }
+  // Per-table draws, each table from its own (seed, i) generator.
+  std::vector<double> u(n), z(n), exponent(n), active_fraction(n), uniform_share(n);
+  for (int32_t i = 0; i < n; ++i) {
+    std::mt19937_64 rng = SampleRng(o.seed, static_cast<uint64_t>(i));
+    u[i] = 1.0 - Uniform01(rng);  // (0, 1]
+    z[i] = StandardNormal(rng);
+    exponent[i] = std::clamp(o.zipf_exponent_mean + o.zipf_exponent_sd * StandardNormal(rng),
+                             kMinZipfExponent, kMaxZipfExponent);
+    uniform_share[i] =
+        std::clamp(o.uniform_share_mean + o.uniform_share_sd * StandardNormal(rng), 0.0, 1.0);
+    active_fraction[i] =
+        std::pow(10.0, std::min(0.0, o.active_fraction_log10_mean +
+                                         o.active_fraction_log10_sd * StandardNormal(rng)));
+  }
+  const bool log_uniform = o.shape == SyntheticPoolOptions::Shape::kLogUniform;
+  if (log_uniform && !(o.min_pooling_factor > 0.0 && o.min_pooling_factor < o.max_pooling_factor)) {
+    return absl::InvalidArgumentError(absl::StrCat("min_pooling_factor: ", o.min_pooling_factor,
+                                                   " must be in (0, max_pooling_factor ",
+                                                   o.max_pooling_factor, ")"));
+  }
+  const auto [rows, lookups, gamma, mu] =
+      log_uniform ? LogUniformRowsAndLookups(o, u, z) : DlrmRowsAndLookups(o, u, z);
+  const double batch = static_cast<double>(o.batch_size);
   SyntheticPool out;
   out.rows_gamma = gamma;
   out.pooling_log_mu = mu;
-  out.pool.source = absl::StrCat(
-      "synthetic DLRM-like pool (GenerateSyntheticPool, seed ", o.seed,
-      ") fitted to dlrm_datasets fbgemm_t856_bs65536 and AutoShard Table 1; docs/table-pool.md");
+  out.pool.source =
+      log_uniform
+          ? absl::StrCat("synthetic coverage pool (GenerateSyntheticPool, seed ", o.seed,
+                         ", log-uniform rows and pooling factors, DLRM-fitted access); "
+                         "docs/table-pool.md")
+          : absl::StrCat("synthetic DLRM-like pool (GenerateSyntheticPool, seed ", o.seed,
+                         ") fitted to dlrm_datasets fbgemm_t856_bs65536 and AutoShard Table 1; "
+                         "docs/table-pool.md");
   for (int32_t i = 0; i < n; ++i) {
     SyntheticTableModel model;
     model.zipf_exponent = exponent[i];
@@ -227,6 +274,8 @@ std::string SyntheticPoolFitJson(const SyntheticPool& pool, const SyntheticPoolO
   nlohmann::json report = {
       {"options",
        {{"seed", o.seed},
+        {"shape", o.shape == SyntheticPoolOptions::Shape::kLogUniform ? "log-uniform" : "dlrm"},
+        {"min_pooling_factor", o.min_pooling_factor},
         {"num_tables", o.num_tables},
         {"batch_size", o.batch_size},
         {"max_rows", o.max_rows},

@@ -16,6 +16,15 @@ namespace shardplan {
 // (dlrm_datasets fbgemm_t856_bs65536; AutoShard's Table 1). The model and its fit are in
 // docs/table-pool.md. Every default below is either a published target or a fitted shape.
 struct SyntheticPoolOptions {
+  // kDlrm: rows and pooling shaped and solved to match the published statistics (below).
+  // kLogUniform: a coverage pool for training data, not a DLRM look-alike: rows log-uniform on
+  // [kMinProfiledRows, max_rows] and pooling factors log-uniform on [min_pooling_factor,
+  // max_pooling_factor], so that tiny tables with high pooling (every row hit thousands of
+  // times per batch) are as common as any other corner; the access draws are the kDlrm ones.
+  // docs/table-pool.md, "Coverage pools".
+  enum class Shape { kDlrm, kLogUniform };
+  Shape shape = Shape::kDlrm;
+  double min_pooling_factor = 0.1;  // kLogUniform only
   uint64_t seed = 0;
   int32_t num_tables = 856;
   int64_t batch_size = TypicalAccessParams{}.batch_size;

@@ -1,4 +1,5 @@
 // shardplan tables ...: build table pools (docs/table-pool.md).
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -33,9 +34,21 @@ absl::Status RunGeneratePool(const OptionValues& args) {
   SHARDPLAN_ASSIGN_OR_RETURN(const int64_t tables, args.GetInt("tables"));
   if (tables < 1 || tables > 1000000) return UsageError("--tables must be in [1, 1000000]");
   options.num_tables = static_cast<int32_t>(tables);
+  if (args.Has("max-rows")) {
+    SHARDPLAN_ASSIGN_OR_RETURN(options.max_rows, args.GetInt("max-rows"));
+    if (options.max_rows < 100) return UsageError("--max-rows must be at least 100");
+    options.mean_rows = std::min(options.mean_rows, options.max_rows);
+  }
+  const std::string shape = args.Get("shape");
+  if (shape == "log-uniform") {
+    options.shape = SyntheticPoolOptions::Shape::kLogUniform;
+  } else if (shape != "dlrm") {
+    return UsageError(absl::StrCat("--shape '", shape, "' is not dlrm or log-uniform"));
+  }
   const std::string out = args.Get("out");
   SHARDPLAN_RETURN_IF_ERROR(WriteSyntheticPool(options, out));
-  std::cout << out << ": " << tables << " tables, seed " << options.seed << "\n";
+  std::cout << out << ": " << tables << " tables, seed " << options.seed << ", shape " << shape
+            << "\n";
   return absl::OkStatus();
 }
 
@@ -71,10 +84,13 @@ Command TablesGeneratePoolCommand() {
           "Draws rows, pooling factors and access histograms matched to the published statistics\n"
           "of Meta's synthetic DLRM dataset (docs/table-pool.md), and writes the pool and its fit\n"
           "report (<out without .json>.fit.json). The shipped data/table_pool/dlrm_856.json is\n"
-          "seed 0.\n",
+          "seed 0. --shape log-uniform draws a coverage pool for training data instead: rows and\n"
+          "pooling factors log-uniform over the same ranges, the same access model.\n",
       .flags =
           {
               {"seed", "S", "seed", "0"},
+              {"shape", "dlrm|log-uniform", "how rows and pooling factors are drawn", "dlrm"},
+              {"max-rows", "R", "the largest table's rows (default: the published 12,543,670)", ""},
               {"tables", "N", "number of tables", "856"},
               {"out", "POOL.json", "the table pool to write", "", true},
           },

@@ -105,6 +105,44 @@ TEST(CostDataSyntheticPool, WritesPoolAndFitReport) {
             absl::StatusCode::kInvalidArgument);
 }
 
+// The coverage shape spreads rows and pooling factors evenly on log scales, so that tiny tables
+// with high pooling (every active row hit thousands of times: the hottest bins) are common.
+TEST(CostDataSyntheticPool, LogUniformShapeCoversTinyHotTables) {
+  SyntheticPoolOptions options;
+  options.shape = SyntheticPoolOptions::Shape::kLogUniform;
+  options.seed = 5;
+  options.max_rows = 100000;
+  absl::StatusOr<SyntheticPool> pool = GenerateSyntheticPool(options);
+  ASSERT_TRUE(pool.ok()) << pool.status();
+  ASSERT_EQ(pool->pool.tables.size(), 856u);
+  int below_1000_rows = 0, above_20_pooling = 0, hot = 0;
+  for (const Table& table : pool->pool.tables) {
+    EXPECT_GE(table.rows, 100);
+    EXPECT_LE(table.rows, 100000);
+    EXPECT_GE(table.pooling_factor, 0.1 - 1e-6);
+    EXPECT_LE(table.pooling_factor, 193.0 + 1e-6);
+    below_1000_rows += table.rows < 1000;
+    above_20_pooling += table.pooling_factor > 20.0;
+    const double hottest =
+        std::accumulate(table.access_bins.begin() + 13, table.access_bins.end(), 0.0);
+    hot += hottest >= 0.5;
+    EXPECT_NEAR(std::accumulate(table.access_bins.begin(), table.access_bins.end(), 0.0), 1.0,
+                1e-4);
+  }
+  // Log-uniform: a third of log10 [2, 5] lies below 3; ln(193 / 20) / ln(1930) = 0.30.
+  EXPECT_NEAR(below_1000_rows / 856.0, 1.0 / 3.0, 0.06);
+  EXPECT_NEAR(above_20_pooling / 856.0, 0.30, 0.06);
+  EXPECT_GT(hot, 856 / 10);  // the DLRM-shaped pool has 8
+  EXPECT_THAT(pool->pool.source, testing::HasSubstr("coverage"));
+  EXPECT_EQ(TablePoolToJsonText(GenerateSyntheticPool(options)->pool),
+            TablePoolToJsonText(pool->pool));
+
+  options.min_pooling_factor = 500.0;
+  const absl::Status bad = GenerateSyntheticPool(options).status();
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.message(), testing::HasSubstr("min_pooling_factor"));
+}
+
 // The synthetic pool draws around the typical table: their centres are one set of numbers.
 TEST(CostDataSyntheticPool, CentreIsTheTypicalTable) {
   const TypicalAccessParams typical;

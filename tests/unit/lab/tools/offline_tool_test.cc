@@ -93,14 +93,15 @@ TEST_F(CollectionOfflineTool, HelpEverywhereExitsZero) {
 }
 
 TEST_F(CollectionOfflineTool, UsageMistakesExitTwo) {
-  for (const char* args :
-       {"", "bogus", "data", "data bogus", "data collect",
-        "data collect --backend sim --kind compute --samples 1",
-        "data collect --backend sim --kind compute --samples x --out f",
-        "data collect --backend sim --kind io --samples 1 --out f",
-        "data collect --backend cpu --kind comm --samples 1 --out f",
-        "data collect --backend tpu --kind compute --samples 1 --out f", "data collect --nope 1",
-        "tasks generate --devices 5 --count 1 --out d"}) {
+  for (const char* args : {"", "bogus", "data", "data bogus", "data collect",
+                           "data collect --backend sim --kind compute --samples 1",
+                           "data collect --backend sim --kind compute --samples x --out f",
+                           "data collect --backend sim --kind io --samples 1 --out f",
+                           "data collect --backend cpu --kind comm --samples 1 --out f",
+                           "data collect --backend tpu --kind compute --samples 1 --out f",
+                           "data collect --nope 1", "tasks generate --devices 5 --count 1 --out d",
+                           "tables generate-pool --shape zipf --out p.json",
+                           "tables generate-pool --max-rows 50 --out p.json"}) {
     const ProcessResult run = Offline(args);
     EXPECT_EQ(run.exit_code, 2) << args << "\n" << run.output;
     EXPECT_THAT(run.output, HasSubstr("shardplan: usage:")) << args;
@@ -294,6 +295,19 @@ TEST_F(CollectionOfflineTool, TablesProfileReadsTextLookups) {
   run = Offline(absl::StrCat("tables profile --format binary --input ", Path("lookups.txt"),
                              " --out ", Path("other.json")));
   EXPECT_EQ(run.exit_code, 3) << run.output;
+}
+
+TEST_F(CollectionOfflineTool, TablesGeneratePoolDrawsACoveragePool) {
+  const ProcessResult run =
+      Offline(absl::StrCat("tables generate-pool --seed 5 --tables 40 --shape log-uniform ",
+                           "--max-rows 100000 --out ", Path("coverage.json")));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("shape log-uniform"));
+  absl::StatusOr<TablePool> pool = LoadTablePool(Path("coverage.json"));
+  ASSERT_TRUE(pool.ok()) << pool.status();
+  ASSERT_EQ(pool->tables.size(), 40u);
+  for (const Table& table : pool->tables) EXPECT_LE(table.rows, 100000);
+  EXPECT_THAT(testing_files::ReadFile(Path("coverage.fit.json")), HasSubstr("log-uniform"));
 }
 
 TEST_F(CollectionOfflineTool, SimObservationsWriteThreeDatasets) {
