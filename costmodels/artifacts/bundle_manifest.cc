@@ -50,6 +50,7 @@ json TrainingJson(const SubModelTraining& t) {
                    {"train_mse", t.train_mse}, {"valid_mse", t.valid_mse},
                    {"test_mse", t.test_mse}};
   if (!t.test_mse_by_layout.empty()) training["test_mse_by_layout"] = t.test_mse_by_layout;
+  if (!t.loss.empty()) training["loss"] = t.loss;
   return training;
 }
 
@@ -265,6 +266,9 @@ absl::Status ReadTraining(const ManifestReader& reader, const json& entry, const
       SHARDPLAN_ASSIGN_OR_RETURN(training.test_mse_by_layout[layout],
                                  reader.Double(by_layout, layout, at));
     }
+  }
+  if (t.contains("loss")) {
+    SHARDPLAN_ASSIGN_OR_RETURN(training.loss, reader.String(t, "loss", path));
   }
   info.training[sub_model] = std::move(training);
   return absl::OkStatus();

@@ -47,6 +47,9 @@ struct SubModelTraining {
   // 8), as MSEs grow with the device count; `model check` compares a layout's fresh MSE with its
   // own.
   std::map<std::string, double> test_mse_by_layout;
+  // The training loss when not the plain squared error, e.g. "relative (floor 0.1 ms)"
+  // (docs/training.md); the MSEs above are plain squared errors either way.
+  std::string loss;
 };
 
 // Everything in a manifest that is not weights.

@@ -38,6 +38,7 @@ struct TrainFlags {
   std::string compute_data;
   std::string compute_from;  // a bundle directory whose compute model is reused
   training::ComputeFeatureSet compute_features;
+  training::ComputeLoss compute_loss;
   std::vector<std::string> comm_data;
   std::vector<std::string> comm_any_data;
   bool zero_comm = false;
@@ -66,6 +67,17 @@ absl::StatusOr<TrainFlags> ParseTrainFlags(const OptionValues& args) {
     flags.compute_features = training::ComputeFeatureSet::Log();
   } else if (feature_set != "raw") {
     return UsageError(absl::StrCat("--compute-features '", feature_set, "' is not raw or log"));
+  }
+  const std::string loss = args.Get("compute-loss");
+  if (loss != "mse" && flags.compute_data.empty()) {
+    return UsageError(
+        "--compute-loss is the loss of a compute model trained here: it needs "
+        "--compute-data");
+  }
+  if (loss == "relative") {
+    flags.compute_loss = training::ComputeLoss::Relative();
+  } else if (loss != "mse") {
+    return UsageError(absl::StrCat("--compute-loss '", loss, "' is not mse or relative"));
   }
   flags.zero_comm = args.Has("zero-comm");
   flags.models_root = args.Get("models-root");
@@ -269,9 +281,10 @@ absl::Status RunTrain(const OptionValues& args) {
     options.label = "compute";
     SHARDPLAN_ASSIGN_OR_RETURN(
         training::TrainedCompute trained,
-        training::TrainComputeModel(*compute, options, flags.compute_features));
+        training::TrainComputeModel(*compute, options, flags.compute_features, flags.compute_loss));
     compute_model.emplace(std::move(trained.model));
     record("compute", flags.compute_data, 1, std::move(trained.report));
+    info.training["compute"].loss = flags.compute_loss.Describe();
   }
   std::map<int, NeuralCommModels> comm_models;
   for (const CommDataset& data : comms) {
@@ -361,6 +374,10 @@ Command ModelTrainCommand() {
                "the compute model's feature set: the reference's raw features, or log rows and "
                "pooling factor with the bins' stds floored at 0.05 (bundle format 2)",
                "raw"},
+              {"compute-loss", "mse|relative",
+               "the compute model's training loss: the reference's squared error, or each "
+               "set's error relative to its cost (floor 0.1 ms); reported MSEs stay plain",
+               "mse"},
               {"compute-from", "DIR",
                "reuse the compute model (and its range) of the bundle in DIR", ""},
               {"comm-data", "FILE[,FILE]", "comm cost data, one file per device count", ""},

@@ -16,6 +16,20 @@ struct ComputeObjective::Scratch : Workspace {
   MlpTape pred_tape;
 };
 
+std::vector<float> RelativeLossWeights(std::span<const float> labels, double floor_ms) {
+  std::vector<float> weights(labels.size());
+  double total = 0.0;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    const double label = std::max(static_cast<double>(labels[i]), floor_ms);
+    const double weight = 1.0 / (label * label);
+    weights[i] = static_cast<float>(weight);
+    total += weight;
+  }
+  const double mean = labels.empty() ? 1.0 : total / static_cast<double>(labels.size());
+  for (float& weight : weights) weight = static_cast<float>(weight / mean);
+  return weights;
+}
+
 MlpShape ComputeObjective::DefaultTableShape() {
   return MlpShape({kNumTableFeatures, 128, 32}, /*relu_on_output=*/true);
 }
@@ -23,10 +37,12 @@ MlpShape ComputeObjective::DefaultPredShape() { return MlpShape({32, 64, 1}, fal
 
 ComputeObjective::ComputeObjective(std::span<const float> features,
                                    std::span<const int64_t> row_offsets,
-                                   std::span<const float> labels, MlpShape table, MlpShape pred)
+                                   std::span<const float> labels, MlpShape table, MlpShape pred,
+                                   std::span<const float> gradient_weights)
     : features_(features),
       row_offsets_(row_offsets),
       labels_(labels),
+      gradient_weights_(gradient_weights),
       table_(std::move(table)),
       pred_(std::move(pred)) {}
 
@@ -88,7 +104,10 @@ double ComputeObjective::AddGradient(std::span<const float> params,
   const int latent = table_.output_size();
   const float* predicted = s.pred_tape.outputs.back().data();
   float* out_grad = OutputGradient(pred_, num, s.pred_tape);
-  for (int k = 0; k < num; ++k) out_grad[k] = scale * (predicted[k] - labels_[samples[k]]);
+  for (int k = 0; k < num; ++k) {
+    const float weight = gradient_weights_.empty() ? 1.0f : gradient_weights_[samples[k]];
+    out_grad[k] = scale * weight * (predicted[k] - labels_[samples[k]]);
+  }
   s.sum_grad.resize(static_cast<size_t>(num) * latent);
   MlpBackward(pred_, PredParams(params), s.sums.data(), num, s.pred_tape,
               grad.subspan(table_.num_params(), pred_.num_params()), s.sum_grad.data());

@@ -37,7 +37,7 @@ std::vector<float> LabelsOf(const Objective& objective, std::span<const int64_t>
 
 absl::StatusOr<TrainedCompute> TrainComputeModel(const ComputeDataset& data,
                                                  const TrainOptions& options,
-                                                 ComputeFeatureSet feature_set) {
+                                                 ComputeFeatureSet feature_set, ComputeLoss loss) {
   SHARDPLAN_RETURN_IF_ERROR(CheckSize(data.size(), data.path));
   // The model's inputs: the raw features through its transform (then z-scored).
   std::vector<float> features = data.features;
@@ -63,9 +63,12 @@ absl::StatusOr<TrainedCompute> TrainComputeModel(const ComputeDataset& data,
                              FeatureNormalizer::Create(stats.means, stats.stds));
   NormalizeRows(normalizer, features);
 
+  const std::vector<float> weights = loss.relative_floor_ms > 0.0
+                                         ? RelativeLossWeights(data.labels, loss.relative_floor_ms)
+                                         : std::vector<float>();
   ComputeObjective objective(features, data.row_offsets, data.labels,
                              ComputeObjective::DefaultTableShape(),
-                             ComputeObjective::DefaultPredShape());
+                             ComputeObjective::DefaultPredShape(), weights);
   SubModelReport report;
   report.samples = data.size();
   report.result = Train(objective, split, options);
@@ -81,6 +84,10 @@ absl::StatusOr<TrainedCompute> TrainComputeModel(const ComputeDataset& data,
                                  NeuralComputeModel::kDefaultLatentMemoCapacity,
                                  feature_set.transform));
   return TrainedCompute{std::move(model), std::move(report)};
+}
+
+std::string ComputeLoss::Describe() const {
+  return relative_floor_ms > 0.0 ? absl::StrCat("relative (floor ", relative_floor_ms, " ms)") : "";
 }
 
 absl::StatusOr<TrainedComm> TrainCommModel(const CommDataset& data,

@@ -49,9 +49,19 @@ struct ComputeFeatureSet {
   static ComputeFeatureSet Raw() { return {}; }
   static ComputeFeatureSet Log() { return {FeatureTransform::kLog, 0.05}; }
 };
+// The compute model's training loss: the reference's squared error, or, with a positive floor,
+// a relative one (RelativeLossWeights: every set's error counted relative to its cost).
+// Reported MSEs and early stopping stay on the plain squared error either way.
+struct ComputeLoss {
+  double relative_floor_ms = 0.0;  // 0: squared error
+  static ComputeLoss Relative() { return {0.1}; }
+  // For the manifest: "" for the squared error, else "relative (floor F ms)".
+  std::string Describe() const;
+};
 absl::StatusOr<TrainedCompute> TrainComputeModel(const ComputeDataset& data,
                                                  const TrainOptions& options,
-                                                 ComputeFeatureSet features = {});
+                                                 ComputeFeatureSet features = {},
+                                                 ComputeLoss loss = {});
 absl::StatusOr<TrainedComm> TrainCommModel(const CommDataset& data,
                                            NeuralCommModel::Direction direction,
                                            const TrainOptions& options);

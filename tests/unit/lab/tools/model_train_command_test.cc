@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "lab/data/table_pool.h"
 #include "lab/tools/commands.h"
+#include "nlohmann/json.hpp"
 #include "tests/unit/lab/training/training_test_data.h"
 #include "tests/unit/support/test_files.h"
 
@@ -170,6 +171,30 @@ TEST_F(ModelTrainCommandTest, TheLogFeatureSetIsRecordedAndFloorsTheBinStds) {
   // The row feature is a log10 now: its mean is a few units, not millions.
   EXPECT_LT(compute.normalizer().means()[19], 10.0);
   EXPECT_EQ(Train("2", {"--zero-comm", "--compute-features", "sqrt"}), 2);
+}
+
+// --compute-loss relative: trained on relative errors, recorded in the manifest's training
+// section (reported MSEs stay plain); the same seed gives other weights than the squared error.
+TEST_F(ModelTrainCommandTest, TheRelativeLossIsRecordedAndChangesTheWeights) {
+  ASSERT_EQ(Train("1", {"--zero-comm"}), 0);
+  ASSERT_EQ(Train("2", {"--zero-comm", "--compute-loss", "relative"}), 0);
+  absl::StatusOr<LoadedBundle> plain = ReadModelBundle(dir_ + "/models/toy/1");
+  absl::StatusOr<LoadedBundle> relative = ReadModelBundle(dir_ + "/models/toy/2");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  ASSERT_TRUE(relative.ok()) << relative.status();
+  EXPECT_EQ(plain->info.training.at("compute").loss, "");
+  EXPECT_EQ(relative->info.training.at("compute").loss, "relative (floor 0.1 ms)");
+  EXPECT_GT(relative->info.training.at("compute").test_mse, 0.0);
+  EXPECT_NE(ReadFile(dir_ + "/models/toy/2/manifest.json").find("\"loss\": \"relative"),
+            std::string::npos);
+  EXPECT_EQ(ReadFile(dir_ + "/models/toy/1/manifest.json").find("\"loss\""), std::string::npos);
+  const auto weights_sha = [&](const std::string& version) {
+    return nlohmann::json::parse(
+               ReadFile(dir_ + "/models/toy/" + version + "/manifest.json"))["compute"]["sha256"]
+        .get<std::string>();
+  };
+  EXPECT_NE(weights_sha("1"), weights_sha("2"));
+  EXPECT_EQ(Train("3", {"--zero-comm", "--compute-loss", "huber"}), 2);
 }
 
 // Comm data of several layouts -> one device-set comm model pair (bundle format 2) beside the
