@@ -4,6 +4,9 @@
 # data/cost_data/sim-<profile>/comm_layouts/comm_<N>x<L>.jsonl.gz: N devices in hosts of L,
 # about 32,000 device rows per layout (32000 / N samples, at least 250), 2% log-normal noise,
 # seed 0, the shipped pool; gzipped -9 -n (byte-reproducible). Resumes a partial .jsonl.
+# And comm_<N>x<L>_alldims.jsonl.gz: as many samples whose max dim is drawn per sample from
+# 4..128 (`--max-dims`; seed 2), so that the models also know the small per-device dim sums of
+# tasks with a small max dim: the reference's draws (every dim from 4..128) never make them.
 #
 #   scripts/collect_layout_comm_data.sh [BUILD_DIR]        # default build
 #
@@ -25,12 +28,19 @@ for profile in rtx2080ti h100-sxm; do
     n=${layout%%:*}
     l=${layout##*:}
     name="comm_${n}x${l}"
-    [ -f "$dir/$name.jsonl.gz" ] && continue
     samples=$(( 32000 / n > 250 ? 32000 / n : 250 ))
-    "$offline" data collect --backend sim --profile "$profile" --kind comm --devices "$n" \
-        --devices-per-host "$l" --samples "$samples" --seed 0 --noise-sigma 0.02 \
-        --out "$dir/$name.jsonl"
-    gzip -9 -n -f "$dir/$name.jsonl"
+    if [ ! -f "$dir/$name.jsonl.gz" ]; then
+      "$offline" data collect --backend sim --profile "$profile" --kind comm --devices "$n" \
+          --devices-per-host "$l" --samples "$samples" --seed 0 --noise-sigma 0.02 \
+          --out "$dir/$name.jsonl"
+      gzip -9 -n -f "$dir/$name.jsonl"
+    fi
+    if [ ! -f "$dir/${name}_alldims.jsonl.gz" ]; then
+      "$offline" data collect --backend sim --profile "$profile" --kind comm --devices "$n" \
+          --devices-per-host "$l" --samples "$samples" --seed 2 --noise-sigma 0.02 \
+          --max-dims 4,8,16,32,64,128 --out "$dir/${name}_alldims.jsonl"
+      gzip -9 -n -f "$dir/${name}_alldims.jsonl"
+    fi
   done
 done
 ls -l data/cost_data/sim-*/comm_layouts/

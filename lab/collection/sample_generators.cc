@@ -1,5 +1,6 @@
 #include "lab/collection/sample_generators.h"
 
+#include <utility>
 #include <vector>
 
 #include "base/status_macros.h"
@@ -19,9 +20,10 @@ SampleGenerator ComputeSamples(const TablePool& pool, uint64_t seed) {
   };
 }
 
-SampleGenerator CommSamples(int32_t num_devices, uint64_t seed) {
+SampleGenerator CommSamples(int32_t num_devices, uint64_t seed, std::vector<int32_t> max_dims) {
   PlacementOptions placement;
   placement.num_devices = num_devices;
+  placement.max_dims = std::move(max_dims);
   return [placement, seed](int64_t id, CostRecord& record) -> absl::Status {
     SHARDPLAN_ASSIGN_OR_RETURN(const PlacementSample sample,
                                GeneratePlacement(placement, seed, static_cast<uint64_t>(id)));

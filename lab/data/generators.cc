@@ -139,12 +139,20 @@ absl::StatusOr<PlacementSample> GeneratePlacement(const PlacementOptions& option
     return absl::InvalidArgumentError(
         absl::StrCat("max_offset_ms: ", options.max_offset_ms, " < 1"));
   }
+  for (int32_t d : options.max_dims) {
+    if (d < 1) return absl::InvalidArgumentError(absl::StrCat("max_dims: ", d, " is not positive"));
+  }
   std::mt19937_64 rng = SampleRng(seed, index);
   PlacementSample sample;
   const int64_t num_tables = UniformInt(rng, range->first, range->second);
+  std::vector<int32_t> sample_grid;
+  if (!options.max_dims.empty()) {
+    sample_grid = DimGrid(
+        options.max_dims[UniformInt(rng, 0, static_cast<int64_t>(options.max_dims.size()) - 1)]);
+  }
+  const std::vector<int32_t>& dims = options.max_dims.empty() ? options.dims : sample_grid;
   for (int64_t t = 0; t < num_tables; ++t) {
-    sample.table_dims.push_back(
-        options.dims[UniformInt(rng, 0, static_cast<int64_t>(options.dims.size()) - 1)]);
+    sample.table_dims.push_back(dims[UniformInt(rng, 0, static_cast<int64_t>(dims.size()) - 1)]);
   }
   std::sort(sample.table_dims.begin(), sample.table_dims.end(), std::greater<>());
   sample.random_prob = Uniform01(rng);

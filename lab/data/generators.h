@@ -65,6 +65,11 @@ struct PlacementOptions {
   int32_t min_tables = 0;
   int32_t max_tables = 0;
   std::vector<int32_t> dims = DimGrid(128);
+  // When not empty, each sample first draws its max dim uniformly from this list and its
+  // tables' dims from DimGrid(that max dim) instead of `dims`: comm data that covers tasks of
+  // every max dim (Table 1's 4 to 128), whose per-device dim sums are up to 30x smaller than
+  // the reference's max-dim-128 placements. Empty: the reference's draws, unchanged.
+  std::vector<int32_t> max_dims;
   int32_t max_offset_ms = 20;  // the largest start-offset spread
 };
 

@@ -3,9 +3,12 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "base/exit_codes.h"
 #include "base/status_macros.h"
 #include "lab/collection/collector.h"
@@ -40,8 +43,19 @@ absl::Status RunCollect(const OptionValues& args) {
     }
   }
 
+  std::vector<int32_t> max_dims;
+  for (absl::string_view item : absl::StrSplit(args.Get("max-dims"), ',', absl::SkipEmpty())) {
+    int32_t d = 0;
+    if (!absl::SimpleAtoi(item, &d) || d < 1 || d > 4096) {
+      return UsageError(absl::StrCat("--max-dims: '", item, "' is not a dim in [1, 4096]"));
+    }
+    max_dims.push_back(d);
+  }
+  if (!max_dims.empty() && kind != "comm") return UsageError("--max-dims is for --kind comm");
+
   BackendChoice choice;
   choice.backend = backend_name;
+  choice.max_dims = max_dims;
   choice.profile = args.Get("profile");
   choice.num_devices = static_cast<int>(devices);
   choice.devices_per_host = static_cast<int>(devices_per_host);
@@ -90,6 +104,10 @@ Command DataCollectCommand() {
               {"profile", "NAME", "sim hardware profile (rtx2080ti, h100-sxm, a100-sxm4)",
                "rtx2080ti"},
               {"devices", "N", "devices of the comm measurement (sim)", "4"},
+              {"max-dims", "D,D,...",
+               "comm: each sample's max dim drawn from these, its dims from that grid "
+               "(default: every dim from the 4..128 grid, as the reference)",
+               ""},
               {"devices-per-host", "L",
                "comm: hosts of L devices, recorded (default: the profile's, not recorded)", ""},
               {"batch-size", "B", "global batch (default: 65536 sim, 2048 cpu)", ""},

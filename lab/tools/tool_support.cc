@@ -121,9 +121,9 @@ absl::StatusOr<CollectResult> CollectFile(HardwareBackend& backend, const Backen
   options.progress = &std::cerr;
   // A terminal gets lines twice a second; a log file one every 10 s.
   options.progress_interval = std::chrono::milliseconds(::isatty(2) ? 500 : 10000);
-  const SampleGenerator generator = kind == "compute"
-                                        ? ComputeSamples(pool.pool, choice.seed)
-                                        : CommSamples(choice.num_devices, choice.seed);
+  const SampleGenerator generator =
+      kind == "compute" ? ComputeSamples(pool.pool, choice.seed)
+                        : CommSamples(choice.num_devices, choice.seed, choice.max_dims);
   return Collect(backend, &pool.pool, generator, options);
 }
 

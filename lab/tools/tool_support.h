@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "groundtruth/hardware_backend.h"
@@ -32,6 +33,7 @@ struct BackendChoice {
   std::string profile;  // sim profile name
   int num_devices = 1;
   int devices_per_host = 0;  // comm data: hosts of this many devices; 0: the profile's
+  std::vector<int32_t> max_dims;  // comm data: per-sample max dims (PlacementOptions::max_dims)
   double noise_sigma = 0.0;
   uint64_t seed = 0;
   int64_t batch_size = 0;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <map>
 #include <numeric>
 #include <set>
 #include <string>
@@ -115,6 +117,41 @@ TEST(CostDataGenerators, CapThatNothingFitsIsResourceExhausted) {
             absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(GenerateTableCombination(TablePool{}, {}, 0, 0).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// Per-sample max dims: each sample's dims come from one grid DimGrid(m), m drawn from the list,
+// and every m occurs; small grids give the small per-device dim sums the default never draws.
+TEST(CostDataGenerators, PlacementWithMaxDimsDrawsOneGridPerSample) {
+  PlacementOptions options;
+  options.num_devices = 8;
+  options.max_dims = {4, 8, 16, 32, 64, 128};
+  std::map<int32_t, int> largest_seen;
+  int64_t smallest_total = std::numeric_limits<int64_t>::max();
+  for (int i = 0; i < 600; ++i) {
+    absl::StatusOr<PlacementSample> sample = GeneratePlacement(options, 2, i);
+    ASSERT_TRUE(sample.ok()) << sample.status();
+    const int32_t largest = sample->table_dims.front();  // sorted descending
+    ++largest_seen[largest];
+    // Every dim divides the largest one's grid: a power-of-two halving of some max dim.
+    for (int32_t d : sample->table_dims) EXPECT_EQ(largest % d, 0) << d;
+    smallest_total = std::min<int64_t>(
+        smallest_total, std::accumulate(sample->dim_sums.begin(), sample->dim_sums.end(), 0));
+  }
+  EXPECT_EQ(largest_seen.size(), 6u);
+  // The default draws at least 20 tables of mean dim 42 on 8 devices; a max dim of 4 gives
+  // under 500 in all.
+  EXPECT_LT(smallest_total, 500);
+  int64_t default_smallest = std::numeric_limits<int64_t>::max();
+  for (int i = 0; i < 600; ++i) {
+    PlacementOptions reference;
+    reference.num_devices = 8;
+    const PlacementSample sample = *GeneratePlacement(reference, 2, i);
+    default_smallest = std::min<int64_t>(
+        default_smallest, std::accumulate(sample.dim_sums.begin(), sample.dim_sums.end(), 0));
+  }
+  EXPECT_GT(default_smallest, 500);
+  options.max_dims = {0};
+  EXPECT_EQ(GeneratePlacement(options, 0, 0).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(CostDataGenerators, PlacementRejectsBadOptions) {
