@@ -30,7 +30,7 @@ if [ ! -f "$pool" ]; then
 fi
 for profile in $PROFILES; do
   echo "heldout_suites: $profile" >&2
-  "$BUILD/bench/reproduce_table1" --pool "$pool" --seed 1 --tasks "$TASKS" --devices 4,8 \
+  "$BUILD/bench/reproduce_table1" --pool "$pool" --seed 1 --tasks "$TASKS" --devices 4,8 --search-only-row \
     --max-dims "$MAX_DIMS" --model "sim-${profile}@${VERSION}" --ground-truth "sim:${profile}" \
     --models-dir "$MODELS_DIR" --out "${OUT}_${profile}"
 done

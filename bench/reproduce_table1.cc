@@ -62,6 +62,8 @@ constexpr char kAnalyticModel[] = "analytic@1";
 // default "neuroshard-analytic", NeuroShard's search with its neural cost models ablated.
 constexpr char kAnalyticRowSuffix[] = "-analytic";
 constexpr char kNeuroShard[] = "neuroshard";
+// --search-only-row: NeuroShard with baselines=false, labelled "neuroshard-search-only".
+constexpr char kSearchOnlySuffix[] = "-search-only";
 // --ground-truth cpu generates its tasks at the cpu backend's batch: the cpu-amd-epyc cost data
 // (and so the cpu model) was collected at CpuBackendOptions' default batch of 2048, because the
 // reference's 65536 takes seconds per measurement on a CPU (docs/cpu-backend.md). Planning and
@@ -79,6 +81,7 @@ struct Row {
   std::string label;
   std::string algorithm;
   std::string model;  // name@version
+  std::map<std::string, std::string> params;  // the algorithm's, as a caller would give them
   const Algorithm* planner = nullptr;
   std::shared_ptr<const CostModel> cost_model;
 };
@@ -134,14 +137,15 @@ absl::StatusOr<std::vector<Row>> ResolveRows(const OptionValues& args,
   const std::string model_spec = args.Get("model");
   SHARDPLAN_ASSIGN_OR_RETURN(const ResolvedModel model, models.Resolve(model_spec));
   auto add = [&](const std::string& label, const std::string& algorithm,
-                 const ResolvedModel& resolved) {
+                 const ResolvedModel& resolved, std::map<std::string, std::string> params = {}) {
     absl::StatusOr<const Algorithm*> planner = algorithms.Find(algorithm);
     if (!planner.ok()) {
       notes.push_back(
           absl::StrCat("skipped ", label, ": algorithm \"", algorithm, "\" is not registered"));
       return;
     }
-    rows.push_back(Row{label, algorithm, resolved.manifest.id(), *planner, resolved.model});
+    rows.push_back(
+        Row{label, algorithm, resolved.manifest.id(), std::move(params), *planner, resolved.model});
   };
   for (const absl::string_view name :
        absl::StrSplit(args.Get("algorithms"), ',', absl::SkipEmpty())) {
@@ -152,6 +156,10 @@ absl::StatusOr<std::vector<Row>> ResolveRows(const OptionValues& args,
     SHARDPLAN_ASSIGN_OR_RETURN(const ResolvedModel analytic, models.Resolve(kAnalyticModel));
     add(analytic_row + kAnalyticRowSuffix, analytic_row, analytic);
   }
+  // An ablation: NeuroShard's search alone, without its baseline portfolio (the reference's).
+  if (args.Has("search-only-row")) {
+    add(absl::StrCat(kNeuroShard, kSearchOnlySuffix), kNeuroShard, model, {{"baselines", "false"}});
+  }
   if (rows.empty()) return UsageError("no registered algorithm to run");
   return rows;
 }
@@ -159,7 +167,9 @@ absl::StatusOr<std::vector<Row>> ResolveRows(const OptionValues& args,
 json ConfigJson(const Config& config, const std::vector<Row>& rows) {
   json row_list = json::array();
   for (const Row& row : rows) {
-    row_list.push_back({{"label", row.label}, {"algorithm", row.algorithm}, {"model", row.model}});
+    json entry = {{"label", row.label}, {"algorithm", row.algorithm}, {"model", row.model}};
+    if (!row.params.empty()) entry["params"] = row.params;
+    row_list.push_back(std::move(entry));
   }
   json out = {{"tasks", config.tasks},
               {"seed", config.seed},
@@ -218,6 +228,7 @@ json RunTask(const Task& task, const std::vector<Row>& rows, const CostModel& ma
     on_row(row.label);
     PlanTaskOptions options;
     options.seed = plan_seed;
+    options.params = row.params;
     TimedPlan timed = PlanAndTime(*row.planner, task, *row.cost_model, options);
     absl::StatusOr<Plan>& plan = timed.plan;
     json r = {{"ok", false}, {"planning_ms", timed.planning_ms}};
@@ -346,10 +357,11 @@ std::string TimeTable(const Config& config, const std::vector<Row>& rows, const 
 // Task by task, NeuroShard's ground-truth cost against the cheapest baseline (kPaperBaselines)
 // that planned the task: how often and how far it is behind. A mean can hide a loss on one task;
 // the held-out target is never more than 1% behind.
-std::string PerTaskTable(const std::vector<Row>& rows, const json& settings) {
-  const bool has_neuroshard =
-      std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.label == kNeuroShard; });
-  if (!has_neuroshard) return "(no neuroshard row)\n";
+std::string PerTaskTable(const std::vector<Row>& rows, const json& settings,
+                         const std::string& label = kNeuroShard) {
+  const bool has_row =
+      std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r.label == label; });
+  if (!has_row) return absl::StrCat("(no ", label, " row)\n");
   std::string out =
       "| devices / max dim | tasks compared | behind by > 1% | worst (vs that task's best "
       "baseline) | mean margin |\n|---|---:|---:|---|---:|\n";
@@ -358,7 +370,7 @@ std::string PerTaskTable(const std::vector<Row>& rows, const json& settings) {
     double worst = -std::numeric_limits<double>::infinity(), margin_sum = 0.0;
     std::string worst_against;
     for (const json& task : setting["tasks"]) {
-      const json& mine = task["results"][kNeuroShard];
+      const json& mine = task["results"][label];
       if (!mine["ok"].get<bool>()) continue;
       std::optional<double> best;
       std::string best_label;
@@ -391,9 +403,11 @@ std::string PerTaskTable(const std::vector<Row>& rows, const json& settings) {
                                           100 * margin_sum / compared));
   }
   absl::StrAppend(&out,
-                  "\nA task counts where neuroshard and at least one baseline planned it; worst: "
-                  "neuroshard's cost over the cheapest baseline's minus 1 (positive: behind); "
-                  "mean margin: the mean of (best - neuroshard) / best.\n");
+                  absl::StrCat("\nA task counts where ", label,
+                               " and at least one baseline planned it; worst: its cost over the "
+                               "cheapest baseline's minus 1 (positive: behind); mean margin: the "
+                               "mean of (best - ",
+                               label, ") / best.\n"));
   return out;
 }
 
@@ -412,6 +426,11 @@ std::vector<std::string> RowNotes(const std::vector<Row>& rows) {
           "torchrec: TorchRec's planner (planner/algorithms/torchrec/, docs/torchrec-planner.md); "
           "it "
           "plans with its own analytic estimator, not with the request's cost model");
+    } else if (!row.params.empty()) {
+      notes.push_back(absl::StrCat(row.label, ": ", row.algorithm, " under ", row.model, " with ",
+                                   absl::StrJoin(row.params, ", ", absl::PairFormatter("=")),
+                                   ": NeuroShard's search alone, without the baselines' plans it "
+                                   "also costs (the reference's search). An ablation"));
     } else if (row.label != row.algorithm) {
       notes.push_back(absl::StrCat(
           row.label, ": ", row.algorithm, " planned under ", row.model,
@@ -479,6 +498,13 @@ std::string Report(const Config& config, const std::vector<Row>& rows, const jso
                   CostTable(config, rows, settings, "mean_predicted_cost_ms"));
   absl::StrAppend(&out, "\n## NeuroShard per task against the best baseline\n\n",
                   PerTaskTable(rows, settings));
+  const std::string search_only = absl::StrCat(kNeuroShard, kSearchOnlySuffix);
+  if (std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r.label == search_only; })) {
+    absl::StrAppend(&out,
+                    "\n## NeuroShard's search alone (baselines=false) per task against the "
+                    "best baseline\n\n",
+                    PerTaskTable(rows, settings, search_only));
+  }
   absl::StrAppend(&out, "\n## Success rate and planning time\n\n",
                   TimeTable(config, rows, settings));
   // The first failure of each row, so a "-" can be explained.
@@ -658,6 +684,10 @@ Command Table1Command() {
                "algorithm also run under analytic@1, as row ALGORITHM-analytic (by default "
                "NeuroShard's search with the neural cost models ablated); empty: none",
                kNeuroShard},
+              {"search-only-row", "",
+               "also run NeuroShard without its baseline portfolio (baselines=false, the "
+               "reference's search alone), as row neuroshard-search-only",
+               ""},
               {"ground-truth", "sim|sim:PROFILE|cpu",
                "sim: the rtx2080ti simulator, noise off (sim:h100-sxm another profile); cpu: "
                "measured on this CPU, compute only, tasks at batch 2048 (needs a cpu-trained "

@@ -2,8 +2,10 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "base/status_macros.h"
+#include "planner/algorithms/neuroshard/baseline_portfolio.h"
 #include "planner/algorithms/neuroshard/beam_search.h"
 #include "planner/algorithms/neuroshard/greedy_grid.h"
 #include "planner/algorithms/neuroshard/split_state.h"
@@ -56,6 +58,10 @@ NeuroShardPlanner::NeuroShardPlanner() {
                 "false: one greedy run without the max-dim cap per state instead "
                 "of the grid (paper Table 3 ablation)."),
       BoolParam("cost_cache", "false: every compute-cost query calls the model (ablation)."),
+      BoolParam("baselines",
+                "true: the four greedy baselines' plans are costed under the model too, and "
+                "one predicted cheaper than the search's is returned; false: the reference's "
+                "search alone."),
       IntParam("threads", "1",
                "Threads evaluating one beam step's candidates; the plan does "
                "not depend on it.",
@@ -94,6 +100,10 @@ absl::StatusOr<Plan> NeuroShardPlanner::Run(const Task& task,
   }
 
   Plan plan = neuroshard::PlanOfState(task, result.state, result.device_of_piece);
+  if (params.GetBool("baselines") && !result.stopped) {
+    SHARDPLAN_ASSIGN_OR_RETURN(plan, neuroshard::CheapestOfSearchAndBaselines(
+                                         task, cache, *context.stop, std::move(plan)));
+  }
   plan.stats.cost_cache_hits = cache.hits();
   plan.stats.cost_cache_misses = cache.misses();
   plan.stats.cost_model_calls = cache.misses() + result.plan_evaluations;

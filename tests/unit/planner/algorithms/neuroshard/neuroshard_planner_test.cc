@@ -1,7 +1,13 @@
 // The neuroshard planner end to end: brute-force bounds, splits, determinism across threads,
 // deadlines, ablations and infeasibility.
 
+#include "planner/algorithms/neuroshard/neuroshard_planner.h"
+
+#include <algorithm>
 #include <atomic>
+#include <limits>
+#include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -10,7 +16,7 @@
 #include "gtest/gtest.h"
 #include "planner/algorithms/builtin_algorithms.h"
 #include "planner/algorithms/exhaustive/exhaustive_planner.h"
-#include "planner/algorithms/neuroshard/neuroshard_planner.h"
+#include "planner/algorithms/neuroshard/baseline_portfolio.h"
 #include "planner/domain/validation.h"
 #include "planner/framework/algorithm_registry.h"
 #include "planner/framework/plan_task.h"
@@ -60,7 +66,70 @@ TEST(NeuroShardTest, RegisteredWithItsParameters) {
                               {"beam_search", "true"},
                               {"grid_search", "true"},
                               {"cost_cache", "true"},
+                              {"baselines", "true"},
                               {"threads", "1"}}));
+}
+
+// The baseline portfolio: NeuroShard's plan is never predicted costlier than a greedy
+// baseline's, nor than its search alone (baselines=false).
+TEST(NeuroShardTest, NeverPredictedWorseThanAGreedyBaseline) {
+  const test::NonAdditiveModel model;
+  const AlgorithmRegistry registry = BuiltinAlgorithms();
+  std::mt19937_64 rng(11);
+  for (int k = 0; k < 40; ++k) {
+    std::vector<Table> tables;
+    const int count = 6 + static_cast<int>(rng() % 12);
+    int64_t bytes = 0;
+    for (int t = 0; t < count; ++t) {
+      tables.push_back(MakeTable(absl::StrCat("t", t), 1000 + static_cast<int64_t>(rng() % 900000),
+                                 4 << (rng() % 5), 1.0 + static_cast<double>(rng() % 40)));
+      bytes += tables.back().rows * tables.back().dim * 4;
+    }
+    const Task task = test::MakeTask(tables, 4, bytes / 4 + bytes / (2 + k % 20));
+    absl::StatusOr<shardplan::Plan> plan = Plan(task, model);
+    absl::StatusOr<shardplan::Plan> alone = Plan(task, model, {{"baselines", "false"}});
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    ASSERT_TRUE(alone.ok()) << alone.status();
+    EXPECT_LE(plan->cost_ms, alone->cost_ms + 1e-9) << k;
+    for (const char* name : {"size_greedy", "dim_greedy", "lookup_greedy", "size_lookup_greedy"}) {
+      absl::StatusOr<shardplan::Plan> baseline = PlanTask(**registry.Find(name), task, model, {});
+      if (!baseline.ok()) continue;  // whole tables may not fit: the baseline has no plan
+      EXPECT_LE(plan->cost_ms, baseline->cost_ms * (1 + 1e-9)) << k << " " << name;
+    }
+  }
+}
+
+// The portfolio step itself: a poor search plan (random's) gives way to the cheapest greedy
+// baseline's; the cheapest plan stays as it is.
+TEST(NeuroShardTest, PortfolioKeepsTheCheapestOfTheSearchAndTheBaselines) {
+  const test::NonAdditiveModel model;
+  const AlgorithmRegistry registry = BuiltinAlgorithms();
+  const StopSignal never;
+  const Task task = test::SixTables(3);
+  double best = std::numeric_limits<double>::infinity();
+  std::string best_name;
+  for (const char* name : {"size_greedy", "dim_greedy", "lookup_greedy", "size_lookup_greedy"}) {
+    absl::StatusOr<shardplan::Plan> baseline = PlanTask(**registry.Find(name), task, model, {});
+    ASSERT_TRUE(baseline.ok()) << baseline.status();
+    if (baseline->cost_ms < best) {
+      best = baseline->cost_ms;
+      best_name = name;
+    }
+  }
+  PlanTaskOptions options;
+  options.seed = 3;
+  absl::StatusOr<shardplan::Plan> poor = PlanTask(**registry.Find("random"), task, model, options);
+  ASSERT_TRUE(poor.ok()) << poor.status();
+  ASSERT_GT(poor->cost_ms, best * 1.01) << "random happened to be good: pick another seed";
+  absl::StatusOr<shardplan::Plan> chosen =
+      neuroshard::CheapestOfSearchAndBaselines(task, model, never, *poor);
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+  EXPECT_DOUBLE_EQ(chosen->cost_ms, best) << best_name;
+
+  absl::StatusOr<shardplan::Plan> kept =
+      neuroshard::CheapestOfSearchAndBaselines(task, model, never, *chosen);
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_DOUBLE_EQ(kept->cost_ms, chosen->cost_ms);
 }
 
 TEST(NeuroShardTest, NeverBelowTheTableWiseOptimumWithoutSplits) {

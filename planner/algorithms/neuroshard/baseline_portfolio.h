@@ -1,0 +1,25 @@
+#ifndef SHARDPLAN_PLANNER_ALGORITHMS_NEUROSHARD_BASELINE_PORTFOLIO_H_
+#define SHARDPLAN_PLANNER_ALGORITHMS_NEUROSHARD_BASELINE_PORTFOLIO_H_
+
+#include "absl/status/statusor.h"
+#include "planner/domain/cost_model.h"
+#include "planner/domain/plan.h"
+#include "planner/domain/task.h"
+#include "planner/framework/stop_signal.h"
+
+namespace shardplan::neuroshard {
+
+// The search's plan, or the plan of one of the four weighted greedy baselines when `costs`
+// predicts it strictly cheaper (by more than float noise). NeuroShard's greedy grid places
+// tables in its own order under per-cap dim limits, so on some tasks it never reaches a
+// placement a one-pass heuristic finds; costing the heuristics' plans takes microseconds next
+// to the search and means the answer is never predicted worse than theirs
+// (docs/neuroshard.md, "Baseline portfolio"). Baselines that fail (memory, pinned devices)
+// are skipped; on `stop` the best so far is returned. Returns the chosen plan's shards (tables[])
+// as Algorithm::Run does.
+absl::StatusOr<Plan> CheapestOfSearchAndBaselines(const Task& task, const CostModel& costs,
+                                                  const StopSignal& stop, Plan search_plan);
+
+}  // namespace shardplan::neuroshard
+
+#endif  // SHARDPLAN_PLANNER_ALGORITHMS_NEUROSHARD_BASELINE_PORTFOLIO_H_
