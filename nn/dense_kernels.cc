@@ -26,6 +26,18 @@ namespace {
   }
 }
 
+// Output o0 alone (a head's single output), its sum held in a register: the generic body keeps
+// y[o0] in memory and so adds a store-to-load round trip to each input's add (the chain is
+// twice as long); the sum, in index order, is the same bit for bit.
+[[gnu::always_inline]] inline void DenseForwardOneOutput(const float* __restrict x, int in, int out,
+                                                         const float* __restrict wt,
+                                                         const float* __restrict bias, bool relu,
+                                                         float* __restrict y, int o0) {
+  float sum = bias[o0];
+  for (int i = 0; i < in; ++i) sum += x[i] * wt[static_cast<size_t>(i) * out + o0];
+  y[o0] = relu && !(sum > 0.0f) ? 0.0f : sum;
+}
+
 // Outputs [o0, o0 + 8 * kRegs) with their sums held in kRegs registers across the whole input
 // loop. The auto-vectorised body keeps y in memory and so chains every sum through a store and
 // a reload per input; here each sum still adds its inputs in index order (bit-identical).
@@ -57,14 +69,23 @@ template <int kRegs>
   for (; o0 + 64 <= out; o0 += 64) DenseBlockAvx2<8>(x, in, out, wt, bias, relu, y, o0);
   for (; o0 + 32 <= out; o0 += 32) DenseBlockAvx2<4>(x, in, out, wt, bias, relu, y, o0);
   for (; o0 + 8 <= out; o0 += 8) DenseBlockAvx2<1>(x, in, out, wt, bias, relu, y, o0);
-  // The last out % 8 outputs (a head's single output): the plain loop, in the same order.
-  if (o0 < out) DenseForwardBody(x, in, out, wt, bias, relu, y, o0);
+  // The last out % 8 outputs: a head's single output in a register, else the plain loop; the
+  // same order either way.
+  if (o0 + 1 == out) {
+    DenseForwardOneOutput(x, in, out, wt, bias, relu, y, o0);
+  } else if (o0 < out) {
+    DenseForwardBody(x, in, out, wt, bias, relu, y, o0);
+  }
 }
 
 void DenseForwardBaseline(const float* __restrict x, int in, int out,
                           const float* __restrict wt, const float* __restrict bias, bool relu,
                           float* __restrict y) {
-  DenseForwardBody(x, in, out, wt, bias, relu, y);
+  if (out == 1) {
+    DenseForwardOneOutput(x, in, out, wt, bias, relu, y, 0);
+  } else {
+    DenseForwardBody(x, in, out, wt, bias, relu, y);
+  }
 }
 
 // The build stays portable (no -march): the wider code runs where the CPU has it.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <thread>
 
 namespace shardplan {
@@ -32,6 +33,12 @@ std::vector<float>& ThreadLatentSum(size_t size) {
 
 }  // namespace
 
+size_t ShardCostCache::ThreadSlot() {
+  thread_local const size_t slot =
+      std::hash<std::thread::id>{}(std::this_thread::get_id()) % kShards;
+  return slot;
+}
+
 void DeviceShards::Add(const ShardCostCache& cache, const ShardView& shard) {
   cache.AddToKey(key_, shard);
   shards_.push_back(shard);
@@ -55,12 +62,15 @@ ShardCostCache::ShardCostCache(const CostModel& model, const Task& task, bool en
       context_(CostContext::For(task)),
       enabled_(enabled),
       single_thread_(single_thread),
-      shards_(new Shard[kShards]) {
+      shards_(new Shard[kShards]),
+      direct_counts_(new DirectCount[kShards]) {
   // Room for the device sets a search typically meets (~60K on 90 tables x 8 devices), so the
   // maps do not grow (rehash, fault in fresh pages) a dozen times during the search.
-  const size_t expected = std::min<size_t>(
-      size_t{1} << 20, task.tables.size() * static_cast<size_t>(task.topology.num_devices()) * 64);
-  if (enabled) {
+  const size_t tables_x_devices =
+      task.tables.size() * static_cast<size_t>(task.topology.num_devices());
+  const size_t expected = std::min<size_t>(size_t{1} << 20, tables_x_devices * 64);
+  direct_sets_ = enabled && sum_pooled_ != nullptr && tables_x_devices >= kDirectFrom;
+  if (enabled && !direct_sets_) {
     for (size_t i = 0; i < kShards; ++i) shards_[i].entries.reserve(expected / kShards);
   }
   if (sum_pooled_ != nullptr) {
@@ -175,11 +185,19 @@ double ShardCostCache::ComputeCost(const CostContext& context,
     }
     return model_.ComputeCost(context, shards);  // the ablation: the model, every time
   }
+  if (direct_sets_) {  // a big task keeps no map: its lookups would cost more than the Head
+    direct_counts_[ThreadSlot()].value.fetch_add(1, std::memory_order_relaxed);
+    return Miss(context, shards);
+  }
   return Lookup(KeyOf(shards), [&] { return Miss(context, shards); });
 }
 
 double ShardCostCache::ComputeCost(const CostContext& context, const DeviceShards& set) const {
   if (!enabled_) return ComputeCost(context, set.shards());
+  if (direct_sets_) {
+    direct_counts_[ThreadSlot()].value.fetch_add(1, std::memory_order_relaxed);
+    return sum_pooled_->CostOfLatentSum(set.latent_sum_);
+  }
   return Lookup(set.key_, [&] {
     return sum_pooled_ != nullptr ? sum_pooled_->CostOfLatentSum(set.latent_sum_)
                                   : model_.ComputeCost(context, set.shards_);
@@ -197,6 +215,9 @@ int64_t ShardCostCache::hits() const {
 
 int64_t ShardCostCache::misses() const {
   int64_t total = 0;
+  for (size_t i = 0; i < kShards; ++i) {
+    total += direct_counts_[i].value.load(std::memory_order_relaxed);
+  }
   for (size_t i = 0; i < kShards; ++i) {
     std::lock_guard<std::mutex> lock(shards_[i].mutex);
     total += shards_[i].misses;

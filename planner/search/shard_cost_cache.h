@@ -54,7 +54,8 @@ class DeviceShards {
 //
 // The first lookup of a key is its one miss and computes it; concurrent lookups of that key
 // wait for the value and count as hits. So hits and misses depend only on the multiset of
-// lookups, never on thread timing. Disabled, every lookup is a miss and calls the model.
+// lookups, never on thread timing. Disabled, every lookup is a miss and calls the model; on a
+// big task under a sum-pooled model (kDirectFrom) every lookup is a miss too, costed directly.
 //
 // A miss under a sum-pooled model (CostModel::sum_pooled_compute, the neural compute model) is
 // Head(sum of the shards' latents), each latent computed once per search and kept in a table
@@ -87,7 +88,8 @@ class ShardCostCache : public CostModel {
     return model_.ForwardCommCosts(context, dim_sums, waits);
   }
 
-  // ComputeCost of `set`'s shards, looked up by its running key.
+  // ComputeCost of `set`'s shards, looked up by its running key; on a big task under a
+  // sum-pooled model, Head(its running latent sum) without a lookup (see kDirectFrom).
   double ComputeCost(const CostContext& context, const DeviceShards& set) const;
 
   int64_t hits() const;
@@ -117,6 +119,18 @@ class ShardCostCache : public CostModel {
     int64_t misses = 0;
   };
   static constexpr size_t kShards = 16;
+  // From this many tables x devices on (250 tables on 16 devices), a sum-pooled model costs
+  // every device set directly and the cache keeps no map: one Head (32->64->1) over a grown
+  // set's running latent sum is cheaper than a lookup in a map that has outgrown the CPU caches
+  // and, with two threads, than the shard locks (bench/scale, docs/neuroshard.md "Cost cache":
+  // 1000 x 128 plans in 0.72 s instead of 1.86 s on two threads). Smaller tasks keep the map,
+  // whose hits are cheaper than a Head there (60 x 4: 17 ms against 22). Same values either way.
+  static constexpr size_t kDirectFrom = 4000;
+  struct alignas(64) DirectCount {
+    std::atomic<int64_t> value{0};
+  };
+  // A slot of direct_counts_ per thread, so that threads rarely share a counter's line.
+  static size_t ThreadSlot();
   // Halvings a latent slot exists for: columns = dim >> level, level < kLatentLevels.
   static constexpr int kLatentLevels = 8;
 
@@ -141,6 +155,9 @@ class ShardCostCache : public CostModel {
   const bool enabled_;
   const bool single_thread_;
   std::unique_ptr<Shard[]> shards_;
+  bool direct_sets_ = false;
+  // Direct costings (counted as misses: each calls the model), per thread slot.
+  std::unique_ptr<DirectCount[]> direct_counts_;
   // Per (task table, level): 0 empty, 1 being computed, 2 ready; and the latents, flat.
   std::unique_ptr<std::atomic<uint8_t>[]> latent_state_;
   mutable std::vector<float> latents_;

@@ -150,12 +150,21 @@ class GreedyRun {
     }
     // The whole shard set is costed again (compute is not additive); the cache makes it cheap.
     compute[d] = costs_->ComputeCost(problem_->cost_context, devices[d]);
-    order.erase(std::find(order.begin(), order.end(), d));
     const auto prefer = [this](int a, int b) {
       return std::make_tuple(compute[a], ledger.used(a), a) <
              std::make_tuple(compute[b], ledger.used(b), b);
     };
-    order.insert(std::lower_bound(order.begin(), order.end(), d, prefer), d);
+    // d's key grew (more shards cost more, as a rule): rotate it right past the devices now
+    // preferred to it, else left; the order is what erase + sorted insert would give, for a
+    // shift of the devices in between only.
+    const auto at = std::find(order.begin(), order.end(), d);
+    const auto after = std::next(at);
+    const auto right = std::lower_bound(after, order.end(), d, prefer);
+    if (right != after) {
+      std::rotate(at, after, right);
+    } else {
+      std::rotate(std::lower_bound(order.begin(), at, d, prefer), at, after);
+    }
   }
 
   const SearchProblem* problem_ = nullptr;

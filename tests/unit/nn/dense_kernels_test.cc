@@ -17,7 +17,8 @@ TEST(DenseForwardTest, BitIdenticalToAPlainLoopInInputOrder) {
   std::mt19937 rng(3);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   for (const auto& [in, out] : {std::pair{20, 128}, std::pair{128, 32}, std::pair{32, 64},
-                               std::pair{64, 1}, std::pair{16, 128}, std::pair{7, 13},
+                               std::pair{64, 1}, std::pair{32, 1}, std::pair{13, 1},
+                               std::pair{16, 128}, std::pair{7, 13},
                                std::pair{9, 109}}) {
     for (bool relu : {false, true}) {
       std::vector<float> x(in), weight(static_cast<size_t>(in) * out), bias(out);
