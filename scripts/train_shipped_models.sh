@@ -29,9 +29,15 @@ ROOT=${MODELS_ROOT:-models}
 # one pair of device-set comm models for any device count and host layout (bundle format 2),
 # trained on data/cost_data/sim-<profile>/comm_layouts/ (scripts/collect_layout_comm_data.sh);
 # no fixed-N comm models, so every device count gets the same, renumbering-equivariant model.
+# Version 5 (the sim bundles only): compute data drawn from data/table_pool/train_3424.json
+# (dlrm_2568 plus a log-uniform coverage draw: docs/table-pool.md, "Coverage pools") and trained
+# on the relative loss (--compute-loss relative: docs/training.md); device-set comm models
+# trained on the version-4 layouts plus the same layouts with per-sample max dims of 4..128
+# (comm_<N>x<L>_alldims), which cover small tasks' per-device dim sums.
 SEED=0
 CHANGE_2="v2: compute data collected again with combination sizes uniform on 1..15, as the reference's compute_bench.py draws them (v1's generator redrew the size with every memory rejection, mean 5.1 tables instead of 8)"
 CHANGE_4="v4: version 3's compute model; device-set comm models for any device count and host layout (trained on 2 to 128 devices in hosts of 2 to 8), equivariant to renumbering devices within a host"
+CHANGE_5="v5: compute data from a pool with a log-uniform coverage draw (data/table_pool/train_3424.json), trained on each set's error relative to its cost; device-set comm models also trained on placements of every max dim (4 to 128)"
 CHANGE_3="v3: compute data drawn from the shipped pool plus two more draws of its generator (data/table_pool/dlrm_2568.json), covering tiny hot tables; records the range of its training data"
 
 train() {  # version name description change args...
@@ -64,6 +70,13 @@ for profile in rtx2080ti h100-sxm; do
   layouts=$(ls data/cost_data/sim-$profile/comm_layouts/comm_*.jsonl.gz | sort -V | paste -sd,)
   train 4 "sim-$profile" "NeuroShard cost models on the simulated $profile cluster (any device count)" \
       "$CHANGE_4" --compute-from "$ROOT/sim-$profile/3" --comm-any-data "$layouts"
+done
+for profile in rtx2080ti h100-sxm; do
+  data="data/cost_data/sim-$profile"
+  layouts=$(ls $data/comm_layouts/comm_*.jsonl.gz | sort -V | paste -sd,)
+  train 5 "sim-$profile" "NeuroShard cost models on the simulated $profile cluster (any device count)" \
+      "$CHANGE_5" --compute-data "$data/compute_3424.jsonl.gz" --compute-loss relative \
+      --comm-any-data "$layouts"
 done
 train 2 cpu-amd-epyc "NeuroShard compute model measured on this project's CPU kernel; no interconnect" \
     "$CHANGE_2" --compute-data data/cost_data/cpu-amd-epyc/compute.jsonl.gz --zero-comm

@@ -15,9 +15,9 @@ namespace shardplan::testing {
 namespace {
 
 // What each shipped bundle must cover (keep in step with scripts/train_shipped_models.sh).
-// The sim bundles' latest is version 4 (device-set comm models: any device count), the cpu
-// bundle's version 2 (zero comm costs: any device count); older versions stay for plans pinned
-// to them.
+// The sim bundles' latest is version 5 (since version 4 device-set comm models: any device count),
+// the cpu bundle's version 2 (zero comm costs: any device count); older versions stay for plans
+// pinned to them.
 struct ShippedModel {
   std::string id;
   std::vector<int> device_counts;  // empty: any
@@ -25,12 +25,18 @@ struct ShippedModel {
   bool costs_interconnect = true;
 };
 const std::vector<ShippedModel>& Shipped() {
-  static const auto* shipped = new std::vector<ShippedModel>{
-      {"sim-rtx2080ti@1", {4, 8}},          {"sim-rtx2080ti@2", {4, 8}},
-      {"sim-rtx2080ti@3", {4, 8}},          {"sim-rtx2080ti@4", {}, true},
-      {"sim-h100-sxm@1", {4, 8}},           {"sim-h100-sxm@2", {4, 8}},
-      {"sim-h100-sxm@3", {4, 8}},           {"sim-h100-sxm@4", {}, true},
-      {"cpu-amd-epyc@1", {}, false, false}, {"cpu-amd-epyc@2", {}, true, false}};
+  static const auto* shipped = new std::vector<ShippedModel>{{"sim-rtx2080ti@1", {4, 8}},
+                                                             {"sim-rtx2080ti@2", {4, 8}},
+                                                             {"sim-rtx2080ti@3", {4, 8}},
+                                                             {"sim-rtx2080ti@4", {}},
+                                                             {"sim-rtx2080ti@5", {}, true},
+                                                             {"sim-h100-sxm@1", {4, 8}},
+                                                             {"sim-h100-sxm@2", {4, 8}},
+                                                             {"sim-h100-sxm@3", {4, 8}},
+                                                             {"sim-h100-sxm@4", {}},
+                                                             {"sim-h100-sxm@5", {}, true},
+                                                             {"cpu-amd-epyc@1", {}, false, false},
+                                                             {"cpu-amd-epyc@2", {}, true, false}};
   return *shipped;
 }
 
@@ -118,7 +124,7 @@ TEST_F(ShippedModelsTest, NeuroShardPlansWithEveryBundle) {
 // The version-4 bundles' device-set comm models: one bundle plans 2 to 128 devices, and says when
 // a layout lies outside the ones its comm data held (2 to 128 devices, hosts of 2 to 8).
 TEST_F(ShippedModelsTest, TheLatestSimBundlesPlanAnyDeviceCount) {
-  for (const char* model : {"sim-rtx2080ti@4", "sim-h100-sxm@4"}) {
+  for (const char* model : {"sim-rtx2080ti@5", "sim-h100-sxm@5"}) {
     for (const auto& [devices, per_host] :
          std::vector<std::pair<int, int>>{{2, 0}, {16, 8}, {32, 8}, {128, 8}, {256, 8}}) {
       SCOPED_TRACE(absl::StrCat(model, " ", devices, "x", per_host));
@@ -152,7 +158,7 @@ TEST_F(ShippedModelsTest, TheLatestSimBundlesCostARenumberedPlanTheSame) {
   const shardplan::v1::Task task = ExampleTask("task_8dev.json");  // 2 hosts of 4
   ASSERT_EQ(task.topology().devices_per_host(), 4);
   const std::vector<int> renumber = {6, 4, 7, 5, 1, 3, 0, 2};
-  for (const char* model : {"sim-rtx2080ti@4", "sim-h100-sxm@4"}) {
+  for (const char* model : {"sim-rtx2080ti@5", "sim-h100-sxm@5"}) {
     SCOPED_TRACE(model);
     shardplan::v1::PlanRequest request;
     *request.mutable_task() = task;
@@ -188,7 +194,7 @@ TEST_F(ShippedModelsTest, ADeviceCountWithoutCommModelsIsAFailedPrecondition) {
   EXPECT_NE(response.status().message().find("2 devices"), std::string::npos) << response.status();
   // The cpu bundle has no interconnect to model, the version-4 sim bundles model any: any
   // device count.
-  for (const char* any : {"cpu-amd-epyc", "sim-rtx2080ti@4"}) {
+  for (const char* any : {"cpu-amd-epyc", "sim-rtx2080ti@5"}) {
     request.set_model(any);
     EXPECT_TRUE(client_->Plan(request).ok()) << any;
   }
