@@ -43,7 +43,7 @@ for profile in $PROFILES; do
     file="$dir/comm_${n}x${l}${suffix}.jsonl"
     "$offline" data collect --backend sim --profile "$profile" --kind comm --devices "$n" \
         --devices-per-host "$l" --samples "$samples" --seed 1 --noise-sigma 0.02 --out "$file" \
-        "${dims_flag[@]}" >/dev/null
+        ${dims_flag[@]+"${dims_flag[@]}"} >/dev/null
     files+=("$file")
   done
   {

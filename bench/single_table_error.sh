@@ -11,7 +11,7 @@
 # Environment: BUILD (build), SEEDS (1 2 7), MODELS (rtx@4=sim-rtx2080ti@4,rtx@5=...,h100@...),
 # MODELS_DIR (models), PORT (50993), OUT (bench/results/single_table), SWEEPS
 # (build/single_table_sweeps). Writes <OUT>.md; the sweeps go to SWEEPS/single_table_s<seed>.jsonl
-# (2 MB each; kept: a rerun reuses them, delete them to sweep again).
+# (2 MB each; kept: a rerun reuses them, so delete them after changing MODELS).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -32,6 +32,7 @@ for _ in $(seq 100); do
   grep -q "serving on" "$work/server.log" && break
   sleep 0.1
 done
+grep -q "serving on" "$work/server.log" || { cat "$work/server.log" >&2; exit 1; }
 files=()
 for seed in $SEEDS; do
   sweep="$SWEEPS/single_table_s${seed}.jsonl"

@@ -67,7 +67,9 @@ for profile in rtx2080ti h100-sxm; do
       --comm-data "$data/comm_4.jsonl.gz,$data/comm_8.jsonl.gz"
 done
 for profile in rtx2080ti h100-sxm; do
-  layouts=$(ls data/cost_data/sim-$profile/comm_layouts/comm_*.jsonl.gz | sort -V | paste -sd,)
+  # Version 4's data: the reference-draw files only (the _alldims files came with version 5).
+  layouts=$(ls data/cost_data/sim-$profile/comm_layouts/comm_*.jsonl.gz | grep -v _alldims \
+      | sort -V | paste -sd,)
   train 4 "sim-$profile" "NeuroShard cost models on the simulated $profile cluster (any device count)" \
       "$CHANGE_4" --compute-from "$ROOT/sim-$profile/3" --comm-any-data "$layouts"
 done

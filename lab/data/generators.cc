@@ -140,7 +140,10 @@ absl::StatusOr<PlacementSample> GeneratePlacement(const PlacementOptions& option
         absl::StrCat("max_offset_ms: ", options.max_offset_ms, " < 1"));
   }
   for (int32_t d : options.max_dims) {
-    if (d < 1) return absl::InvalidArgumentError(absl::StrCat("max_dims: ", d, " is not positive"));
+    if (DimGrid(d).empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("max_dims: ", d, " has no dim grid (a positive multiple of 4)"));
+    }
   }
   std::mt19937_64 rng = SampleRng(seed, index);
   PlacementSample sample;

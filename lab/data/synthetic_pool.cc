@@ -157,8 +157,8 @@ absl::StatusOr<SyntheticPool> GenerateSyntheticPool(const SyntheticPoolOptions& 
       (dlrm && (o.mean_rows < 1 || o.mean_rows > o.max_rows)) || o.max_pooling_factor <= 0 ||
       o.total_lookups < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "synthetic pool targets out of range (need batch_size >= 1, 1 <= mean_rows <= max_rows, "
-        "max_pooling_factor > 0, total_lookups >= 0): batch_size ",
+        "synthetic pool targets out of range (need batch_size >= 1, max_rows >= 1, 1 <= mean_rows "
+        "<= max_rows for the dlrm shape, max_pooling_factor > 0, total_lookups >= 0): batch_size ",
         o.batch_size, ", mean_rows ", o.mean_rows, ", max_rows ", o.max_rows,
         ", max_pooling_factor ", o.max_pooling_factor, ", total_lookups ", o.total_lookups));
   }
@@ -274,8 +274,6 @@ std::string SyntheticPoolFitJson(const SyntheticPool& pool, const SyntheticPoolO
   nlohmann::json report = {
       {"options",
        {{"seed", o.seed},
-        {"shape", o.shape == SyntheticPoolOptions::Shape::kLogUniform ? "log-uniform" : "dlrm"},
-        {"min_pooling_factor", o.min_pooling_factor},
         {"num_tables", o.num_tables},
         {"batch_size", o.batch_size},
         {"max_rows", o.max_rows},
@@ -304,6 +302,10 @@ std::string SyntheticPoolFitJson(const SyntheticPool& pool, const SyntheticPoolO
         {"active_rows", active},
         {"uniform_share", shares},
         {"expected_distinct_rows", distinct}}}};
+  if (o.shape == SyntheticPoolOptions::Shape::kLogUniform) {  // the DLRM report stays as shipped
+    report["options"]["shape"] = "log-uniform";
+    report["options"]["min_pooling_factor"] = o.min_pooling_factor;
+  }
   return report.dump(1) + "\n";
 }
 

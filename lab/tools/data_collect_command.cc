@@ -46,8 +46,9 @@ absl::Status RunCollect(const OptionValues& args) {
   std::vector<int32_t> max_dims;
   for (absl::string_view item : absl::StrSplit(args.Get("max-dims"), ',', absl::SkipEmpty())) {
     int32_t d = 0;
-    if (!absl::SimpleAtoi(item, &d) || d < 1 || d > 4096) {
-      return UsageError(absl::StrCat("--max-dims: '", item, "' is not a dim in [1, 4096]"));
+    if (!absl::SimpleAtoi(item, &d) || d < 4 || d > 4096 || d % 4 != 0) {
+      return UsageError(
+          absl::StrCat("--max-dims: '", item, "' is not a multiple of 4 in [4, 4096]"));
     }
     max_dims.push_back(d);
   }

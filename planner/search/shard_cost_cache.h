@@ -124,7 +124,8 @@ class ShardCostCache : public CostModel {
   // set's running latent sum is cheaper than a lookup in a map that has outgrown the CPU caches
   // and, with two threads, than the shard locks (bench/scale, docs/neuroshard.md "Cost cache":
   // 1000 x 128 plans in 0.72 s instead of 1.86 s on two threads). Smaller tasks keep the map,
-  // whose hits are cheaper than a Head there (60 x 4: 17 ms against 22). Same values either way.
+  // whose hits are cheaper than a Head there (60 x 4: 17 ms against 22). The values are the
+  // model's either way, up to float summation order (the map serves the first order it saw).
   static constexpr size_t kDirectFrom = 4000;
   struct alignas(64) DirectCount {
     std::atomic<int64_t> value{0};

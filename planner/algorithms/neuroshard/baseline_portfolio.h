@@ -15,10 +15,11 @@ namespace shardplan::neuroshard {
 // placement a one-pass heuristic finds; costing the heuristics' plans takes microseconds next
 // to the search and means the answer is never predicted worse than theirs
 // (docs/neuroshard.md, "Baseline portfolio"). Baselines that fail (memory, pinned devices)
-// are skipped; on `stop` the best so far is returned. Returns the chosen plan's shards (tables[])
-// as Algorithm::Run does.
+// are skipped; on `stop` the best so far is returned and `*stopped` (when given) set. Returns
+// the chosen plan's shards (tables[]) as Algorithm::Run does.
 absl::StatusOr<Plan> CheapestOfSearchAndBaselines(const Task& task, const CostModel& costs,
-                                                  const StopSignal& stop, Plan search_plan);
+                                                  const StopSignal& stop, Plan search_plan,
+                                                  bool* stopped = nullptr);
 
 }  // namespace shardplan::neuroshard
 

@@ -100,15 +100,18 @@ absl::StatusOr<Plan> NeuroShardPlanner::Run(const Task& task,
   }
 
   Plan plan = neuroshard::PlanOfState(task, result.state, result.device_of_piece);
+  // A search cut short keeps its anytime plan: the portfolio needs a complete one to beat.
+  bool portfolio_stopped = false;
   if (params.GetBool("baselines") && !result.stopped) {
-    SHARDPLAN_ASSIGN_OR_RETURN(plan, neuroshard::CheapestOfSearchAndBaselines(
-                                         task, cache, *context.stop, std::move(plan)));
+    SHARDPLAN_ASSIGN_OR_RETURN(
+        plan, neuroshard::CheapestOfSearchAndBaselines(task, cache, *context.stop, std::move(plan),
+                                                       &portfolio_stopped));
   }
   plan.stats.cost_cache_hits = cache.hits();
   plan.stats.cost_cache_misses = cache.misses();
   plan.stats.cost_model_calls = cache.misses() + result.plan_evaluations;
   plan.stats.candidates_evaluated = result.candidates_evaluated;
-  plan.stats.anytime_result = result.stopped;
+  plan.stats.anytime_result = result.stopped || portfolio_stopped;
   return plan;
 }
 

@@ -150,8 +150,11 @@ TEST(CostDataGenerators, PlacementWithMaxDimsDrawsOneGridPerSample) {
         default_smallest, std::accumulate(sample.dim_sums.begin(), sample.dim_sums.end(), 0));
   }
   EXPECT_GT(default_smallest, 500);
-  options.max_dims = {0};
-  EXPECT_EQ(GeneratePlacement(options, 0, 0).status().code(), absl::StatusCode::kInvalidArgument);
+  for (int32_t bad : {0, 6, 2}) {  // no dim grid: DimGrid halves multiples of 4 only
+    options.max_dims = {32, bad};
+    EXPECT_EQ(GeneratePlacement(options, 0, 0).status().code(), absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
 }
 
 TEST(CostDataGenerators, PlacementRejectsBadOptions) {

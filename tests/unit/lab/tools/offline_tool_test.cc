@@ -93,15 +93,18 @@ TEST_F(CollectionOfflineTool, HelpEverywhereExitsZero) {
 }
 
 TEST_F(CollectionOfflineTool, UsageMistakesExitTwo) {
-  for (const char* args : {"", "bogus", "data", "data bogus", "data collect",
-                           "data collect --backend sim --kind compute --samples 1",
-                           "data collect --backend sim --kind compute --samples x --out f",
-                           "data collect --backend sim --kind io --samples 1 --out f",
-                           "data collect --backend cpu --kind comm --samples 1 --out f",
-                           "data collect --backend tpu --kind compute --samples 1 --out f",
-                           "data collect --nope 1", "tasks generate --devices 5 --count 1 --out d",
-                           "tables generate-pool --shape zipf --out p.json",
-                           "tables generate-pool --max-rows 50 --out p.json"}) {
+  for (const char* args :
+       {"", "bogus", "data", "data bogus", "data collect",
+        "data collect --backend sim --kind compute --samples 1",
+        "data collect --backend sim --kind compute --samples x --out f",
+        "data collect --backend sim --kind io --samples 1 --out f",
+        "data collect --backend cpu --kind comm --samples 1 --out f",
+        "data collect --backend tpu --kind compute --samples 1 --out f", "data collect --nope 1",
+        "tasks generate --devices 5 --count 1 --out d",
+        "tables generate-pool --shape zipf --out p.json",
+        "tables generate-pool --max-rows 50 --out p.json",
+        "data collect --backend sim --kind comm --samples 1 --max-dims 6 --out f",
+        "data collect --backend sim --kind compute --samples 1 --max-dims 8 --out f"}) {
     const ProcessResult run = Offline(args);
     EXPECT_EQ(run.exit_code, 2) << args << "\n" << run.output;
     EXPECT_THAT(run.output, HasSubstr("shardplan: usage:")) << args;
