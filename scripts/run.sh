@@ -7,7 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/build.sh
+# The main job needs the server and the CLI only, not every test and benchmark.
+SHARDPLAN_TARGETS="${SHARDPLAN_TARGETS:-shardplan-server shardplan}" bash scripts/build.sh
 BUILD_DIR=${SHARDPLAN_BUILD_DIR:-build}
 TASK=${TASK:-examples/task_4dev.json}
 

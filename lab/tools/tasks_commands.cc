@@ -65,7 +65,8 @@ Command TasksGenerateCommand() {
           "until\n"
           "the total memory fits (4 GB devices, total under devices x 4 GB - 1 GB). Output: "
           "planner\n"
-          "Task JSON (docs/api.md), one file per task (task_0000.json ...) in the folder --out, "
+          "Task JSON (examples/README.md), one file per task (task_0000.json ...) in the folder "
+          "--out, "
           "or\n"
           "one task per line when --out ends in .jsonl.\n",
       .flags =

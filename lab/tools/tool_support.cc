@@ -35,8 +35,14 @@ extern "C" void OnStopSignal(int signal) {
 
 }  // namespace
 
+std::string PoolFileToRead(const std::string& path) {
+  if (path != kDefaultPool || std::filesystem::exists(path)) return path;
+  const std::string in_source_tree = absl::StrCat(SHARDPLAN_SOURCE_DIR, "/", path);
+  return std::filesystem::exists(in_source_tree) ? in_source_tree : path;
+}
+
 absl::StatusOr<LoadedPool> LoadPoolWithHash(const std::string& path) {
-  SHARDPLAN_ASSIGN_OR_RETURN(const std::string text, ReadTablePoolText(path));
+  SHARDPLAN_ASSIGN_OR_RETURN(const std::string text, ReadTablePoolText(PoolFileToRead(path)));
   LoadedPool loaded;
   loaded.path = path;
   loaded.sha256 = Sha256Hex(text);

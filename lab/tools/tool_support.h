@@ -15,8 +15,14 @@
 
 namespace shardplan::offline {
 
-// The pool every command defaults to (run from the repository root).
+// The pool every command defaults to, relative to the repository root. From another working
+// directory the commands read it from the source tree they were built from (PoolFileToRead).
 inline constexpr char kDefaultPool[] = "data/table_pool/dlrm_856.json";
+
+// Where to read the pool `path` from: `path` itself, except that the default pool, when it is not
+// under the working directory, is read from the source tree this tool was built from. Records and
+// reports keep naming `path`, so they do not depend on the working directory.
+std::string PoolFileToRead(const std::string& path);
 
 // A table pool and the hex SHA-256 of its file, which cost records carry.
 struct LoadedPool {

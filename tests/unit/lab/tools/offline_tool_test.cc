@@ -284,6 +284,21 @@ TEST_F(CollectionOfflineTool, TasksGenerateWritesFilesOrJsonl) {
   EXPECT_GE(first["tables"].size(), 20u);
 }
 
+// The default pool is found from any working directory (it ships in the source tree), and the
+// tasks name it as given.
+TEST_F(CollectionOfflineTool, TasksGenerateWorksOutsideTheRepository) {
+  const ProcessResult run = Execute(
+      absl::StrCat("cd ", dir_.string(), " && ", SHARDPLAN_OFFLINE_PATH,
+                   " tasks generate --devices 4 --count 1 --out ", Path("elsewhere.jsonl")));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_FALSE(ReadFile(Path("elsewhere.jsonl")).empty());
+  const ProcessResult missing = Execute(absl::StrCat(
+      "cd ", dir_.string(), " && ", SHARDPLAN_OFFLINE_PATH,
+      " tasks generate --devices 4 --count 1 --pool no/such/pool.json --out ", Path("x.jsonl")));
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_THAT(missing.output, HasSubstr("no/such/pool.json"));
+}
+
 TEST_F(CollectionOfflineTool, TablesProfileReadsTextLookups) {
   std::ofstream(Path("lookups.txt")) << "table user_id\noffsets 0 2 3\nindices 5 5 150\n";
   ProcessResult run = Offline(absl::StrCat("tables profile --input ", Path("lookups.txt"),
