@@ -51,4 +51,17 @@ absl::StatusOr<double> OptionValues::GetDouble(absl::string_view name) const {
   return out;
 }
 
+absl::StatusOr<std::string> OptionValues::GetOneOf(
+    absl::string_view name, std::initializer_list<absl::string_view> choices) const {
+  std::string value = Get(name);
+  std::string expected;  // "a", "a or b", "a, b or c"
+  size_t k = 0;
+  for (absl::string_view choice : choices) {
+    if (value == choice) return value;
+    absl::StrAppend(&expected, k == 0 ? "" : k + 1 == choices.size() ? " or " : ", ", choice);
+    ++k;
+  }
+  return NotA(name, value, expected);
+}
+
 }  // namespace shardplan

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,6 +27,9 @@ class OptionValues {
   absl::StatusOr<int64_t> GetInt(absl::string_view name) const;
   absl::StatusOr<uint64_t> GetUint(absl::string_view name) const;
   absl::StatusOr<double> GetDouble(absl::string_view name) const;  // finite
+  // Get(name) when it is one of `choices`: "--kind 'io' is not compute or comm" otherwise.
+  absl::StatusOr<std::string> GetOneOf(absl::string_view name,
+                                       std::initializer_list<absl::string_view> choices) const;
   const std::vector<std::string>& positionals() const { return positionals_; }
 
   void Add(const std::string& name, std::string value) {

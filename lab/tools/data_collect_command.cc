@@ -20,10 +20,7 @@ namespace {
 
 absl::Status RunCollect(const OptionValues& args) {
   const std::string backend_name = args.Get("backend");
-  const std::string kind = args.Get("kind");
-  if (kind != "compute" && kind != "comm") {
-    return UsageError(absl::StrCat("--kind '", kind, "' is not compute or comm"));
-  }
+  SHARDPLAN_ASSIGN_OR_RETURN(const std::string kind, args.GetOneOf("kind", {"compute", "comm"}));
   if (backend_name == "cpu" && kind == "comm") {
     return UsageError("--backend cpu measures compute only (a CPU has no interconnect); use sim");
   }

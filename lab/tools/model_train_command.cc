@@ -57,28 +57,22 @@ absl::StatusOr<TrainFlags> ParseTrainFlags(const OptionValues& args) {
     flags.comm_any_data.emplace_back(file);
   }
   flags.compute_from = args.Get("compute-from");
-  const std::string feature_set = args.Get("compute-features");
+  SHARDPLAN_ASSIGN_OR_RETURN(const std::string feature_set,
+                             args.GetOneOf("compute-features", {"raw", "log"}));
   if (feature_set != "raw" && flags.compute_data.empty()) {
     return UsageError(
         "--compute-features sets the feature set of a compute model trained here: it needs "
         "--compute-data (a model reused with --compute-from keeps its own)");
   }
-  if (feature_set == "log") {
-    flags.compute_features = training::ComputeFeatureSet::Log();
-  } else if (feature_set != "raw") {
-    return UsageError(absl::StrCat("--compute-features '", feature_set, "' is not raw or log"));
-  }
-  const std::string loss = args.Get("compute-loss");
+  if (feature_set == "log") flags.compute_features = training::ComputeFeatureSet::Log();
+  SHARDPLAN_ASSIGN_OR_RETURN(const std::string loss,
+                             args.GetOneOf("compute-loss", {"mse", "relative"}));
   if (loss != "mse" && flags.compute_data.empty()) {
     return UsageError(
         "--compute-loss is the loss of a compute model trained here: it needs "
         "--compute-data");
   }
-  if (loss == "relative") {
-    flags.compute_loss = training::ComputeLoss::Relative();
-  } else if (loss != "mse") {
-    return UsageError(absl::StrCat("--compute-loss '", loss, "' is not mse or relative"));
-  }
+  if (loss == "relative") flags.compute_loss = training::ComputeLoss::Relative();
   flags.zero_comm = args.Has("zero-comm");
   flags.models_root = args.Get("models-root");
   flags.predictions_dir = args.Get("predictions-dir");
@@ -256,15 +250,18 @@ absl::Status RunTrain(const OptionValues& args) {
   std::map<std::string, SubModelReport> reports;
   std::map<std::string, int> outputs;
   std::vector<std::string> order;
-  const auto record = [&](const std::string& name, const std::string& file, int num_outputs,
-                          SubModelReport report) {
-    const training::TrainResult& r = report.result;
-    info.training[name] = SubModelTraining{file,        sha256[file], report.samples, r.epochs,
-                                           r.train_mse, r.valid_mse,  r.test_mse};
-    outputs[name] = num_outputs;
-    order.push_back(name);
-    reports[name] = std::move(report);
-  };
+  const auto record =
+      [&](const std::string& name, const std::string& file, int num_outputs, SubModelReport report,
+          std::map<std::string, double> test_mse_by_layout = {}, std::string loss = "") {
+        const training::TrainResult& r = report.result;
+        info.training[name] = SubModelTraining{
+            file,           sha256[file], report.samples, r.epochs,
+            r.train_mse,    r.valid_mse,  r.test_mse,     std::move(test_mse_by_layout),
+            std::move(loss)};
+        outputs[name] = num_outputs;
+        order.push_back(name);
+        reports[name] = std::move(report);
+      };
   std::optional<NeuralComputeModel> compute_model;
   std::optional<TableFeatureRange> training_range;
   if (base.has_value()) {
@@ -283,8 +280,8 @@ absl::Status RunTrain(const OptionValues& args) {
         training::TrainedCompute trained,
         training::TrainComputeModel(*compute, options, flags.compute_features, flags.compute_loss));
     compute_model.emplace(std::move(trained.model));
-    record("compute", flags.compute_data, 1, std::move(trained.report));
-    info.training["compute"].loss = flags.compute_loss.Describe();
+    record("compute", flags.compute_data, 1, std::move(trained.report), {},
+           flags.compute_loss.Describe());
   }
   std::map<int, NeuralCommModels> comm_models;
   for (const CommDataset& data : comms) {
@@ -316,8 +313,8 @@ absl::Status RunTrain(const OptionValues& args) {
           training::TrainedDeviceSetComm trained,
           training::TrainDeviceSetCommModel(*comm_any, directions[k], options));
       models[k].emplace(std::move(trained.model));
-      record(name, comm_any_files, 1, std::move(trained.report));
-      info.training[name].test_mse_by_layout = std::move(trained.test_mse_by_layout);
+      record(name, comm_any_files, 1, std::move(trained.report),
+             std::move(trained.test_mse_by_layout));
     }
     comm_any_models.emplace(
         DeviceSetCommModels{*std::move(models[0]), *std::move(models[1]), comm_any->layouts});

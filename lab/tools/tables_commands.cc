@@ -39,12 +39,9 @@ absl::Status RunGeneratePool(const OptionValues& args) {
     if (options.max_rows < 100) return UsageError("--max-rows must be at least 100");
     options.mean_rows = std::min(options.mean_rows, options.max_rows);
   }
-  const std::string shape = args.Get("shape");
-  if (shape == "log-uniform") {
-    options.shape = SyntheticPoolOptions::Shape::kLogUniform;
-  } else if (shape != "dlrm") {
-    return UsageError(absl::StrCat("--shape '", shape, "' is not dlrm or log-uniform"));
-  }
+  SHARDPLAN_ASSIGN_OR_RETURN(const std::string shape,
+                             args.GetOneOf("shape", {"dlrm", "log-uniform"}));
+  if (shape == "log-uniform") options.shape = SyntheticPoolOptions::Shape::kLogUniform;
   const std::string out = args.Get("out");
   SHARDPLAN_RETURN_IF_ERROR(WriteSyntheticPool(options, out));
   std::cout << out << ": " << tables << " tables, seed " << options.seed << ", shape " << shape
@@ -56,10 +53,8 @@ absl::Status RunProfile(const OptionValues& args) {
   const std::string input = args.Get("input");
   SHARDPLAN_ASSIGN_OR_RETURN(const std::string detected, DetectLookupFormat(input));
   if (args.Has("format")) {
-    const std::string format = args.Get("format");
-    if (format != "text" && format != "binary") {
-      return UsageError(absl::StrCat("--format '", format, "' is not text or binary"));
-    }
+    SHARDPLAN_ASSIGN_OR_RETURN(const std::string format,
+                               args.GetOneOf("format", {"text", "binary"}));
     if (format != detected) {
       return absl::InvalidArgumentError(absl::StrCat(input, " is not in the ", format,
                                                      " lookup format (it reads as ", detected,

@@ -40,7 +40,7 @@ size_t ShardCostCache::ThreadSlot() {
 }
 
 void DeviceShards::Add(const ShardCostCache& cache, const ShardView& shard) {
-  cache.AddToKey(key_, shard);
+  if (!cache.direct_sets_) cache.AddToKey(key_, shard);  // direct costing looks nothing up
   shards_.push_back(shard);
   if (cache.sum_pooled_ != nullptr) {
     latent_sum_.resize(static_cast<size_t>(cache.sum_pooled_->latent_size()), 0.0f);
@@ -63,13 +63,14 @@ ShardCostCache::ShardCostCache(const CostModel& model, const Task& task, bool en
       enabled_(enabled),
       single_thread_(single_thread),
       shards_(new Shard[kShards]),
+      direct_sets_(enabled && sum_pooled_ != nullptr &&
+                   task.tables.size() * static_cast<size_t>(task.topology.num_devices()) >=
+                       kDirectFrom),
       direct_counts_(new DirectCount[kShards]) {
   // Room for the device sets a search typically meets (~60K on 90 tables x 8 devices), so the
   // maps do not grow (rehash, fault in fresh pages) a dozen times during the search.
-  const size_t tables_x_devices =
-      task.tables.size() * static_cast<size_t>(task.topology.num_devices());
-  const size_t expected = std::min<size_t>(size_t{1} << 20, tables_x_devices * 64);
-  direct_sets_ = enabled && sum_pooled_ != nullptr && tables_x_devices >= kDirectFrom;
+  const size_t expected = std::min<size_t>(
+      size_t{1} << 20, task.tables.size() * static_cast<size_t>(task.topology.num_devices()) * 64);
   if (enabled && !direct_sets_) {
     for (size_t i = 0; i < kShards; ++i) shards_[i].entries.reserve(expected / kShards);
   }

@@ -156,7 +156,7 @@ class ShardCostCache : public CostModel {
   const bool enabled_;
   const bool single_thread_;
   std::unique_ptr<Shard[]> shards_;
-  bool direct_sets_ = false;
+  const bool direct_sets_;  // kDirectFrom
   // Direct costings (counted as misses: each calls the model), per thread slot.
   std::unique_ptr<DirectCount[]> direct_counts_;
   // Per (task table, level): 0 empty, 1 being computed, 2 ready; and the latents, flat.

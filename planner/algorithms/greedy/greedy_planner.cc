@@ -38,11 +38,6 @@ AlgorithmInfo MakeInfo(GreedyWeight weight) {
 
 GreedyPlanner::GreedyPlanner(GreedyWeight weight) : weight_(weight), info_(MakeInfo(weight)) {}
 
-double GreedyPlanner::TableCost(GreedyWeight weight, const Table& table,
-                                const MemoryOptions& memory) {
-  return GreedyTableWeight(weight, table, memory);
-}
-
 absl::StatusOr<Plan> GreedyPlanner::Run(const Task& task, const PlanningContext& context) const {
   return WeightedGreedyPlan(task, weight_, *context.stop, [&](size_t placed, size_t total) {
     if (!context.on_progress) return;

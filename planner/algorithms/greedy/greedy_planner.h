@@ -6,22 +6,15 @@
 
 namespace shardplan {
 
-// The reference's four weighted greedy baselines, one routine parameterised by the weight
-// (WeightedGreedyPlan, planner/search/weighted_greedy.h). Units (tables, or colocation groups
-// summed) are taken largest first by (cost, size, index); each goes to the device with the smallest
-// running cost sum among devices that still hold it, ties to the smaller memory used, then the
-// lower index. Pinned units go first, in index order, to their devices. Unlike the reference, a
-// unit that fits nowhere is an infeasibility error, never an over-full device. Table-wise only; no
-// parameters; no cost model.
+// The reference's four weighted greedy baselines as algorithms, one per weight. The routine,
+// its order and tie-breaks are WeightedGreedyPlan's (planner/search/weighted_greedy.h, shared
+// with NeuroShard's baseline portfolio). Table-wise only; no parameters; no cost model.
 class GreedyPlanner : public Algorithm {
  public:
   explicit GreedyPlanner(GreedyWeight weight);
 
   const AlgorithmInfo& info() const override { return info_; }
   absl::StatusOr<Plan> Run(const Task& task, const PlanningContext& context) const override;
-
-  // The weight of one table (GreedyTableWeight).
-  static double TableCost(GreedyWeight weight, const Table& table, const MemoryOptions& memory);
 
  private:
   GreedyWeight weight_;

@@ -46,5 +46,19 @@ TEST(OptionValuesTest, TypedGettersNameTheOption) {
   EXPECT_DOUBLE_EQ(*values.GetDouble("ratio"), 0.25);
 }
 
+TEST(OptionValuesTest, OneOfNamesTheOptionAndItsChoices) {
+  OptionValues values;
+  values.Add("kind", "io");
+  values.Add("shape", "dlrm");
+  values.SetDefault("loss", "mse");
+  EXPECT_EQ(*values.GetOneOf("shape", {"dlrm", "log-uniform"}), "dlrm");
+  EXPECT_EQ(*values.GetOneOf("loss", {"mse", "relative"}), "mse");  // the default counts
+  EXPECT_EQ(values.GetOneOf("kind", {"compute", "comm"}).status().message(),
+            "--kind 'io' is not compute or comm");
+  EXPECT_EQ(values.GetOneOf("kind", {"a", "b", "c"}).status().message(),
+            "--kind 'io' is not a, b or c");
+  EXPECT_EQ(values.GetOneOf("kind", {"compute", "comm"}).status().code(), UsageError("x").code());
+}
+
 }  // namespace
 }  // namespace shardplan

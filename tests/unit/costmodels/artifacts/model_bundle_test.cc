@@ -37,7 +37,9 @@ SubModelTraining Training(const std::string& data, int64_t samples, double test_
           40,
           0.5 * test_mse,
           0.9 * test_mse,
-          test_mse};
+          test_mse,
+          {},
+          ""};
 }
 
 BundleInfo Info(const std::string& name, const std::string& version) {

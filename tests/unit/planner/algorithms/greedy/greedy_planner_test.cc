@@ -36,13 +36,13 @@ TEST(GreedyPlannerTest, Info) {
 
 TEST(GreedyPlannerTest, TableCosts) {
   Table table = MakeTable("t", 1000, 16, 2.5);
-  EXPECT_EQ(GreedyPlanner::TableCost(GreedyWeight::kDim, table, {}), 16);
-  EXPECT_EQ(GreedyPlanner::TableCost(GreedyWeight::kSize, table, {}), 1000 * 16 * 4);
-  EXPECT_EQ(GreedyPlanner::TableCost(GreedyWeight::kLookup, table, {}), 40);
-  EXPECT_DOUBLE_EQ(GreedyPlanner::TableCost(GreedyWeight::kSizeLookup, table, {}), 120);
+  EXPECT_EQ(GreedyTableWeight(GreedyWeight::kDim, table, {}), 16);
+  EXPECT_EQ(GreedyTableWeight(GreedyWeight::kSize, table, {}), 1000 * 16 * 4);
+  EXPECT_EQ(GreedyTableWeight(GreedyWeight::kLookup, table, {}), 40);
+  EXPECT_DOUBLE_EQ(GreedyTableWeight(GreedyWeight::kSizeLookup, table, {}), 120);
   MemoryOptions adam;
   adam.optimizer_state_multiplier = 2;
-  EXPECT_EQ(GreedyPlanner::TableCost(GreedyWeight::kSize, table, adam), 3 * 1000 * 16 * 4);
+  EXPECT_EQ(GreedyTableWeight(GreedyWeight::kSize, table, adam), 3 * 1000 * 16 * 4);
 }
 
 // dim_greedy by hand, with ties in cost, in (cost, size) and in device sums:
