@@ -17,6 +17,7 @@
 #include "groundtruth/sim/hardware_profiles.h"
 #include "groundtruth/sim/sim_backend.h"
 #include "planner/domain/evaluation.h"
+#include "planner/domain/memory.h"
 #include "planner/domain/validation.h"
 #include "planner/framework/plan_task.h"
 #include "server/cache_key.h"
@@ -273,14 +274,34 @@ bool PlanningEngine::Cacheable(const PreparedRequest& request) const {
   return cache_ != nullptr && cache_->capacity_bytes() > 0 && !request.cache_key.empty();
 }
 
-PlanningResult PlanningEngine::ResultFor(const PreparedRequest& request, Plan plan) {
+PlanningResult PlanningEngine::ResultFor(const PreparedRequest& request, Plan plan) const {
   PlanningResult result;
   result.plan = std::move(plan);
   result.request_hash = request.cache_key;
   // This request's: an identical request that named the model shares the plan, not the reason.
   result.selection = request.selection;
   result.warnings = request.warnings;
+  AddPlanWarnings(request.task, result);
   return result;
+}
+
+void PlanningEngine::AddPlanWarnings(const Task& task, PlanningResult& result) const {
+  const std::optional<ReservationShortfall> shortfall =
+      TorchRecReservationShortfall(task, result.plan.devices);
+  if (!shortfall.has_value()) return;
+  PlanWarning warning{
+      .code = std::string(kTorchRecMemory),
+      .field = "task.memory.storage_reservation",
+      .message = absl::StrCat(
+          "device ", shortfall->device, " holds ", FormatGiB(shortfall->bytes), " of its ",
+          FormatGiB(shortfall->capacity_bytes),
+          ": the plan fits here, but TorchRec holds back 15% of each device "
+          "(HeuristicalStorageReservation) and would leave it ",
+          FormatGiB(shortfall->usable_bytes),
+          "; plan with memory.storage_reservation 0.15 and the job's memory.optimizer for "
+          "TorchRec's accounting (docs/design.md, \"Memory\")")};
+  if (metrics_ != nullptr) metrics_->RecordPlanWarnings({warning});
+  result.warnings.push_back(std::move(warning));
 }
 
 absl::StatusOr<PlanningResult> PlanningEngine::Run(
@@ -351,6 +372,7 @@ absl::StatusOr<PlanningResult> PlanningEngine::Evaluate(const Task& task, Plan p
     return PlanError(evaluated);
   }
   result.plan = std::move(plan);
+  AddPlanWarnings(task, result);
   return result;
 }
 
@@ -378,6 +400,7 @@ absl::StatusOr<PlanningResult> PlanningEngine::EvaluateOnGroundTruth(
     return WithPrefix(measured, "ground_truth: ");
   }
   result.plan = std::move(plan);
+  AddPlanWarnings(task, result);
   return result;
 }
 

@@ -104,8 +104,11 @@ class PlanningEngine {
   // empty when none was refused.
   std::optional<ResolvedModel> NewestCoveringModel(const Task& task, std::string* refused) const;
   bool Cacheable(const PreparedRequest& request) const;
-  // `plan` as the answer to `request`: with its request hash, selection and warnings.
-  static PlanningResult ResultFor(const PreparedRequest& request, Plan plan);
+  // `plan` as the answer to `request`: with its request hash, selection and warnings (the
+  // request's and the plan's own, which it counts).
+  PlanningResult ResultFor(const PreparedRequest& request, Plan plan) const;
+  // Appends the plan's own warnings (TORCHREC_MEMORY) to `result` and counts them.
+  void AddPlanWarnings(const Task& task, PlanningResult& result) const;
 
   const AlgorithmRegistry* const algorithms_;
   const ModelRegistry* const models_;

@@ -12,6 +12,9 @@ namespace shardplan {
 inline constexpr char kImputedAccessHistogram[] = "IMPUTED_ACCESS_HISTOGRAM";
 // A table lies outside the data the cost model was trained on (CostModel::OutsideTrainingRange).
 inline constexpr char kOutsideTrainingRange[] = "OUTSIDE_TRAINING_RANGE";
+// The plan fits the task's capacities but not what TorchRec's storage reservation would leave
+// (TorchRecReservationShortfall).
+inline constexpr char kTorchRecMemory[] = "TORCHREC_MEMORY";
 
 // Something the caller should know about a plan, e.g. that a table was costed with an imputed
 // access histogram. `code` is stable for programs; `field` names the request field concerned.

@@ -65,6 +65,39 @@ absl::Status CheckMultiplier(const std::string& path, double value) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<Optimizer> OptimizerFromProto(int value, const std::string& path) {
+  switch (value) {
+    case v1::OPTIMIZER_UNSPECIFIED:
+      return Optimizer::kUnspecified;
+    case v1::SGD:
+      return Optimizer::kSgd;
+    case v1::ADAM:
+      return Optimizer::kAdam;
+    case v1::ROWWISE_ADAGRAD:
+      return Optimizer::kRowwiseAdagrad;
+    case v1::OTHER_OPTIMIZER:
+      return Optimizer::kOther;
+    default:
+      return UnknownEnumValue(*v1::Optimizer_descriptor(), value, path);
+  }
+}
+
+v1::Optimizer OptimizerToProto(Optimizer optimizer) {
+  switch (optimizer) {
+    case Optimizer::kUnspecified:
+      return v1::OPTIMIZER_UNSPECIFIED;
+    case Optimizer::kSgd:
+      return v1::SGD;
+    case Optimizer::kAdam:
+      return v1::ADAM;
+    case Optimizer::kRowwiseAdagrad:
+      return v1::ROWWISE_ADAGRAD;
+    case Optimizer::kOther:
+      return v1::OTHER_OPTIMIZER;
+  }
+  return v1::OPTIMIZER_UNSPECIFIED;
+}
+
 absl::StatusOr<Table> TableFromProto(const v1::Table& proto, const std::string& path) {
   Table table;
   table.name = proto.name();
@@ -174,6 +207,13 @@ absl::StatusOr<Task> TaskFromProto(const v1::Task& proto, const TaskLimits& limi
   if (!status.ok()) return status;
   task.memory.optimizer_state_multiplier = proto.memory().optimizer_state_multiplier();
   task.memory.io_buffer_multiplier = proto.memory().io_buffer_multiplier();
+  // ValidateTask refuses a fraction outside [0, 1); ReserveStorage leaves the capacities alone.
+  task.memory.storage_reservation = proto.memory().storage_reservation();
+  ReserveStorage(task.memory.storage_reservation, task.topology);
+  absl::StatusOr<Optimizer> optimizer =
+      OptimizerFromProto(proto.memory().optimizer(), Join(path, "memory.optimizer"));
+  if (!optimizer.ok()) return optimizer.status();
+  task.memory.optimizer = *optimizer;
   if (proto.max_planning_time_ms() < 0) {
     return FieldError(Join(path, "max_planning_time_ms"),
                       absl::StrCat("must be >= 0 (0: no limit), got ",
@@ -199,7 +239,8 @@ v1::Task TaskToProto(const Task& task) {
     if (table.pinned_device) out->set_pinned_device(*table.pinned_device);
   }
   v1::Topology* topology = proto.mutable_topology();
-  const std::vector<int64_t>& bytes = task.topology.memory_bytes;
+  // The capacities the task named: the decoder applies the reservation again.
+  const std::vector<int64_t>& bytes = task.topology.named_memory_bytes();
   topology->set_num_devices(task.topology.num_devices());
   // bytes / 2^30 is exact in a double, so MakeTopology's rounding gives the bytes back.
   if (!bytes.empty() && std::all_of(bytes.begin(), bytes.end(),
@@ -220,6 +261,8 @@ v1::Task TaskToProto(const Task& task) {
   }
   proto.mutable_memory()->set_optimizer_state_multiplier(task.memory.optimizer_state_multiplier);
   proto.mutable_memory()->set_io_buffer_multiplier(task.memory.io_buffer_multiplier);
+  proto.mutable_memory()->set_storage_reservation(task.memory.storage_reservation);
+  proto.mutable_memory()->set_optimizer(OptimizerToProto(task.memory.optimizer));
   proto.set_max_planning_time_ms(task.max_planning_time_ms);
   return proto;
 }

@@ -13,11 +13,19 @@ namespace shardplan {
 // The reference collects and plans at batch 65536 (dlrm_datasets' fbgemm_t856_bs65536).
 inline constexpr int64_t kDefaultBatchSize = 65536;
 
-// Memory counted per shard: weights x (1 + optimizer_state_multiplier + io_buffer_multiplier).
-// Both 0 by default, as in the reference (weights only).
+// The optimizer whose state sits beside the weights (TorchRec's storage multipliers: SGD 0,
+// Adam 2, row-wise Adagrad one value per row, any other 1). kUnspecified: none.
+enum class Optimizer { kUnspecified, kSgd, kAdam, kRowwiseAdagrad, kOther };
+
+// Memory counted per shard: weights x (1 + optimizer_state_multiplier + io_buffer_multiplier)
+// plus the optimizer's state. All 0 by default, as in the reference (weights only).
+// storage_reservation is applied where a task is decoded (ReserveStorage): the topology's
+// memory_bytes are then what plans may use.
 struct MemoryOptions {
   double optimizer_state_multiplier = 0.0;
   double io_buffer_multiplier = 0.0;
+  double storage_reservation = 0.0;  // fraction of every device held back, in [0, 1)
+  Optimizer optimizer = Optimizer::kUnspecified;
 };
 
 // A sharding problem: tables, devices and constraints (docs/design.md section 2).

@@ -54,6 +54,16 @@ int Topology::num_hosts() const {
   return local > 0 ? (num_devices() + local - 1) / local : 0;
 }
 
+void ReserveStorage(double fraction, Topology& topology) {
+  if (!(fraction > 0 && fraction < 1)) return;
+  topology.requested_memory_bytes = topology.named_memory_bytes();
+  for (size_t d = 0; d < topology.memory_bytes.size(); ++d) {
+    const double usable =
+        std::floor((1.0 - fraction) * static_cast<double>(topology.requested_memory_bytes[d]));
+    topology.memory_bytes[d] = static_cast<int64_t>(usable);
+  }
+}
+
 double Topology::all_reduce_bandwidth() const {
   return all_reduce_bandwidth_gibps > 0 ? all_reduce_bandwidth_gibps
                                         : inter_host_bandwidth_gibps * local_world_size();

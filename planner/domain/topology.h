@@ -17,6 +17,9 @@ inline constexpr double kDefaultInterHostBandwidthGiBps = 12.5;
 // clusters are representable.
 struct Topology {
   std::vector<int64_t> memory_bytes;  // one entry per device; size() is the device count
+  // The capacities the task named, before its memory.storage_reservation (ReserveStorage);
+  // empty when nothing is reserved (memory_bytes are then the named capacities).
+  std::vector<int64_t> requested_memory_bytes;
   int32_t devices_per_host = 0;       // 0: every device on one host
   double intra_host_bandwidth_gibps = kDefaultIntraHostBandwidthGiBps;
   double inter_host_bandwidth_gibps = kDefaultInterHostBandwidthGiBps;
@@ -33,7 +36,16 @@ struct Topology {
   // True when every device sits on one host (all-to-all over the intra-host links).
   bool single_host() const { return local_world_size() >= num_devices(); }
   double all_reduce_bandwidth() const;
+  // The capacities the task named: requested_memory_bytes, else memory_bytes.
+  const std::vector<int64_t>& named_memory_bytes() const {
+    return requested_memory_bytes.empty() ? memory_bytes : requested_memory_bytes;
+  }
 };
+
+// Holds back `fraction` of every device (TorchRec's storage reservation): memory_bytes become
+// floor((1 - fraction) x capacity) and requested_memory_bytes keep the named capacities. A
+// fraction of 0 changes nothing. `fraction` must lie in [0, 1) (ValidateTask checks it).
+void ReserveStorage(double fraction, Topology& topology);
 
 // Builds a topology from the API's fields (proto and JSON alike): `num_devices` devices of
 // `device_memory_gib` each, unless `per_device_memory_gib` lists every capacity. Bandwidths of 0

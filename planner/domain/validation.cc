@@ -389,6 +389,11 @@ absl::Status ValidateTask(const Task& task, const TaskLimits& limits) {
   if (std::optional<std::string> reason = NotNonNegativeFinite(task.memory.io_buffer_multiplier)) {
     return Invalid("memory.io_buffer_multiplier", *reason);
   }
+  if (const double reserved = task.memory.storage_reservation; !(reserved >= 0 && reserved < 1)) {
+    return Invalid(
+        "memory.storage_reservation",
+        absl::StrCat("must be a fraction in [0, 1) (TorchRec's default: 0.15), got ", reserved));
+  }
 
   std::unordered_map<std::string_view, size_t> index_of;
   index_of.reserve(task.tables.size());

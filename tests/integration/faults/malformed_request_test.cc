@@ -177,6 +177,12 @@ TEST_F(MalformedRequestTest, NonFiniteAndNegativeNumbersAreInvalidArgumentsNamin
        [&](auto& r) { r.mutable_task()->set_max_planning_time_ms(-1); }},
       {"task.memory.optimizer_state_multiplier",
        [&](auto& r) { r.mutable_task()->mutable_memory()->set_optimizer_state_multiplier(kNaN); }},
+      {"task.memory.storage_reservation",
+       [&](auto& r) { r.mutable_task()->mutable_memory()->set_storage_reservation(1.0); }},
+      {"task.memory.optimizer",
+       [&](auto& r) {
+         r.mutable_task()->mutable_memory()->set_optimizer(static_cast<v1::Optimizer>(42));
+       }},
       {"parameters.max_placements",
        [&](auto& r) {
          r.set_algorithm("exhaustive");

@@ -17,6 +17,7 @@
 #include "groundtruth/sim/sim_backend.h"
 #include "gtest/gtest.h"
 #include "planner/algorithms/builtin_algorithms.h"
+#include "planner/domain/memory.h"
 #include "planner/domain/validation.h"
 #include "prometheus/text_serializer.h"
 #include "server/metrics.h"
@@ -475,6 +476,47 @@ TEST_F(PlanningEngineTest, TablesWithoutHistogramsAreImputedWithAWarningWhereThe
   ASSERT_TRUE(evaluated.ok()) << evaluated.status();
   EXPECT_EQ(evaluated->warnings, result->warnings);
   EXPECT_DOUBLE_EQ(evaluated->plan.cost_ms, result->plan.cost_ms);
+}
+
+TEST_F(PlanningEngineTest, PlansOverTorchRecsReservationAreWarnedAbout) {
+  Task task = SmallTask(4, 2);  // t3 alone is 512,000 bytes, 85.3% of a 600,000-byte device
+  task.topology.memory_bytes.assign(2, 600000);
+  absl::StatusOr<PlanningResult> result = PlanIt(Request(task, "size_greedy"));
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->warnings.size(), 1u);
+  const PlanWarning& warning = result->warnings[0];
+  EXPECT_EQ(warning.code, kTorchRecMemory);
+  EXPECT_EQ(warning.field, "task.memory.storage_reservation");
+  EXPECT_THAT(warning.message, HasSubstr("TorchRec holds back 15% of each device"));
+  EXPECT_THAT(prometheus::TextSerializer().Serialize(metrics_.registry()->Collect()),
+              HasSubstr("shardplan_plan_warnings_total{code=\"TORCHREC_MEMORY\"} 1"));
+  // A cached answer carries it too, and so does EvaluatePlan.
+  absl::StatusOr<PlanningResult> again = PlanIt(Request(task, "size_greedy"));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(again->cache_hit);
+  EXPECT_EQ(again->warnings, result->warnings);
+  Plan shards;
+  shards.tables = result->plan.tables;
+  absl::StatusOr<PlanningResult> evaluated = engine_->Evaluate(task, shards, "analytic");
+  ASSERT_TRUE(evaluated.ok()) << evaluated.status();
+  EXPECT_EQ(evaluated->warnings, result->warnings);
+
+  // Under TorchRec's accounting the task does not fit: t3 needs more than 85% of a device.
+  Task reserved = task;
+  reserved.memory.storage_reservation = kTorchRecStorageReservation;
+  ReserveStorage(reserved.memory.storage_reservation, reserved.topology);
+  EXPECT_EQ(reserved.topology.memory_bytes[0], 510000);
+  absl::StatusOr<PlanningResult> refused = PlanIt(Request(reserved, "size_greedy"));
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition) << refused.status();
+
+  // Devices with room under the reservation: the plan comes back without the warning.
+  reserved.topology = task.topology;
+  reserved.topology.memory_bytes.assign(2, 700000);
+  ReserveStorage(reserved.memory.storage_reservation, reserved.topology);
+  absl::StatusOr<PlanningResult> fits = PlanIt(Request(reserved, "size_greedy"));
+  ASSERT_TRUE(fits.ok()) << fits.status();
+  EXPECT_TRUE(fits->warnings.empty());
+  EXPECT_EQ(fits->plan.devices[0].memory_capacity_bytes, 595000);
 }
 
 TEST_F(PlanningEngineTest, TablesOutsideTheTrainingDataAreWarnedAbout) {

@@ -1,10 +1,12 @@
 #include "wire/task_proto.h"
 
+#include <cmath>
 #include <map>
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "planner/domain/validation.h"
 #include "tests/unit/support/proto_fields.h"
 #include "tests/unit/support/task_protos.h"
 
@@ -54,6 +56,41 @@ TEST(TaskFromProtoTest, ConvertsEveryField) {
   EXPECT_EQ(task->memory.optimizer_state_multiplier, 2);
   EXPECT_EQ(task->max_planning_time_ms, 1500);
 }
+TEST(TaskFromProtoTest, TorchRecsMemoryAccountingReservesStorageAndRoundTrips) {
+  v1::Task proto = SmallTaskProto(2, 2);  // 16 GiB devices
+  proto.mutable_memory()->set_storage_reservation(0.15);
+  proto.mutable_memory()->set_optimizer(v1::ROWWISE_ADAGRAD);
+  absl::StatusOr<Task> task = TaskFromProto(proto, TaskLimits{});
+  ASSERT_TRUE(task.ok()) << task.status();
+  EXPECT_EQ(task->memory.storage_reservation, 0.15);
+  EXPECT_EQ(task->memory.optimizer, Optimizer::kRowwiseAdagrad);
+  // Plans use 85% of each device; the named capacity is kept for the round trip.
+  EXPECT_EQ(task->topology.memory_bytes[0], static_cast<int64_t>(0.85 * 16 * kGiB));
+  EXPECT_EQ(task->topology.named_memory_bytes()[0], 16 * kGiB);
+  const v1::Task written = TaskToProto(*task);
+  EXPECT_EQ(written.topology().device_memory_gib(), 16);
+  EXPECT_EQ(written.memory().storage_reservation(), 0.15);
+  EXPECT_EQ(written.memory().optimizer(), v1::ROWWISE_ADAGRAD);
+  absl::StatusOr<Task> again = TaskFromProto(written, TaskLimits{});
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->topology.memory_bytes, task->topology.memory_bytes);
+
+  for (double bad : {1.0, -0.1, std::nan("")}) {  // ValidateTask refuses them
+    v1::Task refused = proto;
+    refused.mutable_memory()->set_storage_reservation(bad);
+    absl::StatusOr<Task> kept = TaskFromProto(refused, TaskLimits{});
+    ASSERT_TRUE(kept.ok()) << kept.status();
+    EXPECT_EQ(kept->topology.memory_bytes[0], 16 * kGiB);
+    EXPECT_THAT(std::string(ValidateTask(*kept).message()),
+                StartsWith("memory.storage_reservation: must be a fraction in [0, 1)"));
+  }
+  v1::Task unknown = proto;
+  unknown.mutable_memory()->set_optimizer(static_cast<v1::Optimizer>(9));
+  absl::Status status = TaskFromProto(unknown, TaskLimits{}).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()), StartsWith("task.memory.optimizer: unknown"));
+}
+
 TEST(TaskFromProtoTest, DefaultsApply) {
   absl::StatusOr<Task> task = TaskFromProto(SmallTaskProto(), TaskLimits{});
   ASSERT_TRUE(task.ok()) << task.status();

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -36,6 +38,61 @@ TEST(MemoryTest, MultipliersScaleTheWeights) {
   EXPECT_EQ(TableMemoryBytes(table, adam), 3 * 256000);
   adam.io_buffer_multiplier = 0.5;
   EXPECT_EQ(TableMemoryBytes(table, adam), 3.5 * 256000);
+}
+
+TEST(MemoryTest, OptimizerStateAsTorchRecCountsIt) {
+  const Table table = MakeTable("t", 1000, 64);  // 256,000 bytes of weights
+  MemoryOptions options;
+  options.optimizer = Optimizer::kSgd;
+  EXPECT_EQ(TableMemoryBytes(table, options), 256000);
+  options.optimizer = Optimizer::kAdam;
+  EXPECT_EQ(TableMemoryBytes(table, options), 3 * 256000);
+  options.optimizer = Optimizer::kOther;
+  EXPECT_EQ(TableMemoryBytes(table, options), 2 * 256000);
+  // Row-wise Adagrad: one fp32 per row, 4,000 bytes; a column shard holds its share (TorchRec's
+  // 1/dim multiplier), rounded up.
+  options.optimizer = Optimizer::kRowwiseAdagrad;
+  EXPECT_EQ(TableMemoryBytes(table, options), 256000 + 4000);
+  EXPECT_EQ(ShardMemoryBytes(table, 1000, 16, options), 64000 + 1000);
+  EXPECT_EQ(ShardMemoryBytes(table, 3, 5, options), 60 + 1);  // ceil(60 / 64)
+  // The multipliers add to it.
+  options.optimizer_state_multiplier = 1.0;
+  EXPECT_EQ(TableMemoryBytes(table, options), 2 * 256000 + 4000);
+}
+
+TEST(MemoryTest, TorchRecReservationShortfallNamesTheFullestDevice) {
+  Task task;
+  std::vector<DeviceCost> devices(3);
+  for (int d = 0; d < 3; ++d) {
+    devices[d].device = d;
+    devices[d].memory_capacity_bytes = 1000;
+  }
+  devices[0].memory_bytes = 850;  // exactly what 15% leaves: fits
+  devices[1].memory_bytes = 900;
+  devices[2].memory_bytes = 950;
+  std::optional<ReservationShortfall> shortfall = TorchRecReservationShortfall(task, devices);
+  ASSERT_TRUE(shortfall.has_value());
+  EXPECT_EQ(shortfall->device, 2);
+  EXPECT_EQ(shortfall->bytes, 950);
+  EXPECT_EQ(shortfall->capacity_bytes, 1000);
+  EXPECT_EQ(shortfall->usable_bytes, 850);
+  devices[1].memory_bytes = devices[2].memory_bytes = 10;
+  EXPECT_FALSE(TorchRecReservationShortfall(task, devices).has_value());
+  devices[2].memory_bytes = 950;
+  task.memory.storage_reservation = 0.1;  // the task reserves storage of its own: no warning
+  EXPECT_FALSE(TorchRecReservationShortfall(task, devices).has_value());
+}
+
+TEST(MemoryTest, ReserveStorageKeepsTheNamedCapacities) {
+  Topology topology;
+  topology.memory_bytes = {1000, 2001};
+  ReserveStorage(0.0, topology);
+  EXPECT_THAT(topology.memory_bytes, ElementsAre(1000, 2001));
+  EXPECT_TRUE(topology.requested_memory_bytes.empty());
+  ReserveStorage(0.15, topology);
+  EXPECT_THAT(topology.memory_bytes, ElementsAre(850, 1700));  // floor(0.85 x 2001) = 1700
+  EXPECT_THAT(topology.requested_memory_bytes, ElementsAre(1000, 2001));
+  EXPECT_THAT(topology.named_memory_bytes(), ElementsAre(1000, 2001));
 }
 
 TEST(MemoryTest, RoundsUpButIgnoresBinaryNoise) {

@@ -100,6 +100,11 @@ TEST(ValidateTaskTest, MemoryMultipliers) {
   task.memory.io_buffer_multiplier = -0.5;
   EXPECT_STATUS(ValidateTask(task), kInvalid,
                 "memory.io_buffer_multiplier: must be >= 0, got -0.5");
+  task.memory.io_buffer_multiplier = 0;
+  task.memory.storage_reservation = 1.0;
+  EXPECT_STATUS(ValidateTask(task), kInvalid,
+                "memory.storage_reservation: must be a fraction in [0, 1) (TorchRec's default: "
+                "0.15), got 1");
 }
 
 TEST(ValidateTaskTest, Topology) {
