@@ -11,21 +11,13 @@ from unittest import mock
 import grpc
 
 import shardplan
-from server_fixture import SecuredPki, SecuredServer, ServerProcess, refused_port
+from server_fixture import SecuredPki, SecuredServer, SharedServer, refused_port
 from shardplan.aio import AsyncPlannerClient
 from tasks import (SLOW_ALGORITHM, SLOW_PARAMS, SLOW_TASK, check_plan, example_task,
                    infeasible_task, invalid_task, small_task)
 
 
-class AsyncClientTest(unittest.IsolatedAsyncioTestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.server = ServerProcess().start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
-
+class AsyncClientTest(SharedServer, unittest.IsolatedAsyncioTestCase):
     async def asyncSetUp(self):
         self.client = AsyncPlannerClient(self.server.target, timeout=20)
 
