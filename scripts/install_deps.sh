@@ -10,6 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
   python3 python3-grpcio python3-protobuf python3-matplotlib
+  python3-venv python3-pip python3-setuptools python3-wheel
   libsqlite3-dev libpq-dev postgresql
   curl procps openssl
   prometheus python3-yaml

@@ -5,8 +5,8 @@ task_json_fuzzer: the example tasks, the hand-written edge cases below and small
 request_validation_fuzzer: PlanRequests serialised from the same tasks (those proto3 JSON can
 express) with every algorithm, parameter and model spelling the engine resolves.
 
-Needs the generated Python stubs: PYTHONPATH=<build>/python (any configured build dir).
-Usage: make_seed_corpus.py [--python-path build/python]
+Needs the Python stubs, committed in client/python/shardplan/v1 (the default --python-path).
+Usage: make_seed_corpus.py [--python-path client/python]
 """
 
 import argparse
@@ -114,8 +114,8 @@ def write(target, name, data):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--python-path", default=str(ROOT / "build" / "python"),
-                        help="directory holding the generated shardplan/v1/*_pb2.py")
+    parser.add_argument("--python-path", default=str(ROOT / "client" / "python"),
+                        help="directory holding shardplan/v1/*_pb2.py")
     args = parser.parse_args()
     sys.path.insert(0, args.python_path)
     from google.protobuf import json_format  # pylint: disable=import-outside-toplevel

@@ -11,7 +11,11 @@ Against a secured server (docs/security.md): PlannerClient(target, tls_ca="ca.pe
 token=...) -- the token defaults to $SHARDPLAN_TOKEN.
 
 The generated API messages are in shardplan.v1.planner_pb2 (re-exported as shardplan.pb).
+shardplan.aio.AsyncPlannerClient makes the same calls with asyncio; shardplan.torchrec builds
+tasks from TorchRec's objects and plans TorchRec models (ShardplanPlanner).
 """
+
+__version__ = "0.1.0"
 
 from shardplan.client import DEFAULT_TARGET, TERMINAL_STATES, PlannerClient, raise_for_job
 from shardplan.convert import (message_to_dict, plan_from_dict, plan_to_dict, task_from_dict,
@@ -24,6 +28,7 @@ from shardplan.torchrec import from_torchrec, to_torchrec
 from shardplan.v1 import planner_pb2 as pb
 
 __all__ = [
+    "__version__",
     "DEFAULT_TARGET", "TERMINAL_STATES", "PlannerClient", "raise_for_job",
     "message_to_dict", "plan_from_dict", "plan_to_dict", "task_from_dict", "task_to_dict",
     "CancelledError", "DeadlineExceededError", "InfeasibleTaskError", "InvalidTaskError",

@@ -9,6 +9,10 @@ Every error is a ShardplanError carrying the gRPC code and the server's message 
         print(e.code, e.message)                  # which table fits nowhere, GiB needed
 """
 
+from __future__ import annotations
+
+from typing import Any, Optional, Union
+
 import grpc
 
 
@@ -17,17 +21,18 @@ class ShardplanError(Exception):
     whose failure this is (None for a failed call), `retry_after` the seconds after which the
     server says a transient refusal may be retried (None: not transient)."""
 
-    code = grpc.StatusCode.UNKNOWN
-    retry_after = None
+    code: grpc.StatusCode = grpc.StatusCode.UNKNOWN
+    retry_after: Optional[float] = None
 
-    def __init__(self, message, code=None, job_id=None):
+    def __init__(self, message: str, code: Optional[grpc.StatusCode] = None,
+                 job_id: Optional[str] = None) -> None:
         super().__init__(message)
         self.message = message
         if code is not None:
             self.code = code
         self.job_id = job_id
 
-    def __str__(self):
+    def __str__(self) -> str:
         prefix = f"job {self.job_id}: " if self.job_id else ""
         return f"{self.code.name}: {prefix}{self.message}"
 
@@ -97,7 +102,8 @@ _BY_CODE = {
 _CODE_BY_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
 
 
-def error_for_code(code, message, job_id=None):
+def error_for_code(code: Union[grpc.StatusCode, int], message: str,
+                   job_id: Optional[str] = None) -> ShardplanError:
     """The ShardplanError subclass for a grpc.StatusCode (or its number), instantiated."""
     if isinstance(code, int):
         code = _CODE_BY_NUMBER.get(code, grpc.StatusCode.UNKNOWN)
@@ -110,7 +116,7 @@ def error_for_code(code, message, job_id=None):
 RETRY_AFTER_METADATA_KEY = "shardplan-retry-after-ms"
 
 
-def from_rpc_error(error):
+def from_rpc_error(error: Any) -> ShardplanError:
     """The ShardplanError for a grpc.RpcError raised by a stub; `retry_after` (seconds) is set
     when the server marked the refusal as transient, else None."""
     code = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN

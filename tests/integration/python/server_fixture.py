@@ -6,6 +6,8 @@
     with SecuredPki() as pki, ServerProcess(pki.server_args(), pki.credentials()) as server:
         ...                                  # mutual TLS + bearer tokens (docs/security.md)
 
+    class MyTest(SharedServer, unittest.TestCase): ...   # cls.server for the whole class
+
 The binary is $SHARDPLAN_SERVER_BINARY (ctest sets it). The server is killed when the test
 process dies (PR_SET_PDEATHSIG), so a crashed test leaves nothing behind.
 """
@@ -134,6 +136,23 @@ class ServerProcess:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+class SharedServer:
+    """TestCase mixin: one ServerProcess, cls.server, for the whole class.
+
+        class MyTest(SharedServer, unittest.TestCase): ...
+    """
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.server = ServerProcess().start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+        super().tearDownClass()
 
 
 _MAKE_TEST_CERTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir,

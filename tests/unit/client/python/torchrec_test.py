@@ -1,7 +1,8 @@
-"""client/python/shardplan/torchrec.py without a server: to_torchrec writes every sharding type as
-TorchRec's generators and ShardingPlan._serialize do, from_torchrec reads them back.
+"""client/python/shardplan/torchrec/_format.py without a server: to_torchrec writes every
+sharding type as TorchRec's generators and ShardingPlan._serialize do, from_torchrec reads them
+back.
 
-Run by ctest with PYTHONPATH=<build>/python (the package and its generated messages) and
+Run by ctest with PYTHONPATH=client/python (the package and its committed messages) and
 tests/oracles (torch's shard-metadata checks; $SHARDPLAN_TORCH_SOURCE runs torch's own too):
     /usr/bin/python3 -m unittest -v torchrec_test
 """

@@ -1,6 +1,7 @@
 """Plans in the JSON shape of TorchRec's ShardingPlan (ShardingPlan._serialize).
 
     sharding_plan = shardplan.to_torchrec(plan, module_path="sparse_arch.embedding_bag_collection")
+    # several modules: module_of={table: module_path} (TorchRecTask.modules)
     # {"plan": {module_path: {table: {"sharding_type": "table_wise", "compute_kernel": "fused",
     #   "ranks": [2], "shards": [{"shard_offsets": [0, 0], "shard_sizes": [rows, dim],
     #                             "placement": "rank:2/cuda:2"}]}}}}
@@ -16,40 +17,49 @@ from_torchrec reads that shape back (from this module or from TorchRec's own pla
 TorchRec plan can be evaluated: client.evaluate(task, sharding_plan, ground_truth="sim:...").
 """
 
-from shardplan.convert import plan_from_dict, task_from_dict
+from __future__ import annotations
+
+from typing import Any, Dict, Mapping, Optional
+
+from shardplan.convert import PlanLike, TaskLike, plan_from_dict, task_from_dict
 from shardplan.errors import InvalidTaskError
 from shardplan.v1 import planner_pb2
 
 DEFAULT_MODULE_PATH = "embedding_bag_collection"
 
 
-def _sharding_type_name(value):
+def _sharding_type_name(value: int) -> str:
     return planner_pb2.ShardingType.Name(value).lower()
 
 
-def to_torchrec(plan, module_path=DEFAULT_MODULE_PATH, local_world_size=None,
-                compute_device="cuda"):
+def to_torchrec(plan: PlanLike, module_path: str = DEFAULT_MODULE_PATH,
+                local_world_size: Optional[int] = None, compute_device: str = "cuda",
+                module_of: Optional[Mapping[str, str]] = None) -> Dict[str, Any]:
     """The ShardingPlan dict of `plan` (a Plan, a PlanResponse or their JSON dicts).
 
     local_world_size: devices per host, so that rank R is placed on cuda:(R % local_world_size);
     None: the plan's local_world_size (the server records the task's), else every device on one
     host (the plan's device count). compute_device: "cuda" or "cpu" (TorchRec places cpu shards
-    as "rank:R/cpu").
+    as "rank:R/cpu"). module_of: {table: module path} for plans of several modules; a table it
+    does not name goes to `module_path`.
     """
     plan = plan_from_dict(plan)
     if local_world_size is None:
         local_world_size = plan.local_world_size or _device_count(plan)
     if local_world_size < 1:
         raise ValueError(f"local_world_size must be >= 1, got {local_world_size}")
-    module = {}
+    modules: Dict[str, Dict[str, Any]] = {}
     for table in plan.tables:
         if not table.shards:
             raise ValueError(f"table {table.table} has no shards")
-        module[table.table] = _parameter_sharding(table, local_world_size, compute_device)
-    return {"plan": {module_path: module}}
+        path = (module_of or {}).get(table.table, module_path)
+        modules.setdefault(path, {})[table.table] = _parameter_sharding(
+            table, local_world_size, compute_device)
+    return {"plan": modules}
 
 
-def _parameter_sharding(table, local_world_size, compute_device):
+def _parameter_sharding(table: Any, local_world_size: int,
+                        compute_device: str) -> Dict[str, Any]:
     """One table as TorchRec's ParameterSharding._serialize writes it (see the module's doc)."""
     if table.sharding_type == planner_pb2.DATA_PARALLEL:
         # TorchRec's sharding_spec is None for data_parallel: _serialize writes no "shards".
@@ -69,13 +79,13 @@ def _parameter_sharding(table, local_world_size, compute_device):
     }
 
 
-def _device_count(plan):
+def _device_count(plan: Any) -> int:
     """The plan's per-device figures, or the highest device a shard uses."""
     devices = [s.device for t in plan.tables for s in t.shards]
     return max([len(plan.devices)] + [d + 1 for d in devices] + [1])
 
 
-def is_torchrec_plan(value):
+def is_torchrec_plan(value: Any) -> bool:
     """Whether `value` has the ShardingPlan shape {"plan": {module: {table: {"sharding_type":
     ...}}}}."""
     if not isinstance(value, dict) or not isinstance(value.get("plan"), dict):
@@ -86,7 +96,8 @@ def is_torchrec_plan(value):
                for tables in modules)
 
 
-def from_torchrec(sharding_plan, task=None):
+def from_torchrec(sharding_plan: Dict[str, Any],
+                  task: Optional[TaskLike] = None) -> planner_pb2.Plan:
     """The shards of a ShardingPlan dict as a shardplan.v1.Plan (figures left for the server):
     every table of every module, each shard on the device its placement names ("rank:R/cuda:L"
     or "rank:R/cpu": device R). Sharding types table_wise, column_wise, row_wise,
@@ -132,7 +143,7 @@ def from_torchrec(sharding_plan, task=None):
     return plan
 
 
-def _parse_sharding_type(kind, field):
+def _parse_sharding_type(kind: Any, field: str) -> int:
     try:
         sharding_type = planner_pb2.ShardingType.Value(str(kind).upper())
     except ValueError:
@@ -144,7 +155,7 @@ def _parse_sharding_type(kind, field):
     return sharding_type
 
 
-def _parse_shard(shard, path):
+def _parse_shard(shard: Any, path: str) -> planner_pb2.Shard:
     """One ShardMetadata dict as _serialize writes it, as a shardplan.v1.Shard."""
     pairs = {}
     for key in ("shard_offsets", "shard_sizes"):
@@ -163,7 +174,7 @@ def _parse_shard(shard, path):
                              column_count=cols)
 
 
-def _read_replicas(sharding, field, shapes, table):
+def _read_replicas(sharding: Dict[str, Any], field: str, shapes: Any, table: Any) -> None:
     """A data_parallel table without shards: a full replica on each rank of "ranks"."""
     name = table.table
     if shapes is None:
@@ -185,7 +196,7 @@ def _read_replicas(sharding, field, shapes, table):
         table.shards.add(device=rank, row_count=rows, column_count=dim)
 
 
-def _rank_of(placement):
+def _rank_of(placement: Any) -> Optional[int]:
     head = str(placement).split("/", 1)[0]
     if not head.startswith("rank:") or not head[5:].isdigit():
         return None

@@ -1,0 +1,441 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
+
+ADAM: Optimizer
+CANCELLED: JobState
+COLUMN_WISE: ShardingType
+DATA_PARALLEL: ShardingType
+DESCRIPTOR: _descriptor.FileDescriptor
+ELEMENT_TYPE_UNSPECIFIED: ElementType
+FAILED: JobState
+FP16: ElementType
+FP32: ElementType
+INT8: ElementType
+JOB_STATE_UNSPECIFIED: JobState
+OPTIMIZER_UNSPECIFIED: Optimizer
+OTHER_OPTIMIZER: Optimizer
+QUEUED: JobState
+ROWWISE_ADAGRAD: Optimizer
+ROW_WISE: ShardingType
+RUNNING: JobState
+SGD: Optimizer
+SHARDING_TYPE_UNSPECIFIED: ShardingType
+SUCCEEDED: JobState
+TABLE_ROW_WISE: ShardingType
+TABLE_WISE: ShardingType
+
+class AlgorithmInfo(_message.Message):
+    __slots__ = ["description", "is_default", "name", "parameters", "sharding_types", "uses_cost_model"]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    IS_DEFAULT_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PARAMETERS_FIELD_NUMBER: _ClassVar[int]
+    SHARDING_TYPES_FIELD_NUMBER: _ClassVar[int]
+    USES_COST_MODEL_FIELD_NUMBER: _ClassVar[int]
+    description: str
+    is_default: bool
+    name: str
+    parameters: _containers.RepeatedCompositeFieldContainer[AlgorithmParameter]
+    sharding_types: _containers.RepeatedScalarFieldContainer[ShardingType]
+    uses_cost_model: bool
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., parameters: _Optional[_Iterable[_Union[AlgorithmParameter, _Mapping]]] = ..., sharding_types: _Optional[_Iterable[_Union[ShardingType, str]]] = ..., uses_cost_model: bool = ..., is_default: bool = ...) -> None: ...
+
+class AlgorithmParameter(_message.Message):
+    __slots__ = ["default_value", "description", "max_value", "min_value", "name", "type"]
+    DEFAULT_VALUE_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    MAX_VALUE_FIELD_NUMBER: _ClassVar[int]
+    MIN_VALUE_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    default_value: str
+    description: str
+    max_value: str
+    min_value: str
+    name: str
+    type: str
+    def __init__(self, name: _Optional[str] = ..., type: _Optional[str] = ..., default_value: _Optional[str] = ..., description: _Optional[str] = ..., min_value: _Optional[str] = ..., max_value: _Optional[str] = ...) -> None: ...
+
+class ColocationGroup(_message.Message):
+    __slots__ = ["tables"]
+    TABLES_FIELD_NUMBER: _ClassVar[int]
+    tables: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, tables: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class DeviceCost(_message.Message):
+    __slots__ = ["backward_comm_ms", "compute_ms", "device", "dim_sum", "forward_comm_ms", "memory_bytes", "memory_capacity_bytes", "num_shards", "total_ms"]
+    BACKWARD_COMM_MS_FIELD_NUMBER: _ClassVar[int]
+    COMPUTE_MS_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_FIELD_NUMBER: _ClassVar[int]
+    DIM_SUM_FIELD_NUMBER: _ClassVar[int]
+    FORWARD_COMM_MS_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_BYTES_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_CAPACITY_BYTES_FIELD_NUMBER: _ClassVar[int]
+    NUM_SHARDS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_MS_FIELD_NUMBER: _ClassVar[int]
+    backward_comm_ms: float
+    compute_ms: float
+    device: int
+    dim_sum: int
+    forward_comm_ms: float
+    memory_bytes: int
+    memory_capacity_bytes: int
+    num_shards: int
+    total_ms: float
+    def __init__(self, device: _Optional[int] = ..., memory_bytes: _Optional[int] = ..., memory_capacity_bytes: _Optional[int] = ..., dim_sum: _Optional[int] = ..., num_shards: _Optional[int] = ..., compute_ms: _Optional[float] = ..., forward_comm_ms: _Optional[float] = ..., backward_comm_ms: _Optional[float] = ..., total_ms: _Optional[float] = ...) -> None: ...
+
+class EvaluatePlanRequest(_message.Message):
+    __slots__ = ["ground_truth", "model", "plan", "task"]
+    GROUND_TRUTH_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    PLAN_FIELD_NUMBER: _ClassVar[int]
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    ground_truth: str
+    model: str
+    plan: Plan
+    task: Task
+    def __init__(self, task: _Optional[_Union[Task, _Mapping]] = ..., plan: _Optional[_Union[Plan, _Mapping]] = ..., model: _Optional[str] = ..., ground_truth: _Optional[str] = ...) -> None: ...
+
+class EvaluatePlanResponse(_message.Message):
+    __slots__ = ["plan"]
+    PLAN_FIELD_NUMBER: _ClassVar[int]
+    plan: Plan
+    def __init__(self, plan: _Optional[_Union[Plan, _Mapping]] = ...) -> None: ...
+
+class JobRequest(_message.Message):
+    __slots__ = ["job_id"]
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    job_id: str
+    def __init__(self, job_id: _Optional[str] = ...) -> None: ...
+
+class JobStatus(_message.Message):
+    __slots__ = ["error_code", "error_message", "finished_unix_ms", "job_id", "job_key", "progress", "progress_fraction", "result", "started_unix_ms", "state", "submitted_unix_ms"]
+    ERROR_CODE_FIELD_NUMBER: _ClassVar[int]
+    ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_UNIX_MS_FIELD_NUMBER: _ClassVar[int]
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    JOB_KEY_FIELD_NUMBER: _ClassVar[int]
+    PROGRESS_FIELD_NUMBER: _ClassVar[int]
+    PROGRESS_FRACTION_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    STARTED_UNIX_MS_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    SUBMITTED_UNIX_MS_FIELD_NUMBER: _ClassVar[int]
+    error_code: int
+    error_message: str
+    finished_unix_ms: int
+    job_id: str
+    job_key: str
+    progress: str
+    progress_fraction: float
+    result: PlanResponse
+    started_unix_ms: int
+    state: JobState
+    submitted_unix_ms: int
+    def __init__(self, job_id: _Optional[str] = ..., state: _Optional[_Union[JobState, str]] = ..., result: _Optional[_Union[PlanResponse, _Mapping]] = ..., error_code: _Optional[int] = ..., error_message: _Optional[str] = ..., progress: _Optional[str] = ..., progress_fraction: _Optional[float] = ..., submitted_unix_ms: _Optional[int] = ..., started_unix_ms: _Optional[int] = ..., finished_unix_ms: _Optional[int] = ..., job_key: _Optional[str] = ...) -> None: ...
+
+class ListAlgorithmsRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class ListAlgorithmsResponse(_message.Message):
+    __slots__ = ["algorithms"]
+    ALGORITHMS_FIELD_NUMBER: _ClassVar[int]
+    algorithms: _containers.RepeatedCompositeFieldContainer[AlgorithmInfo]
+    def __init__(self, algorithms: _Optional[_Iterable[_Union[AlgorithmInfo, _Mapping]]] = ...) -> None: ...
+
+class ListModelsRequest(_message.Message):
+    __slots__ = []
+    def __init__(self) -> None: ...
+
+class ListModelsResponse(_message.Message):
+    __slots__ = ["models"]
+    MODELS_FIELD_NUMBER: _ClassVar[int]
+    models: _containers.RepeatedCompositeFieldContainer[ModelInfo]
+    def __init__(self, models: _Optional[_Iterable[_Union[ModelInfo, _Mapping]]] = ...) -> None: ...
+
+class MemoryOptions(_message.Message):
+    __slots__ = ["io_buffer_multiplier", "optimizer", "optimizer_state_multiplier", "storage_reservation"]
+    IO_BUFFER_MULTIPLIER_FIELD_NUMBER: _ClassVar[int]
+    OPTIMIZER_FIELD_NUMBER: _ClassVar[int]
+    OPTIMIZER_STATE_MULTIPLIER_FIELD_NUMBER: _ClassVar[int]
+    STORAGE_RESERVATION_FIELD_NUMBER: _ClassVar[int]
+    io_buffer_multiplier: float
+    optimizer: Optimizer
+    optimizer_state_multiplier: float
+    storage_reservation: float
+    def __init__(self, optimizer_state_multiplier: _Optional[float] = ..., io_buffer_multiplier: _Optional[float] = ..., storage_reservation: _Optional[float] = ..., optimizer: _Optional[_Union[Optimizer, str]] = ...) -> None: ...
+
+class ModelInfo(_message.Message):
+    __slots__ = ["backend", "costs_interconnect", "created", "data_size", "description", "device_counts", "hardware_profile", "is_default", "is_latest", "kind", "name", "test_mse", "version"]
+    class TestMseEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
+    BACKEND_FIELD_NUMBER: _ClassVar[int]
+    COSTS_INTERCONNECT_FIELD_NUMBER: _ClassVar[int]
+    CREATED_FIELD_NUMBER: _ClassVar[int]
+    DATA_SIZE_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_COUNTS_FIELD_NUMBER: _ClassVar[int]
+    HARDWARE_PROFILE_FIELD_NUMBER: _ClassVar[int]
+    IS_DEFAULT_FIELD_NUMBER: _ClassVar[int]
+    IS_LATEST_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TEST_MSE_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    backend: str
+    costs_interconnect: bool
+    created: str
+    data_size: int
+    description: str
+    device_counts: _containers.RepeatedScalarFieldContainer[int]
+    hardware_profile: str
+    is_default: bool
+    is_latest: bool
+    kind: str
+    name: str
+    test_mse: _containers.ScalarMap[str, float]
+    version: str
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., kind: _Optional[str] = ..., hardware_profile: _Optional[str] = ..., backend: _Optional[str] = ..., data_size: _Optional[int] = ..., test_mse: _Optional[_Mapping[str, float]] = ..., created: _Optional[str] = ..., device_counts: _Optional[_Iterable[int]] = ..., is_default: bool = ..., is_latest: bool = ..., description: _Optional[str] = ..., costs_interconnect: bool = ...) -> None: ...
+
+class Plan(_message.Message):
+    __slots__ = ["algorithm", "bottleneck_device", "column_splits", "cost_kind", "cost_model", "cost_ms", "devices", "local_world_size", "parameters", "request_hash", "seed", "selection", "stats", "tables", "warnings"]
+    class ParametersEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    ALGORITHM_FIELD_NUMBER: _ClassVar[int]
+    BOTTLENECK_DEVICE_FIELD_NUMBER: _ClassVar[int]
+    COLUMN_SPLITS_FIELD_NUMBER: _ClassVar[int]
+    COST_KIND_FIELD_NUMBER: _ClassVar[int]
+    COST_MODEL_FIELD_NUMBER: _ClassVar[int]
+    COST_MS_FIELD_NUMBER: _ClassVar[int]
+    DEVICES_FIELD_NUMBER: _ClassVar[int]
+    LOCAL_WORLD_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PARAMETERS_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_HASH_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    SELECTION_FIELD_NUMBER: _ClassVar[int]
+    STATS_FIELD_NUMBER: _ClassVar[int]
+    TABLES_FIELD_NUMBER: _ClassVar[int]
+    WARNINGS_FIELD_NUMBER: _ClassVar[int]
+    algorithm: str
+    bottleneck_device: int
+    column_splits: _containers.RepeatedScalarFieldContainer[str]
+    cost_kind: str
+    cost_model: str
+    cost_ms: float
+    devices: _containers.RepeatedCompositeFieldContainer[DeviceCost]
+    local_world_size: int
+    parameters: _containers.ScalarMap[str, str]
+    request_hash: str
+    seed: int
+    selection: str
+    stats: SearchStats
+    tables: _containers.RepeatedCompositeFieldContainer[TableSharding]
+    warnings: _containers.RepeatedCompositeFieldContainer[PlanWarning]
+    def __init__(self, tables: _Optional[_Iterable[_Union[TableSharding, _Mapping]]] = ..., devices: _Optional[_Iterable[_Union[DeviceCost, _Mapping]]] = ..., cost_ms: _Optional[float] = ..., bottleneck_device: _Optional[int] = ..., algorithm: _Optional[str] = ..., parameters: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ..., cost_model: _Optional[str] = ..., cost_kind: _Optional[str] = ..., column_splits: _Optional[_Iterable[str]] = ..., stats: _Optional[_Union[SearchStats, _Mapping]] = ..., request_hash: _Optional[str] = ..., selection: _Optional[str] = ..., warnings: _Optional[_Iterable[_Union[PlanWarning, _Mapping]]] = ..., local_world_size: _Optional[int] = ...) -> None: ...
+
+class PlanRequest(_message.Message):
+    __slots__ = ["algorithm", "bypass_cache", "job_key", "model", "parameters", "seed", "task"]
+    class ParametersEntry(_message.Message):
+        __slots__ = ["key", "value"]
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    ALGORITHM_FIELD_NUMBER: _ClassVar[int]
+    BYPASS_CACHE_FIELD_NUMBER: _ClassVar[int]
+    JOB_KEY_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    PARAMETERS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    algorithm: str
+    bypass_cache: bool
+    job_key: str
+    model: str
+    parameters: _containers.ScalarMap[str, str]
+    seed: int
+    task: Task
+    def __init__(self, task: _Optional[_Union[Task, _Mapping]] = ..., algorithm: _Optional[str] = ..., parameters: _Optional[_Mapping[str, str]] = ..., seed: _Optional[int] = ..., model: _Optional[str] = ..., bypass_cache: bool = ..., job_key: _Optional[str] = ...) -> None: ...
+
+class PlanResponse(_message.Message):
+    __slots__ = ["cache_hit", "from_store", "job_id", "joined_in_flight", "plan"]
+    CACHE_HIT_FIELD_NUMBER: _ClassVar[int]
+    FROM_STORE_FIELD_NUMBER: _ClassVar[int]
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    JOINED_IN_FLIGHT_FIELD_NUMBER: _ClassVar[int]
+    PLAN_FIELD_NUMBER: _ClassVar[int]
+    cache_hit: bool
+    from_store: bool
+    job_id: str
+    joined_in_flight: bool
+    plan: Plan
+    def __init__(self, plan: _Optional[_Union[Plan, _Mapping]] = ..., cache_hit: bool = ..., from_store: bool = ..., job_id: _Optional[str] = ..., joined_in_flight: bool = ...) -> None: ...
+
+class PlanWarning(_message.Message):
+    __slots__ = ["code", "field", "message"]
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    FIELD_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    code: str
+    field: str
+    message: str
+    def __init__(self, code: _Optional[str] = ..., field: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class ReportMeasurementRequest(_message.Message):
+    __slots__ = ["device_ms", "model", "plan", "task"]
+    DEVICE_MS_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    PLAN_FIELD_NUMBER: _ClassVar[int]
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    device_ms: _containers.RepeatedScalarFieldContainer[float]
+    model: str
+    plan: Plan
+    task: Task
+    def __init__(self, task: _Optional[_Union[Task, _Mapping]] = ..., plan: _Optional[_Union[Plan, _Mapping]] = ..., device_ms: _Optional[_Iterable[float]] = ..., model: _Optional[str] = ...) -> None: ...
+
+class ReportMeasurementResponse(_message.Message):
+    __slots__ = ["cost_model", "mean_abs_relative_error", "measured_ms", "predicted_device_ms", "predicted_ms", "relative_error", "reports"]
+    COST_MODEL_FIELD_NUMBER: _ClassVar[int]
+    MEAN_ABS_RELATIVE_ERROR_FIELD_NUMBER: _ClassVar[int]
+    MEASURED_MS_FIELD_NUMBER: _ClassVar[int]
+    PREDICTED_DEVICE_MS_FIELD_NUMBER: _ClassVar[int]
+    PREDICTED_MS_FIELD_NUMBER: _ClassVar[int]
+    RELATIVE_ERROR_FIELD_NUMBER: _ClassVar[int]
+    REPORTS_FIELD_NUMBER: _ClassVar[int]
+    cost_model: str
+    mean_abs_relative_error: float
+    measured_ms: float
+    predicted_device_ms: _containers.RepeatedScalarFieldContainer[float]
+    predicted_ms: float
+    relative_error: float
+    reports: int
+    def __init__(self, cost_model: _Optional[str] = ..., predicted_device_ms: _Optional[_Iterable[float]] = ..., predicted_ms: _Optional[float] = ..., measured_ms: _Optional[float] = ..., relative_error: _Optional[float] = ..., mean_abs_relative_error: _Optional[float] = ..., reports: _Optional[int] = ...) -> None: ...
+
+class SearchStats(_message.Message):
+    __slots__ = ["anytime_result", "candidates_evaluated", "cost_cache_hits", "cost_cache_misses", "cost_model_calls", "planning_time_ms"]
+    ANYTIME_RESULT_FIELD_NUMBER: _ClassVar[int]
+    CANDIDATES_EVALUATED_FIELD_NUMBER: _ClassVar[int]
+    COST_CACHE_HITS_FIELD_NUMBER: _ClassVar[int]
+    COST_CACHE_MISSES_FIELD_NUMBER: _ClassVar[int]
+    COST_MODEL_CALLS_FIELD_NUMBER: _ClassVar[int]
+    PLANNING_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    anytime_result: bool
+    candidates_evaluated: int
+    cost_cache_hits: int
+    cost_cache_misses: int
+    cost_model_calls: int
+    planning_time_ms: float
+    def __init__(self, planning_time_ms: _Optional[float] = ..., cost_model_calls: _Optional[int] = ..., cost_cache_hits: _Optional[int] = ..., cost_cache_misses: _Optional[int] = ..., candidates_evaluated: _Optional[int] = ..., anytime_result: bool = ...) -> None: ...
+
+class Shard(_message.Message):
+    __slots__ = ["column_count", "column_offset", "device", "row_count", "row_offset"]
+    COLUMN_COUNT_FIELD_NUMBER: _ClassVar[int]
+    COLUMN_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_FIELD_NUMBER: _ClassVar[int]
+    ROW_COUNT_FIELD_NUMBER: _ClassVar[int]
+    ROW_OFFSET_FIELD_NUMBER: _ClassVar[int]
+    column_count: int
+    column_offset: int
+    device: int
+    row_count: int
+    row_offset: int
+    def __init__(self, device: _Optional[int] = ..., row_offset: _Optional[int] = ..., row_count: _Optional[int] = ..., column_offset: _Optional[int] = ..., column_count: _Optional[int] = ...) -> None: ...
+
+class SubmitPlanResponse(_message.Message):
+    __slots__ = ["job_id", "state"]
+    JOB_ID_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    job_id: str
+    state: JobState
+    def __init__(self, job_id: _Optional[str] = ..., state: _Optional[_Union[JobState, str]] = ...) -> None: ...
+
+class Table(_message.Message):
+    __slots__ = ["access_bins", "allowed_sharding_types", "dim", "element_type", "name", "pinned_device", "pooling_factor", "rows"]
+    ACCESS_BINS_FIELD_NUMBER: _ClassVar[int]
+    ALLOWED_SHARDING_TYPES_FIELD_NUMBER: _ClassVar[int]
+    DIM_FIELD_NUMBER: _ClassVar[int]
+    ELEMENT_TYPE_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PINNED_DEVICE_FIELD_NUMBER: _ClassVar[int]
+    POOLING_FACTOR_FIELD_NUMBER: _ClassVar[int]
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    access_bins: _containers.RepeatedScalarFieldContainer[float]
+    allowed_sharding_types: _containers.RepeatedScalarFieldContainer[ShardingType]
+    dim: int
+    element_type: ElementType
+    name: str
+    pinned_device: int
+    pooling_factor: float
+    rows: int
+    def __init__(self, name: _Optional[str] = ..., rows: _Optional[int] = ..., dim: _Optional[int] = ..., pooling_factor: _Optional[float] = ..., access_bins: _Optional[_Iterable[float]] = ..., element_type: _Optional[_Union[ElementType, str]] = ..., allowed_sharding_types: _Optional[_Iterable[_Union[ShardingType, str]]] = ..., pinned_device: _Optional[int] = ...) -> None: ...
+
+class TableSharding(_message.Message):
+    __slots__ = ["sharding_type", "shards", "table"]
+    SHARDING_TYPE_FIELD_NUMBER: _ClassVar[int]
+    SHARDS_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    sharding_type: ShardingType
+    shards: _containers.RepeatedCompositeFieldContainer[Shard]
+    table: str
+    def __init__(self, table: _Optional[str] = ..., sharding_type: _Optional[_Union[ShardingType, str]] = ..., shards: _Optional[_Iterable[_Union[Shard, _Mapping]]] = ...) -> None: ...
+
+class Task(_message.Message):
+    __slots__ = ["batch_size", "colocate", "max_planning_time_ms", "memory", "tables", "topology"]
+    BATCH_SIZE_FIELD_NUMBER: _ClassVar[int]
+    COLOCATE_FIELD_NUMBER: _ClassVar[int]
+    MAX_PLANNING_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_FIELD_NUMBER: _ClassVar[int]
+    TABLES_FIELD_NUMBER: _ClassVar[int]
+    TOPOLOGY_FIELD_NUMBER: _ClassVar[int]
+    batch_size: int
+    colocate: _containers.RepeatedCompositeFieldContainer[ColocationGroup]
+    max_planning_time_ms: int
+    memory: MemoryOptions
+    tables: _containers.RepeatedCompositeFieldContainer[Table]
+    topology: Topology
+    def __init__(self, tables: _Optional[_Iterable[_Union[Table, _Mapping]]] = ..., topology: _Optional[_Union[Topology, _Mapping]] = ..., batch_size: _Optional[int] = ..., colocate: _Optional[_Iterable[_Union[ColocationGroup, _Mapping]]] = ..., memory: _Optional[_Union[MemoryOptions, _Mapping]] = ..., max_planning_time_ms: _Optional[int] = ...) -> None: ...
+
+class Topology(_message.Message):
+    __slots__ = ["all_reduce_bandwidth_gibps", "device_memory_gib", "devices_per_host", "inter_host_bandwidth_gibps", "intra_host_bandwidth_gibps", "num_devices", "per_device_memory_gib"]
+    ALL_REDUCE_BANDWIDTH_GIBPS_FIELD_NUMBER: _ClassVar[int]
+    DEVICES_PER_HOST_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_MEMORY_GIB_FIELD_NUMBER: _ClassVar[int]
+    INTER_HOST_BANDWIDTH_GIBPS_FIELD_NUMBER: _ClassVar[int]
+    INTRA_HOST_BANDWIDTH_GIBPS_FIELD_NUMBER: _ClassVar[int]
+    NUM_DEVICES_FIELD_NUMBER: _ClassVar[int]
+    PER_DEVICE_MEMORY_GIB_FIELD_NUMBER: _ClassVar[int]
+    all_reduce_bandwidth_gibps: float
+    device_memory_gib: float
+    devices_per_host: int
+    inter_host_bandwidth_gibps: float
+    intra_host_bandwidth_gibps: float
+    num_devices: int
+    per_device_memory_gib: _containers.RepeatedScalarFieldContainer[float]
+    def __init__(self, num_devices: _Optional[int] = ..., device_memory_gib: _Optional[float] = ..., per_device_memory_gib: _Optional[_Iterable[float]] = ..., devices_per_host: _Optional[int] = ..., intra_host_bandwidth_gibps: _Optional[float] = ..., inter_host_bandwidth_gibps: _Optional[float] = ..., all_reduce_bandwidth_gibps: _Optional[float] = ...) -> None: ...
+
+class ElementType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class ShardingType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class Optimizer(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class JobState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
