@@ -19,7 +19,7 @@ namespace shardplan::cli {
 namespace {
 
 constexpr char kDefaultOutput[] = "plan.svg";
-constexpr size_t kMostPlans = 4;
+constexpr size_t kMostPlans = 4;  // the help says "two to four"
 
 // A plan file: "-", an existing file, or a path (a '/' or a .json ending) so that a mistyped
 // file name is reported as a missing file, not as an unknown job. Anything else is a job id.
@@ -82,10 +82,8 @@ Command PlotCommand() {
   command.description = absl::StrCat(
       "Draws each PLAN as an SVG: per device, a stacked bar of compute, forward and backward\n"
       "communication ms (the bottleneck device outlined, with the plan's cost), and memory\n"
-      "used against capacity. Two to ",
-      kMostPlans,
-      " plans of one task (the same device count) are drawn side by\n"
-      "side on the same scales, each titled with its algorithm, cost model and cost.\n"
+      "used against capacity. Two to four plans of one task (the same device count) are drawn\n"
+      "side by side on the same scales, each titled with its algorithm, cost model and cost.\n"
       "\n"
       "PLAN is a plan file as 'plan', 'get' or 'evaluate' write it with --format json ('-':\n"
       "standard input), or a JOB_ID whose plan is fetched from the server as 'get' does. An\n"

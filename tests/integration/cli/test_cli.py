@@ -12,6 +12,7 @@ import re
 import subprocess
 import tempfile
 import unittest
+import xml.etree.ElementTree as ElementTree
 
 import shardplan
 import torch_shard_checks
@@ -20,8 +21,8 @@ from tasks import (BASELINES, SLOW_ALGORITHM, SLOW_PARAMS, SLOW_TASK, check_plan
                    example_task, examples_dir, infeasible_task, invalid_task, mixed_plan,
                    mixed_task, multi_host_task, reordered, torchrec_sharding_plan)
 
-COMMANDS = ("plan", "submit", "get", "watch", "cancel", "evaluate", "report", "algorithms",
-            "models", "health")
+COMMANDS = ("plan", "submit", "get", "watch", "cancel", "evaluate", "report", "plot",
+            "algorithms", "models", "health")
 EXIT_OK, EXIT_USAGE, EXIT_INVALID, EXIT_INFEASIBLE, EXIT_NOT_FOUND = 0, 2, 3, 4, 5
 EXIT_UNAVAILABLE, EXIT_DEADLINE, EXIT_EXHAUSTED, EXIT_CANCELLED, EXIT_JOB_FAILED = 6, 7, 8, 9, 10
 EXIT_UNAUTHENTICATED, EXIT_PERMISSION_DENIED = 11, 12
@@ -502,6 +503,115 @@ class JobTest(ServerTestCase):
         self.assertIn(json.loads(result.stdout)["state"], ("QUEUED", "RUNNING", "SUCCEEDED"))
         result = self.cli("submit", self.write_json(invalid_task()))
         self.assertError(result, EXIT_INVALID, "INVALID_ARGUMENT")
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+class PlotTest(ServerTestCase):
+    """`plot`: plans from files and from jobs drawn as SVG, side by side, and its refusals."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory(prefix="shardplan-plot-")
+        self.addCleanup(self.dir.cleanup)
+
+    def path(self, name):
+        return os.path.join(self.dir.name, name)
+
+    def plan_file(self, name, task, *args):
+        result = self.cli("plan", task, "--format", "json", "-o", self.path(name), *args)
+        self.assertExit(result, EXIT_OK)
+        with open(self.path(name)) as f:
+            return json.load(f)["plan"], self.path(name)
+
+    def plot(self, *args, output="plot.svg"):
+        """Runs plot -o OUTPUT; returns the parsed SVG root (well-formed XML or the test fails)."""
+        result = self.cli("plot", *args, "-o", self.path(output))
+        self.assertExit(result, EXIT_OK)
+        self.assertIn(f"wrote {self.path(output)}: ", result.stdout)
+        return ElementTree.parse(self.path(output)).getroot()
+
+    def groups(self, root, cls):
+        return [g for g in root.iter(f"{SVG}g") if g.get("class") == cls]
+
+    def texts(self, root):
+        return ["".join(t.itertext()) for t in root.iter(f"{SVG}text")]
+
+    def test_one_plan_from_a_file(self):
+        plan, path = self.plan_file("ns.json", example("task_4dev.json"))
+        root = self.plot(path)
+        self.assertEqual(root.tag, f"{SVG}svg")
+        self.assertEqual(len(self.groups(root, "device")), 4)
+        self.assertEqual(len(self.groups(root, "memory")), 4)
+        [bottleneck] = self.groups(root, "bottleneck")
+        self.assertEqual(bottleneck.get("data-device"), str(plan["bottleneck_device"]))
+        texts = self.texts(root)
+        self.assertIn(f"bottleneck: device {plan['bottleneck_device']}, "
+                      f"{plan['cost_ms']:.3f} ms", texts)
+        self.assertIn(f"{plan['algorithm']} \u00b7 {plan['cost_model']} \u00b7 "
+                      f"{plan['cost_ms']:.3f} ms", texts)
+
+    def test_neuroshard_and_torchrec_side_by_side(self):
+        task = example("task_4dev.json")
+        neuroshard, first = self.plan_file("ns.json", task, "--algorithm", "neuroshard")
+        torchrec, second = self.plan_file("tr.json", task, "--algorithm", "torchrec")
+        root = self.plot(first, second)
+        self.assertEqual([g.get("data-plan") for g in self.groups(root, "plan")], ["0", "1"])
+        self.assertEqual(len(self.groups(root, "bottleneck")), 2)
+        titles = [t for t in self.texts(root) if " ms" in t and "\u00b7" in t]
+        self.assertTrue(titles[0].startswith("neuroshard \u00b7 "), titles)
+        self.assertTrue(titles[1].startswith("torchrec \u00b7 "), titles)
+        self.assertIn("Cost and memory per device: 2 plans of 4 devices, same scales",
+                      self.texts(root))
+
+    def test_a_job_by_id_and_stdout(self):
+        submit = self.cli("submit", example("task_8dev.json"), "--algorithm", "size_greedy")
+        self.assertExit(submit, EXIT_OK)
+        job_id = submit.stdout.strip()
+        self.assertExit(self.cli("watch", job_id), EXIT_OK)
+        root = self.plot(job_id, "--title", "8 devices <size_greedy> & co")
+        self.assertEqual(len(self.groups(root, "device")), 8)
+        self.assertIn("8 devices <size_greedy> & co", self.texts(root))
+        self.assertTrue(any(t.startswith(f"job {job_id} ") for t in self.texts(root)))
+        stdout = self.cli("plot", job_id, "-o", "-")
+        self.assertExit(stdout, EXIT_OK)
+        self.assertTrue(stdout.stdout.startswith("<?xml"))
+        ElementTree.fromstring(stdout.stdout)
+
+    def test_default_output_file(self):
+        _, path = self.plan_file("ns.json", example("task_4dev.json"))
+        result = subprocess.run([os.environ["SHARDPLAN_CLI"], "plot", path], cwd=self.dir.name,
+                                capture_output=True, text=True, timeout=60)
+        self.assertExit(result, EXIT_OK)
+        self.assertEqual(result.stdout, "wrote plan.svg: 1 plan of 4 devices\n")
+        ElementTree.parse(self.path("plan.svg"))
+
+    def test_refusals(self):
+        _, four = self.plan_file("four.json", example("task_4dev.json"))
+        _, eight = self.plan_file("eight.json", example("task_8dev.json"))
+        result = self.cli("plot", four, eight, "-o", self.path("x.svg"))
+        self.assertError(result, EXIT_INVALID, "INVALID_ARGUMENT")
+        self.assertIn("must be of one task", result.stderr)
+        self.assertFalse(os.path.exists(self.path("x.svg")))
+
+        torchrec = self.path("torchrec.json")
+        self.assertExit(self.cli("plan", example("task_4dev.json"), "--format", "torchrec",
+                                 "-o", torchrec), EXIT_OK)
+        result = self.cli("plot", torchrec, "-o", self.path("x.svg"))
+        self.assertError(result, EXIT_INVALID, "INVALID_ARGUMENT")
+        self.assertIn("no per-device figures", result.stderr)
+
+        result = self.cli("plot", self.path("missing.json"))
+        self.assertError(result, EXIT_INVALID, "INVALID_ARGUMENT")
+        self.assertIn("missing.json: cannot open", result.stderr)
+        self.assertError(self.cli("plot", "no-such-job"), EXIT_NOT_FOUND, "NOT_FOUND")
+        failed = self.cli("submit", self.write_json(infeasible_task()))
+        job_id = failed.stdout.strip()
+        self.cli("watch", job_id, "--timeout", "30")
+        self.assertError(self.cli("plot", job_id), EXIT_JOB_FAILED, "FAILED_PRECONDITION")
+        self.assertExit(self.cli("plot", four, "--json"), EXIT_USAGE)
+        self.assertExit(self.cli("plot", "-", "-"), EXIT_USAGE)
+        self.assertExit(self.cli("plot", four, four, four, four, four), EXIT_USAGE)
 
 
 class CatalogTest(ServerTestCase):
