@@ -638,6 +638,79 @@ class CatalogTest(ServerTestCase):
         self.assertEqual(json.loads(self.cli("health", "--json").stdout), {"status": "SERVING"})
 
 
+TERMINAL_WIDTH = 100
+
+
+class WidthTest(CliTestCase):
+    """Every table and summary the CLI prints keeps within 100 columns, with the real shipped
+    catalogue (the bundles under models/) and plans of the example tasks."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = ServerProcess(extra_args=[
+            "--models_dir", os.environ["SHARDPLAN_MODELS_DIR"],
+            "--model_reload_interval_s", "0"]).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def assertFits(self, args, min_lines=1):
+        result = self.cli(*args)
+        self.assertExit(result, EXIT_OK)
+        lines = result.stdout.splitlines()
+        self.assertGreaterEqual(len(lines), min_lines, result.stdout)
+        for line in lines:
+            self.assertLessEqual(len(line), TERMINAL_WIDTH,
+                                 f"{' '.join(args)}: a line of {len(line)} columns:\n{line}")
+            self.assertEqual(line, line.rstrip(), f"{' '.join(args)}: trailing blanks")
+        return result.stdout
+
+    def test_catalogue(self):
+        models = json.loads(self.cli("models", "--json").stdout)["models"]
+        self.assertGreaterEqual(len(models), 10, "the shipped bundles did not load")
+        text = self.assertFits(["algorithms"], min_lines=20)
+        for algorithm in ("neuroshard", "torchrec", "exhaustive", *BASELINES):
+            self.assertRegex(text, rf"(?m)^{algorithm} ")
+        self.assertIn("sharding_types", text)  # torchrec's parameter table
+        self.assertIn("data_parallel", text)   # its sharding types, wrapped
+        text = self.assertFits(["models"], min_lines=len(models) + 2)
+        for model in models:
+            self.assertRegex(text, rf"(?m)^{re.escape(model['name'])} +{model['version']} ")
+        text = self.assertFits(["models", "--long"], min_lines=6 * len(models))
+        for model in models:
+            self.assertIn(f"{model['name']}@{model['version']}", text)
+            if model["description"]:
+                self.assertIn(model["description"].split()[0], text)
+
+    def test_help(self):
+        for command in ("", *COMMANDS):
+            with self.subTest(command=command):
+                self.assertFits([command, "--help"] if command else ["--help"], min_lines=10)
+
+    def test_plans_jobs_and_evaluations(self):
+        for task, args in (("task_4dev.json", []), ("task_8dev.json", []),
+                           ("task_8dev.json", ["--algorithm", "torchrec", "--model", "analytic@1"]),
+                           ("task_8dev.json", ["--algorithm", "neuroshard",
+                                               "--model", "sim-rtx2080ti"])):
+            with self.subTest(task=task, args=args):
+                self.assertFits(["plan", example(task), *args], min_lines=20)
+        submit = self.cli("submit", example("task_8dev.json"), "--algorithm", "torchrec",
+                          "--model", "analytic@1")
+        job_id = submit.stdout.strip()
+        self.assertFits(["watch", job_id], min_lines=20)
+        self.assertFits(["get", job_id], min_lines=20)
+        plan = self.write_json(json.loads(self.cli("get", job_id, "--json").stdout))
+        self.assertFits(["evaluate", example("task_8dev.json"), plan, "--model", "analytic@1"],
+                        min_lines=20)
+        self.assertFits(["evaluate", example("task_8dev.json"), plan,
+                         "--ground-truth", "sim:rtx2080ti"], min_lines=20)
+        self.assertFits(["report", example("task_8dev.json"), plan, "--device-ms",
+                         ",".join(["41.2"] * 8)], min_lines=2)
+        self.assertFits(["models", "reload"])
+        self.assertFits(["health"])
+
+
 def write_bundle(root, name, version, seed=1):
     """A small neural bundle, written atomically by shardplan-test-bundle (test_bundles.h)."""
     subprocess.run([os.environ["SHARDPLAN_TEST_BUNDLE"], root, name, version, str(seed)],
@@ -663,8 +736,11 @@ class ModelsTest(CliTestCase):
         text = self.cli("models")
         self.assertExit(text, EXIT_OK)
         self.assertRegex(text.stdout,
-                         r"(?m)^tiny +1 +neural +\* +test-profile \(sim\) +any \(no comm\) +1234 "
-                         r"+compute=0\.25 ")
+                         r"(?m)^tiny +1 +neural +\* +test-profile \(sim\) +any \(no comm\) +1234$")
+        long = self.cli("models", "--long")
+        self.assertExit(long, EXIT_OK)
+        self.assertIn("tiny@1  (latest)\n  kind:         neural\n", long.stdout)
+        self.assertRegex(long.stdout, r"(?m)^  test mse: +compute=0\.25 .*\(ms\^2\)$")
         listed = json.loads(self.cli("models", "--json").stdout)["models"]
         self.assertIn(("tiny", "1"), [(m["name"], m["version"]) for m in listed])
 
