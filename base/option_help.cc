@@ -3,13 +3,13 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/cli11_app.h"
+#include "base/text_wrap.h"
 
 namespace shardplan {
 namespace {
-
-constexpr size_t kHelpWidth = 100;
 
 // The options' layout in CLI11's terms: make_groups visits the options of each group (ours are
 // all in CLI11's default one); the heading is the program's ("Options:", "Global options:").
@@ -67,26 +67,15 @@ class HelpFormatter : public CLI::Formatter {
   }
 
   // `lead`, the words of `help` and the notes, broken at spaces into lines of at most
-  // kHelpWidth columns (a longer word has a line of its own), later lines indented under the
+  // kTerminalWidth columns (a longer word has a line of its own), later lines indented under the
   // first word.
   static std::string Wrapped(const std::string& lead, const std::string& help,
                              const std::vector<std::string>& notes) {
     std::vector<std::string> words = absl::StrSplit(help, ' ', absl::SkipEmpty());
     words.insert(words.end(), notes.begin(), notes.end());
-    std::string text = lead;
-    size_t column = lead.size();
-    for (size_t i = 0; i < words.size(); ++i) {
-      if (i > 0 && column + 1 + words[i].size() > kHelpWidth) {
-        absl::StrAppend(&text, "\n", std::string(lead.size(), ' '));
-        column = lead.size();
-      } else if (i > 0) {
-        text += ' ';
-        ++column;
-      }
-      text += words[i];
-      column += words[i].size();
-    }
-    return text + "\n";
+    const size_t room = kTerminalWidth > lead.size() ? kTerminalWidth - lead.size() : 1;
+    return absl::StrCat(
+        lead, absl::StrJoin(WrapWords(words, room), "\n" + std::string(lead.size(), ' ')), "\n");
   }
 };
 

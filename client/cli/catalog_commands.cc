@@ -40,7 +40,10 @@ absl::Status RunModels(const Invocation& invocation) {
   }
   absl::StatusOr<shardplan::v1::ListModelsResponse> response = invocation.client->ListModels();
   if (!response.ok()) return response.status();
-  return WriteOutput(invocation.global.json ? ToJson(*response) : FormatModelsText(*response), "");
+  return WriteOutput(invocation.global.json
+                         ? ToJson(*response)
+                         : FormatModelsText(*response, invocation.flags.Has("long")),
+                     "");
 }
 
 }  // namespace
@@ -63,14 +66,16 @@ Command ModelsCommand() {
   command.summary = "list the cost models and their versions, or reload them";
   command.description =
       "Lists every cost-model version the server loaded ('*' marks the default and the latest\n"
-      "version of each name) with its hardware profile, device counts, training data size,\n"
-      "test MSE per sub-model and creation time. Select one with --model NAME or\n"
-      "NAME@VERSION.\n"
+      "version of each name) with its hardware profile, device counts and training data size;\n"
+      "--long adds the test MSE per sub-model, the creation time and the description, a block\n"
+      "per version. Select one with --model NAME or NAME@VERSION.\n"
       "\n"
       "`models reload` asks the server to rescan its models directory now (AdminService/\n"
       "ReloadModels) and prints what was loaded, unchanged, removed and refused (with the\n"
       "reason). Exit status 0 when nothing was refused, 4 when some bundle was (the server keeps\n"
       "serving the others, and the previous content of a version that was loaded before).\n";
+  command.flags = {OptionSpec::Switch(
+      "long", "a block per version with every field: test MSE, created, description")};
   command.max_args = 1;
   command.run = RunModels;
   return command;

@@ -159,6 +159,13 @@ absl::StatusOr<OutputFormat> ResolveOutputFormat(const Invocation& invocation) {
   return UsageError(absl::StrCat("--format must be text, json or torchrec, got '", format, "'"));
 }
 
+absl::Status JobOutcome(const shardplan::v1::JobStatus& status) {
+  absl::Status error = client::JobStatusToStatus(status);
+  if (error.ok() || status.state() == shardplan::v1::CANCELLED) return error;
+  return JobFailedError(absl::Status(
+      error.code(), absl::StrCat("job ", status.job_id(), " failed: ", error.message())));
+}
+
 absl::Status EmitPlan(const Invocation& invocation, const shardplan::v1::Plan& plan,
                       std::optional<bool> cache_hit,
                       const google::protobuf::Message& json_message) {

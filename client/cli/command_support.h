@@ -40,6 +40,10 @@ enum class OutputFormat { kText, kJson, kTorchRec };
 // --format (text, json, torchrec) and --json; a usage error when they disagree.
 absl::StatusOr<OutputFormat> ResolveOutputFormat(const Invocation& invocation);
 
+// How a job ended, as the exit status of get, watch and plot: OK while queued or running and
+// once it succeeded, CANCELLED, or JobFailedError (exit 10) with the job's code and message.
+absl::Status JobOutcome(const shardplan::v1::JobStatus& status);
+
 // Writes a plan result to stdout or -o: text (FormatPlanText), `json_message` as proto JSON, or
 // the TorchRec shape (placements per --local-world-size, else the plan's local_world_size).
 absl::Status EmitPlan(const Invocation& invocation, const shardplan::v1::Plan& plan,

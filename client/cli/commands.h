@@ -17,6 +17,7 @@ Command CancelCommand();      // job_commands.cc
 Command DeleteCommand();      // job_commands.cc
 Command EvaluateCommand();    // evaluate_command.cc
 Command ReportCommand();      // report_command.cc
+Command PlotCommand();        // plot_command.cc
 Command AlgorithmsCommand();  // catalog_commands.cc
 Command ModelsCommand();      // catalog_commands.cc
 Command HealthCommand();      // health_command.cc

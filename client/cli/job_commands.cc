@@ -18,14 +18,6 @@ constexpr char kJobExitHelp[] =
     "Exits 0 while the job is queued or running and when it succeeded, 10 when it FAILED (the\n"
     "job's error is printed), 9 when it was CANCELLED.\n";
 
-// The exit status that reports how the job ended.
-absl::Status JobOutcome(const JobStatus& status) {
-  absl::Status error = client::JobStatusToStatus(status);
-  if (error.ok() || status.state() == shardplan::v1::CANCELLED) return error;
-  return JobFailedError(absl::Status(
-      error.code(), absl::StrCat("job ", status.job_id(), " failed: ", error.message())));
-}
-
 // The final plan of a finished job in the requested format (text: the whole status).
 absl::Status EmitJobResult(const Invocation& invocation, const JobStatus& status,
                            OutputFormat format) {

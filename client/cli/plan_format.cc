@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "base/text_wrap.h"
 #include "client/cli/text_table.h"
 
 namespace shardplan::cli {
@@ -29,6 +30,13 @@ std::string FormatUnixMs(int64_t unix_ms) {
                           absl::UTCTimeZone());
 }
 
+// "label:       value", the value wrapped under itself within 100 columns.
+std::string Line(absl::string_view label, absl::string_view value) {
+  std::string lead = absl::StrCat(label, ":");
+  lead.resize(std::max<size_t>(lead.size() + 1, 13), ' ');
+  return HangingIndent(lead, value);
+}
+
 std::string Summary(const Plan& plan, std::optional<bool> cache_hit) {
   std::vector<std::string> params;
   for (const auto& [key, value] : plan.parameters())
@@ -38,34 +46,37 @@ std::string Summary(const Plan& plan, std::optional<bool> cache_hit) {
   std::string text;
   // An evaluated plan has no algorithm or search of its own.
   if (!plan.algorithm().empty()) {
-    absl::StrAppend(&text, "algorithm:   ", plan.algorithm(), " (seed ", plan.seed(), ")\n");
+    absl::StrAppend(&text,
+                    Line("algorithm", absl::StrCat(plan.algorithm(), " (seed ", plan.seed(), ")")));
   }
-  if (!params.empty()) absl::StrAppend(&text, "parameters:  ", absl::StrJoin(params, " "), "\n");
-  absl::StrAppend(&text, "cost model:  ", plan.cost_model(),
-                  plan.cost_kind().empty() ? "" : absl::StrCat(" (", plan.cost_kind(), ")"), "\n");
-  absl::StrAppend(&text, "cost:        ", Ms(plan.cost_ms()), " ms\n");
-  if (cache_hit.has_value()) {
-    absl::StrAppend(&text, "cache hit:   ", *cache_hit ? "yes" : "no", "\n");
-  }
-  absl::StrAppend(&text, "bottleneck:  device ", plan.bottleneck_device(), "\n");
+  if (!params.empty()) absl::StrAppend(&text, Line("parameters", absl::StrJoin(params, " ")));
+  absl::StrAppend(
+      &text, Line("cost model",
+                  absl::StrCat(
+                      plan.cost_model(),
+                      plan.cost_kind().empty() ? "" : absl::StrCat(" (", plan.cost_kind(), ")"))));
+  absl::StrAppend(&text, Line("cost", absl::StrCat(Ms(plan.cost_ms()), " ms")));
+  if (cache_hit.has_value()) absl::StrAppend(&text, Line("cache hit", *cache_hit ? "yes" : "no"));
+  absl::StrAppend(&text, Line("bottleneck", absl::StrCat("device ", plan.bottleneck_device())));
   if (!plan.algorithm().empty() && plan.has_stats()) {
     const auto& stats = plan.stats();
-    absl::StrAppend(&text, "search:      ", Ms(stats.planning_time_ms()), " ms, ",
-                    stats.candidates_evaluated(), " candidates, ", stats.cost_model_calls(),
-                    " cost-model calls", stats.anytime_result() ? " (cut short by deadline)" : "",
-                    "\n");
+    absl::StrAppend(
+        &text,
+        Line("search",
+             absl::StrCat(Ms(stats.planning_time_ms()), " ms, ", stats.candidates_evaluated(),
+                          " candidates, ", stats.cost_model_calls(), " cost-model calls",
+                          stats.anytime_result() ? " (cut short by deadline)" : "")));
   }
   if (!plan.column_splits().empty()) {
-    absl::StrAppend(&text, "splits:      ", absl::StrJoin(plan.column_splits(), " "), "\n");
+    absl::StrAppend(&text, Line("splits", absl::StrJoin(plan.column_splits(), " ")));
   }
-  if (!plan.request_hash().empty())
-    absl::StrAppend(&text, "request:     ", plan.request_hash(), "\n");
+  if (!plan.request_hash().empty()) absl::StrAppend(&text, Line("request", plan.request_hash()));
   // Why the server chose the algorithm and model, one reason a line.
   for (absl::string_view reason : absl::StrSplit(plan.selection(), "; ", absl::SkipEmpty())) {
-    absl::StrAppend(&text, "chosen:      ", reason, "\n");
+    absl::StrAppend(&text, Line("chosen", reason));
   }
   for (const auto& warning : plan.warnings()) {
-    absl::StrAppend(&text, "warning:     ", warning.field(), ": ", warning.message(), "\n");
+    absl::StrAppend(&text, Line("warning", absl::StrCat(warning.field(), ": ", warning.message())));
   }
   return text;
 }
@@ -106,6 +117,7 @@ std::string Placement(const shardplan::v1::TableSharding& sharding) {
 
 std::string AssignmentTable(const Plan& plan) {
   TextTable table({"table", "sharding", "rows", "dim", "device(s)"}, {false, false, true, true});
+  table.Wrap(4);  // many shards: their placements on continuation lines
   for (const auto& sharding : plan.tables()) {
     int64_t rows = 0;
     int64_t dim = 0;
@@ -141,20 +153,23 @@ std::string FormatProgressLine(const shardplan::v1::JobStatus& status) {
 
 std::string FormatJobStatusText(const shardplan::v1::JobStatus& status) {
   std::string text;
-  absl::StrAppend(&text, "job:         ", status.job_id(), "\n");
-  absl::StrAppend(&text, "state:       ", shardplan::v1::JobState_Name(status.state()), "\n");
+  absl::StrAppend(&text, Line("job", status.job_id()));
+  absl::StrAppend(&text, Line("state", shardplan::v1::JobState_Name(status.state())));
   if (!status.progress().empty() || status.progress_fraction() > 0) {
-    absl::StrAppend(&text,
-                    "progress:    ", absl::StrFormat("%.0f%%", 100.0 * status.progress_fraction()),
-                    status.progress().empty() ? "" : absl::StrCat("  ", status.progress()), "\n");
+    absl::StrAppend(
+        &text,
+        Line("progress",
+             absl::StrCat(absl::StrFormat("%.0f%%", 100.0 * status.progress_fraction()),
+                          status.progress().empty() ? "" : absl::StrCat("  ", status.progress()))));
   }
-  absl::StrAppend(&text, "submitted:   ", FormatUnixMs(status.submitted_unix_ms()), "\n");
-  absl::StrAppend(&text, "started:     ", FormatUnixMs(status.started_unix_ms()), "\n");
-  absl::StrAppend(&text, "finished:    ", FormatUnixMs(status.finished_unix_ms()), "\n");
+  absl::StrAppend(&text, Line("submitted", FormatUnixMs(status.submitted_unix_ms())));
+  absl::StrAppend(&text, Line("started", FormatUnixMs(status.started_unix_ms())));
+  absl::StrAppend(&text, Line("finished", FormatUnixMs(status.finished_unix_ms())));
   if (status.error_code() != 0 || !status.error_message().empty()) {
-    absl::StrAppend(&text, "error:       ",
-                    absl::StatusCodeToString(static_cast<absl::StatusCode>(status.error_code())),
-                    ": ", status.error_message(), "\n");
+    absl::StrAppend(
+        &text, Line("error", absl::StrCat(absl::StatusCodeToString(
+                                              static_cast<absl::StatusCode>(status.error_code())),
+                                          ": ", status.error_message())));
   }
   if (status.has_result() && status.result().has_plan()) {
     absl::StrAppend(&text, "\n",

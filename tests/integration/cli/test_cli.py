@@ -12,6 +12,7 @@ import re
 import subprocess
 import tempfile
 import unittest
+import xml.etree.ElementTree as ElementTree
 
 import shardplan
 import torch_shard_checks
@@ -20,8 +21,8 @@ from tasks import (BASELINES, SLOW_ALGORITHM, SLOW_PARAMS, SLOW_TASK, check_plan
                    example_task, examples_dir, infeasible_task, invalid_task, mixed_plan,
                    mixed_task, multi_host_task, reordered, torchrec_sharding_plan)
 
-COMMANDS = ("plan", "submit", "get", "watch", "cancel", "evaluate", "report", "algorithms",
-            "models", "health")
+COMMANDS = ("plan", "submit", "get", "watch", "cancel", "evaluate", "report", "plot",
+            "algorithms", "models", "health")
 EXIT_OK, EXIT_USAGE, EXIT_INVALID, EXIT_INFEASIBLE, EXIT_NOT_FOUND = 0, 2, 3, 4, 5
 EXIT_UNAVAILABLE, EXIT_DEADLINE, EXIT_EXHAUSTED, EXIT_CANCELLED, EXIT_JOB_FAILED = 6, 7, 8, 9, 10
 EXIT_UNAUTHENTICATED, EXIT_PERMISSION_DENIED = 11, 12
@@ -504,6 +505,115 @@ class JobTest(ServerTestCase):
         self.assertError(result, EXIT_INVALID, "INVALID_ARGUMENT")
 
 
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+class PlotTest(ServerTestCase):
+    """`plot`: plans from files and from jobs drawn as SVG, side by side, and its refusals."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory(prefix="shardplan-plot-")
+        self.addCleanup(self.dir.cleanup)
+
+    def path(self, name):
+        return os.path.join(self.dir.name, name)
+
+    def plan_file(self, name, task, *args):
+        result = self.cli("plan", task, "--format", "json", "-o", self.path(name), *args)
+        self.assertExit(result, EXIT_OK)
+        with open(self.path(name)) as f:
+            return json.load(f)["plan"], self.path(name)
+
+    def plot(self, *args, output="plot.svg"):
+        """Runs plot -o OUTPUT; returns the parsed SVG root (well-formed XML or the test fails)."""
+        result = self.cli("plot", *args, "-o", self.path(output))
+        self.assertExit(result, EXIT_OK)
+        self.assertIn(f"wrote {self.path(output)}: ", result.stdout)
+        return ElementTree.parse(self.path(output)).getroot()
+
+    def groups(self, root, cls):
+        return [g for g in root.iter(f"{SVG}g") if g.get("class") == cls]
+
+    def texts(self, root):
+        return ["".join(t.itertext()) for t in root.iter(f"{SVG}text")]
+
+    def test_one_plan_from_a_file(self):
+        plan, path = self.plan_file("ns.json", example("task_4dev.json"))
+        root = self.plot(path)
+        self.assertEqual(root.tag, f"{SVG}svg")
+        self.assertEqual(len(self.groups(root, "device")), 4)
+        self.assertEqual(len(self.groups(root, "memory")), 4)
+        [bottleneck] = self.groups(root, "bottleneck")
+        self.assertEqual(bottleneck.get("data-device"), str(plan["bottleneck_device"]))
+        texts = self.texts(root)
+        self.assertIn(f"bottleneck: device {plan['bottleneck_device']}, "
+                      f"{plan['cost_ms']:.3f} ms", texts)
+        self.assertIn(f"{plan['algorithm']} \u00b7 {plan['cost_model']} \u00b7 "
+                      f"{plan['cost_ms']:.3f} ms", texts)
+
+    def test_neuroshard_and_torchrec_side_by_side(self):
+        task = example("task_4dev.json")
+        neuroshard, first = self.plan_file("ns.json", task, "--algorithm", "neuroshard")
+        torchrec, second = self.plan_file("tr.json", task, "--algorithm", "torchrec")
+        root = self.plot(first, second)
+        self.assertEqual([g.get("data-plan") for g in self.groups(root, "plan")], ["0", "1"])
+        self.assertEqual(len(self.groups(root, "bottleneck")), 2)
+        titles = [t for t in self.texts(root) if " ms" in t and "\u00b7" in t]
+        self.assertTrue(titles[0].startswith("neuroshard \u00b7 "), titles)
+        self.assertTrue(titles[1].startswith("torchrec \u00b7 "), titles)
+        self.assertIn("Cost and memory per device: 2 plans of 4 devices, same scales",
+                      self.texts(root))
+
+    def test_a_job_by_id_and_stdout(self):
+        submit = self.cli("submit", example("task_8dev.json"), "--algorithm", "size_greedy")
+        self.assertExit(submit, EXIT_OK)
+        job_id = submit.stdout.strip()
+        self.assertExit(self.cli("watch", job_id), EXIT_OK)
+        root = self.plot(job_id, "--title", "8 devices <size_greedy> & co")
+        self.assertEqual(len(self.groups(root, "device")), 8)
+        self.assertIn("8 devices <size_greedy> & co", self.texts(root))
+        self.assertTrue(any(t.startswith(f"job {job_id} ") for t in self.texts(root)))
+        stdout = self.cli("plot", job_id, "-o", "-")
+        self.assertExit(stdout, EXIT_OK)
+        self.assertTrue(stdout.stdout.startswith("<?xml"))
+        ElementTree.fromstring(stdout.stdout)
+
+    def test_default_output_file(self):
+        _, path = self.plan_file("ns.json", example("task_4dev.json"))
+        result = subprocess.run([os.environ["SHARDPLAN_CLI"], "plot", path], cwd=self.dir.name,
+                                capture_output=True, text=True, timeout=60)
+        self.assertExit(result, EXIT_OK)
+        self.assertEqual(result.stdout, "wrote plan.svg: 1 plan of 4 devices\n")
+        ElementTree.parse(self.path("plan.svg"))
+
+    def test_refusals(self):
+        _, four = self.plan_file("four.json", example("task_4dev.json"))
+        _, eight = self.plan_file("eight.json", example("task_8dev.json"))
+        result = self.cli("plot", four, eight, "-o", self.path("x.svg"))
+        self.assertError(result, EXIT_INVALID, "INVALID_ARGUMENT")
+        self.assertIn("must be of one task", result.stderr)
+        self.assertFalse(os.path.exists(self.path("x.svg")))
+
+        torchrec = self.path("torchrec.json")
+        self.assertExit(self.cli("plan", example("task_4dev.json"), "--format", "torchrec",
+                                 "-o", torchrec), EXIT_OK)
+        result = self.cli("plot", torchrec, "-o", self.path("x.svg"))
+        self.assertError(result, EXIT_INVALID, "INVALID_ARGUMENT")
+        self.assertIn("no per-device figures", result.stderr)
+
+        result = self.cli("plot", self.path("missing.json"))
+        self.assertError(result, EXIT_INVALID, "INVALID_ARGUMENT")
+        self.assertIn("missing.json: cannot open", result.stderr)
+        self.assertError(self.cli("plot", "no-such-job"), EXIT_NOT_FOUND, "NOT_FOUND")
+        failed = self.cli("submit", self.write_json(infeasible_task()))
+        job_id = failed.stdout.strip()
+        self.cli("watch", job_id, "--timeout", "30")
+        self.assertError(self.cli("plot", job_id), EXIT_JOB_FAILED, "FAILED_PRECONDITION")
+        self.assertExit(self.cli("plot", four, "--json"), EXIT_USAGE)
+        self.assertExit(self.cli("plot", "-", "-"), EXIT_USAGE)
+        self.assertExit(self.cli("plot", four, four, four, four, four), EXIT_USAGE)
+
+
 class CatalogTest(ServerTestCase):
     def test_algorithms(self):
         text = self.cli("algorithms")
@@ -526,6 +636,79 @@ class CatalogTest(ServerTestCase):
         self.assertExit(result, EXIT_OK)
         self.assertEqual(result.stdout, "SERVING\n")
         self.assertEqual(json.loads(self.cli("health", "--json").stdout), {"status": "SERVING"})
+
+
+TERMINAL_WIDTH = 100
+
+
+class WidthTest(CliTestCase):
+    """Every table and summary the CLI prints keeps within 100 columns, with the real shipped
+    catalogue (the bundles under models/) and plans of the example tasks."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = ServerProcess(extra_args=[
+            "--models_dir", os.environ["SHARDPLAN_MODELS_DIR"],
+            "--model_reload_interval_s", "0"]).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def assertFits(self, args, min_lines=1):
+        result = self.cli(*args)
+        self.assertExit(result, EXIT_OK)
+        lines = result.stdout.splitlines()
+        self.assertGreaterEqual(len(lines), min_lines, result.stdout)
+        for line in lines:
+            self.assertLessEqual(len(line), TERMINAL_WIDTH,
+                                 f"{' '.join(args)}: a line of {len(line)} columns:\n{line}")
+            self.assertEqual(line, line.rstrip(), f"{' '.join(args)}: trailing blanks")
+        return result.stdout
+
+    def test_catalogue(self):
+        models = json.loads(self.cli("models", "--json").stdout)["models"]
+        self.assertGreaterEqual(len(models), 10, "the shipped bundles did not load")
+        text = self.assertFits(["algorithms"], min_lines=20)
+        for algorithm in ("neuroshard", "torchrec", "exhaustive", *BASELINES):
+            self.assertRegex(text, rf"(?m)^{algorithm} ")
+        self.assertIn("sharding_types", text)  # torchrec's parameter table
+        self.assertIn("data_parallel", text)   # its sharding types, wrapped
+        text = self.assertFits(["models"], min_lines=len(models) + 2)
+        for model in models:
+            self.assertRegex(text, rf"(?m)^{re.escape(model['name'])} +{model['version']} ")
+        text = self.assertFits(["models", "--long"], min_lines=6 * len(models))
+        for model in models:
+            self.assertIn(f"{model['name']}@{model['version']}", text)
+            if model["description"]:
+                self.assertIn(model["description"].split()[0], text)
+
+    def test_help(self):
+        for command in ("", *COMMANDS):
+            with self.subTest(command=command):
+                self.assertFits([command, "--help"] if command else ["--help"], min_lines=10)
+
+    def test_plans_jobs_and_evaluations(self):
+        for task, args in (("task_4dev.json", []), ("task_8dev.json", []),
+                           ("task_8dev.json", ["--algorithm", "torchrec", "--model", "analytic@1"]),
+                           ("task_8dev.json", ["--algorithm", "neuroshard",
+                                               "--model", "sim-rtx2080ti"])):
+            with self.subTest(task=task, args=args):
+                self.assertFits(["plan", example(task), *args], min_lines=20)
+        submit = self.cli("submit", example("task_8dev.json"), "--algorithm", "torchrec",
+                          "--model", "analytic@1")
+        job_id = submit.stdout.strip()
+        self.assertFits(["watch", job_id], min_lines=20)
+        self.assertFits(["get", job_id], min_lines=20)
+        plan = self.write_json(json.loads(self.cli("get", job_id, "--json").stdout))
+        self.assertFits(["evaluate", example("task_8dev.json"), plan, "--model", "analytic@1"],
+                        min_lines=20)
+        self.assertFits(["evaluate", example("task_8dev.json"), plan,
+                         "--ground-truth", "sim:rtx2080ti"], min_lines=20)
+        self.assertFits(["report", example("task_8dev.json"), plan, "--device-ms",
+                         ",".join(["41.2"] * 8)], min_lines=2)
+        self.assertFits(["models", "reload"])
+        self.assertFits(["health"])
 
 
 def write_bundle(root, name, version, seed=1):
@@ -553,8 +736,11 @@ class ModelsTest(CliTestCase):
         text = self.cli("models")
         self.assertExit(text, EXIT_OK)
         self.assertRegex(text.stdout,
-                         r"(?m)^tiny +1 +neural +\* +test-profile \(sim\) +any \(no comm\) +1234 "
-                         r"+compute=0\.25 ")
+                         r"(?m)^tiny +1 +neural +\* +test-profile \(sim\) +any \(no comm\) +1234$")
+        long = self.cli("models", "--long")
+        self.assertExit(long, EXIT_OK)
+        self.assertIn("tiny@1  (latest)\n  kind:         neural\n", long.stdout)
+        self.assertRegex(long.stdout, r"(?m)^  test mse: +compute=0\.25 .*\(ms\^2\)$")
         listed = json.loads(self.cli("models", "--json").stdout)["models"]
         self.assertIn(("tiny", "1"), [(m["name"], m["version"]) for m in listed])
 
