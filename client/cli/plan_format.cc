@@ -97,14 +97,20 @@ std::string DeviceTable(const Plan& plan) {
 }
 
 // "2" for a whole table; "1[c0:64) 3[c64:128)" for column ranges, "1[r0:500)" for row ranges.
+// Where a table's shards sit: "2" for a whole table, "0[r0:500) 1[r500:1000)" for row blocks
+// (row_wise, table_row_wise), "0[c0:32) 3[c32:64)" for column ranges, "0 1 2 (replicas)" for
+// data_parallel.
 std::string Placement(const shardplan::v1::TableSharding& sharding) {
-  if (sharding.shards_size() == 1 && sharding.sharding_type() != shardplan::v1::ROW_WISE &&
-      sharding.sharding_type() != shardplan::v1::COLUMN_WISE) {
+  const shardplan::v1::ShardingType type = sharding.sharding_type();
+  const bool by_rows = type == shardplan::v1::ROW_WISE || type == shardplan::v1::TABLE_ROW_WISE;
+  if (sharding.shards_size() == 1 && !by_rows && type != shardplan::v1::COLUMN_WISE) {
     return absl::StrCat(sharding.shards(0).device());
   }
   std::vector<std::string> parts;
   for (const auto& shard : sharding.shards()) {
-    if (sharding.sharding_type() == shardplan::v1::ROW_WISE) {
+    if (type == shardplan::v1::DATA_PARALLEL) {
+      parts.push_back(absl::StrCat(shard.device()));
+    } else if (by_rows) {
       parts.push_back(absl::StrCat(shard.device(), "[r", shard.row_offset(), ":",
                                    shard.row_offset() + shard.row_count(), ")"));
     } else {
@@ -112,6 +118,7 @@ std::string Placement(const shardplan::v1::TableSharding& sharding) {
                                    shard.column_offset() + shard.column_count(), ")"));
     }
   }
+  if (type == shardplan::v1::DATA_PARALLEL) parts.push_back("(replicas)");
   return absl::StrJoin(parts, " ");
 }
 
