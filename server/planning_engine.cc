@@ -274,14 +274,13 @@ bool PlanningEngine::Cacheable(const PreparedRequest& request) const {
   return cache_ != nullptr && cache_->capacity_bytes() > 0 && !request.cache_key.empty();
 }
 
-PlanningResult PlanningEngine::ResultFor(const PreparedRequest& request, Plan plan) const {
+PlanningResult PlanningEngine::ResultFor(const PreparedRequest& request, Plan plan) {
   PlanningResult result;
   result.plan = std::move(plan);
   result.request_hash = request.cache_key;
   // This request's: an identical request that named the model shares the plan, not the reason.
   result.selection = request.selection;
   result.warnings = request.warnings;
-  AddPlanWarnings(request.task, result);
   return result;
 }
 
@@ -307,8 +306,11 @@ void PlanningEngine::AddPlanWarnings(const Task& task, PlanningResult& result) c
 absl::StatusOr<PlanningResult> PlanningEngine::Run(
     const PreparedRequest& request, const StopSignal& stop,
     const JobManager::ProgressFn& on_progress) const {
-  if (std::optional<PlanningResult> cached = CachedResult(request)) return *std::move(cached);
-  return Compute(request, stop, on_progress);
+  std::optional<PlanningResult> cached = CachedResult(request);
+  absl::StatusOr<PlanningResult> result =
+      cached.has_value() ? *std::move(cached) : Compute(request, stop, on_progress);
+  if (result.ok()) AddPlanWarnings(request.task, *result);
+  return result;
 }
 
 std::optional<PlanningResult> PlanningEngine::CachedResult(const PreparedRequest& request) const {

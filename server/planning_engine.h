@@ -51,7 +51,7 @@ class PlanningEngine {
   // cannot cost the task.
   absl::StatusOr<PreparedRequest> Prepare(PlanningRequest request) const;
 
-  // CachedResult, else Compute.
+  // CachedResult, else Compute; then AddPlanWarnings.
   absl::StatusOr<PlanningResult> Run(const PreparedRequest& request, const StopSignal& stop,
                                      const JobManager::ProgressFn& on_progress) const;
 
@@ -64,6 +64,10 @@ class PlanningEngine {
   // DEADLINE_EXCEEDED when `stop` fires.
   absl::StatusOr<PlanningResult> Compute(const PreparedRequest& request, const StopSignal& stop,
                                          const JobManager::ProgressFn& on_progress) const;
+
+  // Appends the warnings of the plan itself (TORCHREC_MEMORY) to an answer for `task` and
+  // counts them: once per answer, whether the plan was computed, cached or stored.
+  void AddPlanWarnings(const Task& task, PlanningResult& result) const;
 
   // Recomputes the figures of `plan` (its tables[].shards) for `task` under `model` (as
   // ChooseModel resolves it), after ValidateTask and ValidatePlan. The result carries the
@@ -104,11 +108,9 @@ class PlanningEngine {
   // empty when none was refused.
   std::optional<ResolvedModel> NewestCoveringModel(const Task& task, std::string* refused) const;
   bool Cacheable(const PreparedRequest& request) const;
-  // `plan` as the answer to `request`: with its request hash, selection and warnings (the
-  // request's and the plan's own, which it counts).
-  PlanningResult ResultFor(const PreparedRequest& request, Plan plan) const;
-  // Appends the plan's own warnings (TORCHREC_MEMORY) to `result` and counts them.
-  void AddPlanWarnings(const Task& task, PlanningResult& result) const;
+  // `plan` as the answer to `request`: with its request hash, selection and the request's
+  // warnings (Run and the service add the plan's own: AddPlanWarnings).
+  static PlanningResult ResultFor(const PreparedRequest& request, Plan plan);
 
   const AlgorithmRegistry* const algorithms_;
   const ModelRegistry* const models_;

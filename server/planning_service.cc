@@ -227,6 +227,7 @@ absl::StatusOr<PlanAnswer> PlanningService::PlanAndRecord(PlanningRequest reques
   // the selection and the warnings are this request's.
   result->selection = prepared->selection;
   result->warnings = prepared->warnings;
+  engine_->AddPlanWarnings(prepared->task, *result);
 
   PlanAnswer answer;
   const bool keyed = !job_key.empty();

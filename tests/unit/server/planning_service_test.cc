@@ -87,6 +87,48 @@ TEST_F(PlanningServiceTest, PlansThenAnswersFromTheCacheAndRecordsTheComputedPla
   EXPECT_TRUE(second->job_id.empty());  // nothing new to record
 }
 
+// TORCHREC_MEMORY is the plan's: computed, cached, stored under a key or run as a job, the
+// answer carries it.
+TEST_F(PlanningServiceTest, EveryAnswerCarriesThePlansOwnWarnings) {
+  auto over_torchrecs_reservation = [](std::string job_key) {
+    PlanningRequest request = Request(std::move(job_key));
+    request.task = SmallTask(4, 2);  // t3 alone is 512,000 bytes: 85.3% of 600,000
+    request.task.topology.memory_bytes.assign(2, 600000);
+    return request;
+  };
+  auto torchrec_warnings = [](const PlanningResult& result) {
+    return std::count_if(result.warnings.begin(), result.warnings.end(),
+                         [](const PlanWarning& w) { return w.code == kTorchRecMemory; });
+  };
+  absl::StatusOr<PlanAnswer> computed = service_->Plan(over_torchrecs_reservation(""), call_);
+  ASSERT_TRUE(computed.ok()) << computed.status();
+  EXPECT_EQ(torchrec_warnings(computed->result), 1);
+  absl::StatusOr<PlanAnswer> cached = service_->Plan(over_torchrecs_reservation(""), call_);
+  ASSERT_TRUE(cached.ok()) << cached.status();
+  EXPECT_TRUE(cached->result.cache_hit);
+  EXPECT_EQ(torchrec_warnings(cached->result), 1);
+  absl::StatusOr<PlanAnswer> keyed = service_->Plan(over_torchrecs_reservation("k/1"), call_);
+  ASSERT_TRUE(keyed.ok()) << keyed.status();
+  absl::StatusOr<PlanAnswer> from_store = service_->Plan(over_torchrecs_reservation("k/1"), call_);
+  ASSERT_TRUE(from_store.ok()) << from_store.status();
+  EXPECT_TRUE(from_store->from_store);
+  EXPECT_EQ(torchrec_warnings(from_store->result), 1);
+
+  absl::StatusOr<JobSnapshot> job = service_->Submit(over_torchrecs_reservation("j/1"), call_);
+  ASSERT_TRUE(job.ok()) << job.status();
+  JobSnapshot last;
+  ASSERT_TRUE(service_
+                  ->WatchJob(job->id, call_,
+                             [&](const JobSnapshot& snapshot) {
+                               last = snapshot;
+                               return true;
+                             })
+                  .ok());
+  ASSERT_EQ(last.state, JobState::kSucceeded);
+  ASSERT_TRUE(last.result != nullptr);
+  EXPECT_EQ(torchrec_warnings(*last.result), 1);
+}
+
 TEST_F(PlanningServiceTest, AJobKeyBringsBackItsPlanAndRefusesAnotherRequest) {
   absl::StatusOr<PlanAnswer> first = service_->Plan(Request("run/1"), call_);
   ASSERT_TRUE(first.ok()) << first.status();
