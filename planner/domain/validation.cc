@@ -138,12 +138,24 @@ absl::Status CheckTable(const Table& table, size_t i, const Task& task, const Ta
                      absl::StrCat("must have 0 or ", kNumAccessBins, " entries, got ",
                                   table.access_bins.size()));
     }
+    double sum = 0.0;
     for (size_t j = 0; j < table.access_bins.size(); ++j) {
       const double bin = table.access_bins[j];
       if (!(bin >= 0 && bin <= 1)) {  // also rejects NaN
         return Invalid(absl::StrCat(TablePath(i, "access_bins"), "[", j, "]"),
                        absl::StrCat("must be in [0, 1], got ", bin));
       }
+      sum += bin;
+    }
+    // The bins are shares of the table's accessed rows. All zero: a table no batch reads (the
+    // reference's data has some), which only a pooling factor of 0 describes.
+    const bool unread = sum == 0 && table.pooling_factor == 0;
+    if (!unread && std::fabs(sum - 1.0) > kAccessBinsSumTolerance) {
+      return Invalid(TablePath(i, "access_bins"),
+                     absl::StrCat("the bins are shares of the table's accessed rows and must sum "
+                                  "to 1 (within ",
+                                  kAccessBinsSumTolerance, "), got ", sum,
+                                  sum == 0 ? " (all 0 only for a pooling factor of 0)" : ""));
     }
   }
   if (!ValidElementType(table.element_type)) {
@@ -378,9 +390,10 @@ absl::Status ValidateTask(const Task& task, const TaskLimits& limits) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "batch_size: ", task.batch_size, " exceeds the limit of ", limits.max_batch_size));
   }
-  if (task.max_planning_time_ms < 0) {
+  if (task.max_planning_time_ms < 0 || task.max_planning_time_ms > kMaxTaskPlanningTimeMs) {
     return Invalid("max_planning_time_ms",
-                   absl::StrCat("must be >= 0 (0: no limit), got ", task.max_planning_time_ms));
+                   absl::StrCat("must be in [0, ", kMaxTaskPlanningTimeMs,
+                                "] (0: no limit; at most a day), got ", task.max_planning_time_ms));
   }
   if (std::optional<std::string> reason =
           NotNonNegativeFinite(task.memory.optimizer_state_multiplier)) {

@@ -23,12 +23,20 @@ struct TaskLimits {
   int64_t max_name_bytes = 1024;
 };
 
+// A task's own planning-time limit: at most a day. Deadlines are steady-clock nanoseconds, so
+// a limit near 1e13 ms would overflow them (planning then stopped at once).
+inline constexpr int64_t kMaxTaskPlanningTimeMs = int64_t{24} * 60 * 60 * 1000;
+// How far an access histogram's bins may sum from 1: the reference's histograms are within 4e-6,
+// and 17 values rounded to 4 decimals within 8.5e-4.
+inline constexpr double kAccessBinsSumTolerance = 1e-3;
+
 // INVALID_ARGUMENT naming the field and the reason, e.g.
 // "tables[3].dim: must be a multiple of 4, got 6"; RESOURCE_EXHAUSTED for counts over `limits`.
 // Checks: rows >= 1, dim > 0 and a multiple of 4, pooling factor finite and >= 0, access bins
-// empty or 17 values in [0,1], unique non-empty names (at most max_name_bytes), devices >= 1,
-// capacities > 0, pinned devices in range, colocation groups naming known tables at most once,
-// batch size >= 1.
+// empty or 17 values in [0,1] summing to 1 (all 0 only for a table with pooling factor 0, which
+// no batch reads), max_planning_time_ms in [0, kMaxTaskPlanningTimeMs], unique non-empty names (at
+// most max_name_bytes), devices >= 1, capacities > 0, pinned devices in range, colocation groups
+// naming known tables at most once, batch size >= 1.
 absl::Status ValidateTask(const Task& task, const TaskLimits& limits = {});
 
 // INVALID_ARGUMENT naming the offending table or device when the plan does not cover every

@@ -79,7 +79,9 @@ absl::StatusOr<Plan> RunPlanning(const PreparedPlanning& prepared, const Task& t
       outer != nullptr ? outer->deadline() : std::nullopt,
       outer != nullptr ? std::function<bool()>([outer] { return outer->cancelled(); }) : nullptr);
   if (task.max_planning_time_ms > 0) {
-    stop.LimitDeadline(start + std::chrono::milliseconds(task.max_planning_time_ms));
+    // ValidateTask bounds it; the min keeps an unvalidated task from overflowing the clock.
+    stop.LimitDeadline(start + std::chrono::milliseconds(
+                                   std::min(task.max_planning_time_ms, kMaxTaskPlanningTimeMs)));
   }
 
   Report(options.on_progress,

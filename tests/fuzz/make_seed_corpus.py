@@ -75,6 +75,18 @@ JSON_EDGE_CASES = {
     "access-bins-short": '{"tables":[{"name":"x","rows":8,"dim":8,"access_bins":[1]}],'
                          '"topology":{"num_devices":1,"device_memory_gib":1}}',
     "negative-multiplier": '{"memory":{"optimizer_state_multiplier":-1}}',
+    "access-bins-sum-17": '{"tables":[{"name":"x","rows":8,"dim":8,"pooling_factor":2,'
+                          '"access_bins":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]}],'
+                          '"topology":{"num_devices":1,"device_memory_gib":1}}',
+    "access-bins-unread": '{"tables":[{"name":"x","rows":8,"dim":8,"pooling_factor":0,'
+                          '"access_bins":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]}],'
+                          '"topology":{"num_devices":1,"device_memory_gib":1}}',
+    "planning-time-overflow": '{"tables":[{"name":"x","rows":8,"dim":8}],'
+                              '"topology":{"num_devices":1,"device_memory_gib":1},'
+                              '"max_planning_time_ms":"10000000000000"}',
+    "torchrec-memory": '{"tables":[{"name":"x","rows":8,"dim":8}],'
+                       '"topology":{"num_devices":1,"device_memory_gib":1},'
+                       '"memory":{"storage_reservation":0.15,"optimizer":"ROWWISE_ADAGRAD"}}',
     "unicode-names": '{"tables":[{"name":"t\\u00e9\\u4e2d\\ud83d\\ude00","rows":8,"dim":8}],'
                      '"topology":{"num_devices":1,"device_memory_gib":1}}',
     "lone-surrogate": '{"tables":[{"name":"\\ud800","rows":8,"dim":8}]}',

@@ -3,6 +3,7 @@
 // message; a task that validates survives wire::TaskToJson -> wire::ParseTaskJson with equal
 // values and validates again.
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -32,6 +33,22 @@ void CheckTaskJson(std::string_view text) {
     CheckError(valid, "ValidateTask",
                {absl::StatusCode::kInvalidArgument, absl::StatusCode::kResourceExhausted});
     return;
+  }
+
+  // What ValidateTask promises about what it accepts.
+  for (const Table& table : task->tables) {
+    if (table.access_bins.empty()) continue;
+    double sum = 0.0;
+    for (double bin : table.access_bins) sum += bin;
+    if (std::fabs(sum - 1.0) > kAccessBinsSumTolerance &&
+        !(sum == 0 && table.pooling_factor == 0)) {
+      Fail("ValidateTask accepted an access histogram that does not sum to 1",
+           absl::StrCat(table.name, ": ", sum));
+    }
+  }
+  if (task->max_planning_time_ms < 0 || task->max_planning_time_ms > kMaxTaskPlanningTimeMs) {
+    Fail("ValidateTask accepted a planning-time limit out of range",
+         absl::StrCat(task->max_planning_time_ms));
   }
 
   const std::string written = wire::TaskToJson(*task);

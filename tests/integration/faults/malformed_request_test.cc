@@ -156,6 +156,10 @@ TEST_F(MalformedRequestTest, NonFiniteAndNegativeNumbersAreInvalidArgumentsNamin
        [&](auto& r) {
          for (int j = 0; j < 17; ++j) table(r)->add_access_bins(j == 3 ? kNaN : 0.0);
        }},
+      {"task.tables[1].access_bins",  // every bin 1: a histogram summing to 17
+       [&](auto& r) {
+         for (int j = 0; j < 17; ++j) table(r)->add_access_bins(1.0);
+       }},
       {"task.tables[1].pinned_device", [&](auto& r) { table(r)->set_pinned_device(-1); }},
       {"task.topology.num_devices", [&](auto& r) { topology(r)->set_num_devices(-2); }},
       {"task.topology.device_memory_gib",
@@ -175,6 +179,8 @@ TEST_F(MalformedRequestTest, NonFiniteAndNegativeNumbersAreInvalidArgumentsNamin
       {"task.batch_size", [&](auto& r) { r.mutable_task()->set_batch_size(-1); }},
       {"task.max_planning_time_ms",
        [&](auto& r) { r.mutable_task()->set_max_planning_time_ms(-1); }},
+      {"task.max_planning_time_ms",  // overflowed the deadline: DEADLINE_EXCEEDED at once
+       [&](auto& r) { r.mutable_task()->set_max_planning_time_ms(10000000000000); }},
       {"task.memory.optimizer_state_multiplier",
        [&](auto& r) { r.mutable_task()->mutable_memory()->set_optimizer_state_multiplier(kNaN); }},
       {"task.memory.storage_reservation",

@@ -1,5 +1,7 @@
 // PlanTask: the pipeline every caller uses (params, time limits, validation, evaluation, record).
 
+#include "planner/framework/plan_task.h"
+
 #include <chrono>
 #include <optional>
 #include <string>
@@ -10,7 +12,7 @@
 #include "gtest/gtest.h"
 #include "planner/algorithms/exhaustive/exhaustive_planner.h"
 #include "planner/algorithms/greedy/greedy_planner.h"
-#include "planner/framework/plan_task.h"
+#include "planner/domain/validation.h"
 #include "tests/unit/planner/planner_test_util.h"
 
 namespace shardplan {
@@ -188,6 +190,17 @@ TEST(PlanTaskTest, TaskTimeLimitBecomesTheDeadline) {
   ASSERT_TRUE(planner.seen_deadline.has_value());
   EXPECT_GE(*planner.seen_deadline, before + std::chrono::milliseconds(5000));
   EXPECT_LE(*planner.seen_deadline, after + std::chrono::milliseconds(5000));
+}
+
+TEST(PlanTaskTest, AnAbsurdTimeLimitDoesNotOverflowTheDeadline) {
+  Task task = SmallTask();                     // not validated: ValidateTask would refuse the limit
+  task.max_planning_time_ms = 10000000000000;  // 1e13 ms: past the steady clock's range in ns
+  test::FakeCostModel model;
+  const ScriptedPlanner planner = Placing({0, 0, 0});
+  const auto before = StopSignal::Clock::now();
+  ASSERT_TRUE(PlanTask(planner, task, model, {}).ok());
+  ASSERT_TRUE(planner.seen_deadline.has_value());
+  EXPECT_GE(*planner.seen_deadline, before + std::chrono::milliseconds(kMaxTaskPlanningTimeMs));
 }
 
 TEST(PlanTaskTest, EarlierCallerDeadlineWins) {
