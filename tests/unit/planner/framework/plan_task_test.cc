@@ -43,6 +43,8 @@ class ScriptedPlanner : public Algorithm {
     info_.sharding_types = {ShardingType::kTableWise};
   }
   const AlgorithmInfo& info() const override { return info_; }
+  // A planner that may also cut tables into column ranges.
+  void AllowColumnWise() { info_.sharding_types.push_back(ShardingType::kColumnWise); }
   absl::StatusOr<Plan> Run(const Task& task, const PlanningContext& context) const override {
     seen_deadline = context.stop->deadline();
     seen_cancelled = context.stop->cancelled();
@@ -176,6 +178,19 @@ TEST(PlanTaskTest, AWholeTableLargerThanEveryDeviceIsRefusedByWholeTablePlanners
   EXPECT_STATUS(PlanTask(planner, task, model, {}), absl::StatusCode::kFailedPrecondition,
                 "task is infeasible for scripted: table \"a\" needs 0.00 GiB but the largest "
                 "device (device 0) holds 0.00 GiB; scripted places whole tables only");
+  EXPECT_FALSE(planner.seen_model);  // refused before it ran
+}
+
+TEST(PlanTaskTest, TablesLargerThanAllDevicesTogetherAreRefusedBeforeAnySearch) {
+  Task task = SmallTask();
+  task.topology.memory_bytes = {4000, 4000};  // a + b + c = 9280 bytes > 8000
+  test::FakeCostModel model;
+  ScriptedPlanner planner = Placing({0, 1, 1});
+  planner.AllowColumnWise();  // cutting tables moves bytes but never removes any
+  EXPECT_STATUS(PlanTask(planner, task, model, {}), absl::StatusCode::kFailedPrecondition,
+                "task is infeasible for scripted: its tables need 0.00 GiB (9280 bytes) but the "
+                "2 devices hold 0.00 GiB (8000 bytes) together, however they are sharded; the "
+                "largest table \"a\" needs 0.00 GiB");
   EXPECT_FALSE(planner.seen_model);  // refused before it ran
 }
 

@@ -141,12 +141,21 @@ TEST(TorchRecPlannerTest, MinPartitionBoundsTheShardWidth) {
 }
 
 TEST(TorchRecPlannerTest, InfeasibleTasksNameTheSmallestProposal) {
-  // 8 MiB of tables on 2 x 1 MiB: no proposal fits even in total.
+  // 8 MiB of tables on 2 x 1 MiB: refused before any proposal (RunPlanning's total check).
   Task task = MakeTask({MakeTable("a", 16384, 64), MakeTable("b", 16384, 64)}, 2, 1 << 20);
   EXPECT_STATUS(PlanWith(task), absl::StatusCode::kFailedPrecondition,
+                "task is infeasible for torchrec: its tables need 0.01 GiB");
+  // The planner's own check (TorchRec's INSUFFICIENT_STORAGE), run directly: 4 MiB fits 2 x 3
+  // MiB in total, but as data_parallel only every device holds a replica.
+  task = MakeTask({MakeTable("a", 16384, 64)}, 2, 3 << 20);
+  task.tables[0].allowed_sharding_types = {ShardingType::kDataParallel};
+  const AnalyticCostModel analytic;  // costs data_parallel
+  const absl::StatusOr<Plan> replicas =
+      test::RunPlanner(TorchRecPlanner(), task, {}, 0, nullptr, &analytic);
+  EXPECT_STATUS(replicas, absl::StatusCode::kFailedPrecondition,
                 "task is infeasible for torchrec: the smallest of ");
-  EXPECT_STATUS(PlanWith(task), absl::StatusCode::kFailedPrecondition,
-                "proposals needs 0.01 GiB but the devices hold 0.00 GiB in total (2 devices");
+  EXPECT_STATUS(replicas, absl::StatusCode::kFailedPrecondition,
+                "proposals needs 0.01 GiB but the devices hold 0.01 GiB in total (2 devices");
   // Enough memory in total (4 MiB on 2 x 3 MiB), but the pinned table must sit whole on
   // device 0.
   task = MakeTask({MakeTable("a", 16384, 64)}, 2, 3 << 20);
