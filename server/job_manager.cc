@@ -10,6 +10,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "server/metrics.h"
+#include "server/plan_cache.h"
 #include "server/retry_after.h"
 
 namespace shardplan {
@@ -58,6 +59,7 @@ struct JobManager::Job {
   int64_t started_unix_ms = 0;
   int64_t finished_unix_ms = 0;
   uint64_t version = 0;
+  int64_t retained_bytes = 0;  // once finished: what keeping it costs (ForgetOldJobsLocked)
   std::chrono::steady_clock::time_point last_progress_notice;
   StopSignal stop;
 };
@@ -111,6 +113,7 @@ absl::StatusOr<JobSnapshot> JobManager::Submit(Work work, SubmitOptions options)
   job->version = 1;
   jobs_.emplace(job->id, job);
   queue_.push_back(job);
+  ForgetOldJobsLocked();  // ages pass between finishes too
   UpdateLoadLocked();
   work_cv_.notify_one();
   return SnapshotLocked(*job);
@@ -235,9 +238,11 @@ void JobManager::WorkerLoop() {
     if (outcome.ok() && job->stop.cancelled()) {
       outcome = absl::CancelledError("planning was cancelled");
     }
+    // Measured outside the lock: a 100,000-table plan takes a while to measure.
+    const int64_t result_bytes = outcome.ok() ? ApproximatePlanBytes(outcome->plan) : 0;
     std::lock_guard<std::mutex> lock(mu_);
     --running_;
-    FinishLocked(*job, std::move(outcome));
+    FinishLocked(*job, std::move(outcome), result_bytes);
     UpdateLoadLocked();
   }
 }
@@ -270,7 +275,8 @@ JobSnapshot JobManager::SnapshotLocked(const Job& job) const {
   return snapshot;
 }
 
-void JobManager::FinishLocked(Job& job, absl::StatusOr<PlanningResult> outcome) {
+void JobManager::FinishLocked(Job& job, absl::StatusOr<PlanningResult> outcome,
+                              int64_t result_bytes) {
   if (outcome.ok()) {
     job.state = JobState::kSucceeded;
     job.result = std::make_shared<const PlanningResult>(*std::move(outcome));
@@ -285,10 +291,39 @@ void JobManager::FinishLocked(Job& job, absl::StatusOr<PlanningResult> outcome) 
   job.finished_unix_ms = absl::ToUnixMillis(absl::Now());
   if (metrics_ != nullptr) metrics_->RecordJobFinished(JobStateName(job.state));
   ChangedLocked(job);
+  job.retained_bytes = static_cast<int64_t>(sizeof(Job) + job.id.size() + job.job_key.size() +
+                                            job.error.message().size()) +
+                       result_bytes;
   finished_.push_back(job.id);
-  while (static_cast<int64_t>(finished_.size()) > options_.max_retained_jobs) {
-    jobs_.erase(finished_.front());
+  retained_bytes_ += job.retained_bytes;
+  ForgetOldJobsLocked();
+}
+
+void JobManager::ForgetOldJobsLocked() {
+  const int64_t now_ms = absl::ToUnixMillis(absl::Now());
+  const int64_t age_ms = options_.max_retained_job_age.count();
+  while (finished_.size() > 1) {
+    const auto oldest = jobs_.find(finished_.front());
+    const char* reason = nullptr;
+    if (static_cast<int64_t>(finished_.size()) > options_.max_retained_jobs) {
+      reason = "count";
+    } else if (retained_bytes_ > options_.max_retained_job_bytes) {
+      reason = "bytes";
+    } else if (age_ms > 0 && oldest != jobs_.end() &&
+               now_ms - oldest->second->finished_unix_ms > age_ms) {
+      reason = "age";
+    } else {
+      break;
+    }
+    if (oldest != jobs_.end()) {
+      retained_bytes_ -= oldest->second->retained_bytes;
+      jobs_.erase(oldest);
+    }
     finished_.pop_front();
+    if (metrics_ != nullptr) metrics_->RecordJobForgotten(reason);
+  }
+  if (metrics_ != nullptr) {
+    metrics_->SetRetainedJobs(static_cast<int64_t>(finished_.size()), retained_bytes_);
   }
 }
 
@@ -325,8 +360,9 @@ absl::Status JobManager::NotFound(const std::string& id) const {
   const std::string shown = id.size() > kMaxShownId ? id.substr(0, kMaxShownId) + "..." : id;
   return absl::NotFoundError(
       absl::StrCat("job_id: no job \"", shown,
-                   "\" (unknown, or finished and no longer retained: the server keeps ",
-                   options_.max_retained_jobs, " finished jobs)"));
+                   "\" (unknown, or finished and no longer retained: the server keeps at most ",
+                   options_.max_retained_jobs, " finished jobs and ",
+                   options_.max_retained_job_bytes, " bytes of their plans in memory)"));
 }
 
 }  // namespace shardplan

@@ -50,7 +50,13 @@ struct JobSnapshot {
 struct JobManagerOptions {
   int workers = 2;               // threads running jobs
   int queue_capacity = 64;       // jobs waiting for a worker
-  int max_retained_jobs = 1000;  // finished jobs kept; the oldest finished is forgotten first
+  // Finished jobs kept in memory for Get/WaitForChange, the oldest forgotten first whichever
+  // bound is passed: their count, their plans' bytes (ApproximatePlanBytes: a 100,000-table
+  // plan is about 13 MB) and their age (0: none). The job that just finished is always kept.
+  // The plan store (when there is one) still answers for forgotten jobs.
+  int max_retained_jobs = 1000;
+  int64_t max_retained_job_bytes = int64_t{256} << 20;
+  std::chrono::milliseconds max_retained_job_age{0};
   // Progress reports closer together than this update the job without waking watchers, so a
   // planner reporting in a tight loop cannot flood WatchPlan streams.
   std::chrono::milliseconds progress_interval{50};
@@ -119,7 +125,11 @@ class JobManager {
   void WorkerLoop();
   void ReportProgress(Job& job, const PlanningProgress& progress);
   JobSnapshot SnapshotLocked(const Job& job) const;
-  void FinishLocked(Job& job, absl::StatusOr<PlanningResult> outcome);
+  // `result_bytes`: ApproximatePlanBytes of a successful outcome's plan, measured outside the
+  // lock (0 otherwise).
+  void FinishLocked(Job& job, absl::StatusOr<PlanningResult> outcome, int64_t result_bytes = 0);
+  // Forgets the oldest finished jobs (never the newest) past the count, bytes or age bound.
+  void ForgetOldJobsLocked();
   void CancelQueuedLocked(Job& job, const std::string& reason);
   void ChangedLocked(Job& job);
   void UpdateLoadLocked();
@@ -135,6 +145,7 @@ class JobManager {
   std::unordered_map<std::string, std::shared_ptr<Job>> jobs_;
   std::deque<std::shared_ptr<Job>> queue_;
   std::deque<std::string> finished_;  // ids of retained finished jobs, oldest first
+  int64_t retained_bytes_ = 0;        // their retained_bytes, summed
   int64_t running_ = 0;
   bool accepting_ = true;
   bool shutting_down_ = false;

@@ -80,6 +80,14 @@ ServerMetrics::ServerMetrics()
       jobs_in_flight_(SingleGauge(*registry_, "shardplan_jobs_in_flight", "Jobs running")),
       jobs_finished_(CounterFamily(*registry_, "shardplan_jobs_finished_total",
                                    "Jobs that reached a final state, by state")),
+      retained_jobs_(SingleGauge(*registry_, "shardplan_retained_jobs",
+                                 "Finished jobs held in memory for GetPlan and WatchPlan")),
+      retained_job_bytes_(SingleGauge(*registry_, "shardplan_retained_job_bytes",
+                                      "Approximate bytes of the finished jobs held in memory")),
+      jobs_forgotten_(CounterFamily(*registry_, "shardplan_jobs_forgotten_total",
+                                    "Finished jobs dropped from memory, by the bound passed "
+                                    "(count, bytes, age); the plan store still answers for "
+                                    "them")),
       models_loaded_(SingleGauge(*registry_, "shardplan_models_loaded",
                                  "Cost-model versions the server can serve")),
       model_info_(prometheus::BuildGauge()
@@ -169,6 +177,15 @@ void ServerMetrics::SetJobLoad(int64_t queued, int64_t running) {
 
 void ServerMetrics::RecordJobFinished(absl::string_view state) {
   jobs_finished_.Add({{"state", std::string(state)}}).Increment();
+}
+
+void ServerMetrics::SetRetainedJobs(int64_t count, int64_t bytes) {
+  retained_jobs_.Set(static_cast<double>(count));
+  retained_job_bytes_.Set(static_cast<double>(bytes));
+}
+
+void ServerMetrics::RecordJobForgotten(absl::string_view reason) {
+  jobs_forgotten_.Add({{"reason", std::string(reason)}}).Increment();
 }
 
 void ServerMetrics::SetModelsLoaded(int64_t count) {

@@ -35,6 +35,9 @@ namespace shardplan {
 //   shardplan_job_queue_depth                        gauge of queued jobs
 //   shardplan_jobs_in_flight                         gauge of running jobs
 //   shardplan_jobs_finished_total{state}             counter by final state
+//   shardplan_retained_jobs / _retained_job_bytes    gauges of finished jobs held in memory
+//   shardplan_jobs_forgotten_total{reason}           counter of finished jobs dropped from
+//                                                    memory past a bound: count, bytes, age
 //   shardplan_models_loaded                          gauge of servable model versions
 //   shardplan_model_info{name,version,kind,hardware_profile,default}
 //                                                    gauge, 1 per servable model version
@@ -78,6 +81,10 @@ class ServerMetrics {
   void SetCacheSize(int64_t bytes, int64_t entries);
   void SetJobLoad(int64_t queued, int64_t running);
   void RecordJobFinished(absl::string_view state);  // "SUCCEEDED", "FAILED", "CANCELLED"
+  // Finished jobs held in memory and their bytes; one forgotten past a bound ("count",
+  // "bytes", "age": JobManagerOptions).
+  void SetRetainedJobs(int64_t count, int64_t bytes);
+  void RecordJobForgotten(absl::string_view reason);
   void SetModelsLoaded(int64_t count);
   // Replaces the shardplan_model_info series with one per version in `models`.
   void SetModelInfo(const std::vector<ModelRegistry::Entry>& models);
@@ -120,6 +127,9 @@ class ServerMetrics {
   prometheus::Gauge& queue_depth_;
   prometheus::Gauge& jobs_in_flight_;
   prometheus::Family<prometheus::Counter>& jobs_finished_;
+  prometheus::Gauge& retained_jobs_;
+  prometheus::Gauge& retained_job_bytes_;
+  prometheus::Family<prometheus::Counter>& jobs_forgotten_;
   prometheus::Gauge& models_loaded_;
   prometheus::Family<prometheus::Gauge>& model_info_;
   prometheus::Family<prometheus::Counter>& model_reloads_;

@@ -53,6 +53,10 @@ struct ServerConfig {
   // Finished jobs kept in memory for GetPlan/WatchPlan; the oldest finished job is forgotten
   // first. GetPlan and WatchPlan still answer forgotten jobs from the plan store, if any.
   int64_t max_retained_jobs = 1000;
+  // The same, bounded by the bytes of their plans (a 100,000-table plan is about 13 MB) and by
+  // age (0: no age limit).
+  int64_t max_retained_job_bytes = int64_t{256} << 20;
+  int64_t retained_job_age_s = 86400;
   // Algorithm and cost model used when a request names none. The default algorithm is the
   // best the service has, NeuroShard. An empty default_model chooses per task: the newest
   // loaded model (by creation time) that covers the task's device count, else the analytic

@@ -63,6 +63,8 @@ absl::StatusOr<std::unique_ptr<ServerCore>> ServerCore::Create(const ServerConfi
   job_options.workers = static_cast<int>(config.workers);
   job_options.queue_capacity = static_cast<int>(config.queue_capacity);
   job_options.max_retained_jobs = static_cast<int>(config.max_retained_jobs);
+  job_options.max_retained_job_bytes = config.max_retained_job_bytes;
+  job_options.max_retained_job_age = std::chrono::seconds(config.retained_job_age_s);
   s->jobs_ = std::make_unique<JobManager>(job_options, &s->metrics_);
   absl::StatusOr<RecoveryReport> recovered =
       ResumeUnfinishedJobs(s->engine_.get(), s->ledger_.get(), s->jobs_.get(),

@@ -7,12 +7,17 @@
 #include <string>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "prometheus/text_serializer.h"
+#include "server/metrics.h"
 
 namespace shardplan {
 namespace {
 
 using std::chrono::seconds;
+using ::testing::HasSubstr;
 using Clock = std::chrono::steady_clock;
 
 // Generous: only reached when something is broken.
@@ -247,6 +252,57 @@ TEST(JobManagerTest, RetainsOnlyTheNewestFinishedJobs) {
   EXPECT_EQ(jobs.Get(ids[0]).status().code(), absl::StatusCode::kNotFound);
   EXPECT_TRUE(jobs.Get(ids[1]).ok());
   EXPECT_TRUE(jobs.Get(ids[2]).ok());
+}
+
+// A plan of `tables` tables, each on device 0.
+JobManager::Work SucceedsWithTables(int tables) {
+  return
+      [tables](const StopSignal&, const JobManager::ProgressFn&) -> absl::StatusOr<PlanningResult> {
+        PlanningResult result;
+        for (int i = 0; i < tables; ++i) {
+          result.plan.tables.push_back(TableSharding{.table = absl::StrCat("table_", i),
+                                                     .shards = {Shard{.row_count = 10}}});
+        }
+        return result;
+      };
+}
+
+TEST(JobManagerTest, RetainedJobsAreBoundedByTheirPlansBytes) {
+  ServerMetrics metrics;
+  // A 1000-table plan is some 100 KB: 300 KB holds two of them, never three.
+  JobManager jobs({.workers = 1, .max_retained_jobs = 100, .max_retained_job_bytes = 300000},
+                  &metrics);
+  std::vector<std::string> ids;
+  for (int i = 0; i < 4; ++i) {
+    ids.push_back(jobs.Submit(SucceedsWithTables(1000))->id);
+    AwaitState(jobs, ids.back(), JobState::kSucceeded);
+  }
+  EXPECT_EQ(jobs.Get(ids[0]).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(jobs.Get(ids[0]).status().message()),
+              HasSubstr("300000 bytes of their plans in memory"));
+  EXPECT_TRUE(jobs.Get(ids[3]).ok());
+  const std::string text = prometheus::TextSerializer().Serialize(metrics.registry()->Collect());
+  EXPECT_THAT(text, HasSubstr("shardplan_jobs_forgotten_total{reason=\"bytes\"}"));
+  EXPECT_THAT(text, ::testing::ContainsRegex("shardplan_retained_job_bytes [1-2][0-9]{5}"));
+
+  // One plan larger than the bound is still kept while it is the newest.
+  JobManager tiny({.workers = 1, .max_retained_job_bytes = 1000});
+  const std::string big = tiny.Submit(SucceedsWithTables(1000))->id;
+  AwaitState(tiny, big, JobState::kSucceeded);
+  EXPECT_TRUE(tiny.Get(big).ok());
+}
+
+TEST(JobManagerTest, RetainedJobsAreBoundedByAge) {
+  ServerMetrics metrics;
+  JobManager jobs({.workers = 1, .max_retained_job_age = std::chrono::milliseconds(1)}, &metrics);
+  const std::string first = jobs.Submit(Succeeds())->id;
+  AwaitState(jobs, first, JobState::kSucceeded);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // older than the bound
+  const std::string second = jobs.Submit(Succeeds())->id;      // a submission forgets old ones
+  EXPECT_EQ(jobs.Get(first).status().code(), absl::StatusCode::kNotFound);
+  AwaitState(jobs, second, JobState::kSucceeded);
+  EXPECT_THAT(prometheus::TextSerializer().Serialize(metrics.registry()->Collect()),
+              HasSubstr("shardplan_jobs_forgotten_total{reason=\"age\"} 1"));
 }
 
 TEST(JobManagerTest, RunningAndQueuedJobsAreNotEvicted) {
