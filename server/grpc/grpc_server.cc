@@ -125,7 +125,7 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
   // up to two seconds).
   if (!config.metrics_address.empty()) {
     absl::StatusOr<std::unique_ptr<MetricsEndpoint>> endpoint =
-        MetricsEndpoint::Start(config.metrics_address, metrics.registry());
+        MetricsEndpoint::Start(config.metrics_address, metrics.collectables());
     if (!endpoint.ok()) return endpoint.status();
     s->metrics_endpoint_ = *std::move(endpoint);
   }
