@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "grpc/health/v1/health.pb.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/impl/server_builder_option.h"
@@ -99,6 +100,12 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
                                                          &metrics, identify);
 
   grpc::EnableDefaultHealthCheckService(true);
+  // gRPC's built-in health service has no descriptor in protobuf's generated pool, where server
+  // reflection looks, so reflection clients (grpcurl) could list grpc.health.v1.Health but not
+  // describe or call it. The vendored health.proto's generated code (shardplan_health_proto)
+  // registers that descriptor, but the linker drops a static library's objects that nothing
+  // references: this reference keeps it in the binary (observability_test checks it).
+  grpc::health::v1::HealthCheckRequest::descriptor();
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   // Without this, gRPC sets SO_REUSEPORT and a second server on a fixed port would silently
