@@ -68,7 +68,7 @@ absl::StatusOr<RecoveryReport> ResumeUnfinishedJobs(const PlanningEngine* engine
     const std::string reason = absl::StrCat(
         "the server restarted while the job was ", record.status,
         " and could not resume it: ", queued.message());
-    LogLine(absl::StrCat("job ", record.job_id, ": ", reason));
+    Log(LogLevel::kWarn, absl::StrCat("job ", record.job_id, ": ", reason));
     ledger->RecordUnresumable(std::move(record), reason);
     ++report.failed;
     if (metrics != nullptr) metrics->RecordJobRecovery("failed");

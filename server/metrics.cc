@@ -3,6 +3,9 @@
 #include <exception>
 
 #include "absl/strings/str_cat.h"
+#include "server/build_info.h"
+#include "server/log_metrics.h"
+#include "server/process_metrics.h"
 
 namespace shardplan {
 namespace {
@@ -136,7 +139,24 @@ ServerMetrics::ServerMetrics()
               .Name("shardplan_model_prediction_error")
               .Help("Mean absolute relative error of a model version's predicted step time "
                     "against the measured one, over its last reports (at most 100)")
-              .Register(*registry_)) {}
+              .Register(*registry_)),
+      process_(std::make_shared<ProcessCollector>()),
+      log_lines_(std::make_shared<LogLinesCollector>()) {
+  const BuildInfo& build = GetBuildInfo();
+  prometheus::BuildGauge()
+      .Name("shardplan_build_info")
+      .Help("1, labelled with the version, commit, build type and compiler of this binary")
+      .Register(*registry_)
+      .Add({{"version", build.version},
+            {"git_commit", build.git_commit},
+            {"build_type", build.build_type},
+            {"compiler", build.compiler}})
+      .Set(1);
+}
+
+std::vector<std::shared_ptr<prometheus::Collectable>> ServerMetrics::collectables() const {
+  return {registry_, process_, log_lines_};
+}
 
 void ServerMetrics::RecordRpcStart(absl::string_view method) {
   rpcs_in_flight_.Add({{"method", std::string(method)}}).Increment();
@@ -225,6 +245,12 @@ void ServerMetrics::SetJobQueueCapacity(int64_t capacity) {
 
 absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(
     const std::string& address, std::shared_ptr<prometheus::Registry> registry) {
+  return Start(address, std::vector<std::shared_ptr<prometheus::Collectable>>{std::move(registry)});
+}
+
+absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(
+    const std::string& address,
+    const std::vector<std::shared_ptr<prometheus::Collectable>>& collectables) {
   std::unique_ptr<prometheus::Exposer> exposer;
   try {
     // CivetWeb throws when it cannot bind; nothing else of ours throws.
@@ -233,13 +259,16 @@ absl::StatusOr<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(
     return absl::UnavailableError(
         absl::StrCat("metrics_address: cannot serve on \"", address, "\": ", e.what()));
   }
-  exposer->RegisterCollectable(registry);
+  for (const std::shared_ptr<prometheus::Collectable>& collectable : collectables) {
+    exposer->RegisterCollectable(collectable);
+  }
   std::vector<int> ports = exposer->GetListeningPorts();
   if (ports.empty()) {
     return absl::UnavailableError(
         absl::StrCat("metrics_address: \"", address, "\" is bound to no port"));
   }
-  return std::unique_ptr<MetricsEndpoint>(new MetricsEndpoint(std::move(exposer), ports[0]));
+  return std::unique_ptr<MetricsEndpoint>(
+      new MetricsEndpoint(std::move(exposer), ports[0], collectables));
 }
 
 void ServerMetrics::RecordStoreCall(absl::string_view operation, absl::StatusCode code) {

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "costmodels/model_registry.h"
+#include "prometheus/collectable.h"
 #include "prometheus/counter.h"
 #include "prometheus/exposer.h"
 #include "prometheus/family.h"
@@ -61,11 +62,17 @@ namespace shardplan {
 //                                                    reported (ReportMeasurement), per version
 //   shardplan_model_prediction_error{model}          gauge, the version's mean |relative error|
 //                                                    of its predicted step over the last reports
+//   shardplan_build_info{version,git_commit,build_type,compiler}
+//                                                    gauge, 1: what this binary was built from
+// Beside the registry, collectables() adds what is read at scrape time: the process_* metrics
+// (server/process_metrics.h) and the log's counters (server/log_metrics.h).
 class ServerMetrics {
  public:
   ServerMetrics();
 
   const std::shared_ptr<prometheus::Registry>& registry() const { return registry_; }
+  // What the metrics endpoint serves: the registry and the scrape-time collectors.
+  std::vector<std::shared_ptr<prometheus::Collectable>> collectables() const;
 
   // An RPC of `method` started; RecordRpc ends it. `code` is the gRPC code's name, e.g. "OK".
   void RecordRpcStart(absl::string_view method);
@@ -147,6 +154,8 @@ class ServerMetrics {
   prometheus::Family<prometheus::Gauge>& model_prediction_error_;
   std::mutex model_info_mu_;  // SetModelInfo replaces the series as one step
   std::vector<prometheus::Gauge*> model_info_series_;
+  std::shared_ptr<prometheus::Collectable> process_;
+  std::shared_ptr<prometheus::Collectable> log_lines_;
 };
 
 // The HTTP endpoint serving `registry` at /metrics on `address` ("host:port", port 0 picks a
@@ -155,13 +164,21 @@ class MetricsEndpoint {
  public:
   static absl::StatusOr<std::unique_ptr<MetricsEndpoint>> Start(
       const std::string& address, std::shared_ptr<prometheus::Registry> registry);
+  // The same for several collectables (ServerMetrics::collectables()).
+  static absl::StatusOr<std::unique_ptr<MetricsEndpoint>> Start(
+      const std::string& address,
+      const std::vector<std::shared_ptr<prometheus::Collectable>>& collectables);
 
   int port() const { return port_; }
 
  private:
-  MetricsEndpoint(std::unique_ptr<prometheus::Exposer> exposer, int port)
-      : exposer_(std::move(exposer)), port_(port) {}
+  MetricsEndpoint(std::unique_ptr<prometheus::Exposer> exposer, int port,
+                  std::vector<std::shared_ptr<prometheus::Collectable>> collectables)
+      : collectables_(std::move(collectables)), exposer_(std::move(exposer)), port_(port) {}
 
+  // The exposer holds weak pointers: these keep the collectables alive while it serves (and
+  // are destroyed after it).
+  std::vector<std::shared_ptr<prometheus::Collectable>> collectables_;
   std::unique_ptr<prometheus::Exposer> exposer_;
   int port_ = 0;
 };

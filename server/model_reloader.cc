@@ -12,8 +12,9 @@ ModelReloader::ModelReloader(std::string models_root, ModelRegistry* registry,
                              ServerMetrics* metrics)
     : registry_(registry), metrics_(metrics) {
   if (!models_root.empty()) {
-    loader_ = std::make_unique<ModelDirectoryLoader>(std::move(models_root), registry,
-                                                     [](const std::string& line) { LogLine(line); });
+    loader_ = std::make_unique<ModelDirectoryLoader>(
+        std::move(models_root), registry,
+        [](const std::string& line) { Log(LogLevel::kWarn, line); });
   }
 }
 
@@ -29,7 +30,7 @@ absl::StatusOr<ModelReloadReport> ModelReloader::ReloadNow() {
   if (!report.ok()) {
     metrics_->RecordModelReload("error", 0, 0);
     if (std::string error(report.status().message()); error != last_error_) {
-      LogLine(absl::StrCat("models_dir: ", error));
+      Log(LogLevel::kError, absl::StrCat("models_dir: ", error));
       last_error_ = std::move(error);
     }
     return report.status();
@@ -43,6 +44,13 @@ absl::StatusOr<ModelReloadReport> ModelReloader::ReloadNow() {
                               static_cast<int64_t>(report->refused.size()));
   metrics_->SetModelsLoaded(static_cast<int64_t>(registry_->size()));
   metrics_->SetModelInfo(registry_->List());
+  if (LogEnabled(LogLevel::kDebug)) {
+    Log(LogLevel::kDebug, "models_dir scanned",
+        {{"loaded", static_cast<int64_t>(report->loaded.size())},
+         {"unchanged", static_cast<int64_t>(report->unchanged.size())},
+         {"removed", static_cast<int64_t>(report->removed.size())},
+         {"refused", static_cast<int64_t>(report->refused.size())}});
+  }
   if (!report->loaded.empty()) {
     LogLine(absl::StrCat("models loaded: ", absl::StrJoin(report->loaded, ", ")));
   }

@@ -159,8 +159,8 @@ void PlanLedger::RecordRunning(PlanRecord& record) const {
   record.owner = owner_;
   record.started_unix_ms = absl::ToUnixMillis(absl::Now());
   if (absl::Status updated = Count("update", store_->Update(record)); !updated.ok()) {
-    LogLine(absl::StrCat("plan store: cannot record job ", record.job_id, " RUNNING: ",
-                         updated.ToString()));
+    Log(LogLevel::kError, absl::StrCat("plan store: cannot record job ", record.job_id,
+                                       " RUNNING: ", updated.ToString()));
   }
 }
 
@@ -169,8 +169,9 @@ void PlanLedger::RecordFinished(const std::string& job_id,
   if (store_ == nullptr) return;
   absl::StatusOr<std::optional<PlanRecord>> found = FindJob(job_id);
   if (!found.ok() || !found->has_value()) {
-    LogLine(absl::StrCat("plan store: job ", job_id, " ended but its record cannot be read: ",
-                         found.ok() ? "missing" : found.status().ToString()));
+    Log(LogLevel::kError,
+        absl::StrCat("plan store: job ", job_id, " ended but its record cannot be read: ",
+                     found.ok() ? "missing" : found.status().ToString()));
     return;
   }
   RecordFinished(**found, outcome);
@@ -197,8 +198,8 @@ void PlanLedger::RecordFinished(PlanRecord& record,
     record.error_message = std::string(outcome.status().message());
   }
   if (absl::Status updated = Count("update", store_->Update(record)); !updated.ok()) {
-    LogLine(absl::StrCat("plan store: cannot record job ", record.job_id, " ", record.status,
-                         ": ", updated.ToString()));
+    Log(LogLevel::kError, absl::StrCat("plan store: cannot record job ", record.job_id, " ",
+                                       record.status, ": ", updated.ToString()));
   }
 }
 
@@ -216,8 +217,8 @@ void PlanLedger::RecordUnresumable(PlanRecord record, const std::string& reason)
   record.error_message = reason;
   record.finished_unix_ms = absl::ToUnixMillis(absl::Now());
   if (absl::Status updated = Count("update", store_->Update(record)); !updated.ok()) {
-    LogLine(absl::StrCat("plan store: cannot record job ", record.job_id, " FAILED: ",
-                         updated.ToString()));
+    Log(LogLevel::kError, absl::StrCat("plan store: cannot record job ", record.job_id,
+                                       " FAILED: ", updated.ToString()));
   }
 }
 

@@ -1,5 +1,6 @@
 #include "server/server_config.h"
 
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -88,6 +89,15 @@ const std::vector<Option>& Options() {
        "(0: off)"},
       {"max_planning_time_ms", &ServerConfig::max_planning_time_ms, "MS",
        "cap on any request's planning time in ms (0: no cap)"},
+      {"log_level", &ServerConfig::log_level, "LEVEL",
+       "lowest level logged: debug, info, warn or error"},
+      {"log_format", &ServerConfig::log_format, "FORMAT",
+       "log line format: text, json (one object per line) or logfmt"},
+      {"log_repeat_limit", &ServerConfig::log_repeat_limit, "N",
+       "most lines with the same key (a request's method, code and caller) per "
+       "log_repeat_window_s; the rest are counted and reported (0: no limit)"},
+      {"log_repeat_window_s", &ServerConfig::log_repeat_window_s, "SECONDS",
+       "the window of log_repeat_limit"},
   };
   return options;
 }
@@ -217,6 +227,16 @@ std::string ServerConfig::registry_default_model() const {
   return default_model.empty() ? std::string(kFallbackModel) : default_model;
 }
 
+LogOptions ServerConfig::log_options() const {
+  LogOptions options;
+  options.level = ParseLogLevel(log_level).value_or(LogLevel::kInfo);
+  options.format = ParseLogFormat(log_format).value_or(LogFormat::kText);
+  options.repeat_limit = log_repeat_limit;
+  options.repeat_window =
+      std::chrono::milliseconds(static_cast<int64_t>(std::llround(log_repeat_window_s * 1000)));
+  return options;
+}
+
 absl::Status ValidateServerConfig(const ServerConfig& config) {
   constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
   if (config.address.empty()) return absl::InvalidArgumentError("address: must not be empty");
@@ -235,6 +255,7 @@ absl::Status ValidateServerConfig(const ServerConfig& config) {
            CheckRange("max_requests_per_client", config.max_requests_per_client, 0, 1000000),
            CheckRange("max_planning_time_ms", config.max_planning_time_ms, 0,
                       int64_t{7} * 24 * 3600 * 1000),
+           CheckRange("log_repeat_limit", config.log_repeat_limit, 0, 1000000000),
        }) {
     if (!status.ok()) return status;
   }
@@ -278,6 +299,19 @@ absl::Status ValidateServerConfig(const ServerConfig& config) {
   if (!std::isfinite(config.drain_timeout_s) || config.drain_timeout_s < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("drain_timeout_s: must be >= 0, got ", config.drain_timeout_s));
+  }
+  if (!ParseLogLevel(config.log_level)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "log_level: must be debug, info, warn or error, got \"", config.log_level, "\""));
+  }
+  if (!ParseLogFormat(config.log_format)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("log_format: must be text, json or logfmt, got \"", config.log_format, "\""));
+  }
+  if (!std::isfinite(config.log_repeat_window_s) || config.log_repeat_window_s < 0.001 ||
+      config.log_repeat_window_s > 86400) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "log_repeat_window_s: must be in [0.001, 86400], got ", config.log_repeat_window_s));
   }
   if (config.tls_cert_file.empty() != config.tls_key_file.empty()) {
     return absl::InvalidArgumentError(config.tls_cert_file.empty()

@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 #include "planner/domain/validation.h"
+#include "server/logging.h"
 
 namespace shardplan {
 
@@ -111,10 +112,22 @@ struct ServerConfig {
   // planners return their best plan so far, others DEADLINE_EXCEEDED). 0: no cap.
   int64_t max_planning_time_ms = 60000;
 
+  // The log on stderr (docs/server.md, "Logging"): lines below log_level ("debug", "info",
+  // "warn", "error") are dropped; log_format is "text" (<UTC time> shardplan-server: message
+  // key=value ...), "json" (one object per line) or "logfmt". At most log_repeat_limit lines
+  // with the same key (a request's: method, code and caller; another line's: its message) are
+  // written per log_repeat_window_s; a later line says how many were suppressed. 0: no limit.
+  std::string log_level = "info";
+  std::string log_format = "text";
+  int64_t log_repeat_limit = 100;
+  double log_repeat_window_s = 10.0;
+
   TaskLimits task_limits() const;
   // The model registry's default (ModelRegistry::SetDefault): default_model, or when that is
   // empty (the per-task choice) the analytic estimator, which serves what no bundle covers.
   std::string registry_default_model() const;
+  // The logging settings as ConfigureLogging takes them (call after ValidateServerConfig).
+  LogOptions log_options() const;
 };
 
 // INVALID_ARGUMENT naming the setting when a value is out of range.

@@ -138,8 +138,8 @@ bool ServerCore::WaitForJobs(std::chrono::steady_clock::time_point deadline) {
 }
 
 void ServerCore::CancelJobs(std::chrono::steady_clock::duration grace) {
-  LogLine(absl::StrCat("drain timeout: cancelling ", jobs_->queued(), " queued and ",
-                       jobs_->running(), " running jobs"));
+  Log(LogLevel::kWarn, absl::StrCat("drain timeout: cancelling ", jobs_->queued(), " queued and ",
+                                    jobs_->running(), " running jobs"));
   ledger_->BeginShutdown();  // the cancelled jobs stay unfinished in the store: resumed later
   jobs_->CancelAll();
   jobs_->WaitUntilIdle(std::chrono::steady_clock::now() + grace);

@@ -51,7 +51,7 @@ void StorePruner::Loop() {
     absl::StatusOr<int64_t> deleted = PruneOnce(absl::ToUnixMillis(absl::Now()));
     if (!deleted.ok()) {
       if (std::string error(deleted.status().message()); error != last_error) {
-        LogLine(absl::StrCat("store retention: ", error));
+        Log(LogLevel::kError, absl::StrCat("store retention: ", error));
         last_error = error;
       }
     } else {

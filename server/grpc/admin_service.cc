@@ -20,7 +20,7 @@ void ReloadReportToProto(const ModelReloadReport& report, v1::ReloadModelsRespon
 grpc::Status AdminServiceImpl::ReloadModels(grpc::ServerContext* context,
                                             const v1::ReloadModelsRequest* /*request*/,
                                             v1::ReloadModelsResponse* response) {
-  return HandleRpc(*metrics_, *context, "ReloadModels", [&]() -> absl::Status {
+  return Handle(*context, "ReloadModels", [&]() -> absl::Status {
     absl::StatusOr<ModelReloadReport> report = reloader_->ReloadNow();
     if (!report.ok()) return report.status();
     ReloadReportToProto(*report, response);
@@ -31,10 +31,12 @@ grpc::Status AdminServiceImpl::ReloadModels(grpc::ServerContext* context,
 grpc::Status AdminServiceImpl::DeletePlan(grpc::ServerContext* context,
                                           const v1::DeletePlanRequest* request,
                                           v1::DeletePlanResponse* response) {
-  return HandleRpc(*metrics_, *context, "DeletePlan", [&]() -> absl::Status {
+  return Handle(*context, "DeletePlan", [&](RequestLog& log) -> absl::Status {
+    log.job_id = request->job_id();
     absl::StatusOr<std::string> deleted =
         ledger_->DeleteFinished(request->job_id(), request->job_key());
     if (!deleted.ok()) return deleted.status();
+    log.job_id = *deleted;
     response->set_job_id(*deleted);
     return absl::OkStatus();
   });

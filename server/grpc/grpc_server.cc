@@ -8,14 +8,15 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "grpc/health/v1/health.pb.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/impl/server_builder_option.h"
 #include "grpcpp/impl/server_builder_plugin.h"
-#include "server/logging.h"
 #include "server/grpc/client_identity.h"
 #include "server/grpc/server_credentials.h"
 #include "server/grpc/status_conversion.h"
+#include "server/logging.h"
 
 namespace shardplan {
 namespace {
@@ -80,23 +81,31 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
     if (!tokens.ok()) return tokens.status();
     s->authenticator_ = std::make_shared<TokenAuthenticator>(*std::move(tokens), &metrics);
     if (config.tls_cert_file.empty()) {
-      LogLine("warning: auth_tokens_file is set without TLS: bearer tokens cross the network in "
-              "plaintext; set tls_cert_file and tls_key_file unless a local proxy terminates TLS");
+      Log(LogLevel::kWarn,
+          "auth_tokens_file is set without TLS: bearer tokens cross the network in plaintext; set "
+          "tls_cert_file and tls_key_file unless a local proxy terminates TLS");
     }
   }
   absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(
       {config.tls_cert_file, config.tls_key_file, config.tls_client_ca_file}, s->authenticator_);
   if (!credentials.ok()) return credentials.status();
 
-  s->service_ = std::make_unique<PlannerServiceImpl>(
-      &s->core_->service(), &s->core_->algorithms(), &s->core_->models(), &metrics,
-      [authenticator = s->authenticator_](const grpc::ServerContext& context) {
-        return ClientIdentity(context, authenticator ? authenticator->tokens().get() : nullptr);
-      });
-  s->admin_service_ = std::make_unique<AdminServiceImpl>(&s->core_->reloader(),
-                                                         &s->core_->ledger(), &metrics);
+  const IdentifyCaller identify = [authenticator =
+                                       s->authenticator_](const grpc::ServerContext& context) {
+    return ClientIdentity(context, authenticator ? authenticator->tokens().get() : nullptr);
+  };
+  s->service_ = std::make_unique<PlannerServiceImpl>(&s->core_->service(), &s->core_->algorithms(),
+                                                     &s->core_->models(), &metrics, identify);
+  s->admin_service_ = std::make_unique<AdminServiceImpl>(&s->core_->reloader(), &s->core_->ledger(),
+                                                         &metrics, identify);
 
   grpc::EnableDefaultHealthCheckService(true);
+  // gRPC's built-in health service has no descriptor in protobuf's generated pool, where server
+  // reflection looks, so reflection clients (grpcurl) could list grpc.health.v1.Health but not
+  // describe or call it. The vendored health.proto's generated code (shardplan_health_proto)
+  // registers that descriptor, but the linker drops a static library's objects that nothing
+  // references: this reference keeps it in the binary (observability_test checks it).
+  grpc::health::v1::HealthCheckRequest::descriptor();
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   // Without this, gRPC sets SO_REUSEPORT and a second server on a fixed port would silently
@@ -123,7 +132,7 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
   // up to two seconds).
   if (!config.metrics_address.empty()) {
     absl::StatusOr<std::unique_ptr<MetricsEndpoint>> endpoint =
-        MetricsEndpoint::Start(config.metrics_address, metrics.registry());
+        MetricsEndpoint::Start(config.metrics_address, metrics.collectables());
     if (!endpoint.ok()) return endpoint.status();
     s->metrics_endpoint_ = *std::move(endpoint);
   }

@@ -55,11 +55,13 @@ int main(int argc, char** argv) {
     return shardplan::kExitOk;
   }
   const shardplan::ServerConfig& config = command_line->config;
+  shardplan::ConfigureLogging(config.log_options());
 
   absl::StatusOr<std::unique_ptr<shardplan::ShardplanServer>> server =
       shardplan::ShardplanServer::Start(config);
   if (!server.ok()) {
-    shardplan::LogLine(absl::StrCat("cannot start: ", server.status().message()));
+    shardplan::Log(shardplan::LogLevel::kError,
+                   absl::StrCat("cannot start: ", server.status().message()));
     return shardplan::kExitOther;
   }
   const int grpc_port = (*server)->grpc_port();
@@ -69,7 +71,8 @@ int main(int argc, char** argv) {
     if (absl::Status written =
             shardplan::WritePortFile(config.port_file, grpc_port, metrics_port, health_port);
         !written.ok()) {
-      shardplan::LogLine(absl::StrCat("cannot start: ", written.message()));
+      shardplan::Log(shardplan::LogLevel::kError,
+                     absl::StrCat("cannot start: ", written.message()));
       return shardplan::kExitOther;
     }
   }
@@ -85,7 +88,8 @@ int main(int argc, char** argv) {
     if (received != SIGHUP) continue;
     received = 0;
     if (absl::Status reloaded = (*server)->ReloadTokens(); !reloaded.ok()) {
-      shardplan::LogLine(absl::StrCat("SIGHUP: keeping the previous tokens: ", reloaded.message()));
+      shardplan::Log(shardplan::LogLevel::kError,
+                     absl::StrCat("SIGHUP: keeping the previous tokens: ", reloaded.message()));
     }
   }
   shardplan::LogLine(absl::StrCat("received ", received == SIGTERM ? "SIGTERM" : "SIGINT",
@@ -101,12 +105,15 @@ int main(int argc, char** argv) {
   while (!drained.load()) {
     const int signal = WaitForSignal(signals, std::chrono::milliseconds(100));
     if (signal != 0 && signal != SIGHUP) {
-      shardplan::LogLine("second signal: exiting without finishing the drain");
+      shardplan::Log(shardplan::LogLevel::kWarn,
+                     "second signal: exiting without finishing the drain");
+      shardplan::FlushLogSuppressions();
       std::_Exit(shardplan::kExitOther);
     }
   }
   drainer.join();
   server->reset();
+  shardplan::FlushLogSuppressions();  // what the repeat limit held back, said before the end
   shardplan::LogLine("stopped");
   return shardplan::kExitOk;
 }

@@ -55,7 +55,7 @@ PlannerServiceImpl::PlannerServiceImpl(PlanningService* service,
 template <typename Handler>
 grpc::Status PlannerServiceImpl::Handle(grpc::ServerContext& context, absl::string_view method,
                                         Handler&& handler) {
-  return HandleRpc(*metrics_, context, method, std::forward<Handler>(handler));
+  return HandleRpc(*metrics_, context, method, std::forward<Handler>(handler), identify_);
 }
 
 CallContext PlannerServiceImpl::CallOf(const grpc::ServerContext& context) const {
@@ -72,7 +72,8 @@ absl::StatusOr<PlanningRequest> PlannerServiceImpl::RequestOf(const v1::PlanRequ
 
 grpc::Status PlannerServiceImpl::Plan(grpc::ServerContext* context, const v1::PlanRequest* request,
                                       v1::PlanResponse* response) {
-  return Handle(*context, "Plan", [&]() -> absl::Status {
+  return Handle(*context, "Plan", [&](RequestLog& log) -> absl::Status {
+    log.algorithm = request->algorithm();
     // Refused before the task is converted, as the service would refuse it after.
     if (absl::Status admitted =
             service_->Admit(PlanningService::CallKind::kPlan, request->job_key());
@@ -83,6 +84,7 @@ grpc::Status PlannerServiceImpl::Plan(grpc::ServerContext* context, const v1::Pl
     if (!asked.ok()) return asked.status();
     absl::StatusOr<PlanAnswer> answer = service_->Plan(*std::move(asked), CallOf(*context));
     if (!answer.ok()) return answer.status();
+    log.NoteAnswer(*answer);
     AnswerToProto(*answer, response);
     return absl::OkStatus();
   });
@@ -91,7 +93,8 @@ grpc::Status PlannerServiceImpl::Plan(grpc::ServerContext* context, const v1::Pl
 grpc::Status PlannerServiceImpl::Replan(grpc::ServerContext* context,
                                         const v1::PlanRequest* request,
                                         v1::PlanResponse* response) {
-  return Handle(*context, "Replan", [&]() -> absl::Status {
+  return Handle(*context, "Replan", [&](RequestLog& log) -> absl::Status {
+    log.algorithm = request->algorithm();
     // Refused before the task is converted, as the service would refuse it after.
     if (absl::Status admitted =
             service_->Admit(PlanningService::CallKind::kReplan, request->job_key());
@@ -102,6 +105,7 @@ grpc::Status PlannerServiceImpl::Replan(grpc::ServerContext* context,
     if (!asked.ok()) return asked.status();
     absl::StatusOr<PlanAnswer> answer = service_->Replan(*std::move(asked), CallOf(*context));
     if (!answer.ok()) return answer.status();
+    log.NoteAnswer(*answer);
     AnswerToProto(*answer, response);
     return absl::OkStatus();
   });
@@ -110,7 +114,8 @@ grpc::Status PlannerServiceImpl::Replan(grpc::ServerContext* context,
 grpc::Status PlannerServiceImpl::SubmitPlan(grpc::ServerContext* context,
                                             const v1::PlanRequest* request,
                                             v1::SubmitPlanResponse* response) {
-  return Handle(*context, "SubmitPlan", [&]() -> absl::Status {
+  return Handle(*context, "SubmitPlan", [&](RequestLog& log) -> absl::Status {
+    log.algorithm = request->algorithm();
     // Refused before the task is converted, as the service would refuse it after.
     if (absl::Status admitted =
             service_->Admit(PlanningService::CallKind::kSubmit, request->job_key());
@@ -121,6 +126,7 @@ grpc::Status PlannerServiceImpl::SubmitPlan(grpc::ServerContext* context,
     if (!asked.ok()) return asked.status();
     absl::StatusOr<JobSnapshot> job = service_->Submit(*std::move(asked), CallOf(*context));
     if (!job.ok()) return job.status();
+    log.NoteJob(*job);
     v1::JobStatus status;
     JobSnapshotToProto(*job, &status);
     response->set_job_id(job->id);
@@ -131,10 +137,12 @@ grpc::Status PlannerServiceImpl::SubmitPlan(grpc::ServerContext* context,
 
 grpc::Status PlannerServiceImpl::GetPlan(grpc::ServerContext* context,
                                          const v1::JobRequest* request, v1::JobStatus* response) {
-  return Handle(*context, "GetPlan", [&]() -> absl::Status {
+  return Handle(*context, "GetPlan", [&](RequestLog& log) -> absl::Status {
+    log.job_id = request->job_id();
     if (absl::Status valid = RequireJobId(*request); !valid.ok()) return valid;
     absl::StatusOr<JobSnapshot> job = service_->GetJob(request->job_id());
     if (!job.ok()) return job.status();
+    log.NoteJob(*job);
     JobSnapshotToProto(*job, response);
     return absl::OkStatus();
   });
@@ -143,10 +151,12 @@ grpc::Status PlannerServiceImpl::GetPlan(grpc::ServerContext* context,
 grpc::Status PlannerServiceImpl::WatchPlan(grpc::ServerContext* context,
                                            const v1::JobRequest* request,
                                            grpc::ServerWriter<v1::JobStatus>* writer) {
-  return Handle(*context, "WatchPlan", [&]() -> absl::Status {
+  return Handle(*context, "WatchPlan", [&](RequestLog& log) -> absl::Status {
+    log.job_id = request->job_id();
     if (absl::Status valid = RequireJobId(*request); !valid.ok()) return valid;
     return service_->WatchJob(request->job_id(), CallOf(*context),
-                              [writer](const JobSnapshot& job) {
+                              [writer, &log](const JobSnapshot& job) {
+                                log.NoteJob(job);  // the line shows the last state sent
                                 v1::JobStatus status;
                                 JobSnapshotToProto(job, &status);
                                 return writer->Write(status);
@@ -157,10 +167,12 @@ grpc::Status PlannerServiceImpl::WatchPlan(grpc::ServerContext* context,
 grpc::Status PlannerServiceImpl::CancelPlan(grpc::ServerContext* context,
                                             const v1::JobRequest* request,
                                             v1::JobStatus* response) {
-  return Handle(*context, "CancelPlan", [&]() -> absl::Status {
+  return Handle(*context, "CancelPlan", [&](RequestLog& log) -> absl::Status {
+    log.job_id = request->job_id();
     if (absl::Status valid = RequireJobId(*request); !valid.ok()) return valid;
     absl::StatusOr<JobSnapshot> job = service_->CancelJob(request->job_id(), CallOf(*context));
     if (!job.ok()) return job.status();
+    log.NoteJob(*job);
     JobSnapshotToProto(*job, response);
     return absl::OkStatus();
   });
@@ -169,7 +181,7 @@ grpc::Status PlannerServiceImpl::CancelPlan(grpc::ServerContext* context,
 grpc::Status PlannerServiceImpl::EvaluatePlan(grpc::ServerContext* context,
                                               const v1::EvaluatePlanRequest* request,
                                               v1::EvaluatePlanResponse* response) {
-  return Handle(*context, "EvaluatePlan", [&]() -> absl::Status {
+  return Handle(*context, "EvaluatePlan", [&](RequestLog& log) -> absl::Status {
     absl::StatusOr<Task> task =
         wire::TaskFromProto(request->task(), service_->engine().options().limits);
     if (!task.ok()) return task.status();
@@ -178,6 +190,7 @@ grpc::Status PlannerServiceImpl::EvaluatePlan(grpc::ServerContext* context,
     absl::StatusOr<PlanningResult> evaluated =
         service_->Evaluate(*task, *std::move(plan), request->model(), request->ground_truth());
     if (!evaluated.ok()) return evaluated.status();
+    log.NoteResult(*evaluated);
     *response->mutable_plan() = ResultToProto(*evaluated);
     return absl::OkStatus();
   });
@@ -186,7 +199,7 @@ grpc::Status PlannerServiceImpl::EvaluatePlan(grpc::ServerContext* context,
 grpc::Status PlannerServiceImpl::ReportMeasurement(grpc::ServerContext* context,
                                                    const v1::ReportMeasurementRequest* request,
                                                    v1::ReportMeasurementResponse* response) {
-  return Handle(*context, "ReportMeasurement", [&]() -> absl::Status {
+  return Handle(*context, "ReportMeasurement", [&](RequestLog& log) -> absl::Status {
     absl::StatusOr<Task> task =
         wire::TaskFromProto(request->task(), service_->engine().options().limits);
     if (!task.ok()) return task.status();
@@ -198,6 +211,7 @@ grpc::Status PlannerServiceImpl::ReportMeasurement(grpc::ServerContext* context,
     absl::StatusOr<MeasurementReport> report =
         service_->ReportMeasurement(*task, *std::move(plan), model, device_ms);
     if (!report.ok()) return report.status();
+    log.NoteResult(report->evaluated);
     response->set_cost_model(report->evaluated.plan.cost_model);
     for (const DeviceCost& device : report->evaluated.plan.devices) {
       response->add_predicted_device_ms(device.total_ms);

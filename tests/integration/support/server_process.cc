@@ -67,8 +67,9 @@ std::string ServerBinaryPath() {
   return SHARDPLAN_SERVER_BINARY;
 }
 
-absl::StatusOr<int> CheckHealth(const std::shared_ptr<grpc::Channel>& channel,
-                                const std::string& service, std::chrono::milliseconds timeout) {
+absl::StatusOr<std::string> CallUnaryBytes(const std::shared_ptr<grpc::Channel>& channel,
+                                           const std::string& method, const std::string& request,
+                                           std::chrono::milliseconds timeout) {
   grpc::CompletionQueue cq;
   grpc::ByteBuffer response;
   grpc::Status status;
@@ -76,9 +77,9 @@ absl::StatusOr<int> CheckHealth(const std::shared_ptr<grpc::Channel>& channel,
     grpc::GenericStub stub(channel);
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + timeout);
-    grpc::Slice slice(EncodeHealthRequest(service));
-    grpc::ByteBuffer request(&slice, 1);
-    auto call = stub.PrepareUnaryCall(&context, "/grpc.health.v1.Health/Check", request, &cq);
+    grpc::Slice slice(request);
+    grpc::ByteBuffer request_buffer(&slice, 1);
+    auto call = stub.PrepareUnaryCall(&context, method, request_buffer, &cq);
     call->StartCall();
     call->Finish(&response, &status, reinterpret_cast<void*>(1));
     void* tag = nullptr;
@@ -94,12 +95,20 @@ absl::StatusOr<int> CheckHealth(const std::shared_ptr<grpc::Channel>& channel,
     return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
   }
   std::vector<grpc::Slice> slices;
-  if (!response.Dump(&slices).ok()) return absl::InternalError("unreadable health response");
+  if (!response.Dump(&slices).ok()) return absl::InternalError("unreadable response");
   std::string bytes;
   for (const grpc::Slice& s : slices) {
     bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
   }
-  return DecodeHealthResponse(bytes);
+  return bytes;
+}
+
+absl::StatusOr<int> CheckHealth(const std::shared_ptr<grpc::Channel>& channel,
+                                const std::string& service, std::chrono::milliseconds timeout) {
+  absl::StatusOr<std::string> response = CallUnaryBytes(channel, "/grpc.health.v1.Health/Check",
+                                                        EncodeHealthRequest(service), timeout);
+  if (!response.ok()) return response.status();
+  return DecodeHealthResponse(*response);
 }
 
 ServerProcess::ServerProcess() = default;

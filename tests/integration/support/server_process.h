@@ -20,6 +20,13 @@ namespace shardplan::testing {
 // the path CMake baked in ($<TARGET_FILE:shardplan-server>).
 std::string ServerBinaryPath();
 
+// One unary call of `method` ("/package.Service/Method") with `request` as its serialized
+// message, through grpc::GenericStub (no generated stub needed); the serialized response, or the
+// call's error.
+absl::StatusOr<std::string> CallUnaryBytes(const std::shared_ptr<grpc::Channel>& channel,
+                                           const std::string& method, const std::string& request,
+                                           std::chrono::milliseconds timeout);
+
 // grpc.health.v1.Health/Check for `service` ("" = the whole server) over `channel`, without
 // generated health stubs (so any test binary can link this helper). Returns the ServingStatus
 // number: 0 UNKNOWN, 1 SERVING, 2 NOT_SERVING, 3 SERVICE_UNKNOWN; the RPC's error otherwise.

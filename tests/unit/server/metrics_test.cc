@@ -2,9 +2,11 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "prometheus/text_serializer.h"
+#include "server/build_info.h"
 
 namespace shardplan {
 namespace {
@@ -66,6 +68,32 @@ TEST(ServerMetricsTest, InFlightCountsRunningCalls) {
   EXPECT_THAT(Text(metrics), HasSubstr(R"(shardplan_rpcs_in_flight{method="WatchPlan"} 2)"));
   metrics.RecordRpc("WatchPlan", "OK", 1.0);
   EXPECT_THAT(Text(metrics), HasSubstr(R"(shardplan_rpcs_in_flight{method="WatchPlan"} 1)"));
+}
+
+TEST(ServerMetricsTest, BuildInfoAndTheScrapeTimeCollectors) {
+  ServerMetrics metrics;
+  const std::string text = Text(metrics);
+  EXPECT_THAT(text, HasSubstr("shardplan_build_info{build_type=\""));
+  EXPECT_THAT(text, HasSubstr(absl::StrCat("version=\"", GetBuildInfo().version, "\"} 1")));
+  EXPECT_FALSE(GetBuildInfo().git_commit.empty());  // "unknown" outside a git checkout
+
+  std::string all;
+  for (const auto& collectable : metrics.collectables()) {
+    all += prometheus::TextSerializer().Serialize(collectable->Collect());
+  }
+  EXPECT_THAT(all, HasSubstr("shardplan_build_info{"));
+  EXPECT_THAT(all, HasSubstr("process_resident_memory_bytes "));
+  EXPECT_THAT(all, HasSubstr("process_start_time_seconds "));
+  EXPECT_THAT(all, HasSubstr(R"(shardplan_log_lines_total{level="warn"} )"));
+  EXPECT_THAT(all, HasSubstr("shardplan_log_lines_suppressed_total "));
+}
+
+TEST(MetricsEndpointTest, ServesEveryCollectable) {
+  ServerMetrics metrics;
+  absl::StatusOr<std::unique_ptr<MetricsEndpoint>> endpoint =
+      MetricsEndpoint::Start("127.0.0.1:0", metrics.collectables());
+  ASSERT_TRUE(endpoint.ok()) << endpoint.status();
+  EXPECT_GT((*endpoint)->port(), 0);
 }
 
 TEST(MetricsEndpointTest, PortZeroPicksAPortAndABusyPortIsAnError) {

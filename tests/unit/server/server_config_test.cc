@@ -108,6 +108,43 @@ TEST(ServerConfigTest, BadFlagsAreNamed) {
               HasSubstr("model_reload_interval_s"));
 }
 
+TEST(ServerConfigTest, LoggingSettingsAreCheckedAndNamed) {
+  absl::StatusOr<CommandLine> parsed = Parse({});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->config.log_level, "info");
+  EXPECT_EQ(parsed->config.log_format, "text");
+  EXPECT_EQ(parsed->config.log_repeat_limit, 100);
+  EXPECT_EQ(parsed->config.log_repeat_window_s, 10.0);
+  LogOptions options = parsed->config.log_options();
+  EXPECT_EQ(options.level, LogLevel::kInfo);
+  EXPECT_EQ(options.format, LogFormat::kText);
+  EXPECT_EQ(options.repeat_window, std::chrono::milliseconds(10000));
+
+  parsed = Parse({"--log_level=debug", "--log_format", "json", "--log_repeat_limit=0",
+                  "--log_repeat_window_s=0.5"});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  options = parsed->config.log_options();
+  EXPECT_EQ(options.level, LogLevel::kDebug);
+  EXPECT_EQ(options.format, LogFormat::kJson);
+  EXPECT_EQ(options.repeat_limit, 0);
+  EXPECT_EQ(options.repeat_window, std::chrono::milliseconds(500));
+
+  TempFile file(R"({"log_level": "error", "log_format": "logfmt"})");
+  parsed = Parse({"--config", file.path()});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->config.log_options().level, LogLevel::kError);
+  EXPECT_EQ(parsed->config.log_options().format, LogFormat::kLogfmt);
+
+  EXPECT_THAT(std::string(Parse({"--log_level=verbose"}).status().message()),
+              HasSubstr("log_level: must be debug, info, warn or error, got \"verbose\""));
+  EXPECT_THAT(std::string(Parse({"--log_format=xml"}).status().message()),
+              HasSubstr("log_format: must be text, json or logfmt"));
+  EXPECT_THAT(std::string(Parse({"--log_repeat_limit=-1"}).status().message()),
+              HasSubstr("log_repeat_limit"));
+  EXPECT_THAT(std::string(Parse({"--log_repeat_window_s=0"}).status().message()),
+              HasSubstr("log_repeat_window_s"));
+}
+
 TEST(ServerConfigTest, ModelDirectoryFlags) {
   absl::StatusOr<CommandLine> parsed =
       Parse({"--models_dir=/srv/models", "--model_reload_interval_s=0"});
