@@ -83,6 +83,15 @@ ServerMetrics::ServerMetrics()
       jobs_in_flight_(SingleGauge(*registry_, "shardplan_jobs_in_flight", "Jobs running")),
       jobs_finished_(CounterFamily(*registry_, "shardplan_jobs_finished_total",
                                    "Jobs that reached a final state, by state")),
+      watch_streams_(SingleGauge(*registry_, "shardplan_watch_streams",
+                                 "WatchPlan streams open (max_streams, max_streams_per_client)")),
+      calls_in_flight_(SingleGauge(*registry_, "shardplan_rpc_calls_in_flight",
+                                   "Calls in flight over every method (each holds a handler "
+                                   "thread, max_rpc_threads)")),
+      saturated_gauge_(SingleGauge(*registry_, "shardplan_rpc_saturated",
+                                   "1 while calls in flight hold 90% of the handler threads "
+                                   "(until they fall below 75%); the planner service's health "
+                                   "is NOT_SERVING meanwhile")),
       retained_jobs_(SingleGauge(*registry_, "shardplan_retained_jobs",
                                  "Finished jobs held in memory for GetPlan and WatchPlan")),
       retained_job_bytes_(SingleGauge(*registry_, "shardplan_retained_job_bytes",
@@ -160,10 +169,14 @@ std::vector<std::shared_ptr<prometheus::Collectable>> ServerMetrics::collectable
 
 void ServerMetrics::RecordRpcStart(absl::string_view method) {
   rpcs_in_flight_.Add({{"method", std::string(method)}}).Increment();
+  calls_.fetch_add(1);
+  CheckSaturation();
 }
 
 void ServerMetrics::RecordRpc(absl::string_view method, absl::string_view code, double seconds) {
   rpcs_in_flight_.Add({{"method", std::string(method)}}).Decrement();
+  calls_.fetch_sub(1);
+  CheckSaturation();
   rpc_requests_.Add({{"method", std::string(method)}, {"code", std::string(code)}}).Increment();
   rpc_duration_.Add({{"method", std::string(method)}}, LatencyBuckets()).Observe(seconds);
 }
@@ -193,6 +206,29 @@ void ServerMetrics::SetCacheSize(int64_t bytes, int64_t entries) {
 void ServerMetrics::SetJobLoad(int64_t queued, int64_t running) {
   queue_depth_.Set(static_cast<double>(queued));
   jobs_in_flight_.Set(static_cast<double>(running));
+}
+
+void ServerMetrics::SetWatchStreams(int64_t open) { watch_streams_.Set(static_cast<double>(open)); }
+
+void ServerMetrics::WatchSaturation(int64_t handler_threads, std::function<void(bool)> on_change) {
+  std::lock_guard<std::mutex> lock(saturation_mu_);
+  const int64_t threads = std::max<int64_t>(handler_threads, 1);
+  saturate_at_ = std::max<int64_t>(1, (threads * 9 + 9) / 10);  // ceil(90%)
+  clear_below_ = std::max<int64_t>(1, (threads * 3 + 3) / 4);   // ceil(75%)
+  on_saturation_ = std::move(on_change);
+}
+
+void ServerMetrics::CheckSaturation() {
+  std::lock_guard<std::mutex> lock(saturation_mu_);
+  // Read under the lock: the gauge and the flips follow the counts in order.
+  const int64_t now = calls_.load();
+  calls_in_flight_.Set(static_cast<double>(now));
+  if (saturate_at_ == 0) return;
+  const bool saturated = saturated_ ? now >= clear_below_ : now >= saturate_at_;
+  if (saturated == saturated_) return;
+  saturated_ = saturated;
+  saturated_gauge_.Set(saturated ? 1 : 0);
+  if (on_saturation_) on_saturation_(saturated);
 }
 
 void ServerMetrics::RecordJobFinished(absl::string_view state) {

@@ -1,7 +1,9 @@
 #ifndef SHARDPLAN_SERVER_METRICS_H_
 #define SHARDPLAN_SERVER_METRICS_H_
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -36,6 +38,10 @@ namespace shardplan {
 //   shardplan_job_queue_depth                        gauge of queued jobs
 //   shardplan_jobs_in_flight                         gauge of running jobs
 //   shardplan_jobs_finished_total{state}             counter by final state
+//   shardplan_watch_streams                          gauge of WatchPlan streams open
+//   shardplan_rpc_calls_in_flight                    gauge of calls in flight, every method
+//   shardplan_rpc_saturated                          1 while those reach 90% of the handler
+//                                                    threads (WatchSaturation), else 0
 //   shardplan_retained_jobs / _retained_job_bytes    gauges of finished jobs held in memory
 //   shardplan_jobs_forgotten_total{reason}           counter of finished jobs dropped from
 //                                                    memory past a bound: count, bytes, age
@@ -88,6 +94,13 @@ class ServerMetrics {
   void SetCacheSize(int64_t bytes, int64_t entries);
   void SetJobLoad(int64_t queued, int64_t running);
   void RecordJobFinished(absl::string_view state);  // "SUCCEEDED", "FAILED", "CANCELLED"
+  // WatchPlan streams open now (StreamLimits).
+  void SetWatchStreams(int64_t open);
+  // Calls in flight over every method are judged against `handler_threads` (max_rpc_threads
+  // less gRPC's polling thread): the server is saturated from 90% of them until it falls
+  // below 75%. `on_change(saturated)` runs when that flips (the server turns the planner
+  // service's health NOT_SERVING and back). Call once, before serving.
+  void WatchSaturation(int64_t handler_threads, std::function<void(bool)> on_change);
   // Finished jobs held in memory and their bytes; one forgotten past a bound ("count",
   // "bytes", "age": JobManagerOptions).
   void SetRetainedJobs(int64_t count, int64_t bytes);
@@ -134,6 +147,17 @@ class ServerMetrics {
   prometheus::Gauge& queue_depth_;
   prometheus::Gauge& jobs_in_flight_;
   prometheus::Family<prometheus::Counter>& jobs_finished_;
+  prometheus::Gauge& watch_streams_;
+  prometheus::Gauge& calls_in_flight_;
+  prometheus::Gauge& saturated_gauge_;
+  std::atomic<int64_t> calls_{0};
+  int64_t saturate_at_ = 0;  // 0: not watched
+  int64_t clear_below_ = 0;
+  std::function<void(bool)> on_saturation_;
+  std::mutex saturation_mu_;  // orders the flips
+  bool saturated_ = false;
+  // Publishes calls_ and flips the saturation state where it crossed a bound.
+  void CheckSaturation();
   prometheus::Gauge& retained_jobs_;
   prometheus::Gauge& retained_job_bytes_;
   prometheus::Family<prometheus::Counter>& jobs_forgotten_;

@@ -338,6 +338,17 @@ absl::StatusOr<JobSnapshot> PlanningService::GetJob(const std::string& job_id) c
 
 absl::Status PlanningService::WatchJob(const std::string& job_id, const CallContext& call,
                                        const std::function<bool(const JobSnapshot&)>& send) const {
+  std::optional<StreamLimits::Ticket> ticket;  // held while the stream is open
+  if (options_.streams != nullptr) {
+    absl::StatusOr<StreamLimits::Ticket> opened = options_.streams->Open(call.client);
+    if (!opened.ok()) return opened.status();
+    ticket.emplace(*std::move(opened));
+    metrics_->SetWatchStreams(options_.streams->open());
+  }
+  absl::Cleanup closed = [&] {
+    ticket.reset();
+    if (options_.streams != nullptr) metrics_->SetWatchStreams(options_.streams->open());
+  };
   absl::StatusOr<JobSnapshot> job = jobs_->Get(job_id);
   if (!job.ok() && job.status().code() == absl::StatusCode::kNotFound) {
     return WatchStoredJob(job_id, call, send);

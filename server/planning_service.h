@@ -20,6 +20,7 @@
 #include "server/planning_result.h"
 #include "server/security/client_limiter.h"
 #include "server/single_flight.h"
+#include "server/stream_limits.h"
 
 namespace shardplan {
 
@@ -54,6 +55,9 @@ struct MeasurementReport {
 
 struct PlanningServiceOptions {
   int64_t max_planning_time_ms = 0;  // cap on every Plan call's and job's planning; 0: none
+  // Bounds WatchPlan streams (max_streams, max_streams_per_client); null: unbounded. Must
+  // outlive the service.
+  StreamLimits* streams = nullptr;
 };
 
 // The planning service without its transport: the use cases of shardplan.v1.PlannerService

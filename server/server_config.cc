@@ -87,6 +87,11 @@ const std::vector<Option>& Options() {
       {"max_requests_per_client", &ServerConfig::max_requests_per_client, "N",
        "planning Plan calls plus queued/running jobs of one client, then RESOURCE_EXHAUSTED "
        "(0: off)"},
+      {"max_streams", &ServerConfig::max_streams, "N",
+       "WatchPlan streams open at once, then RESOURCE_EXHAUSTED (0: half of max_rpc_threads; "
+       "below max_rpc_threads - 1)"},
+      {"max_streams_per_client", &ServerConfig::max_streams_per_client, "N",
+       "WatchPlan streams one client may hold open, then RESOURCE_EXHAUSTED (0: off)"},
       {"max_planning_time_ms", &ServerConfig::max_planning_time_ms, "MS",
        "cap on any request's planning time in ms (0: no cap)"},
       {"log_level", &ServerConfig::log_level, "LEVEL",
@@ -253,6 +258,8 @@ absl::Status ValidateServerConfig(const ServerConfig& config) {
            CheckRange("max_retained_job_bytes", config.max_retained_job_bytes, 0, int64_t{1} << 40),
            CheckRange("retained_job_age_s", config.retained_job_age_s, 0, int64_t{365} * 24 * 3600),
            CheckRange("max_requests_per_client", config.max_requests_per_client, 0, 1000000),
+           CheckRange("max_streams", config.max_streams, 0, 100000),
+           CheckRange("max_streams_per_client", config.max_streams_per_client, 0, 100000),
            CheckRange("max_planning_time_ms", config.max_planning_time_ms, 0,
                       int64_t{7} * 24 * 3600 * 1000),
            CheckRange("log_repeat_limit", config.log_repeat_limit, 0, 1000000000),
@@ -265,6 +272,13 @@ absl::Status ValidateServerConfig(const ServerConfig& config) {
     return absl::InvalidArgumentError(
         absl::StrCat("max_rpc_threads: must be at least max_concurrent_plans + 2 (",
                      config.max_concurrent_plans + 2, "), got ", config.max_rpc_threads));
+  }
+  // Streams hold their threads for as long as they watch: at least one thread besides them
+  // and gRPC's polling one serves every other call.
+  if (config.EffectiveMaxStreams() > config.max_rpc_threads - 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_streams: must leave other calls a thread, at most max_rpc_threads - 2 (",
+                     config.max_rpc_threads - 2, "), got ", config.EffectiveMaxStreams()));
   }
   if (config.default_algorithm.empty()) {
     return absl::InvalidArgumentError("default_algorithm: must not be empty");

@@ -42,6 +42,10 @@ struct ServerConfig {
   // ("Server Threadpool Exhausted"). Keep it well above max_concurrent_plans plus the WatchPlan
   // streams you expect (at most one per queued or running job, usually).
   int64_t max_rpc_threads = 256;
+  // max_streams with 0 resolved: half of max_rpc_threads.
+  int64_t EffectiveMaxStreams() const {
+    return max_streams > 0 ? max_streams : max_rpc_threads / 2;
+  }
   // Jobs waiting for a worker; SubmitPlan answers RESOURCE_EXHAUSTED beyond this.
   int64_t queue_capacity = 64;
   // Plan cache budget in bytes (approximate in-memory size of the cached plans); 0 disables.
@@ -108,6 +112,10 @@ struct ServerConfig {
   // cache or the store, and calls waiting for an identical plan in flight, plan nothing and are
   // not counted. 0: no limit.
   int64_t max_requests_per_client = 16;
+  // WatchPlan streams open at once: in all (0: half of max_rpc_threads, so that streams never
+  // take the threads every other call needs) and per client (0: no per-client bound).
+  int64_t max_streams = 0;
+  int64_t max_streams_per_client = 16;
   // Planning time of any request is capped at this, whatever its task or deadline asks (anytime
   // planners return their best plan so far, others DEADLINE_EXCEEDED). 0: no cap.
   int64_t max_planning_time_ms = 60000;

@@ -21,7 +21,8 @@ ServerCore::ServerCore(const ServerConfig& config)
       algorithms_(BuiltinAlgorithms()),
       cache_(config.cache_bytes),
       plan_slots_(config.max_concurrent_plans),
-      client_limits_(config.max_requests_per_client) {}
+      client_limits_(config.max_requests_per_client),
+      stream_limits_(config.EffectiveMaxStreams(), config.max_streams_per_client) {}
 
 absl::StatusOr<std::unique_ptr<ServerCore>> ServerCore::Create(const ServerConfig& config) {
   std::unique_ptr<ServerCore> s(new ServerCore(config));
@@ -76,7 +77,9 @@ absl::StatusOr<std::unique_ptr<ServerCore>> ServerCore::Create(const ServerConfi
   }
   s->service_ = std::make_unique<PlanningService>(
       s->engine_.get(), s->jobs_.get(), s->ledger_.get(), &s->plan_slots_, &s->client_limits_,
-      &s->metrics_, PlanningServiceOptions{.max_planning_time_ms = config.max_planning_time_ms});
+      &s->metrics_,
+      PlanningServiceOptions{.max_planning_time_ms = config.max_planning_time_ms,
+                             .streams = &s->stream_limits_});
   return s;
 }
 

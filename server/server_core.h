@@ -20,6 +20,7 @@
 #include "server/server_config.h"
 #include "server/store/plan_store.h"
 #include "server/store_pruner.h"
+#include "server/stream_limits.h"
 
 namespace shardplan {
 
@@ -80,6 +81,7 @@ class ServerCore {
   std::unique_ptr<StorePruner> pruner_;       // null without a store or with retention 0
   ConcurrencyLimiter plan_slots_;  // max_concurrent_plans
   ClientLimiter client_limits_;    // max_requests_per_client; outlives the jobs holding slots
+  StreamLimits stream_limits_;     // max_streams, max_streams_per_client
   std::unique_ptr<PlanningEngine> engine_;
   std::unique_ptr<JobManager> jobs_;
   std::unique_ptr<PlanningService> service_;

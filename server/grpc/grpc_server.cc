@@ -155,6 +155,17 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
     SetServing(*s->health_server_);
   }
   SetServing(*s->server_);
+  // Saturated (90% of the handler threads busy): the planner service reads NOT_SERVING so that
+  // load balancers send new calls elsewhere; the overall status ("") stays SERVING, the process
+  // is alive. The drain's health Shutdown() freezes NOT_SERVING whatever this says later.
+  grpc::HealthCheckServiceInterface* health = s->server_->GetHealthCheckService();
+  metrics.WatchSaturation(config.max_rpc_threads - 1, [health](bool saturated) {
+    health->SetServingStatus(kServiceName, !saturated);
+    Log(saturated ? LogLevel::kWarn : LogLevel::kInfo,
+        saturated ? "saturated: 90% of the gRPC handler threads are busy; health of "
+                    "shardplan.v1.PlannerService is NOT_SERVING until they fall below 75%"
+                  : "no longer saturated: health of shardplan.v1.PlannerService is SERVING");
+  });
   s->core_->StartBackground();
   s->started_ = true;
   return s;

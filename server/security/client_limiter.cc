@@ -15,12 +15,10 @@ absl::StatusOr<ClientLimiter::Slot> ClientLimiter::Acquire(const std::string& cl
   int64_t& count = in_use_[client];
   if (count >= limit_) {
     // Transient: one of the client's calls or jobs ends soon.
-    return WithRetryAfter(
-        absl::ResourceExhaustedError(absl::StrCat(
-            "max_requests_per_client: client \"", client, "\" already has ", count,
-            " Plan calls or jobs in flight, this server's limit; wait for one to finish or "
-            "cancel a job")),
-        absl::Milliseconds(250));
+    return WithRetryAfter(absl::ResourceExhaustedError(absl::StrCat(
+                              wording_.setting, ": client \"", client, "\" already has ", count,
+                              " ", wording_.holding, ", this server's limit; ", wording_.advice)),
+                          absl::Milliseconds(250));
   }
   ++count;
   return Slot(this, client);

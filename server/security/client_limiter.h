@@ -12,10 +12,18 @@
 
 namespace shardplan {
 
-// max_requests_per_client: caps the planning work one client identity has in
-// flight (Plan calls planning plus queued or running jobs), so that one client
-// cannot take every worker and queue slot. Never waits: a request over the cap
-// is refused at once. Thread-safe.
+// What a ClientLimiter's refusal says: "<setting>: client \"c\" already has N <holding>, this
+// server's limit; <advice>".
+struct ClientLimitWording {
+  const char* setting = "max_requests_per_client";
+  const char* holding = "Plan calls or jobs in flight";
+  const char* advice = "wait for one to finish or cancel a job";
+};
+
+// Caps what one client identity holds at once, so that one client cannot take everything:
+// max_requests_per_client (the planning work in flight: Plan calls planning plus queued or
+// running jobs) and max_streams_per_client (WatchPlan streams open). Never waits: a request
+// over the cap is refused at once. Thread-safe.
 class ClientLimiter {
  public:
   // One unit of a client's work; given back when destroyed. Move-only; a job
@@ -40,13 +48,13 @@ class ClientLimiter {
   };
 
   // `limit` 0 turns the limiter off: every Acquire succeeds.
-  explicit ClientLimiter(int64_t limit) : limit_(limit) {}
+  explicit ClientLimiter(int64_t limit, ClientLimitWording wording = {})
+      : limit_(limit), wording_(wording) {}
   ClientLimiter(const ClientLimiter&) = delete;
   ClientLimiter& operator=(const ClientLimiter&) = delete;
 
-  // A slot for `client`, or RESOURCE_EXHAUSTED naming the client and
-  // max_requests_per_client when it already holds `limit` slots. Slots must not
-  // outlive the limiter.
+  // A slot for `client`, or RESOURCE_EXHAUSTED naming the client and the setting when it
+  // already holds `limit` slots. Slots must not outlive the limiter.
   absl::StatusOr<Slot> Acquire(const std::string& client);
 
   int64_t limit() const { return limit_; }
@@ -56,6 +64,7 @@ class ClientLimiter {
   void Release(const std::string& client);
 
   const int64_t limit_;
+  const ClientLimitWording wording_;
   mutable std::mutex mu_;
   std::map<std::string, int64_t> in_use_;  // clients holding no slot are erased
 };

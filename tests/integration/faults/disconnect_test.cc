@@ -30,6 +30,8 @@ constexpr char kWatchersInFlight[] = R"(shardplan_rpcs_in_flight{method="WatchPl
 // gRPC's handler threads: one stays polling, the rest serve calls (limits_test.cc).
 constexpr int kMaxRpcThreads = 6;
 constexpr int kHandlerThreads = kMaxRpcThreads - 1;
+// The most streams the server lets open: every handler thread but one (max_streams).
+constexpr int kMaxStreams = kHandlerThreads - 1;
 
 // A NeuroShard search that stops itself after `ms` with the best plan so far (an anytime result):
 // a job that is running for a while on any machine and then SUCCEEDS without help.
@@ -75,7 +77,8 @@ class DisconnectTest : public ServerTest {
 
 TEST_F(DisconnectTest, WatchersThatVanishMidStreamLeaveNoHandlerBehind) {
   StartServer({"--workers=2", "--max_concurrent_plans=1",
-               "--max_rpc_threads=" + std::to_string(kMaxRpcThreads)});
+               "--max_rpc_threads=" + std::to_string(kMaxRpcThreads),
+               "--max_streams=" + std::to_string(kMaxStreams), "--max_streams_per_client=0"});
   // Two watched jobs: one ends by itself, one runs until it is cancelled at the end.
   const std::string bounded = Submit(BoundedNeuroShardRequest(/*ms=*/8000));
   const std::string endless = Submit(SlowRequest());
@@ -84,7 +87,7 @@ TEST_F(DisconnectTest, WatchersThatVanishMidStreamLeaveNoHandlerBehind) {
   // Rounds of streams on both jobs, all cancelled by their client mid-stream.
   for (int round = 0; round < 10; ++round) {
     std::vector<Watcher> watchers;
-    for (int w = 0; w < kHandlerThreads - 1; ++w) {
+    for (int w = 0; w < kMaxStreams; ++w) {
       watchers.push_back(OpenWatch(*stub_, w % 2 == 0 ? endless : bounded));
       ASSERT_NE(watchers.back().stream, nullptr) << "round " << round << ", watcher " << w;
     }
@@ -115,9 +118,9 @@ TEST_F(DisconnectTest, WatchersThatVanishMidStreamLeaveNoHandlerBehind) {
   EXPECT_EQ(done.result().plan().tables_size(), 120);
   EXPECT_EQ(GetJob(endless).state(), v1::RUNNING);
 
-  // Every handler thread is free again: as many streams as the cap allows open at once.
+  // Every stream slot is free again: as many streams as max_streams allows open at once.
   std::vector<Watcher> full;
-  for (int w = 0; w < kHandlerThreads; ++w) {
+  for (int w = 0; w < kMaxStreams; ++w) {
     full.push_back(OpenWatch(*stub_, endless));
     ASSERT_NE(full.back().stream, nullptr) << "only " << w << " streams opened";
   }

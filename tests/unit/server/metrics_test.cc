@@ -1,6 +1,7 @@
 #include "server/metrics.h"
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -68,6 +69,23 @@ TEST(ServerMetricsTest, InFlightCountsRunningCalls) {
   EXPECT_THAT(Text(metrics), HasSubstr(R"(shardplan_rpcs_in_flight{method="WatchPlan"} 2)"));
   metrics.RecordRpc("WatchPlan", "OK", 1.0);
   EXPECT_THAT(Text(metrics), HasSubstr(R"(shardplan_rpcs_in_flight{method="WatchPlan"} 1)"));
+}
+
+TEST(ServerMetricsTest, SaturationFlipsAt90PercentAndClearsBelow75) {
+  ServerMetrics metrics;
+  std::vector<bool> flips;
+  metrics.WatchSaturation(/*handler_threads=*/10,
+                          [&](bool saturated) { flips.push_back(saturated); });
+  for (int i = 0; i < 8; ++i) metrics.RecordRpcStart("Plan");
+  EXPECT_TRUE(flips.empty());
+  EXPECT_THAT(Text(metrics), HasSubstr("shardplan_rpc_calls_in_flight 8"));
+  metrics.RecordRpcStart("GetPlan");  // 9 of 10: saturated
+  EXPECT_EQ(flips, std::vector<bool>{true});
+  EXPECT_THAT(Text(metrics), HasSubstr("shardplan_rpc_saturated 1"));
+  metrics.RecordRpc("GetPlan", "OK", 0.1);  // 8: still saturated (clears below 8)
+  metrics.RecordRpc("Plan", "OK", 0.1);     // 7: clear
+  EXPECT_EQ(flips, (std::vector<bool>{true, false}));
+  EXPECT_THAT(Text(metrics), HasSubstr("shardplan_rpc_saturated 0"));
 }
 
 TEST(ServerMetricsTest, BuildInfoAndTheScrapeTimeCollectors) {

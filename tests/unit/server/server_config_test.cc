@@ -193,6 +193,17 @@ TEST(ServerConfigTest, PlanAndThreadLimitsAreCheckedTogether) {
   EXPECT_TRUE(Parse({"--max_concurrent_plans=300", "--max_rpc_threads=302"}).ok());
 }
 
+TEST(ServerConfigTest, StreamsLeaveOtherCallsAThread) {
+  absl::StatusOr<CommandLine> parsed = Parse({});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->config.EffectiveMaxStreams(), 128);  // half of max_rpc_threads
+  EXPECT_EQ(parsed->config.max_streams_per_client, 16);
+  EXPECT_THAT(std::string(Parse({"--max_streams=255"}).status().message()),
+              HasSubstr("max_streams: must leave other calls a thread, at most max_rpc_threads "
+                        "- 2 (254), got 255"));
+  EXPECT_TRUE(Parse({"--max_streams=254"}).ok());
+}
+
 TEST(ServerConfigTest, SecuritySettingsAreOffByDefaultAndCheckedTogether) {
   absl::StatusOr<CommandLine> parsed = Parse({});
   ASSERT_TRUE(parsed.ok()) << parsed.status();
