@@ -200,7 +200,7 @@ absl::StatusOr<ModelReloadReport> ModelDirectoryLoader::Apply(ScanResult& scan) 
                         keeps_serving ? " (its previous content keeps serving)" : "", ": ",
                         reason));
     }
-    report.refused.push_back({dir, std::move(reason), ModelLoadFailureReason(status), first_time});
+    report.refused.push_back({dir, std::move(reason), first_time, ModelLoadFailureReason(status)});
   };
 
   for (const ScanResult::Unreadable& unreadable : scan.unreadable) {

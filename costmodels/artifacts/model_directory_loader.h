@@ -19,10 +19,10 @@ struct ModelReloadReport {
   struct Refusal {
     std::string directory;  // the bundle's directory (or a model's, when it cannot be listed)
     std::string reason;     // ReadModelBundle's error, or why the loader refused it
+    bool first_time = false;  // not refused for this reason by the previous Reload
     // ModelLoadFailureReason (bundle_file.h): "unreadable", "file_type", "size", "missing",
     // "invalid"; the label of shardplan_model_load_failures_total.
     std::string kind;
-    bool first_time = false;  // not refused for this reason by the previous Reload
   };
   std::vector<std::string> loaded;     // new versions, and versions whose content changed
   std::vector<std::string> unchanged;  // manifest as last loaded: not read again
