@@ -108,11 +108,10 @@ ServerMetrics::ServerMetrics()
                       .Register(*registry_)),
       model_reloads_(CounterFamily(*registry_, "shardplan_model_reloads_total",
                                    "Scans of models_dir, by result (ok, refusals, error)")),
-      model_load_failures_(
-          CounterFamily(*registry_, "shardplan_model_load_failures_total",
-                        "Model bundles refused (corrupt or incompatible); a bundle refused again "
-                        "for the same reason is not counted again")
-              .Add({})),
+      model_load_failures_(CounterFamily(
+          *registry_, "shardplan_model_load_failures_total",
+          "Model bundles refused, by reason (unreadable, file_type, size, missing, invalid); a "
+          "bundle refused again for the same reason is not counted again")),
       models_refused_(SingleGauge(*registry_, "shardplan_models_refused",
                                   "Model bundles the last models_dir scan refused")),
       store_calls_(CounterFamily(*registry_, "shardplan_store_operations_total",
@@ -264,10 +263,17 @@ void ServerMetrics::SetModelInfo(const std::vector<ModelRegistry::Entry>& models
   }
 }
 
-void ServerMetrics::RecordModelReload(absl::string_view result, int64_t new_refusals,
+void ServerMetrics::DeclareModelLoadFailureReasons(const std::vector<std::string>& reasons) {
+  for (const std::string& reason : reasons) model_load_failures_.Add({{"reason", reason}});
+}
+
+void ServerMetrics::RecordModelReload(absl::string_view result,
+                                      const std::vector<std::string>& new_refusal_reasons,
                                       int64_t refused) {
   model_reloads_.Add({{"result", std::string(result)}}).Increment();
-  if (new_refusals > 0) model_load_failures_.Increment(static_cast<double>(new_refusals));
+  for (const std::string& reason : new_refusal_reasons) {
+    model_load_failures_.Add({{"reason", reason}}).Increment();
+  }
   models_refused_.Set(static_cast<double>(refused));
 }
 

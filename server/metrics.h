@@ -50,8 +50,10 @@ namespace shardplan {
 //                                                    gauge, 1 per servable model version
 //   shardplan_model_reloads_total{result}            counter of models_dir scans: "ok",
 //                                                    "refusals" (some bundle refused), "error"
-//   shardplan_model_load_failures_total              counter of bundle refusals, each distinct
-//                                                    (directory, reason) counted once
+//   shardplan_model_load_failures_total{reason}      counter of bundle refusals, each distinct
+//                                                    (directory, reason) counted once; reason
+//                                                    unreadable, file_type, size, missing or
+//                                                    invalid (ModelLoadFailureReason)
 //   shardplan_models_refused                         gauge of bundles the last scan refused
 //   shardplan_auth_rejections_total{code,method}     counter of calls refused by the bearer
 //                                                    token check (UNAUTHENTICATED or
@@ -108,9 +110,14 @@ class ServerMetrics {
   void SetModelsLoaded(int64_t count);
   // Replaces the shardplan_model_info series with one per version in `models`.
   void SetModelInfo(const std::vector<ModelRegistry::Entry>& models);
-  // One models_dir scan ended: `result` is "ok", "refusals" or "error"; `new_refusals` bundles
-  // were refused for a reason not seen before, `refused` in all.
-  void RecordModelReload(absl::string_view result, int64_t new_refusals, int64_t refused);
+  // Creates the shardplan_model_load_failures_total series of `reasons` at 0 (so that rate()
+  // sees their first refusal).
+  void DeclareModelLoadFailureReasons(const std::vector<std::string>& reasons);
+  // One models_dir scan ended: `result` is "ok", "refusals" or "error"; one bundle was refused
+  // for a reason not seen before per entry of `new_refusal_reasons` (its ModelLoadFailureReason),
+  // `refused` in all.
+  void RecordModelReload(absl::string_view result,
+                         const std::vector<std::string>& new_refusal_reasons, int64_t refused);
   // One plan-store call (`operation`: insert, update, get_by_key, ...) ended with `code`.
   void RecordStoreCall(absl::string_view operation, absl::StatusCode code);
   // Retention deleted `count` finished records from the plan store (StorePruner).
@@ -164,7 +171,7 @@ class ServerMetrics {
   prometheus::Gauge& models_loaded_;
   prometheus::Family<prometheus::Gauge>& model_info_;
   prometheus::Family<prometheus::Counter>& model_reloads_;
-  prometheus::Counter& model_load_failures_;
+  prometheus::Family<prometheus::Counter>& model_load_failures_;
   prometheus::Gauge& models_refused_;
   prometheus::Family<prometheus::Counter>& store_calls_;
   prometheus::Counter& store_pruned_;

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -16,39 +17,51 @@
 namespace shardplan {
 
 // The server's side of hot reload: runs ModelDirectoryLoader on models_dir when asked
-// (ReloadModels, start-up) and every poll interval on a background thread, logs what changed
-// and keeps the shardplan_model* metrics right.
+// (ReloadModels, start-up) and every poll interval, logs what changed and keeps the
+// shardplan_model* metrics right.
+//
+// Every scan runs on one thread of its own, so that a scan stuck in the filesystem (a hung
+// network mount) never holds up the server's shutdown: Stop waits a bounded time for a scan in
+// progress, then abandons it (logged) and returns; ReloadNow callers waiting for it are answered
+// UNAVAILABLE. An abandoned scan never touches the registry or the metrics afterwards: its
+// thread keeps what it uses alive and exits when its I/O returns.
 class ModelReloader {
  public:
+  struct Options {
+    // How long Stop waits for a scan in progress before abandoning it.
+    std::chrono::milliseconds stop_wait{std::chrono::seconds(5)};
+    // Tests only: runs on the scan thread before each scan's I/O (to make a scan hang).
+    std::function<void()> before_scan;
+  };
+
   // `models_root` "" disables loading (ReloadNow answers FAILED_PRECONDITION, nothing polls).
   // `registry` and `metrics` must outlive this object.
   ModelReloader(std::string models_root, ModelRegistry* registry, ServerMetrics* metrics);
+  ModelReloader(std::string models_root, ModelRegistry* registry, ServerMetrics* metrics,
+                Options options);
   ~ModelReloader();  // Stop()
 
-  bool enabled() const { return loader_ != nullptr; }
+  bool enabled() const { return state_ != nullptr; }
 
-  // One scan now. Concurrent calls (the poll thread, several RPCs) run one after another.
+  // One scan now: waits for a scan that starts after this call (concurrent calls may share one)
+  // and answers its report. UNAVAILABLE once Stop has begun.
   absl::StatusOr<ModelReloadReport> ReloadNow();
 
-  // Starts a thread that calls ReloadNow every `interval` (> 0) until Stop. At most once.
+  // Scans every `interval` (> 0) from now on, until Stop. At most once.
   void StartPolling(std::chrono::milliseconds interval);
-  // Stops the poll thread, waiting for a scan in progress. Idempotent.
+  // Stops the scan thread: waits up to Options::stop_wait for a scan in progress, then abandons
+  // it. Idempotent.
   void Stop();
 
  private:
-  void PollLoop(std::chrono::milliseconds interval);
+  struct State;  // shared with the scan thread, which may outlive this object
+  static void ScanLoop(std::shared_ptr<State> state);
 
   ModelRegistry* const registry_;
   ServerMetrics* const metrics_;
-  std::unique_ptr<ModelDirectoryLoader> loader_;
-
-  std::mutex log_mu_;
-  std::string last_error_;  // a scan error is logged once until it changes
-
-  std::mutex mu_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  std::thread poller_;
+  const Options options_;
+  std::shared_ptr<State> state_;  // null when disabled
+  std::thread scanner_;
 };
 
 }  // namespace shardplan

@@ -41,7 +41,8 @@ class ServerCore {
   ~ServerCore();  // Shutdown()
 
   // Starts what runs in the background once the server serves: the model reloader's polling
-  // and the plan store's retention. StopBackground stops both (no scan outlives the server).
+  // and the plan store's retention. StopBackground stops both; a model scan stuck in the
+  // filesystem is abandoned after a bounded wait (ModelReloader::Stop) and changes nothing after.
   void StartBackground();
   void StopBackground();
 

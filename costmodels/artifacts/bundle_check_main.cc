@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "costmodels/artifacts/bundle_file.h"
 #include "costmodels/artifacts/model_bundle.h"
 
 int main(int argc, char** argv) {
@@ -14,7 +15,11 @@ int main(int argc, char** argv) {
   }
   const auto bundle = shardplan::ReadModelBundle(argv[1]);
   if (!bundle.ok()) {
-    std::fprintf(stderr, "refused: %s\n", std::string(bundle.status().ToString()).c_str());
+    // The code and message, and the reason the server would count it under (its metric label).
+    std::fprintf(stderr, "refused: %s: %s (reason: %s)\n",
+                 absl::StatusCodeToString(bundle.status().code()).c_str(),
+                 std::string(bundle.status().message()).c_str(),
+                 shardplan::ModelLoadFailureReason(bundle.status()).c_str());
     return 1;
   }
   const shardplan::ModelManifest& m = bundle->manifest;

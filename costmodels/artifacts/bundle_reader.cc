@@ -1,14 +1,10 @@
 // ReadModelBundle: parses the manifest and verifies every weights file against it
 // (model_bundle.h).
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -17,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "base/sha256.h"
 #include "base/status_macros.h"
+#include "costmodels/artifacts/bundle_file.h"
 #include "costmodels/artifacts/bundle_manifest.h"
 #include "costmodels/artifacts/mlp_tensors.h"
 #include "costmodels/artifacts/model_bundle.h"
@@ -38,25 +35,30 @@ using bundle_internal::ReadTraining;
 using bundle_internal::ReadTrainingRange;
 namespace fs = std::filesystem;
 
-absl::StatusOr<std::string> ReadWholeFile(const std::string& path, bool* missing) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int err = errno;
-    if (missing != nullptr) *missing = (err == ENOENT);
-    return absl::FailedPreconditionError(absl::StrCat(path, ": cannot open: ", std::strerror(err)));
+// The bounds of a weights file whose tensors are the MLPs `mlps` (prefix, layer sizes): exactly
+// the size they imply, within kMaxWeightsFileBytes. Sizes that make no MLP, or one larger than
+// the cap, leave only the cap (TakeMlpTensors refuses what is read then).
+FileBounds WeightsBounds(const std::vector<std::pair<std::string, std::vector<int>>>& mlps) {
+  FileBounds bounds = FileBounds::AtMost(kMaxWeightsFileBytes);
+  uint64_t total = kWeightsHeaderBytes;
+  std::vector<std::string> described;
+  for (const auto& [prefix, sizes] : mlps) {
+    const std::optional<uint64_t> bytes = MlpTensorsBytes(prefix, sizes, kMaxWeightsFileBytes);
+    if (!bytes.has_value()) return bounds;
+    total += *bytes;
+    described.push_back(absl::StrCat(prefix, " [", absl::StrJoin(sizes, ","), "]"));
   }
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  if (in.bad()) return absl::FailedPreconditionError(absl::StrCat(path, ": read error"));
-  return contents.str();
+  bounds.exact_bytes = total;
+  bounds.exact_what =
+      absl::StrCat("the manifest's architecture (", absl::StrJoin(described, ", "), ", float32)");
+  return bounds;
 }
 
-// Reads a weights file the manifest names, checks its SHA-256 and parses it.
-absl::StatusOr<std::map<std::string, WeightsTensor>> ReadWeights(const ManifestReader& reader,
-                                                                 const std::string& directory,
-                                                                 const json& entry,
-                                                                 const std::string& where,
-                                                                 const std::string& expected_file) {
+// Reads a weights file the manifest names (refused unless its size is what `bounds` say), checks
+// its SHA-256 and parses it.
+absl::StatusOr<std::map<std::string, WeightsTensor>> ReadWeights(
+    const ManifestReader& reader, const std::string& directory, const json& entry,
+    const std::string& where, const std::string& expected_file, const FileBounds& bounds) {
   SHARDPLAN_ASSIGN_OR_RETURN(const std::string file, reader.String(entry, "weights", where));
   // Fixed names keep a manifest from pointing outside its directory.
   if (file != expected_file) {
@@ -65,12 +67,13 @@ absl::StatusOr<std::map<std::string, WeightsTensor>> ReadWeights(const ManifestR
   }
   SHARDPLAN_ASSIGN_OR_RETURN(const std::string sha256, reader.String(entry, "sha256", where));
   const std::string path = directory + "/" + file;
-  bool missing = false;
-  auto bytes = ReadWholeFile(path, &missing);
+  auto bytes = ReadBundleFile(path, bounds);
   if (!bytes.ok()) {
-    if (missing) {
-      return absl::FailedPreconditionError(
-          absl::StrCat(path, ": weights file is missing (listed in ", kManifestFile, ")"));
+    if (absl::IsNotFound(bytes.status())) {
+      return WithLoadFailureReason(
+          absl::FailedPreconditionError(
+              absl::StrCat(path, ": weights file is missing (listed in ", kManifestFile, ")")),
+          kLoadFailureMissing);
     }
     return bytes.status();
   }
@@ -125,8 +128,10 @@ absl::StatusOr<NeuralComputeModel> ReadCompute(const ManifestReader& reader,
   }
 
   const std::string path = directory + "/" + kComputeWeightsFile;
-  SHARDPLAN_ASSIGN_OR_RETURN(auto tensors,
-                             ReadWeights(reader, directory, *entry, where, kComputeWeightsFile));
+  SHARDPLAN_ASSIGN_OR_RETURN(
+      auto tensors,
+      ReadWeights(reader, directory, *entry, where, kComputeWeightsFile,
+                  WeightsBounds({{"table_mlp", table_sizes}, {"pred_mlp", pred_sizes}})));
   SHARDPLAN_ASSIGN_OR_RETURN(Mlp table_mlp,
                              TakeMlpTensors("table_mlp", table_sizes, true, path, tensors));
   SHARDPLAN_ASSIGN_OR_RETURN(Mlp pred_mlp,
@@ -171,7 +176,8 @@ absl::StatusOr<CommMlp> ReadCommMlp(const ManifestReader& reader, const std::str
   SHARDPLAN_RETURN_IF_ERROR(ReadTraining(reader, entry, where, sub_model, info));
   const std::string file = sub_model + ".weights";
   const std::string path = directory + "/" + file;
-  SHARDPLAN_ASSIGN_OR_RETURN(auto tensors, ReadWeights(reader, directory, entry, where, file));
+  SHARDPLAN_ASSIGN_OR_RETURN(auto tensors, ReadWeights(reader, directory, entry, where, file,
+                                                       WeightsBounds({{"mlp", sizes}})));
   SHARDPLAN_ASSIGN_OR_RETURN(Mlp mlp, TakeMlpTensors("mlp", sizes, false, path, tensors));
   SHARDPLAN_RETURN_IF_ERROR(RefuseLeftovers(path, tensors));
   return CommMlp{std::move(normalizer), std::move(mlp)};
@@ -344,10 +350,11 @@ std::pair<std::string, std::string> NameAndVersionOf(const std::string& director
 
 absl::StatusOr<LoadedBundle> ReadModelBundle(const std::string& directory) {
   const std::string manifest_path = directory + "/" + kManifestFile;
-  bool missing = false;
-  auto text = ReadWholeFile(manifest_path, &missing);
+  auto text = ReadBundleFile(manifest_path, FileBounds::AtMost(kMaxManifestBytes));
   if (!text.ok()) {
-    if (missing) return absl::NotFoundError(absl::StrCat(manifest_path, ": no manifest"));
+    if (absl::IsNotFound(text.status())) {
+      return absl::NotFoundError(absl::StrCat(manifest_path, ": no manifest"));
+    }
     return text.status();
   }
   const ManifestReader reader(manifest_path);

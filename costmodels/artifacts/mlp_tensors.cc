@@ -46,6 +46,24 @@ void AppendMlpTensors(const std::string& prefix, const Mlp& mlp,
   }
 }
 
+std::optional<uint64_t> MlpTensorsBytes(const std::string& prefix, const std::vector<int>& sizes,
+                                        uint64_t limit) {
+  if (sizes.size() < 2) return std::nullopt;
+  uint64_t total = 0;
+  for (size_t i = 0; i + 1 < sizes.size(); ++i) {
+    if (sizes[i] <= 0 || sizes[i + 1] <= 0) return std::nullopt;
+    const auto out = static_cast<uint32_t>(sizes[i + 1]);
+    const auto in = static_cast<uint32_t>(sizes[i]);
+    // Each factor is below 2^31, so the product cannot overflow; bounding it keeps the sum
+    // below overflow too.
+    if (uint64_t{out} * in > limit) return std::nullopt;
+    total += SerializedTensorBytes(absl::StrCat(prefix, ".", i, ".weight").size(), {out, in}) +
+             SerializedTensorBytes(absl::StrCat(prefix, ".", i, ".bias").size(), {out});
+    if (total > limit) return std::nullopt;
+  }
+  return total;
+}
+
 absl::StatusOr<Mlp> TakeMlpTensors(const std::string& prefix, const std::vector<int>& sizes,
                                    bool relu_on_output, const std::string& file,
                                    std::map<std::string, WeightsTensor>& tensors) {

@@ -1,7 +1,9 @@
 #ifndef SHARDPLAN_COSTMODELS_ARTIFACTS_MLP_TENSORS_H_
 #define SHARDPLAN_COSTMODELS_ARTIFACTS_MLP_TENSORS_H_
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,13 @@ std::vector<int> MlpSizes(const Mlp& mlp);
 // "<prefix>.<i>.bias" [out], i = dense layer index 0, 1, ...
 void AppendMlpTensors(const std::string& prefix, const Mlp& mlp,
                       std::vector<WeightsTensor>& tensors);
+
+// The bytes the tensors of an MLP with layer sizes `sizes` take in a weights file
+// (AppendMlpTensors' names and shapes); nullopt when the sizes do not make an MLP (fewer than
+// two, or one not positive) or the total would exceed `limit` (checked as it is summed, so
+// absurd sizes cannot overflow it).
+std::optional<uint64_t> MlpTensorsBytes(const std::string& prefix, const std::vector<int>& sizes,
+                                        uint64_t limit);
 
 // Takes the tensors of an MLP with layer sizes `sizes` out of `tensors` (the rest stay, so the
 // caller can refuse leftovers). FAILED_PRECONDITION naming `file` and the tensor when one is

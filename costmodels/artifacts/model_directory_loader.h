@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -16,9 +17,12 @@ namespace shardplan {
 // What one Reload did. Ids are "name@version"; lists are sorted.
 struct ModelReloadReport {
   struct Refusal {
-    std::string directory;  // the bundle's directory
+    std::string directory;  // the bundle's directory (or a model's, when it cannot be listed)
     std::string reason;     // ReadModelBundle's error, or why the loader refused it
     bool first_time = false;  // not refused for this reason by the previous Reload
+    // ModelLoadFailureReason (bundle_file.h): "unreadable", "file_type", "size", "missing",
+    // "invalid"; the label of shardplan_model_load_failures_total.
+    std::string kind;
   };
   std::vector<std::string> loaded;     // new versions, and versions whose content changed
   std::vector<std::string> unchanged;  // manifest as last loaded: not read again
@@ -34,23 +38,43 @@ struct ModelReloadReport {
 //   - a version whose manifest is unchanged is not read again (weights are immutable);
 //   - a bundle that fails to read is refused; whatever content of it was loaded before keeps
 //     serving, and the next Reload tries it again;
-//   - a version loaded before whose directory is gone is removed from the registry; requests
-//     that already resolved it keep their shared_ptr and finish on it.
+//   - a loaded version is removed from the registry only when its directory is gone: no longer
+//     listed in its model's directory, or its model's directory no longer listed in the root
+//     (or the root gone). A model or version directory that is there but cannot be read (no
+//     permission, replaced by a file, a dangling symlink, an I/O error) is refused and its
+//     loaded versions keep serving. Requests that already resolved a removed version keep their
+//     shared_ptr and finish on it.
+// Every file is read with ReadBundleFile's bounds (bundle_file.h): regular files only, within
+// their size limits, never blocking on a FIFO or device.
 // A missing root counts as an empty one. A bundle whose name@version the registry holds from
 // elsewhere (a built-in) is refused rather than shadowing it. Concurrent Reloads are
 // serialised; registry readers never wait for a Reload's I/O.
+//
+// A Reload is Scan (all of the I/O; the registry is not touched) then Apply (in memory: the
+// registry, the log). A caller that must not wait for a hung filesystem runs Scan where it can
+// abandon it (ModelReloader) and Apply only if it still wants the result.
 class ModelDirectoryLoader {
  public:
   // Called with one line for each refusal whose reason differs from the previous Reload's for
   // that directory, so a bundle that stays broken is logged once, not on every poll.
   using LogFn = std::function<void(const std::string& line)>;
 
+  // What a Scan read, for Apply.
+  struct ScanResult;
+
   // `registry` must outlive the loader.
   ModelDirectoryLoader(std::string models_root, ModelRegistry* registry, LogFn log = nullptr);
+  ~ModelDirectoryLoader();
 
-  // FAILED_PRECONDITION when the root exists but cannot be listed (not a directory,
-  // permissions); the registry is then left as it was.
+  // Scan then Apply, under one lock. FAILED_PRECONDITION when the root exists but cannot be
+  // listed (not a directory, permissions); the registry is then left as it was.
   absl::StatusOr<ModelReloadReport> Reload();
+
+  // Reads what changed under the root; touches neither the registry nor the log. Scan and Apply
+  // must alternate, from one thread at a time (Reload does both).
+  std::shared_ptr<ScanResult> Scan();
+  // Brings the registry in step with `scan` (this loader's latest Scan) and logs new refusals.
+  absl::StatusOr<ModelReloadReport> Apply(ScanResult& scan);
 
   const std::string& models_root() const { return models_root_; }
 
@@ -63,7 +87,8 @@ class ModelDirectoryLoader {
   ModelRegistry* const registry_;
   const LogFn log_;
 
-  std::mutex reload_mu_;  // serialises Reload; guards the members below
+  std::mutex reload_mu_;  // serialises Reload
+  // Read by Scan, written by Apply (which alternate).
   std::map<std::pair<std::string, std::string>, Loaded> loaded_;  // (name, version)
   std::map<std::string, std::string> refusals_;  // directory -> last reason
 };

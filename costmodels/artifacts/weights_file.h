@@ -15,6 +15,15 @@ namespace shardplan {
 //   uint32 name length, name bytes, uint32 ndim, uint32 dims[ndim], float32 data (row-major).
 inline constexpr char kWeightsMagic[] = "SPWT";
 inline constexpr uint32_t kWeightsFormatVersion = 1;
+// The bytes before the first tensor: magic, format version, tensor count.
+inline constexpr uint64_t kWeightsHeaderBytes = 12;
+
+// The bytes one tensor takes in a weights file: its name length, name, ndim, dims and data.
+inline uint64_t SerializedTensorBytes(size_t name_length, const std::vector<uint32_t>& shape) {
+  uint64_t values = 1;
+  for (uint32_t dim : shape) values *= dim;
+  return 4 + name_length + 4 + 4 * shape.size() + 4 * values;
+}
 
 struct WeightsTensor {
   std::string name;

@@ -122,7 +122,7 @@ TEST_F(ModelReloadTest, ACorruptBundleIsRefusedAndOlderVersionsKeepServing) {
   ASSERT_EQ(report.refused_size(), 1);
   EXPECT_EQ(fs::path(report.refused(0).directory()), fs::path(root_) / "tiny" / "2");
   EXPECT_THAT(report.refused(0).reason(), HasSubstr("compute.weights"));
-  EXPECT_EQ(AwaitMetric("shardplan_model_load_failures_total", 1), 1);
+  EXPECT_EQ(AwaitMetric(R"(shardplan_model_load_failures_total{reason="size"})", 1), 1);
   EXPECT_EQ(MetricValue(Scrape(), "shardplan_models_refused"), 1);
   EXPECT_EQ(PlannedWith("tiny"), "tiny@1");
 

@@ -1,9 +1,14 @@
 #include "server/model_reloader.h"
 
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
+#include <future>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -53,7 +58,9 @@ TEST(ModelReloaderTest, ReloadKeepsTheModelMetricsRight) {
   std::string text = Text(metrics);
   EXPECT_THAT(text, HasSubstr("shardplan_models_loaded 2"));
   EXPECT_THAT(text, HasSubstr(R"(shardplan_model_reloads_total{result="refusals"} 2)"));
-  EXPECT_THAT(text, HasSubstr("shardplan_model_load_failures_total 1"));
+  // "junk" is not the size the architecture implies.
+  EXPECT_THAT(text, HasSubstr(R"(shardplan_model_load_failures_total{reason="size"} 1)"));
+  EXPECT_THAT(text, HasSubstr(R"(shardplan_model_load_failures_total{reason="invalid"} 0)"));
   EXPECT_THAT(text, HasSubstr("shardplan_models_refused 1"));
   EXPECT_THAT(text, HasSubstr(R"(name="tiny")"));
 
@@ -84,6 +91,87 @@ TEST(ModelReloaderTest, PollingFindsNewBundlesAndStops) {
   EXPECT_TRUE(registry.Resolve("tiny@1").ok());
   reloader.Stop();
   reloader.Stop();  // idempotent
+  fs::remove_all(root);
+}
+
+// A scan that never returns (a hung network filesystem) must not hold up the server's shutdown:
+// Stop abandons it after Options::stop_wait, the ReloadNow waiting for it is answered
+// UNAVAILABLE, and the scan, when it does return, changes nothing.
+TEST(ModelReloaderTest, StopAbandonsAHungScan) {
+  const std::string root = FreshTempDir("hung");
+  ASSERT_TRUE(WriteTinyBundle(root, "tiny", "1").ok());
+  ModelRegistry registry;
+  ServerMetrics metrics;
+  // Shared with the scan thread, which outlives this test's frame when abandoned.
+  struct Gate {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool entered = false;
+    bool open = false;
+  };
+  auto gate = std::make_shared<Gate>();
+  ModelReloader::Options options;
+  options.stop_wait = std::chrono::milliseconds(100);
+  options.before_scan = [gate] {
+    std::unique_lock<std::mutex> lock(gate->mu);
+    gate->entered = true;
+    gate->cv.notify_all();
+    gate->cv.wait(lock, [&] { return gate->open; });
+  };
+  auto reloader = std::make_unique<ModelReloader>(root, &registry, &metrics, options);
+
+  std::promise<absl::Status> reloaded;
+  std::thread caller([&] { reloaded.set_value(reloader->ReloadNow().status()); });
+  {
+    std::unique_lock<std::mutex> lock(gate->mu);
+    ASSERT_TRUE(gate->cv.wait_for(lock, std::chrono::seconds(60), [&] { return gate->entered; }));
+  }
+  // Stop returns although the scan hangs; the bound only stops a broken test.
+  std::future<void> stopped = std::async(std::launch::async, [&] { reloader->Stop(); });
+  ASSERT_EQ(stopped.wait_for(std::chrono::seconds(60)), std::future_status::ready);
+  std::future<absl::Status> answer = reloaded.get_future();
+  ASSERT_EQ(answer.wait_for(std::chrono::seconds(60)), std::future_status::ready);
+  const absl::Status status = answer.get();
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr("stopped before the scan finished"));
+  caller.join();
+  EXPECT_EQ(reloader->ReloadNow().status().code(), absl::StatusCode::kUnavailable);
+  reloader.reset();  // the registry and metrics stay; the scan thread must not touch them
+
+  {
+    std::lock_guard<std::mutex> lock(gate->mu);
+    gate->open = true;
+  }
+  gate->cv.notify_all();
+  // The abandoned scan reads the bundle and must not add it. No signal says it has finished,
+  // so this checks for a while rather than forever.
+  for (int i = 0; i < 20; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_FALSE(registry.Resolve("tiny@1").ok());
+  }
+  EXPECT_EQ(registry.size(), 0u);
+  fs::remove_all(root);
+}
+
+// Concurrent ReloadNow calls each get a scan that started after they asked.
+TEST(ModelReloaderTest, ConcurrentReloadsEachSeeTheirChange) {
+  const std::string root = FreshTempDir("concurrent");
+  ModelRegistry registry;
+  ServerMetrics metrics;
+  ModelReloader reloader(root, &registry, &metrics);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int v = 1; v <= 3; ++v) {
+        const std::string version = std::to_string(t * 10 + v);
+        ASSERT_TRUE(WriteTinyBundle(root, "tiny", version).ok());
+        ASSERT_TRUE(reloader.ReloadNow().ok());
+        EXPECT_TRUE(registry.Resolve("tiny@" + version).ok()) << version;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(registry.size(), 12u);
   fs::remove_all(root);
 }
 

@@ -401,9 +401,12 @@ TEST_F(ModelBundleTest, RefusesTruncatedWeightsEvenWithMatchingChecksum) {
   nlohmann::json m = ReadManifest(dir);
   m["compute"]["sha256"] = Sha256Hex(truncated);
   WriteManifest(dir, m);
-  const std::string error = Refusal(dir);
-  EXPECT_THAT(error, HasSubstr(dir + "/compute.weights: truncated or corrupt"));
-  EXPECT_THAT(error, HasSubstr("pred_mlp.1.bias"));
+  // Refused by its size, before it is read (the parser's own checks: weights_file_test).
+  EXPECT_THAT(Refusal(dir), HasSubstr(absl::StrCat(dir, "/compute.weights: ", bytes.size() - 4,
+                                                   " bytes, but the manifest's architecture "
+                                                   "(table_mlp [20,128,32], pred_mlp [32,64,1], "
+                                                   "float32) needs exactly ",
+                                                   bytes.size(), " bytes")));
 }
 
 TEST_F(ModelBundleTest, RefusesOtherFormatVersions) {
@@ -567,9 +570,24 @@ TEST_F(ModelBundleTest, RefusesShapeMismatch) {
   nlohmann::json m = ReadManifest(dir);
   m["compute"]["table_mlp_sizes"] = {20, 64, 32};
   WriteManifest(dir, m);
-  EXPECT_THAT(Refusal(dir),
-              HasSubstr(dir + "/compute.weights: tensor 'table_mlp.0.weight' has shape [128,20], "
-                              "the manifest's architecture needs [64,20]"));
+  // Another architecture implies another file size: refused before the file is read.
+  EXPECT_THAT(Refusal(dir), HasSubstr(dir + "/compute.weights: 36228 bytes, but the manifest's "
+                                            "architecture (table_mlp [20,64,32], pred_mlp "
+                                            "[32,64,1], float32) needs exactly 22660 bytes"));
+
+  // A file of the right size with a tensor of another shape (transposed).
+  const std::string other = WriteStandard("neuro", "4");
+  const std::string path = other + "/compute.weights";
+  std::vector<WeightsTensor> tensors = *ParseWeights(ReadFile(path), path);
+  ASSERT_EQ(tensors[0].name, "table_mlp.0.weight");
+  tensors[0].shape = {20, 128};
+  const std::string bytes = *SerializeWeights(tensors);
+  WriteFile(path, bytes);
+  m = ReadManifest(other);
+  m["compute"]["sha256"] = Sha256Hex(bytes);
+  WriteManifest(other, m);
+  EXPECT_THAT(Refusal(other), HasSubstr(path + ": tensor 'table_mlp.0.weight' has shape [20,128], "
+                                               "the manifest's architecture needs [128,20]"));
 }
 
 TEST_F(ModelBundleTest, RefusesExtraTensors) {
@@ -582,8 +600,10 @@ TEST_F(ModelBundleTest, RefusesExtraTensors) {
   nlohmann::json m = ReadManifest(dir);
   m["comm"][0]["sha256"] = Sha256Hex(bytes);
   WriteManifest(dir, m);
-  EXPECT_THAT(Refusal(dir), HasSubstr(path + ": tensor 'mlp.9.weight' is not part of the "
-                                             "manifest's architecture"));
+  // The architecture fixes the file's size, so an extra tensor is refused by it.
+  EXPECT_THAT(Refusal(dir), HasSubstr(absl::StrCat(path, ": ", bytes.size(),
+                                                   " bytes, but the manifest's architecture "
+                                                   "(mlp [8,16,8,4], float32) needs exactly ")));
 }
 
 TEST_F(ModelBundleTest, RefusesOtherCommInputs) {

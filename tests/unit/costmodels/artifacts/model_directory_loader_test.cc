@@ -1,12 +1,17 @@
 #include "costmodels/artifacts/model_directory_loader.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "costmodels/artifacts/bundle_file.h"
 #include "costmodels/artifacts/model_bundle.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -163,6 +168,132 @@ TEST_F(ModelDirectoryLoaderTest, RemovesVersionsWhoseDirectoryIsGone) {
   EXPECT_EQ(registry_.Resolve("other").status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(held->model->id(), "tiny@2");  // still usable
   EXPECT_EQ(registry_.size(), 2u);         // analytic@1, tiny@1
+}
+
+// Before, a model directory that could not be listed dropped every version of it ("models
+// removed"). Permission bits do not stop root, so besides chmod 000 (when it denies) the model
+// directory is made unlistable by replacing it with a file and with a dangling symlink: what
+// the loader sees then is a model directory that is there but cannot be read.
+TEST_F(ModelDirectoryLoaderTest, AModelDirectoryThatCannotBeReadKeepsItsVersions) {
+  ASSERT_TRUE(WriteTinyBundle(root_, "tiny", "1").ok());
+  ASSERT_TRUE(WriteTinyBundle(root_, "tiny", "2").ok());
+  ASSERT_TRUE(WriteTinyBundle(root_, "other", "1").ok());
+  ASSERT_THAT(Reload().loaded, ElementsAre("other@1", "tiny@1", "tiny@2"));
+  const std::string model_dir = root_ + "/tiny";
+  const std::string aside = root_ + "/.tiny-aside";
+
+  struct Way {
+    std::string name;
+    std::function<bool()> make;  // false: this way cannot make it unreadable here
+    std::function<void()> undo;
+    std::string reason;  // in the refusal
+    std::string kind;
+  };
+  const std::vector<Way> ways = {
+      {"chmod 000",
+       [&] {
+         fs::permissions(model_dir, fs::perms::none);
+         return ::access(model_dir.c_str(), R_OK) != 0;  // root reads anyway
+       },
+       [&] { fs::permissions(model_dir, fs::perms::owner_all); },
+       ": cannot list the directory: Permission denied", kLoadFailureUnreadable},
+      {"replaced by a file",
+       [&] {
+         fs::rename(model_dir, aside);
+         std::ofstream(model_dir) << "not a directory";
+         return true;
+       },
+       [&] {
+         fs::remove(model_dir);
+         fs::rename(aside, model_dir);
+       },
+       ": is a regular file, not a directory", kLoadFailureFileType},
+      {"a dangling symlink",
+       [&] {
+         fs::rename(model_dir, aside);
+         fs::create_symlink(root_ + "/unmounted/tiny", model_dir);
+         return true;
+       },
+       [&] {
+         fs::remove(model_dir);
+         fs::rename(aside, model_dir);
+       },
+       ": is a dangling symlink", kLoadFailureUnreadable},
+  };
+  int tried = 0;
+  for (const Way& way : ways) {
+    SCOPED_TRACE(way.name);
+    if (!way.make()) {
+      way.undo();
+      continue;
+    }
+    ++tried;
+    log_.clear();
+    ModelReloadReport report = Reload();
+    EXPECT_THAT(report.removed, IsEmpty());
+    EXPECT_THAT(report.unchanged, ElementsAre("other@1"));
+    ASSERT_EQ(report.refused.size(), 1u);
+    EXPECT_EQ(report.refused[0].directory, model_dir);
+    EXPECT_THAT(report.refused[0].reason, HasSubstr(model_dir + way.reason));
+    EXPECT_EQ(report.refused[0].kind, way.kind);
+    EXPECT_TRUE(report.refused[0].first_time);
+    ASSERT_EQ(log_.size(), 1u);
+    EXPECT_THAT(log_[0], HasSubstr("keeps serving"));
+    EXPECT_EQ(registry_.Resolve("tiny@1")->model->id(), "tiny@1");
+    EXPECT_EQ(registry_.Resolve("tiny")->model->id(), "tiny@2");
+    EXPECT_EQ(Reload().refused.size(), 1u);  // still refused, still serving
+    EXPECT_TRUE(registry_.Resolve("tiny@2").ok());
+
+    way.undo();
+    report = Reload();
+    EXPECT_THAT(report.refused, IsEmpty());
+    EXPECT_THAT(report.unchanged, ElementsAre("other@1", "tiny@1", "tiny@2"));
+  }
+  EXPECT_GE(tried, 2);
+  // Really gone: removed, as ever.
+  fs::remove_all(model_dir);
+  EXPECT_THAT(Reload().removed, ElementsAre("tiny@1", "tiny@2"));
+}
+
+TEST_F(ModelDirectoryLoaderTest, AVersionDirectoryThatCannotBeReadKeepsServing) {
+  ASSERT_TRUE(WriteTinyBundle(root_, "tiny", "1").ok());
+  ASSERT_TRUE(WriteTinyBundle(root_, "tiny", "2").ok());
+  Reload();
+  fs::rename(Dir("tiny", "2"), root_ + "/tiny/.2-aside");
+  fs::create_symlink(root_ + "/nowhere", Dir("tiny", "2"));
+  ModelReloadReport report = Reload();
+  EXPECT_THAT(report.removed, IsEmpty());
+  ASSERT_EQ(report.refused.size(), 1u);
+  EXPECT_EQ(report.refused[0].directory, Dir("tiny", "2"));
+  EXPECT_THAT(report.refused[0].reason, HasSubstr("is a dangling symlink"));
+  EXPECT_EQ(registry_.Resolve("tiny")->model->id(), "tiny@2");
+
+  // Its manifest replaced by a FIFO: refused at once (a blocking open would hang the scan).
+  fs::remove(Dir("tiny", "2"));
+  fs::rename(root_ + "/tiny/.2-aside", Dir("tiny", "2"));
+  const std::string manifest = Dir("tiny", "2") + "/manifest.json";
+  fs::rename(manifest, root_ + "/manifest.aside");
+  ASSERT_EQ(::mkfifo(manifest.c_str(), 0644), 0);
+  report = Reload();
+  EXPECT_THAT(report.removed, IsEmpty());
+  ASSERT_EQ(report.refused.size(), 1u);
+  EXPECT_THAT(report.refused[0].reason, HasSubstr(manifest + ": is a FIFO, not a regular file"));
+  EXPECT_EQ(report.refused[0].kind, kLoadFailureFileType);
+  EXPECT_EQ(registry_.Resolve("tiny")->model->id(), "tiny@2");
+
+  // Oversized (sparse): refused before it is read, still serving.
+  fs::remove(manifest);
+  fs::rename(root_ + "/manifest.aside", manifest);
+  ASSERT_EQ(::truncate(manifest.c_str(), off_t{1} << 30), 0);
+  report = Reload();
+  ASSERT_EQ(report.refused.size(), 1u);
+  EXPECT_THAT(report.refused[0].reason, HasSubstr("1073741824 bytes, more than the 1048576"));
+  EXPECT_EQ(report.refused[0].kind, kLoadFailureSize);
+  EXPECT_EQ(registry_.Resolve("tiny")->model->id(), "tiny@2");
+
+  // Gone: removed.
+  fs::remove_all(Dir("tiny", "2"));
+  EXPECT_THAT(Reload().removed, ElementsAre("tiny@2"));
 }
 
 TEST_F(ModelDirectoryLoaderTest, IgnoresHiddenEntriesAndPlainFiles) {
