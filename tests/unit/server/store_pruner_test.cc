@@ -103,6 +103,8 @@ class UnavailableStore final : public PlanStore {
   absl::Status Delete(const std::string&) override { return Down(); }
   absl::StatusOr<int64_t> PruneFinished(int64_t, int64_t) override { return Down(); }
   absl::StatusOr<int64_t> Count() override { return Down(); }
+  absl::StatusOr<StoredBytes> Bytes() override { return Down(); }
+  absl::StatusOr<int64_t> PruneForSize(int64_t, int64_t) override { return Down(); }
 
  private:
   static absl::Status Down() {

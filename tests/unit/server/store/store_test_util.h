@@ -30,6 +30,10 @@ inline auto Fields(const PlanRecord& r) {
                   r.submitted_unix_ms, r.started_unix_ms, r.finished_unix_ms);
 }
 
+// After a migration from schema version 1 (`old`, JobId(1), written before it): `store` serves
+// `old` unverified (checksum ""), counts its bytes, and writes new records with a checksum.
+void ExpectMigrated(PlanStore& store, const PlanRecord& old);
+
 // A fresh directory under $TMPDIR (or /tmp), removed by the destructor.
 class TempDir {
  public:
@@ -54,11 +58,15 @@ class StoreLocation {
   testing::PostgresServer* postgres() const;
   // A new store object on this location (OpenPlanStore(spec())).
   absl::StatusOr<std::unique_ptr<PlanStore>> Open() const;
+  // Runs `sql` on the database behind the store's back (sqlite3 / the superuser), e.g. to damage
+  // a record as an editor of the file would; the first column of the first row ("" for none).
+  absl::StatusOr<std::string> Execute(const std::string& sql) const;
 
  private:
   StoreLocation() = default;
   std::unique_ptr<TempDir> dir_;
   std::string spec_;
+  std::string database_;  // PostgreSQL's database name
   bool postgres_ = false;
 };
 
