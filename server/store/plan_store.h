@@ -58,6 +58,11 @@ int64_t RecordBytes(const PlanRecord& record);
 // and non-ASCII bytes as \xNN), cut to `max_bytes` of input with "..." after it.
 std::string PrintableExcerpt(absl::string_view text, size_t max_bytes = 64);
 
+// The payload a store's DATA_LOSS for a record that fails its checksum carries: the job id it
+// read (escaped, PrintableExcerpt), so that callers count a damaged record once whatever it was
+// looked up by.
+inline constexpr char kDamagedJobIdPayload[] = "type.shardplan.dev/store.DamagedJobId";
+
 // What the store's records hold, in RecordBytes.
 struct StoredBytes {
   int64_t total = 0;

@@ -1,5 +1,6 @@
 #include "server/store/record_fields.h"
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 
 namespace shardplan::store_internal {
@@ -49,11 +50,13 @@ absl::Status VerifyChecksum(const PlanRecord& record, const std::string& backend
   if (record.checksum.empty() || record.checksum == RecordChecksum(record)) {
     return absl::OkStatus();
   }
-  return absl::DataLossError(StoreMessage(
+  absl::Status damaged = absl::DataLossError(StoreMessage(
       backend, where, what,
       absl::StrCat("job ", PrintableExcerpt(record.job_id),
                    " fails its checksum: the record was changed or damaged after it was written, "
                    "so it is not served")));
+  damaged.SetPayload(kDamagedJobIdPayload, absl::Cord(PrintableExcerpt(record.job_id)));
+  return damaged;
 }
 
 void MarkDamage(PlanRecord& record) {
