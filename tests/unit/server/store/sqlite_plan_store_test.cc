@@ -185,19 +185,7 @@ TEST_F(SqlitePlanStoreTest, DamagedPagesFailTheCheckAndReadsAreDataLossNeverAnot
   }
   ASSERT_EQ(QueryFile(path(), "PRAGMA wal_checkpoint(TRUNCATE)"), "0");
   // Random bytes over every page but the first (the header), as the attack wrote them.
-  const auto size = std::filesystem::file_size(path());
-  {
-    std::fstream file(path(), std::ios::in | std::ios::out | std::ios::binary);
-    uint32_t state = 12345;
-    for (std::streamoff page = 4096; page + 4096 <= static_cast<std::streamoff>(size);
-         page += 4096) {
-      for (int i = 0; i < 8; ++i) {
-        state = state * 1103515245 + 12345;
-        file.seekp(page + static_cast<std::streamoff>((state >> 8) % 4096));
-        file.put(static_cast<char>(state >> 24));
-      }
-    }
-  }
+  ScribbleOverPages(path(), 8, 12345);
   auto store = SqlitePlanStore::Open(path());
   ASSERT_TRUE(store.ok()) << store.status();
   const absl::Status checked = (*store)->QuickCheck();

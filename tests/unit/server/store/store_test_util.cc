@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <utility>
 
@@ -150,6 +151,19 @@ void ExpectMigrated(PlanStore& store, const PlanRecord& old) {
   EXPECT_EQ(store.Bytes().value().total, RecordBytes(old));
   ASSERT_TRUE(store.Insert(MakeRecord(2)).ok());
   EXPECT_EQ(store.GetByJobId(JobId(2)).value()->checksum, RecordChecksum(MakeRecord(2)));
+}
+
+void ScribbleOverPages(const std::string& path, int per_page, uint32_t seed) {
+  const auto size = static_cast<std::streamoff>(std::filesystem::file_size(path));
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  uint32_t state = seed;
+  for (std::streamoff page = 4096; page + 4096 <= size; page += 4096) {
+    for (int i = 0; i < per_page; ++i) {
+      state = state * 1103515245 + 12345;
+      file.seekp(page + static_cast<std::streamoff>((state >> 8) % 4096));
+      file.put(static_cast<char>(state >> 24));
+    }
+  }
 }
 
 }  // namespace shardplan::store_testing

@@ -3,6 +3,7 @@
 
 // Records, temporary directories and backends shared by the plan-store suites.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -29,6 +30,10 @@ inline auto Fields(const PlanRecord& r) {
                   r.model_version, r.status, r.error_code, r.error_message, r.owner,
                   r.submitted_unix_ms, r.started_unix_ms, r.finished_unix_ms);
 }
+
+// Writes `per_page` pseudo-random bytes (from `seed`) at pseudo-random places of every 4 KiB page
+// of the file at `path` but the first (the header and schema), as an attack on the file would.
+void ScribbleOverPages(const std::string& path, int per_page, uint32_t seed);
 
 // After a migration from schema version 1 (`old`, JobId(1), written before it): `store` serves
 // `old` unverified (checksum ""), counts its bytes, and writes new records with a checksum.
