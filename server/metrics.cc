@@ -120,6 +120,34 @@ ServerMetrics::ServerMetrics()
                                   "Finished keyless records deleted from the plan store by "
                                   "retention (store_retention_s)")
                         .Add({})),
+      store_size_pruned_(CounterFamily(*registry_, "shardplan_store_size_pruned_records_total",
+                                       "Finished keyless records deleted, oldest first, to keep "
+                                       "the plan store within store_max_bytes")
+                             .Add({})),
+      store_bytes_(SingleGauge(*registry_, "shardplan_store_bytes",
+                               "Bytes of request, plan and error text the plan store holds, as "
+                               "of the last retention pass (or the start)")),
+      store_kept_bytes_(SingleGauge(*registry_, "shardplan_store_kept_bytes",
+                                    "Of shardplan_store_bytes, what size pruning never deletes: "
+                                    "keyed plans and unfinished jobs")),
+      store_oversized_(CounterFamily(*registry_, "shardplan_store_oversized_plans_total",
+                                     "Keyless plans served but not stored because their record "
+                                     "is larger than store_max_plan_bytes")
+                           .Add({})),
+      store_damaged_(CounterFamily(*registry_, "shardplan_store_damaged_records_total",
+                                   "Stored records found damaged (failing their checksum, or "
+                                   "unreadable), each counted once")
+                         .Add({})),
+      store_unverified_(CounterFamily(*registry_, "shardplan_store_unverified_reads_total",
+                                      "Reads of records written before checksums (schema "
+                                      "version 1), served unverified")
+                            .Add({})),
+      store_checks_(CounterFamily(*registry_, "shardplan_store_checks_total",
+                                  "Start-up integrity checks of the plan store, by result (ok, "
+                                  "damaged, unfinished, error)")),
+      store_healthy_(SingleGauge(*registry_, "shardplan_store_healthy",
+                                 "0 once the plan store was found damaged (start-up check or a "
+                                 "damaged record), else 1")),
       jobs_recovered_(CounterFamily(*registry_, "shardplan_jobs_recovered_total",
                                     "Jobs found queued or running at start-up, by outcome "
                                     "(resumed, failed)")),
@@ -150,6 +178,7 @@ ServerMetrics::ServerMetrics()
               .Register(*registry_)),
       process_(std::make_shared<ProcessCollector>()),
       log_lines_(std::make_shared<LogLinesCollector>()) {
+  store_healthy_.Set(1);  // nothing found damaged yet
   const BuildInfo& build = GetBuildInfo();
   prometheus::BuildGauge()
       .Name("shardplan_build_info")
@@ -319,6 +348,29 @@ void ServerMetrics::RecordStoreCall(absl::string_view operation, absl::StatusCod
 
 void ServerMetrics::RecordStorePruned(int64_t count) {
   store_pruned_.Increment(static_cast<double>(count));
+}
+
+void ServerMetrics::RecordStoreSizePruned(int64_t count) {
+  store_size_pruned_.Increment(static_cast<double>(count));
+}
+
+void ServerMetrics::SetStoreBytes(int64_t total, int64_t kept) {
+  store_bytes_.Set(static_cast<double>(total));
+  store_kept_bytes_.Set(static_cast<double>(kept));
+}
+
+void ServerMetrics::RecordStoreOversizedPlan() { store_oversized_.Increment(); }
+
+void ServerMetrics::RecordStoreDamagedRecord() {
+  store_damaged_.Increment();
+  store_healthy_.Set(0);
+}
+
+void ServerMetrics::RecordStoreUnverifiedRead() { store_unverified_.Increment(); }
+
+void ServerMetrics::RecordStoreCheck(absl::string_view result) {
+  store_checks_.Add({{"result", std::string(result)}}).Increment();
+  if (result == "damaged") store_healthy_.Set(0);
 }
 
 void ServerMetrics::RecordJobRecovery(absl::string_view outcome) {

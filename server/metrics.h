@@ -74,6 +74,16 @@ namespace shardplan {
 //                                                    gauge, 1: what this binary was built from
 // Beside the registry, collectables() adds what is read at scrape time: the process_* metrics
 // (server/process_metrics.h) and the log's counters (server/log_metrics.h).
+//   shardplan_store_size_pruned_records_total        counter of keyless records deleted for
+//                                                    store_max_bytes
+//   shardplan_store_bytes, shardplan_store_kept_bytes gauges of the bytes the store holds, and
+//                                                    of those what size pruning keeps
+//   shardplan_store_oversized_plans_total            counter of keyless plans not stored for
+//                                                    store_max_plan_bytes
+//   shardplan_store_damaged_records_total            counter of damaged records, once each
+//   shardplan_store_unverified_reads_total           counter of reads of records without checksum
+//   shardplan_store_checks_total{result}             counter of start-up store checks
+//   shardplan_store_healthy                          gauge: 0 once damage was found, else 1
 class ServerMetrics {
  public:
   ServerMetrics();
@@ -122,6 +132,19 @@ class ServerMetrics {
   void RecordStoreCall(absl::string_view operation, absl::StatusCode code);
   // Retention deleted `count` finished records from the plan store (StorePruner).
   void RecordStorePruned(int64_t count);
+  // The size bound (store_max_bytes) deleted `count` finished keyless records.
+  void RecordStoreSizePruned(int64_t count);
+  // What the store's records hold (PlanStore::Bytes): in all, and what size pruning keeps.
+  void SetStoreBytes(int64_t total, int64_t kept);
+  // A keyless plan was served but not stored: its record exceeds store_max_plan_bytes.
+  void RecordStoreOversizedPlan();
+  // A stored record was found damaged (counted once per record); the store turns unhealthy.
+  void RecordStoreDamagedRecord();
+  // A record from before checksums was read (served unverified).
+  void RecordStoreUnverifiedRead();
+  // The start-up check ended with `result`: "ok", "damaged" (the store turns unhealthy),
+  // "unfinished" (its time bound) or "error".
+  void RecordStoreCheck(absl::string_view result);
   // A job found unfinished at start-up was resumed ("resumed") or marked failed ("failed").
   void RecordJobRecovery(absl::string_view outcome);
   // A keyed Plan call was answered with the key's stored plan.
@@ -175,6 +198,14 @@ class ServerMetrics {
   prometheus::Gauge& models_refused_;
   prometheus::Family<prometheus::Counter>& store_calls_;
   prometheus::Counter& store_pruned_;
+  prometheus::Counter& store_size_pruned_;
+  prometheus::Gauge& store_bytes_;
+  prometheus::Gauge& store_kept_bytes_;
+  prometheus::Counter& store_oversized_;
+  prometheus::Counter& store_damaged_;
+  prometheus::Counter& store_unverified_;
+  prometheus::Family<prometheus::Counter>& store_checks_;
+  prometheus::Gauge& store_healthy_;
   prometheus::Family<prometheus::Counter>& jobs_recovered_;
   prometheus::Counter& job_key_hits_;
   prometheus::Family<prometheus::Counter>& auth_rejections_;

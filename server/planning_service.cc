@@ -169,10 +169,8 @@ absl::StatusOr<PlanningService::KeyedLookup> PlanningService::LookUpJobKey(
   if (request.job_key.empty()) return lookup;  // Admit checked the key and the store
   absl::StatusOr<std::optional<PlanRecord>> found = ledger_->FindKeyed(request.job_key);
   if (!found.ok()) {
-    return absl::Status(found.status().code(),
-                        absl::StrCat("job_key: the plan store cannot be read, so the plan named \"",
-                                     request.job_key, "\" cannot be looked up; retry later: ",
-                                     found.status().message()));
+    return StoreReadError("job_key", absl::StrCat("the plan named \"", request.job_key, "\""),
+                          found.status());
   }
   if (!found->has_value()) return lookup;
   lookup.record = **std::move(found);
@@ -185,7 +183,7 @@ absl::StatusOr<PlanningService::KeyedLookup> PlanningService::LookUpJobKey(
   absl::StatusOr<PlanningRequest> stored = ledger_->StoredRequest(*lookup.record);
   // A record that does not parse is the store's fault; one today's limits refuse is another
   // request than this one, which passed them.
-  if (!stored.ok() && stored.status().code() == absl::StatusCode::kInternal) {
+  if (!stored.ok() && stored.status().code() == absl::StatusCode::kDataLoss) {
     return stored.status();
   }
   if (!stored.ok() || KeyedRequestFingerprint(*stored) != KeyedRequestFingerprint(request)) {
@@ -195,7 +193,7 @@ absl::StatusOr<PlanningService::KeyedLookup> PlanningService::LookUpJobKey(
 }
 
 absl::StatusOr<PlanAnswer> PlanningService::AnswerFromRecord(const PlanRecord& record) const {
-  absl::StatusOr<JobSnapshot> snapshot = RecordToSnapshot(record);
+  absl::StatusOr<JobSnapshot> snapshot = ledger_->Snapshot(record);
   if (!snapshot.ok()) return snapshot.status();
   PlanAnswer answer;
   answer.result = *snapshot->result;
@@ -294,7 +292,7 @@ absl::StatusOr<JobSnapshot> PlanningService::Submit(PlanningRequest request,
   absl::StatusOr<KeyedLookup> keyed = LookUpJobKey(request);
   if (!keyed.ok()) return keyed.status();
   if (keyed->record && !keyed->replace) {  // the key's job exists: submitting is idempotent
-    return RecordToSnapshot(*keyed->record);
+    return ledger_->Snapshot(*keyed->record);
   }
   // Bad requests fail here, synchronously, rather than as FAILED jobs.
   absl::StatusOr<PreparedRequest> prepared = engine_->Prepare(std::move(request));
@@ -332,8 +330,13 @@ absl::StatusOr<JobSnapshot> PlanningService::GetJob(const std::string& job_id) c
   absl::StatusOr<JobSnapshot> job = jobs_->Get(job_id);
   if (job.ok() || job.status().code() != absl::StatusCode::kNotFound) return job;
   absl::StatusOr<std::optional<PlanRecord>> record = ledger_->FindJob(job_id);
-  if (!record.ok() || !record->has_value()) return job;
-  return RecordToSnapshot(**record);
+  // A store that cannot answer, or a damaged record, is never "no such job".
+  if (!record.ok()) {
+    return StoreReadError("job_id", absl::StrCat("job ", PrintableExcerpt(job_id)),
+                          record.status());
+  }
+  if (!record->has_value()) return job;
+  return ledger_->Snapshot(**record);
 }
 
 absl::Status PlanningService::WatchJob(const std::string& job_id, const CallContext& call,

@@ -89,6 +89,15 @@ struct ServerConfig {
   double store_retention_s = 30.0 * 24 * 3600;
   // Seconds between retention passes; the first runs at start-up.
   double store_prune_interval_s = 3600.0;
+  // A keyless Plan call's record (request and plan JSON) larger than this is not stored: the plan
+  // is answered, counted in shardplan_store_oversized_plans_total, logged the first time. Keyed
+  // plans and SubmitPlan jobs are stored whatever their size. 0: no cap.
+  int64_t store_max_plan_bytes = int64_t{8} << 20;
+  // The bytes of request, plan and error text the store may hold: each retention pass deletes
+  // the oldest finished keyless records beyond it. Keyed plans and unfinished jobs are never
+  // deleted for size (if they alone exceed it, that is logged and the store stays above it).
+  // 0: no bound.
+  int64_t store_max_bytes = int64_t{1} << 30;
   // This replica's name in the store: a restart resumes the unfinished jobs recorded under it.
   // "": the host name (a Kubernetes pod's name; give StatefulSet pods, or one machine's
   // servers, distinct stable names).

@@ -70,8 +70,15 @@ absl::StatusOr<std::unique_ptr<ServerCore>> ServerCore::Create(const ServerConfi
   absl::StatusOr<RecoveryReport> recovered =
       ResumeUnfinishedJobs(s->engine_.get(), s->ledger_.get(), s->jobs_.get(),
                            config.max_planning_time_ms, &s->metrics_);
-  if (!recovered.ok()) return WithPrefix(recovered.status(), "store: ");
-  if (recovered->resumed + recovered->failed > 0) {
+  if (recovered.status().code() == absl::StatusCode::kDataLoss) {
+    // A damaged store is served for what is intact rather than refused (CheckStore logged it).
+    LogLine(
+        absl::StrCat("store: DAMAGED: the unfinished jobs cannot be listed, so none is "
+                     "resumed: ",
+                     recovered.status().message()));
+  } else if (!recovered.ok()) {
+    return WithPrefix(recovered.status(), "store: ");
+  } else if (recovered->resumed + recovered->failed > 0) {
     LogLine(absl::StrCat("store: resumed ", recovered->resumed, " unfinished jobs, marked ",
                          recovered->failed, " failed"));
   }
@@ -96,9 +103,12 @@ absl::Status ServerCore::OpenStore() {
     if (!store.ok()) return store.status();
     store_ = *std::move(store);
     absl::StatusOr<int64_t> records = store_->Count();
-    LogLine(absl::StrCat("store: ", store_->backend(), ", ",
-                         records.ok() ? absl::StrCat(*records, " records")
-                                      : std::string(records.status().message())));
+    absl::StatusOr<StoredBytes> bytes = store_->Bytes();
+    if (bytes.ok()) metrics_.SetStoreBytes(bytes->total, bytes->kept);
+    LogLine(absl::StrCat(
+        "store: ", store_->backend(), ", ",
+        records.ok() ? absl::StrCat(*records, " records") : std::string(records.status().message()),
+        bytes.ok() ? absl::StrCat(", ", bytes->total, " bytes") : ""));
     // Served as a read-only replica rather than refused: its plans are still worth answering.
     if (const auto* sqlite = dynamic_cast<const SqlitePlanStore*>(store_.get());
         sqlite != nullptr && sqlite->read_only()) {
@@ -114,16 +124,43 @@ absl::Status ServerCore::OpenStore() {
     char host[256] = {};
     replica = ::gethostname(host, sizeof(host) - 1) == 0 ? host : "localhost";
   }
-  ledger_ = std::make_unique<PlanLedger>(store_.get(), replica, config_.task_limits(), &metrics_);
+  ledger_ = std::make_unique<PlanLedger>(
+      store_.get(), replica, config_.task_limits(), &metrics_,
+      PlanLedgerOptions{.max_plan_bytes = config_.store_max_plan_bytes});
+  if (store_ != nullptr) CheckStore();
   return absl::OkStatus();
+}
+
+void ServerCore::CheckStore() {
+  // Served whatever it finds: intact records are still worth answering, and a damaged one
+  // answers DATA_LOSS when asked for. The log line, shardplan_store_checks_total and
+  // shardplan_store_healthy 0 tell the operator to restore from a backup.
+  const absl::Status checked = store_->QuickCheck();
+  const char* result = checked.ok()                                            ? "ok"
+                       : checked.code() == absl::StatusCode::kDataLoss         ? "damaged"
+                       : checked.code() == absl::StatusCode::kDeadlineExceeded ? "unfinished"
+                                                                               : "error";
+  metrics_.RecordStoreCheck(result);
+  if (checked.code() == absl::StatusCode::kDataLoss) {
+    ledger_->MarkStoreDamaged(std::string(checked.message()));
+    LogLine(
+        absl::StrCat("store: DAMAGED: the start-up integrity check failed; intact records "
+                     "are served, damaged ones answer DATA_LOSS; restore the store from a "
+                     "backup (docs/plan-store.md): ",
+                     checked.message()));
+  } else if (!checked.ok()) {
+    LogLine(
+        absl::StrCat("store: the start-up integrity check did not complete: ", checked.message()));
+  }
 }
 
 void ServerCore::StartBackground() {
   reloader_->StartPolling(std::chrono::milliseconds(
       static_cast<int64_t>(std::llround(config_.model_reload_interval_s * 1000.0))));
-  if (store_ != nullptr && config_.store_retention_s > 0) {
+  if (store_ != nullptr && (config_.store_retention_s > 0 || config_.store_max_bytes > 0)) {
     StoreRetention retention;
     retention.keep = std::chrono::milliseconds(std::llround(config_.store_retention_s * 1000.0));
+    retention.max_bytes = config_.store_max_bytes;
     retention.interval =
         std::chrono::milliseconds(std::llround(config_.store_prune_interval_s * 1000.0));
     pruner_ = std::make_unique<StorePruner>(store_.get(), retention, &metrics_);

@@ -68,6 +68,9 @@ class ServerCore {
   explicit ServerCore(const ServerConfig& config);
   // Opens config_.store (locking an SQLite file first) and builds the ledger over it.
   absl::Status OpenStore();
+  // The store's start-up integrity check (PlanStore::QuickCheck): logged, counted, and
+  // shardplan_store_healthy 0 when it finds damage; the server starts either way.
+  void CheckStore();
 
   const ServerConfig config_;
   // Declared in dependency order: members are destroyed bottom-up, users before what they use.
@@ -79,7 +82,7 @@ class ServerCore {
   std::unique_ptr<InstanceLock> store_lock_;  // an SQLite store's file, one server per file
   std::unique_ptr<PlanStore> store_;          // null when config.store is ""
   std::unique_ptr<PlanLedger> ledger_;        // used by job work closures: outlives jobs_
-  std::unique_ptr<StorePruner> pruner_;       // null without a store or with retention 0
+  std::unique_ptr<StorePruner> pruner_;       // null without a store or without retention and bound
   ConcurrencyLimiter plan_slots_;  // max_concurrent_plans
   ClientLimiter client_limits_;    // max_requests_per_client; outlives the jobs holding slots
   StreamLimits stream_limits_;     // max_streams, max_streams_per_client

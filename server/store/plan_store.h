@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace shardplan {
 
@@ -30,6 +31,43 @@ struct PlanRecord {
   int64_t submitted_unix_ms = 0;
   int64_t started_unix_ms = 0;   // 0 until it runs
   int64_t finished_unix_ms = 0;  // 0 until it ends
+
+  // Set by reads, ignored by writes (the store computes it): the SHA-256 the store keeps with the
+  // record (RecordChecksum), "" for a record written before schema version 2, which is served
+  // unverified. A read whose record does not match its checksum answers DATA_LOSS instead.
+  std::string checksum;
+  // Set only by ListUnfinished, which returns damaged records too (so that nothing is skipped
+  // silently): why this record fails its checksum. Its other fields are then as read, not to be
+  // trusted (job_id included).
+  std::string damage;
+};
+
+// Lowercase hex SHA-256 over every field of `record` that an answer is made of: job_id, the
+// request (hash and JSON), the plan, algorithm, model version, status, error, owner and the
+// start and finish times. Not job_key (ReplaceKeyed moves keys without rewriting records; a key
+// read back is checked by comparing the stored request with the asked one) nor submitted_unix_ms
+// (Update keeps the stored one, whatever the record passed says). What a store keeps with each
+// record and compares on every read.
+std::string RecordChecksum(const PlanRecord& record);
+
+// The bytes a record holds in the store, as store_max_plan_bytes and store_max_bytes count them:
+// its request, plan and error text (the other fields are a few dozen bytes).
+int64_t RecordBytes(const PlanRecord& record);
+
+// `text` fit for a message or a log line whatever bytes it holds: C-escaped (quotes, control
+// and non-ASCII bytes as \xNN), cut to `max_bytes` of input with "..." after it.
+std::string PrintableExcerpt(absl::string_view text, size_t max_bytes = 64);
+
+// The payload a store's DATA_LOSS for a record that fails its checksum carries: the job id it
+// read (escaped, PrintableExcerpt), so that callers count a damaged record once whatever it was
+// looked up by.
+inline constexpr char kDamagedJobIdPayload[] = "type.shardplan.dev/store.DamagedJobId";
+
+// What the store's records hold, in RecordBytes.
+struct StoredBytes {
+  int64_t total = 0;
+  // Of which records that size pruning never deletes: keyed and unfinished ones.
+  int64_t kept = 0;
 };
 
 // The durable home of plans and jobs. Implementations are thread-safe, and each call is one
@@ -38,6 +76,12 @@ struct PlanRecord {
 // UNAVAILABLE (database unreachable, disk full, read-only file: the message says which) or the
 // code documented below; it never throws. A record no backend can hold (empty job_id, a status
 // not among the five, a NUL byte in a string) is INVALID_ARGUMENT naming the field.
+//
+// Damage: every write stores RecordChecksum with the record, and every read compares it. A read
+// whose record fails its checksum, or that the database itself finds corrupt (SQLite's
+// SQLITE_CORRUPT, PostgreSQL's XX001/XX002), answers DATA_LOSS naming what was looked up (job
+// id, job key or request hash) and, escaped, the job id read; never another record, never raw
+// bytes of the file.
 class PlanStore {
  public:
   virtual ~PlanStore() = default;
@@ -93,6 +137,22 @@ class PlanStore {
 
   // Records in the store (all statuses).
   virtual absl::StatusOr<int64_t> Count() = 0;
+
+  // The bytes the records hold (RecordBytes, summed), in all and of the kept ones.
+  virtual absl::StatusOr<StoredBytes> Bytes() = 0;
+
+  // Size bound: while the records hold more than `max_bytes`, deletes the oldest finished
+  // keyless records (as PruneFinished may, whatever their age), at most `max_records` in one
+  // transaction, and returns how many it deleted (fewer than max_records: nothing more to do or
+  // nothing more it may delete). Keyed and unfinished records are never deleted for size.
+  // INVALID_ARGUMENT when max_records < 1 or max_bytes < 0.
+  virtual absl::StatusOr<int64_t> PruneForSize(int64_t max_bytes, int64_t max_records) = 0;
+
+  // A bounded check of the database's own structures, run at start-up: OK when sound or when the
+  // backend has no such check (PostgreSQL: its page checksums and amcheck are the database
+  // administrator's), DATA_LOSS with what it found (escaped, a few lines), DEADLINE_EXCEEDED
+  // when its time bound cut it short, UNAVAILABLE when it cannot run.
+  virtual absl::Status QuickCheck() { return absl::OkStatus(); }
 };
 
 // Opens the store a `store` setting names, creating the schema when missing:

@@ -15,11 +15,15 @@ namespace shardplan {
 namespace {
 
 using store_internal::kColumnCount;
+using store_internal::kInsertColumns;
+using store_internal::kPrunableCondition;
 using store_internal::kSelectColumns;
 
 constexpr char kBackend[] = "postgresql";
 // Any constant: replicas that start together take it while they create the schema.
 constexpr char kSchemaLockKey[] = "7309383017215120481";
+// Another: replicas pruning for size take it, so that each sees what the others deleted.
+constexpr char kSizeLockKey[] = "7309383017215120482";
 
 constexpr char kCreateSchema[] = R"sql(
 CREATE TABLE IF NOT EXISTS plan_store_schema (version INTEGER NOT NULL);
@@ -38,10 +42,22 @@ CREATE TABLE IF NOT EXISTS plans (
   owner TEXT NOT NULL,
   submitted_unix_ms BIGINT NOT NULL,
   started_unix_ms BIGINT NOT NULL,
-  finished_unix_ms BIGINT NOT NULL);
+  finished_unix_ms BIGINT NOT NULL,
+  record_bytes BIGINT NOT NULL DEFAULT 0,
+  checksum TEXT NOT NULL DEFAULT '');
 CREATE UNIQUE INDEX IF NOT EXISTS plans_job_key ON plans (job_key) WHERE job_key <> '';
 CREATE INDEX IF NOT EXISTS plans_succeeded ON plans (request_hash, status, finished_unix_ms);
 CREATE INDEX IF NOT EXISTS plans_unfinished ON plans (owner, status, submitted_unix_ms);
+)sql";
+
+// Schema version 1 to 2 (in the creating transaction, under its lock): the columns (records
+// written before keep checksum '' and are served unverified), every record's bytes, the version.
+constexpr char kMigrateToV2[] = R"sql(
+ALTER TABLE plans ADD COLUMN IF NOT EXISTS record_bytes BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE plans ADD COLUMN IF NOT EXISTS checksum TEXT NOT NULL DEFAULT '';
+UPDATE plans SET record_bytes = octet_length(request_json) + octet_length(plan_json) +
+    octet_length(error_message);
+UPDATE plan_store_schema SET version = 2;
 )sql";
 
 struct ResultDeleter {
@@ -53,7 +69,7 @@ std::string Select(const char* rest) {
   return absl::StrCat("SELECT ", kSelectColumns, " FROM plans ", rest);
 }
 
-// $1..$14 are PlanRecord's fields in kSelectColumns' order.
+// $1..$14 are PlanRecord's fields in kRecordColumns' order, $15 RecordBytes, $16 RecordChecksum.
 std::vector<std::string> RecordParams(const PlanRecord& r) {
   return {r.job_id,
           r.job_key,
@@ -68,13 +84,16 @@ std::vector<std::string> RecordParams(const PlanRecord& r) {
           r.owner,
           absl::StrCat(r.submitted_unix_ms),
           absl::StrCat(r.started_unix_ms),
-          absl::StrCat(r.finished_unix_ms)};
+          absl::StrCat(r.finished_unix_ms),
+          absl::StrCat(RecordBytes(r)),
+          RecordChecksum(r)};
 }
 
 const std::string& InsertSql() {
   static const std::string* sql = new std::string(
-      absl::StrCat("INSERT INTO plans (", kSelectColumns,
-                   ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"));
+      absl::StrCat("INSERT INTO plans (", kInsertColumns,
+                   ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, "
+                   "$16)"));
   return *sql;
 }
 
@@ -150,6 +169,7 @@ PlanRecord ReadRecord(const PGresult* result, int row) {
   r.submitted_unix_ms = IntField<int64_t>(result, row, 11);
   r.started_unix_ms = IntField<int64_t>(result, row, 12);
   r.finished_unix_ms = IntField<int64_t>(result, row, 13);
+  r.checksum = Field(result, row, 14);
   return r;
 }
 
@@ -204,6 +224,8 @@ class PostgresPlanStore::Connection {
     std::string message = store_internal::StoreMessage(kBackend, store_.description_, what, text);
     // Class 22, data exception: the record, not the database, is at fault.
     if (sqlstate.rfind("22", 0) == 0) return absl::InvalidArgumentError(message);
+    // data_corrupted, index_corrupted: what was asked for is lost, not unreachable.
+    if (sqlstate == "XX001" || sqlstate == "XX002") return absl::DataLossError(message);
     return absl::UnavailableError(message);
   }
 
@@ -277,9 +299,20 @@ absl::StatusOr<std::unique_ptr<PostgresPlanStore>> PostgresPlanStore::Open(const
       if (!created || PQresultStatus(created.get()) != PGRES_COMMAND_OK) {
         return c.Error("create schema", created.get());
       }
-      if (auto index = c.Exec("create schema", store_internal::kCreatePrunableIndex);
-          !index.ok()) {
-        return index.status();
+      absl::StatusOr<ResultPtr> found =
+          c.Exec("read schema version", "SELECT max(version) FROM plan_store_schema");
+      if (!found.ok()) return found.status();
+      if (Field(found->get(), 0, 0) == "1") {
+        ResultPtr migrated(PQexec(conn, kMigrateToV2));
+        if (!migrated || PQresultStatus(migrated.get()) != PGRES_COMMAND_OK) {
+          return c.Error("migrate schema to version 2", migrated.get());
+        }
+      }
+      for (const char* index :
+           {store_internal::kCreatePrunableIndex, store_internal::kCreateBytesIndex}) {
+        if (auto created_index = c.Exec("create schema", index); !created_index.ok()) {
+          return created_index.status();
+        }
       }
       return c
           .Exec("create schema",
@@ -353,6 +386,11 @@ absl::StatusOr<std::optional<PlanRecord>> PostgresPlanStore::QueryOne(
   absl::StatusOr<std::vector<PlanRecord>> records = QueryRecords(what, sql, params);
   if (!records.ok()) return records.status();
   if (records->empty()) return std::nullopt;
+  if (absl::Status s =
+          store_internal::VerifyChecksum(records->front(), kBackend, description_, what);
+      !s.ok()) {
+    return s;
+  }
   return std::move(records->front());
 }
 
@@ -372,7 +410,8 @@ absl::Status PostgresPlanStore::Update(const PlanRecord& record) {
   static const char kSql[] =
       "UPDATE plans SET request_hash = $2, request_json = $3, plan_json = $4, algorithm = $5, "
       "model_version = $6, status = $7, error_code = $8, error_message = $9, owner = $10, "
-      "started_unix_ms = $11, finished_unix_ms = $12 WHERE job_id = $1";
+      "started_unix_ms = $11, finished_unix_ms = $12, record_bytes = $13, checksum = $14 "
+      "WHERE job_id = $1";
   return WithConnection(
       [&](Connection& c) { return c.ExecOne("update", kSql, params, record.job_id); });
 }
@@ -397,17 +436,19 @@ absl::Status PostgresPlanStore::ReplaceKeyed(const PlanRecord& record) {
 }
 
 absl::StatusOr<std::optional<PlanRecord>> PostgresPlanStore::GetByJobId(const std::string& job_id) {
-  return QueryOne("get by job_id", Select("WHERE job_id = $1"), {job_id});
+  return QueryOne(absl::StrCat("get by job_id ", PrintableExcerpt(job_id)),
+                  Select("WHERE job_id = $1"), {job_id});
 }
 
 absl::StatusOr<std::optional<PlanRecord>> PostgresPlanStore::GetByJobKey(
     const std::string& job_key) {
-  return QueryOne("get by job_key", Select("WHERE job_key = $1 AND job_key <> ''"), {job_key});
+  return QueryOne(absl::StrCat("get by job_key \"", PrintableExcerpt(job_key, 256), "\""),
+                  Select("WHERE job_key = $1 AND job_key <> ''"), {job_key});
 }
 
 absl::StatusOr<std::optional<PlanRecord>> PostgresPlanStore::FindSucceeded(
     const std::string& request_hash) {
-  return QueryOne("find succeeded",
+  return QueryOne(absl::StrCat("find succeeded for request hash ", PrintableExcerpt(request_hash)),
                   Select("WHERE request_hash = $1 AND status = 'SUCCEEDED' "
                          "ORDER BY finished_unix_ms DESC, seq DESC LIMIT 1"),
                   {request_hash});
@@ -415,10 +456,15 @@ absl::StatusOr<std::optional<PlanRecord>> PostgresPlanStore::FindSucceeded(
 
 absl::StatusOr<std::vector<PlanRecord>> PostgresPlanStore::ListUnfinished(
     const std::string& owner) {
-  return QueryRecords("list unfinished",
-                      Select("WHERE owner = $1 AND status IN ('QUEUED', 'RUNNING') "
-                             "ORDER BY submitted_unix_ms, seq"),
-                      {owner});
+  absl::StatusOr<std::vector<PlanRecord>> records =
+      QueryRecords("list unfinished",
+                   Select("WHERE owner = $1 AND status IN ('QUEUED', 'RUNNING') "
+                          "ORDER BY submitted_unix_ms, seq"),
+                   {owner});
+  if (records.ok()) {
+    for (PlanRecord& record : *records) store_internal::MarkDamage(record);
+  }
+  return records;
 }
 
 absl::Status PostgresPlanStore::Delete(const std::string& job_id) {
@@ -435,7 +481,7 @@ absl::StatusOr<int64_t> PostgresPlanStore::PruneFinished(int64_t finished_before
     absl::StatusOr<ResultPtr> result =
         c.Exec("prune",
                absl::StrCat("DELETE FROM plans WHERE job_id IN (SELECT job_id FROM plans WHERE ",
-                            store_internal::kPrunableCondition,
+                            kPrunableCondition,
                             " AND finished_unix_ms < $1::BIGINT ORDER BY finished_unix_ms "
                             "LIMIT $2::BIGINT)"),
                {absl::StrCat(finished_before_unix_ms), absl::StrCat(max_records)});
@@ -457,6 +503,63 @@ absl::StatusOr<int64_t> PostgresPlanStore::Count() {
   });
   if (!status.ok()) return status;
   return count;
+}
+
+absl::StatusOr<StoredBytes> PostgresPlanStore::Bytes() {
+  StoredBytes bytes;
+  absl::Status status = WithConnection([&](Connection& c) -> absl::Status {
+    absl::StatusOr<ResultPtr> result = c.Exec("sum bytes", store_internal::kBytesQuery);
+    if (!result.ok()) return result.status();
+    bytes.total = IntField<int64_t>(result->get(), 0, 0);
+    bytes.kept = IntField<int64_t>(result->get(), 0, 1);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return bytes;
+}
+
+absl::StatusOr<int64_t> PostgresPlanStore::PruneForSize(int64_t max_bytes, int64_t max_records) {
+  if (absl::Status s = store_internal::ValidateSizeBound(max_bytes, max_records); !s.ok()) {
+    return s;
+  }
+  int64_t deleted = 0;
+  absl::Status status = WithConnection([&](Connection& c) {
+    deleted = 0;
+    return c.Transaction("prune for size", [&]() -> absl::Status {
+      if (auto lock =
+              c.Exec("prune for size", "SELECT pg_advisory_xact_lock($1::BIGINT)", {kSizeLockKey});
+          !lock.ok()) {
+        return lock.status();
+      }
+      absl::StatusOr<ResultPtr> sums = c.Exec("prune for size", store_internal::kBytesQuery);
+      if (!sums.ok()) return sums.status();
+      const int64_t total = IntField<int64_t>(sums->get(), 0, 0);
+      if (total <= max_bytes) return absl::OkStatus();
+      absl::StatusOr<ResultPtr> oldest =
+          c.Exec("prune for size: find the oldest",
+                 absl::StrCat("SELECT job_id, record_bytes FROM plans WHERE ", kPrunableCondition,
+                              " ORDER BY finished_unix_ms, seq LIMIT $1::BIGINT"),
+                 {absl::StrCat(max_records)});
+      if (!oldest.ok()) return oldest.status();
+      std::vector<int64_t> sizes;
+      for (int row = 0; row < PQntuples(oldest->get()); ++row) {
+        sizes.push_back(IntField<int64_t>(oldest->get(), row, 1));
+      }
+      const size_t n = store_internal::RecordsToFree(sizes, total - max_bytes);
+      for (size_t row = 0; row < n; ++row) {
+        absl::StatusOr<ResultPtr> removed =
+            c.Exec("prune for size: delete", "DELETE FROM plans WHERE job_id = $1",
+                   {Field(oldest->get(), static_cast<int>(row), 0)});
+        if (!removed.ok()) return removed.status();
+        int64_t count = 0;
+        (void)absl::SimpleAtoi(PQcmdTuples(removed->get()), &count);
+        deleted += count;
+      }
+      return absl::OkStatus();
+    });
+  });
+  if (!status.ok()) return status;
+  return deleted;
 }
 
 }  // namespace shardplan

@@ -47,6 +47,8 @@ class PostgresPlanStore final : public PlanStore {
   absl::StatusOr<int64_t> PruneFinished(int64_t finished_before_unix_ms,
                                         int64_t max_records) override;
   absl::StatusOr<int64_t> Count() override;
+  absl::StatusOr<StoredBytes> Bytes() override;
+  absl::StatusOr<int64_t> PruneForSize(int64_t max_bytes, int64_t max_records) override;
 
  private:
   class Connection;

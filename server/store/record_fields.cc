@@ -1,5 +1,6 @@
 #include "server/store/record_fields.h"
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 
 namespace shardplan::store_internal {
@@ -42,6 +43,39 @@ absl::Status ValidatePruneBatch(int64_t max_records) {
   if (max_records >= 1) return absl::OkStatus();
   return absl::InvalidArgumentError(
       absl::StrCat("plan store: prune: max_records is ", max_records, "; it must be at least 1"));
+}
+
+absl::Status VerifyChecksum(const PlanRecord& record, const std::string& backend,
+                            const std::string& where, const std::string& what) {
+  if (record.checksum.empty() || record.checksum == RecordChecksum(record)) {
+    return absl::OkStatus();
+  }
+  absl::Status damaged = absl::DataLossError(StoreMessage(
+      backend, where, what,
+      absl::StrCat("job ", PrintableExcerpt(record.job_id),
+                   " fails its checksum: the record was changed or damaged after it was written, "
+                   "so it is not served")));
+  damaged.SetPayload(kDamagedJobIdPayload, absl::Cord(PrintableExcerpt(record.job_id)));
+  return damaged;
+}
+
+void MarkDamage(PlanRecord& record) {
+  if (!record.checksum.empty() && record.checksum != RecordChecksum(record)) {
+    record.damage = "the record fails its checksum: it was changed or damaged after it was written";
+  }
+}
+
+size_t RecordsToFree(const std::vector<int64_t>& bytes, int64_t excess) {
+  size_t n = 0;
+  for (int64_t freed = 0; n < bytes.size() && freed < excess; ++n) freed += bytes[n];
+  return n;
+}
+
+absl::Status ValidateSizeBound(int64_t max_bytes, int64_t max_records) {
+  if (absl::Status s = ValidatePruneBatch(max_records); !s.ok()) return s;
+  if (max_bytes >= 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("plan store: prune for size: max_bytes is ", max_bytes, "; it must be >= 0"));
 }
 
 std::string StoreMessage(const std::string& backend, const std::string& where,

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <system_error>
 #include <utility>
@@ -14,12 +15,14 @@
 namespace shardplan {
 namespace {
 
+using store_internal::kInsertColumns;
 using store_internal::kPrunableCondition;
 using store_internal::kSelectColumns;
 
 constexpr char kBackend[] = "sqlite";
 
-// ?1..?14 are PlanRecord's fields in kSelectColumns' order; UPDATE leaves ?2 and ?12 unused.
+// ?1..?14 are PlanRecord's fields in kRecordColumns' order, ?15 RecordBytes, ?16 RecordChecksum;
+// UPDATE leaves ?2 and ?12 unused.
 constexpr char kCreateSchema[] = R"sql(
 CREATE TABLE IF NOT EXISTS plans (
   job_id TEXT PRIMARY KEY NOT NULL,
@@ -35,7 +38,9 @@ CREATE TABLE IF NOT EXISTS plans (
   owner TEXT NOT NULL,
   submitted_unix_ms INTEGER NOT NULL,
   started_unix_ms INTEGER NOT NULL,
-  finished_unix_ms INTEGER NOT NULL);
+  finished_unix_ms INTEGER NOT NULL,
+  record_bytes INTEGER NOT NULL DEFAULT 0,
+  checksum TEXT NOT NULL DEFAULT '');
 CREATE UNIQUE INDEX IF NOT EXISTS plans_job_key ON plans (job_key) WHERE job_key <> '';
 CREATE INDEX IF NOT EXISTS plans_succeeded ON plans (request_hash, status, finished_unix_ms);
 CREATE INDEX IF NOT EXISTS plans_unfinished ON plans (owner, status, submitted_unix_ms);
@@ -44,6 +49,23 @@ CREATE INDEX IF NOT EXISTS plans_unfinished ON plans (owner, status, submitted_u
 std::string Select(const char* rest) {
   return absl::StrCat("SELECT ", kSelectColumns, " FROM plans ", rest);
 }
+
+// Schema version 1 to 2, in the caller's transaction: the columns (records written before keep
+// checksum '' and are served unverified), the bytes of every record, and the version.
+constexpr char kMigrateToV2[] = R"sql(
+ALTER TABLE plans ADD COLUMN record_bytes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE plans ADD COLUMN checksum TEXT NOT NULL DEFAULT '';
+UPDATE plans SET record_bytes = length(CAST(request_json AS BLOB)) +
+    length(CAST(plan_json AS BLOB)) + length(CAST(error_message AS BLOB));
+PRAGMA user_version = 2;
+)sql";
+
+// How long the start-up quick_check may run before it is stopped (PlanStore::QuickCheck).
+constexpr auto kQuickCheckBudget = std::chrono::seconds(10);
+// The SQLite VM instructions between two looks at the clock during quick_check.
+constexpr int kProgressInterval = 100000;
+// Lines of quick_check's findings kept in the message.
+constexpr int kQuickCheckLines = 5;
 
 struct Finalizer {
   void operator()(sqlite3_stmt* statement) const { sqlite3_finalize(statement); }
@@ -70,7 +92,8 @@ void BindText(sqlite3_stmt* statement, int index, const std::string& value) {
   sqlite3_bind_text(statement, index, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
 }
 
-void BindRecord(sqlite3_stmt* statement, const PlanRecord& r) {
+// Binds ?1..?16; `checksum` holds RecordChecksum(r) and must outlive the step.
+void BindRecord(sqlite3_stmt* statement, const PlanRecord& r, const std::string& checksum) {
   BindText(statement, 1, r.job_id);
   BindText(statement, 2, r.job_key);
   BindText(statement, 3, r.request_hash);
@@ -85,6 +108,8 @@ void BindRecord(sqlite3_stmt* statement, const PlanRecord& r) {
   sqlite3_bind_int64(statement, 12, r.submitted_unix_ms);
   sqlite3_bind_int64(statement, 13, r.started_unix_ms);
   sqlite3_bind_int64(statement, 14, r.finished_unix_ms);
+  sqlite3_bind_int64(statement, 15, RecordBytes(r));
+  BindText(statement, 16, checksum);
 }
 
 std::string ColumnText(sqlite3_stmt* statement, int column) {
@@ -109,6 +134,7 @@ PlanRecord ReadRecord(sqlite3_stmt* s) {
   r.submitted_unix_ms = sqlite3_column_int64(s, 11);
   r.started_unix_ms = sqlite3_column_int64(s, 12);
   r.finished_unix_ms = sqlite3_column_int64(s, 13);
+  r.checksum = ColumnText(s, 14);
   return r;
 }
 
@@ -120,6 +146,17 @@ std::string DirectoryOf(const std::string& path) {
 // The effective user's permission (access(2) would check the real one).
 bool Writable(const std::string& path) {
   return faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) == 0;
+}
+
+// An existing file of 0 bytes is what a wiped or truncated store looks like; SQLite would take it
+// for a new database and start empty. It is a new one only while its WAL holds its first
+// commits (the file gets its first page at the first checkpoint).
+bool LooksWiped(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) return false;
+  if (std::filesystem::file_size(path, error) != 0 || error) return false;
+  const std::uintmax_t wal = std::filesystem::file_size(path + "-wal", error);
+  return error || wal == 0;
 }
 
 // Why SQLite could not open or write a file whose directory is read-only.
@@ -134,7 +171,7 @@ std::string DirectoryHint(const std::string& path) {
 
 struct SqlitePlanStore::Statements {
   StatementPtr insert, update, release_key, get_by_id, get_by_key, find_succeeded, list_unfinished,
-      remove, prune, count, begin, commit, rollback;
+      remove, prune, count, bytes, oldest_prunable, remove_rowid, begin, commit, rollback;
 };
 
 SqlitePlanStore::SqlitePlanStore(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
@@ -152,6 +189,12 @@ absl::StatusOr<std::unique_ptr<SqlitePlanStore>> SqlitePlanStore::Open(
   if (path.empty()) return fail("open", "the path is empty");
   const std::string dir = DirectoryOf(path);
   std::error_code error;
+  if (LooksWiped(path)) {
+    return fail("open",
+                "the file exists but is empty (0 bytes): a store wiped or truncated, not a new "
+                "one; refusing to start empty over it. Restore it from a backup, or delete it to "
+                "start with an empty store");
+  }
   if (!std::filesystem::exists(path, error)) {
     if (!std::filesystem::is_directory(dir, error)) {
       return fail("create", absl::StrCat("directory ", dir, " does not exist"));
@@ -199,20 +242,23 @@ absl::Status SqlitePlanStore::Initialize(const SqlitePlanStoreOptions& options) 
   }
   if (absl::Status s = CreateSchemaIfMissing(); !s.ok()) return s;
   if (!read_only_) {
-    if (absl::Status s = Exec(store_internal::kCreatePrunableIndex, "create index"); !s.ok()) {
-      return s;
+    for (const char* index :
+         {store_internal::kCreatePrunableIndex, store_internal::kCreateBytesIndex}) {
+      if (absl::Status s = Exec(index, "create index"); !s.ok()) return s;
     }
   }
 
   statements_ = std::make_unique<Statements>();
   const std::pair<StatementPtr*, std::string> sql[] = {
       {&statements_->insert,
-       absl::StrCat("INSERT INTO plans (", kSelectColumns,
-                    ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)")},
+       absl::StrCat("INSERT INTO plans (", kInsertColumns,
+                    ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+                    "?16)")},
       {&statements_->update,
        "UPDATE plans SET request_hash = ?3, request_json = ?4, plan_json = ?5, algorithm = ?6, "
        "model_version = ?7, status = ?8, error_code = ?9, error_message = ?10, owner = ?11, "
-       "started_unix_ms = ?13, finished_unix_ms = ?14 WHERE job_id = ?1"},
+       "started_unix_ms = ?13, finished_unix_ms = ?14, record_bytes = ?15, checksum = ?16 "
+       "WHERE job_id = ?1"},
       {&statements_->release_key, "UPDATE plans SET job_key = '' WHERE job_key = ?1"},
       {&statements_->get_by_id, Select("WHERE job_id = ?1")},
       {&statements_->get_by_key, Select("WHERE job_key = ?1 AND job_key <> ''")},
@@ -226,6 +272,11 @@ absl::Status SqlitePlanStore::Initialize(const SqlitePlanStoreOptions& options) 
                     kPrunableCondition,
                     " AND finished_unix_ms < ?1 ORDER BY finished_unix_ms LIMIT ?2)")},
       {&statements_->count, "SELECT COUNT(*) FROM plans"},
+      {&statements_->bytes, store_internal::kBytesQuery},
+      {&statements_->oldest_prunable,
+       absl::StrCat("SELECT rowid, record_bytes FROM plans WHERE ", kPrunableCondition,
+                    " ORDER BY finished_unix_ms, rowid LIMIT ?1")},
+      {&statements_->remove_rowid, "DELETE FROM plans WHERE rowid = ?1"},
       {&statements_->begin, "BEGIN IMMEDIATE"},
       {&statements_->commit, "COMMIT"},
       {&statements_->rollback, "ROLLBACK"},
@@ -267,6 +318,28 @@ absl::Status SqlitePlanStore::CreateSchemaIfMissing() {
       return created;
     }
   }
+  if (*version == "1") {
+    if (read_only_) {
+      return absl::UnavailableError(store_internal::StoreMessage(
+          kBackend, path_, "migrate schema",
+          absl::StrCat("the file has schema version 1 and is read-only, so it cannot be "
+                       "migrated to version ",
+                       store_internal::kSchemaVersion,
+                       " (checksums); open it once writable, then make it read-only again")));
+    }
+    if (absl::Status s = Exec("BEGIN IMMEDIATE", "migrate schema"); !s.ok()) return s;
+    version = QueryText("PRAGMA user_version", "read schema version");
+    absl::Status migrated = version.status();
+    if (migrated.ok() && *version == "1") {  // another process may have migrated it meanwhile
+      migrated = Exec(kMigrateToV2, "migrate schema to version 2");
+      if (migrated.ok()) version = "2";
+    }
+    if (migrated.ok()) migrated = Exec("COMMIT", "migrate schema");
+    if (!migrated.ok()) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      return migrated;
+    }
+  }
   if (*version != absl::StrCat(store_internal::kSchemaVersion)) {
     return absl::UnavailableError(store_internal::StoreMessage(
         kBackend, path_, "open",
@@ -281,7 +354,13 @@ absl::Status SqlitePlanStore::Error(int code, const std::string& what) const {
   if ((code & 0xff) == SQLITE_READONLY || (code & 0xff) == SQLITE_CANTOPEN) {
     absl::StrAppend(&detail, read_only_ ? " (the file is read-only)" : DirectoryHint(path_));
   }
-  return absl::UnavailableError(store_internal::StoreMessage(kBackend, path_, what, detail));
+  std::string message = store_internal::StoreMessage(kBackend, path_, what, detail);
+  // Damage the database finds once it is open: what was asked for is lost, not unreachable.
+  if (statements_ != nullptr &&
+      ((code & 0xff) == SQLITE_CORRUPT || (code & 0xff) == SQLITE_NOTADB)) {
+    return absl::DataLossError(std::move(message));
+  }
+  return absl::UnavailableError(std::move(message));
 }
 
 absl::Status SqlitePlanStore::Exec(const char* sql, const std::string& what) {
@@ -323,13 +402,18 @@ absl::StatusOr<std::optional<PlanRecord>> SqlitePlanStore::QueryOne(sqlite3_stmt
   absl::StatusOr<std::vector<PlanRecord>> records = Query(statement, what);
   if (!records.ok()) return records.status();
   if (records->empty()) return std::nullopt;
+  if (absl::Status s = store_internal::VerifyChecksum(records->front(), kBackend, path_, what);
+      !s.ok()) {
+    return s;
+  }
   return std::move(records->front());
 }
 
 absl::Status SqlitePlanStore::InsertLocked(const PlanRecord& record, const std::string& what) {
   sqlite3_stmt* statement = statements_->insert.get();
   ResetOnExit reset(statement);
-  BindRecord(statement, record);
+  const std::string checksum = RecordChecksum(record);
+  BindRecord(statement, record, checksum);
   const int code = sqlite3_step(statement);
   if (code == SQLITE_DONE) return absl::OkStatus();
   if ((code & 0xff) == SQLITE_CONSTRAINT) {
@@ -366,7 +450,8 @@ absl::Status SqlitePlanStore::Update(const PlanRecord& record) {
   if (absl::Status s = store_internal::ValidateRecord(record); !s.ok()) return s;
   std::lock_guard lock(mu_);
   sqlite3_stmt* statement = statements_->update.get();
-  BindRecord(statement, record);
+  const std::string checksum = RecordChecksum(record);
+  BindRecord(statement, record, checksum);
   if (absl::Status s = Step(statement, "update"); !s.ok()) return s;
   if (sqlite3_changes(db_) == 0) {
     return absl::NotFoundError(store_internal::StoreMessage(
@@ -396,26 +481,34 @@ absl::Status SqlitePlanStore::ReplaceKeyed(const PlanRecord& record) {
 absl::StatusOr<std::optional<PlanRecord>> SqlitePlanStore::GetByJobId(const std::string& job_id) {
   std::lock_guard lock(mu_);
   BindText(statements_->get_by_id.get(), 1, job_id);
-  return QueryOne(statements_->get_by_id.get(), "get by job_id");
+  return QueryOne(statements_->get_by_id.get(),
+                  absl::StrCat("get by job_id ", PrintableExcerpt(job_id)));
 }
 
 absl::StatusOr<std::optional<PlanRecord>> SqlitePlanStore::GetByJobKey(const std::string& job_key) {
   std::lock_guard lock(mu_);
   BindText(statements_->get_by_key.get(), 1, job_key);
-  return QueryOne(statements_->get_by_key.get(), "get by job_key");
+  return QueryOne(statements_->get_by_key.get(),
+                  absl::StrCat("get by job_key \"", PrintableExcerpt(job_key, 256), "\""));
 }
 
 absl::StatusOr<std::optional<PlanRecord>> SqlitePlanStore::FindSucceeded(
     const std::string& request_hash) {
   std::lock_guard lock(mu_);
   BindText(statements_->find_succeeded.get(), 1, request_hash);
-  return QueryOne(statements_->find_succeeded.get(), "find succeeded");
+  return QueryOne(statements_->find_succeeded.get(),
+                  absl::StrCat("find succeeded for request hash ", PrintableExcerpt(request_hash)));
 }
 
 absl::StatusOr<std::vector<PlanRecord>> SqlitePlanStore::ListUnfinished(const std::string& owner) {
   std::lock_guard lock(mu_);
   BindText(statements_->list_unfinished.get(), 1, owner);
-  return Query(statements_->list_unfinished.get(), "list unfinished");
+  absl::StatusOr<std::vector<PlanRecord>> records =
+      Query(statements_->list_unfinished.get(), "list unfinished");
+  if (records.ok()) {
+    for (PlanRecord& record : *records) store_internal::MarkDamage(record);
+  }
+  return records;
 }
 
 absl::Status SqlitePlanStore::Delete(const std::string& job_id) {
@@ -447,6 +540,110 @@ absl::StatusOr<int64_t> SqlitePlanStore::Count() {
   const int code = sqlite3_step(statement);
   if (code != SQLITE_ROW) return Error(code, "count");
   return sqlite3_column_int64(statement, 0);
+}
+
+absl::StatusOr<StoredBytes> SqlitePlanStore::BytesLocked() {
+  sqlite3_stmt* statement = statements_->bytes.get();
+  ResetOnExit reset(statement);
+  const int code = sqlite3_step(statement);
+  if (code != SQLITE_ROW) return Error(code, "sum bytes");
+  return StoredBytes{.total = sqlite3_column_int64(statement, 0),
+                     .kept = sqlite3_column_int64(statement, 1)};
+}
+
+absl::StatusOr<StoredBytes> SqlitePlanStore::Bytes() {
+  std::lock_guard lock(mu_);
+  return BytesLocked();
+}
+
+absl::StatusOr<int64_t> SqlitePlanStore::PruneForSize(int64_t max_bytes, int64_t max_records) {
+  if (absl::Status s = store_internal::ValidateSizeBound(max_bytes, max_records); !s.ok()) {
+    return s;
+  }
+  std::lock_guard lock(mu_);
+  if (absl::Status s = Step(statements_->begin.get(), "prune for size: begin"); !s.ok()) return s;
+  int64_t deleted = 0;
+  absl::Status status = [&]() -> absl::Status {
+    absl::StatusOr<StoredBytes> bytes = BytesLocked();
+    if (!bytes.ok()) return bytes.status();
+    if (bytes->total <= max_bytes) return absl::OkStatus();
+    std::vector<int64_t> rowids, sizes;
+    sqlite3_stmt* oldest = statements_->oldest_prunable.get();
+    {
+      ResetOnExit reset(oldest);
+      sqlite3_bind_int64(oldest, 1, max_records);
+      int code;
+      while ((code = sqlite3_step(oldest)) == SQLITE_ROW) {
+        rowids.push_back(sqlite3_column_int64(oldest, 0));
+        sizes.push_back(sqlite3_column_int64(oldest, 1));
+      }
+      if (code != SQLITE_DONE) return Error(code, "prune for size: find the oldest");
+    }
+    const size_t n = store_internal::RecordsToFree(sizes, bytes->total - max_bytes);
+    sqlite3_stmt* remove = statements_->remove_rowid.get();
+    for (size_t i = 0; i < n; ++i) {
+      sqlite3_bind_int64(remove, 1, rowids[i]);
+      if (absl::Status s = Step(remove, "prune for size: delete"); !s.ok()) return s;
+      deleted += sqlite3_changes(db_);
+    }
+    return absl::OkStatus();
+  }();
+  if (status.ok()) status = Step(statements_->commit.get(), "prune for size: commit");
+  if (!status.ok()) {
+    if (!sqlite3_get_autocommit(db_)) (void)Step(statements_->rollback.get(), "rollback");
+    return status;
+  }
+  return deleted;
+}
+
+absl::Status SqlitePlanStore::QuickCheck() {
+  std::lock_guard lock(mu_);
+  // The bound: the check is stopped (SQLITE_INTERRUPT) once its budget is spent, so a very large
+  // file delays the start by at most that much.
+  struct Budget {
+    std::chrono::steady_clock::time_point until;
+    bool spent = false;
+  } budget{std::chrono::steady_clock::now() + kQuickCheckBudget};
+  sqlite3_progress_handler(
+      db_, kProgressInterval,
+      [](void* arg) {
+        auto* b = static_cast<Budget*>(arg);
+        b->spent = std::chrono::steady_clock::now() >= b->until;
+        return b->spent ? 1 : 0;
+      },
+      &budget);
+  // quick_check (the pages and b-trees) first, then integrity_check (every index against the
+  // table: a damaged index is what makes a stored job look absent), within one budget.
+  absl::Status status = absl::OkStatus();
+  for (const char* pragma : {"quick_check", "integrity_check"}) {
+    const std::string sql = absl::StrCat("PRAGMA ", pragma, "(", kQuickCheckLines, ")");
+    sqlite3_stmt* raw = nullptr;
+    int code = sqlite3_prepare_v2(db_, sql.c_str(), -1, &raw, nullptr);
+    StatementPtr statement(raw);
+    std::vector<std::string> findings;
+    if (code == SQLITE_OK) {
+      while ((code = sqlite3_step(raw)) == SQLITE_ROW) findings.push_back(ColumnText(raw, 0));
+    }
+    if (budget.spent) {
+      status = absl::DeadlineExceededError(store_internal::StoreMessage(
+          kBackend, path_, pragma,
+          absl::StrCat("not finished within ", kQuickCheckBudget.count(), " s; not checked")));
+      break;
+    }
+    if (code != SQLITE_DONE) {
+      status = Error(code, pragma);  // DATA_LOSS when corrupt
+      break;
+    }
+    if (findings.size() == 1 && findings.front() == "ok") continue;
+    std::string detail;
+    for (const std::string& line : findings) {
+      absl::StrAppend(&detail, detail.empty() ? "" : "; ", PrintableExcerpt(line, 200));
+    }
+    status = absl::DataLossError(store_internal::StoreMessage(kBackend, path_, pragma, detail));
+    break;
+  }
+  sqlite3_progress_handler(db_, 0, nullptr, nullptr);
+  return status;
 }
 
 }  // namespace shardplan

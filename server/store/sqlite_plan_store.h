@@ -30,6 +30,9 @@ struct SqlitePlanStoreOptions {
 // WAL journal with synchronous=FULL: a call that returned OK is on disk (see docs/plan-store.md).
 // One connection guarded by a mutex; statements are prepared once.
 //
+// An existing file of 0 bytes (with no WAL beside it) is refused: that is a store wiped or
+// truncated, and opening it would start an empty store over it without a word.
+//
 // A file the process may not write (chmod 0444) still opens: reads work, and every write fails
 // UNAVAILABLE "attempt to write a readonly database", so a server keeps answering from the plans
 // it has. A file in a directory it may not write does not open (WAL keeps <file>-wal and
@@ -61,6 +64,11 @@ class SqlitePlanStore final : public PlanStore {
   absl::StatusOr<int64_t> PruneFinished(int64_t finished_before_unix_ms,
                                         int64_t max_records) override;
   absl::StatusOr<int64_t> Count() override;
+  absl::StatusOr<StoredBytes> Bytes() override;
+  absl::StatusOr<int64_t> PruneForSize(int64_t max_bytes, int64_t max_records) override;
+  // PRAGMA quick_check, then integrity_check (indexes against the table), stopped together after
+  // 10 s (DEADLINE_EXCEEDED); DATA_LOSS with their first findings, escaped.
+  absl::Status QuickCheck() override;
 
  private:
   struct Statements;
@@ -77,8 +85,10 @@ class SqlitePlanStore final : public PlanStore {
   absl::Status Step(sqlite3_stmt* statement, const std::string& what);
   absl::Status InsertLocked(const PlanRecord& record, const std::string& what);
   absl::StatusOr<std::vector<PlanRecord>> Query(sqlite3_stmt* statement, const std::string& what);
+  // Query for one record, checked against its checksum (DATA_LOSS naming `what`).
   absl::StatusOr<std::optional<PlanRecord>> QueryOne(sqlite3_stmt* statement,
                                                      const std::string& what);
+  absl::StatusOr<StoredBytes> BytesLocked();
 
   const std::string path_;
   sqlite3* db_;

@@ -157,6 +157,23 @@ TEST(ServerConfigTest, ModelDirectoryFlags) {
   EXPECT_EQ(parsed->config.model_reload_interval_s, 0.5);
 }
 
+TEST(ServerConfigTest, StoreSizeFlags) {
+  absl::StatusOr<CommandLine> parsed = Parse({});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->config.store_max_plan_bytes, int64_t{8} << 20);
+  EXPECT_EQ(parsed->config.store_max_bytes, int64_t{1} << 30);
+  parsed = Parse({"--store_max_plan_bytes=0", "--store_max_bytes=5000"});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->config.store_max_plan_bytes, 0);  // no cap
+  EXPECT_EQ(parsed->config.store_max_bytes, 5000);
+  for (const char* bad : {"--store_max_plan_bytes=-1", "--store_max_bytes=-1"}) {
+    EXPECT_THAT(std::string(Parse({bad}).status().message()),
+                HasSubstr(std::string(bad).substr(2, std::string(bad).find('=') - 2)))
+        << bad;
+  }
+  EXPECT_THAT(HelpText("shardplan-server"), HasSubstr("--store_max_bytes"));
+}
+
 TEST(ServerConfigTest, StoreRetentionFlags) {
   absl::StatusOr<CommandLine> parsed = Parse({});
   ASSERT_TRUE(parsed.ok()) << parsed.status();

@@ -64,6 +64,30 @@ TEST_F(StorePrunerTest, APassDeletesExpiredKeylessRecordsInBatchesAndCountsThem)
   EXPECT_EQ(pruner.PruneOnce(10000).value(), 0);
 }
 
+TEST_F(StorePrunerTest, APassKeepsTheStoreWithinMaxBytesDeletingTheOldestKeylessFirst) {
+  for (int n = 0; n < 5; ++n) {
+    ASSERT_TRUE(store_->Insert(Succeeded(MakeRecord(n), 1000 + n, std::string(100, 'p'))).ok());
+  }
+  PlanRecord keyed = Succeeded(MakeRecord(5), 10, std::string(100, 'k'));
+  keyed.job_key = "training-job";
+  ASSERT_TRUE(store_->Insert(keyed).ok());
+  const int64_t each = RecordBytes(keyed);  // every record here holds as many bytes
+
+  StoreRetention retention;  // no age retention: size alone
+  retention.interval = std::chrono::hours(1);
+  retention.max_bytes = 3 * each;
+  retention.batch = 1;
+  StorePruner pruner(store_.get(), retention, &metrics_);
+  EXPECT_EQ(pruner.PruneOnce(/*now_unix_ms=*/10000).value(), 3);
+  for (int n : {0, 1, 2}) EXPECT_EQ(store_->GetByJobId(JobId(n)).value(), std::nullopt) << n;
+  for (int n : {3, 4, 5}) EXPECT_TRUE(store_->GetByJobId(JobId(n)).value().has_value()) << n;
+  const std::string text = Text(metrics_);
+  EXPECT_THAT(text, HasSubstr("shardplan_store_size_pruned_records_total 3"));
+  EXPECT_THAT(text, HasSubstr("shardplan_store_pruned_records_total 0"));
+  EXPECT_THAT(text, HasSubstr("shardplan_store_bytes " + std::to_string(3 * each)));
+  EXPECT_THAT(text, HasSubstr("shardplan_store_kept_bytes " + std::to_string(each)));
+}
+
 TEST_F(StorePrunerTest, TheThreadPrunesAtStartAndStops) {
   for (int n = 0; n < 3; ++n) ASSERT_TRUE(store_->Insert(Succeeded(MakeRecord(n), 1000)).ok());
   StoreRetention retention;
@@ -103,6 +127,8 @@ class UnavailableStore final : public PlanStore {
   absl::Status Delete(const std::string&) override { return Down(); }
   absl::StatusOr<int64_t> PruneFinished(int64_t, int64_t) override { return Down(); }
   absl::StatusOr<int64_t> Count() override { return Down(); }
+  absl::StatusOr<StoredBytes> Bytes() override { return Down(); }
+  absl::StatusOr<int64_t> PruneForSize(int64_t, int64_t) override { return Down(); }
 
  private:
   static absl::Status Down() {

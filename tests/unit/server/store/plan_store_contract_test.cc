@@ -15,8 +15,10 @@
 namespace shardplan::store_testing {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class PlanStoreContractTest : public ::testing::TestWithParam<std::string> {
  protected:
@@ -449,6 +451,123 @@ TEST_P(PlanStoreContractTest, QuotesAndUnicodeRoundTrip) {
   EXPECT_EQ((*by_key)->job_id, JobId(1));
   EXPECT_EQ(store_->ListUnfinished("réplica-α").value().size(), 1u);
   EXPECT_EQ(store_->Count().value(), 1);  // the table is still there
+}
+
+TEST_P(PlanStoreContractTest, EveryRecordCarriesItsChecksumThroughUpdatesAndKeyMoves) {
+  PlanRecord record = Succeeded(MakeRecord(1), 2000, R"({"cost_ms":1.25})");
+  record.job_key = "key";
+  ASSERT_TRUE(store_->Insert(record).ok());
+  EXPECT_EQ(Get(*store_, JobId(1)).checksum, RecordChecksum(record));
+  record.plan_json = R"({"cost_ms":2.5})";
+  record.submitted_unix_ms = 1;  // not written by Update, so not in the checksum
+  ASSERT_TRUE(store_->Update(record).ok());
+  EXPECT_EQ(Get(*store_, JobId(1)).checksum, RecordChecksum(record));
+  PlanRecord next = Succeeded(MakeRecord(2), 3000);
+  next.job_key = "key";
+  ASSERT_TRUE(store_->ReplaceKeyed(next).ok());
+  // The old record lost its key and is still sound.
+  EXPECT_EQ(Get(*store_, JobId(1)).plan_json, record.plan_json);
+  EXPECT_EQ(store_->GetByJobKey("key").value()->job_id, JobId(2));
+}
+
+TEST_P(PlanStoreContractTest, AChangedRecordIsDataLossNamingTheJobNeverAnotherPlan) {
+  PlanRecord keyed = Succeeded(MakeRecord(1), 2000, R"({"cost_ms":1.25,"device":3})");
+  keyed.job_key = "training-job";
+  keyed.request_hash = "hash-1";
+  ASSERT_TRUE(store_->Insert(keyed).ok());
+  PlanRecord queued = MakeRecord(2);
+  ASSERT_TRUE(store_->Insert(queued).ok());
+  ASSERT_TRUE(store_->Insert(MakeRecord(3)).ok());
+  // One digit of the plan and one of the queued request edited, as in the file: the database's
+  // own checks cannot see it.
+  ASSERT_TRUE(location_
+                  ->Execute(absl::StrCat("UPDATE plans SET plan_json = replace(plan_json, '3}', "
+                                         "'4}') WHERE job_id = '",
+                                         JobId(1), "'"))
+                  .ok());
+  ASSERT_TRUE(location_
+                  ->Execute(absl::StrCat("UPDATE plans SET request_json = request_json || ' ' "
+                                         "WHERE job_id = '",
+                                         JobId(2), "'"))
+                  .ok());
+
+  for (const absl::Status& status :
+       {store_->GetByJobId(JobId(1)).status(), store_->GetByJobKey("training-job").status(),
+        store_->FindSucceeded("hash-1").status(), store_->GetByJobId(JobId(2)).status()}) {
+    EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+    EXPECT_THAT(std::string(status.message()), HasSubstr("fails its checksum"));
+    EXPECT_THAT(std::string(status.message()), Not(HasSubstr("cost_ms")));
+  }
+  EXPECT_THAT(std::string(store_->GetByJobId(JobId(1)).status().message()),
+              AllOf(HasSubstr("get by job_id " + JobId(1)), HasSubstr("job " + JobId(1))));
+  EXPECT_THAT(std::string(store_->GetByJobKey("training-job").status().message()),
+              HasSubstr("\"training-job\""));
+  // Lists return the damaged record marked, not skipped.
+  absl::StatusOr<std::vector<PlanRecord>> unfinished = store_->ListUnfinished("replica-a");
+  ASSERT_TRUE(unfinished.ok()) << unfinished.status();
+  ASSERT_EQ(unfinished->size(), 2u);
+  EXPECT_EQ((*unfinished)[0].job_id, JobId(2));
+  EXPECT_THAT((*unfinished)[0].damage, HasSubstr("checksum"));
+  EXPECT_EQ((*unfinished)[1].damage, "");
+  // Sound records are unaffected.
+  EXPECT_EQ(Fields(Get(*store_, JobId(3))), Fields(MakeRecord(3)));
+}
+
+TEST_P(PlanStoreContractTest, RecordsWithoutAChecksumAreServedUnverified) {
+  const PlanRecord record = Succeeded(MakeRecord(1), 2000);
+  ASSERT_TRUE(store_->Insert(record).ok());
+  // What a record written before schema version 2 reads as.
+  ASSERT_TRUE(location_->Execute("UPDATE plans SET checksum = ''").ok());
+  const PlanRecord read = Get(*store_, JobId(1));
+  EXPECT_EQ(Fields(read), Fields(record));
+  EXPECT_EQ(read.checksum, "");
+}
+
+TEST_P(PlanStoreContractTest, BytesCountRequestPlanAndErrorTextAndWhatIsKept) {
+  PlanRecord keyless = Succeeded(MakeRecord(1), 2000, std::string(100, 'p'));
+  PlanRecord keyed = Succeeded(MakeRecord(2), 2000, std::string(300, 'k'));
+  keyed.job_key = "kept";
+  PlanRecord failed = MakeRecord(3);
+  failed.status = "FAILED";
+  failed.error_message = "no room";
+  const PlanRecord queued = MakeRecord(4);
+  for (const PlanRecord& r : {keyless, keyed, failed, queued}) ASSERT_TRUE(store_->Insert(r).ok());
+  absl::StatusOr<StoredBytes> bytes = store_->Bytes();
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  EXPECT_EQ(bytes->total,
+            RecordBytes(keyless) + RecordBytes(keyed) + RecordBytes(failed) + RecordBytes(queued));
+  EXPECT_EQ(bytes->kept, RecordBytes(keyed) + RecordBytes(queued));
+}
+
+TEST_P(PlanStoreContractTest, PruneForSizeDeletesTheOldestKeylessFinishedRecordsUntilWithinBound) {
+  // Keyless finished records of 100 plan bytes each, finished at 1000..5000, inserted out of
+  // order; a keyed and an unfinished record older than all of them.
+  for (int n : {3, 1, 5, 2, 4}) {
+    ASSERT_TRUE(store_->Insert(Succeeded(MakeRecord(n), 1000 * n, std::string(100, 'p'))).ok());
+  }
+  PlanRecord keyed = Succeeded(MakeRecord(6), 10, std::string(1000, 'k'));
+  keyed.job_key = "kept";
+  ASSERT_TRUE(store_->Insert(keyed).ok());
+  ASSERT_TRUE(store_->Insert(MakeRecord(7)).ok());
+  const int64_t total = store_->Bytes().value().total;
+
+  EXPECT_EQ(store_->PruneForSize(total, 10).value(), 0);  // within the bound
+  // 150 bytes too many: the two oldest keyless records go (the first frees only 100).
+  EXPECT_EQ(store_->PruneForSize(total - 150, 10).value(), 2);
+  for (int n : {1, 2}) EXPECT_EQ(store_->GetByJobId(JobId(n)).value(), std::nullopt) << n;
+  EXPECT_TRUE(store_->GetByJobId(JobId(3)).value().has_value());
+  // At most max_records per call.
+  EXPECT_EQ(store_->PruneForSize(0, 1).value(), 1);
+  EXPECT_EQ(store_->GetByJobId(JobId(3)).value(), std::nullopt);
+  // Keyed and unfinished records are never deleted for size, even when they alone exceed it.
+  EXPECT_EQ(store_->PruneForSize(0, 10).value(), 2);
+  EXPECT_EQ(store_->PruneForSize(0, 10).value(), 0);
+  EXPECT_EQ(store_->Count().value(), 2);
+  EXPECT_TRUE(store_->GetByJobKey("kept").value().has_value());
+  EXPECT_EQ(store_->Bytes().value().total, store_->Bytes().value().kept);
+
+  EXPECT_EQ(store_->PruneForSize(-1, 10).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->PruneForSize(10, 0).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, PlanStoreContractTest, ::testing::Values("sqlite", "postgresql"),

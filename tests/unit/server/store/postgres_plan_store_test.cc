@@ -120,6 +120,26 @@ TEST_F(PostgresPlanStoreTest, ADatabaseOfANewerSchemaIsRefused) {
   EXPECT_THAT(std::string(store.status().message()), HasSubstr("schema version 9"));
 }
 
+TEST_F(PostgresPlanStoreTest, ADatabaseOfSchemaVersion1IsMigratedAndItsRecordsServedUnverified) {
+  const PlanRecord old = Succeeded(MakeRecord(1), 2000, R"({"tables":[1]})");
+  {
+    auto store = OpenPlanStore(location_->spec());
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE((*store)->Insert(old).ok());
+  }
+  // What a version-1 database looks like: no checksum, no record_bytes.
+  ASSERT_TRUE(server_
+                  ->Query(Database(),
+                          "DROP INDEX plans_bytes; ALTER TABLE plans DROP COLUMN checksum, DROP "
+                          "COLUMN record_bytes; UPDATE plan_store_schema SET version = 1")
+                  .ok());
+  auto store = OpenPlanStore(location_->spec());
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ(server_->Query(Database(), "SELECT version FROM plan_store_schema").value(),
+            std::vector<std::vector<std::string>>{{"2"}});
+  ExpectMigrated(**store, old);
+}
+
 TEST_F(PostgresPlanStoreTest, MalformedUriIsInvalidArgumentWithoutThePassword) {
   auto store = OpenPlanStore("postgresql://postgres:hun%zzter2@127.0.0.1/db");
   EXPECT_EQ(store.status().code(), absl::StatusCode::kInvalidArgument);

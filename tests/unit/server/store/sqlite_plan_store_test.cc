@@ -7,10 +7,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -89,12 +91,12 @@ TEST_F(SqlitePlanStoreTest, CreatesTheFileInWalModeWithSchemaVersionAndIndexes) 
     EXPECT_EQ((*store)->path(), path());
   }
   EXPECT_EQ(QueryFile(path(), "PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(QueryFile(path(), "PRAGMA user_version"), "1");
+  EXPECT_EQ(QueryFile(path(), "PRAGMA user_version"), "2");
   EXPECT_EQ(QueryFile(path(),
                       "SELECT group_concat(name, ',') FROM (SELECT name FROM "
                       "sqlite_master WHERE type = 'index' AND name LIKE 'plans_%' "
                       "ORDER BY name)"),
-            "plans_job_key,plans_prunable,plans_succeeded,plans_unfinished");
+            "plans_bytes,plans_job_key,plans_prunable,plans_succeeded,plans_unfinished");
   // The lookups use them (column 3 of EXPLAIN QUERY PLAN: the step's description).
   EXPECT_THAT(QueryFile(path(),
                         "EXPLAIN QUERY PLAN SELECT * FROM plans WHERE request_hash = 'h' AND "
@@ -139,6 +141,71 @@ TEST_F(SqlitePlanStoreTest, AFileOfANewerSchemaIsRefused) {
   EXPECT_EQ(store.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(std::string(store.status().message()),
               AllOf(HasSubstr(path()), HasSubstr("schema version 7")));
+}
+
+TEST_F(SqlitePlanStoreTest, AFileOfSchemaVersion1IsMigratedAndItsRecordsServedUnverified) {
+  const PlanRecord old = Succeeded(MakeRecord(1), 2000, R"({"tables":[1]})");
+  {
+    auto store = SqlitePlanStore::Open(path());
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE((*store)->Insert(old).ok());
+  }
+  // What a version-1 file looks like: no checksum, no record_bytes.
+  for (const char* sql :
+       {"DROP INDEX plans_bytes", "ALTER TABLE plans DROP COLUMN checksum",
+        "ALTER TABLE plans DROP COLUMN record_bytes", "PRAGMA user_version = 1"}) {
+    ASSERT_EQ(QueryFile(path(), sql), "") << sql;
+  }
+  auto store = SqlitePlanStore::Open(path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ(QueryFile(path(), "PRAGMA user_version"), "2");
+  ExpectMigrated(**store, old);
+  EXPECT_TRUE((*store)->QuickCheck().ok());
+}
+
+TEST_F(SqlitePlanStoreTest, AnEmptyFileIsRefusedAsWipedNotStartedEmpty) {
+  { std::ofstream empty(path()); }
+  auto store = SqlitePlanStore::Open(path());
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(std::string(store.status().message()),
+              AllOf(HasSubstr(path()), HasSubstr("empty (0 bytes)"), HasSubstr("backup")));
+  EXPECT_EQ(std::filesystem::file_size(path()), 0u);  // left as it was
+}
+
+TEST_F(SqlitePlanStoreTest, DamagedPagesFailTheCheckAndReadsAreDataLossNeverAnotherRecord) {
+  std::vector<PlanRecord> records;
+  {
+    auto store = SqlitePlanStore::Open(path());
+    ASSERT_TRUE(store.ok()) << store.status();
+    EXPECT_TRUE((*store)->QuickCheck().ok());
+    for (int n = 0; n < 400; ++n) {
+      records.push_back(Succeeded(MakeRecord(n), 2000 + n, std::string(300, 'a' + n % 26)));
+      ASSERT_TRUE((*store)->Insert(records.back()).ok());
+    }
+  }
+  ASSERT_EQ(QueryFile(path(), "PRAGMA wal_checkpoint(TRUNCATE)"), "0");
+  // Random bytes over every page but the first (the header), as the attack wrote them.
+  ScribbleOverPages(path(), 8, 12345);
+  auto store = SqlitePlanStore::Open(path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  const absl::Status checked = (*store)->QuickCheck();
+  EXPECT_EQ(checked.code(), absl::StatusCode::kDataLoss) << checked;
+  int damaged = 0;
+  for (const PlanRecord& record : records) {
+    absl::StatusOr<std::optional<PlanRecord>> read = (*store)->GetByJobId(record.job_id);
+    if (read.ok() && read->has_value()) {
+      EXPECT_EQ(Fields(**read), Fields(record));  // served only when it is the record written
+      continue;
+    }
+    ++damaged;
+    if (!read.ok()) {
+      EXPECT_EQ(read.status().code(), absl::StatusCode::kDataLoss) << read.status();
+      for (char c : read.status().message()) {  // escaped: nothing of the file's raw bytes
+        EXPECT_TRUE(c >= 0x20 && c < 0x7f) << read.status();
+      }
+    }
+  }
+  EXPECT_GT(damaged, 0);
 }
 
 TEST_F(SqlitePlanStoreTest, GarbageFileIsUnavailableNotADatabase) {
@@ -189,7 +256,11 @@ TEST_F(SqlitePlanStoreTest, ReadOnlyFileServesReadsAndRefusesWrites) {
 }
 
 TEST_F(SqlitePlanStoreTest, ReadOnlyFileWithoutSchemaIsUnavailable) {
-  { std::ofstream empty(path()); }
+  // An SQLite file, but not a plan store (a file of 0 bytes is refused as wiped, below).
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path().c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE other (x)", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
   ASSERT_NO_FATAL_FAILURE(ChmodAndDropRoot(path(), 0444, 0777));
   auto store = SqlitePlanStore::Open(path());
   EXPECT_EQ(store.status().code(), absl::StatusCode::kUnavailable);

@@ -1,13 +1,17 @@
 #include "tests/unit/server/store/store_test_util.h"
 
+#include <sqlite3.h>
 #include <stdlib.h>
 
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
 
 namespace shardplan::store_testing {
 
@@ -85,8 +89,8 @@ absl::StatusOr<std::unique_ptr<StoreLocation>> StoreLocation::Create(const std::
   absl::StatusOr<testing::PostgresServer*> server = SharedPostgres();
   if (!server.ok()) return server.status();
   static std::atomic<int> databases{0};
-  absl::StatusOr<std::string> uri =
-      (*server)->CreateDatabase(absl::StrCat("plans_", getpid(), "_", databases.fetch_add(1)));
+  location->database_ = absl::StrCat("plans_", getpid(), "_", databases.fetch_add(1));
+  absl::StatusOr<std::string> uri = (*server)->CreateDatabase(location->database_);
   if (!uri.ok()) return uri.status();
   location->spec_ = *uri;
   location->postgres_ = true;
@@ -101,6 +105,65 @@ testing::PostgresServer* StoreLocation::postgres() const {
 
 absl::StatusOr<std::unique_ptr<PlanStore>> StoreLocation::Open() const {
   return OpenPlanStore(spec_);
+}
+
+absl::StatusOr<std::string> StoreLocation::Execute(const std::string& sql) const {
+  if (postgres_) {
+    testing::PostgresServer* server = postgres();
+    if (server == nullptr) return absl::InternalError("no PostgreSQL server");
+    absl::StatusOr<std::vector<std::vector<std::string>>> rows = server->Query(database_, sql);
+    if (!rows.ok()) return rows.status();
+    return rows->empty() || rows->front().empty() ? "" : rows->front().front();
+  }
+  sqlite3* db = nullptr;
+  const std::string path = spec_.substr(std::string("sqlite:").size());
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+    sqlite3_close_v2(db);
+    return absl::InternalError(absl::StrCat("cannot open ", path));
+  }
+  std::string first;
+  bool seen = false;
+  std::pair<std::string*, bool*> state(&first, &seen);
+  char* error = nullptr;
+  const int code = sqlite3_exec(
+      db, sql.c_str(),
+      [](void* arg, int columns, char** values, char**) {
+        auto* state = static_cast<std::pair<std::string*, bool*>*>(arg);
+        if (!*state->second && columns > 0) {
+          *state->first = values[0] != nullptr ? values[0] : "";
+          *state->second = true;
+        }
+        return 0;
+      },
+      &state, &error);
+  std::string message = error != nullptr ? error : "";
+  sqlite3_free(error);
+  sqlite3_close_v2(db);
+  if (code != SQLITE_OK) return absl::InternalError(absl::StrCat(sql, ": ", message));
+  return first;
+}
+
+void ExpectMigrated(PlanStore& store, const PlanRecord& old) {
+  absl::StatusOr<std::optional<PlanRecord>> read = store.GetByJobId(JobId(1));
+  ASSERT_TRUE(read.ok() && read->has_value()) << read.status();
+  EXPECT_EQ(Fields(**read), Fields(old));
+  EXPECT_EQ((*read)->checksum, "");  // unverified
+  EXPECT_EQ(store.Bytes().value().total, RecordBytes(old));
+  ASSERT_TRUE(store.Insert(MakeRecord(2)).ok());
+  EXPECT_EQ(store.GetByJobId(JobId(2)).value()->checksum, RecordChecksum(MakeRecord(2)));
+}
+
+void ScribbleOverPages(const std::string& path, int per_page, uint32_t seed) {
+  const auto size = static_cast<std::streamoff>(std::filesystem::file_size(path));
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  uint32_t state = seed;
+  for (std::streamoff page = 4096; page + 4096 <= size; page += 4096) {
+    for (int i = 0; i < per_page; ++i) {
+      state = state * 1103515245 + 12345;
+      file.seekp(page + static_cast<std::streamoff>((state >> 8) % 4096));
+      file.put(static_cast<char>(state >> 24));
+    }
+  }
 }
 
 }  // namespace shardplan::store_testing

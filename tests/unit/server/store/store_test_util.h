@@ -3,6 +3,7 @@
 
 // Records, temporary directories and backends shared by the plan-store suites.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -30,6 +31,14 @@ inline auto Fields(const PlanRecord& r) {
                   r.submitted_unix_ms, r.started_unix_ms, r.finished_unix_ms);
 }
 
+// Writes `per_page` pseudo-random bytes (from `seed`) at pseudo-random places of every 4 KiB page
+// of the file at `path` but the first (the header and schema), as an attack on the file would.
+void ScribbleOverPages(const std::string& path, int per_page, uint32_t seed);
+
+// After a migration from schema version 1 (`old`, JobId(1), written before it): `store` serves
+// `old` unverified (checksum ""), counts its bytes, and writes new records with a checksum.
+void ExpectMigrated(PlanStore& store, const PlanRecord& old);
+
 // A fresh directory under $TMPDIR (or /tmp), removed by the destructor.
 class TempDir {
  public:
@@ -54,11 +63,15 @@ class StoreLocation {
   testing::PostgresServer* postgres() const;
   // A new store object on this location (OpenPlanStore(spec())).
   absl::StatusOr<std::unique_ptr<PlanStore>> Open() const;
+  // Runs `sql` on the database behind the store's back (sqlite3 / the superuser), e.g. to damage
+  // a record as an editor of the file would; the first column of the first row ("" for none).
+  absl::StatusOr<std::string> Execute(const std::string& sql) const;
 
  private:
   StoreLocation() = default;
   std::unique_ptr<TempDir> dir_;
   std::string spec_;
+  std::string database_;  // PostgreSQL's database name
   bool postgres_ = false;
 };
 
