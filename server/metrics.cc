@@ -83,6 +83,10 @@ ServerMetrics::ServerMetrics()
       jobs_in_flight_(SingleGauge(*registry_, "shardplan_jobs_in_flight", "Jobs running")),
       jobs_finished_(CounterFamily(*registry_, "shardplan_jobs_finished_total",
                                    "Jobs that reached a final state, by state")),
+      grpc_calls_(CounterFamily(*registry_, "shardplan_grpc_calls_total",
+                                "Calls as gRPC answered them, by full method name and code, "
+                                "including those refused before a handler ran (a request "
+                                "that does not parse)")),
       watch_streams_(SingleGauge(*registry_, "shardplan_watch_streams",
                                  "WatchPlan streams open (max_streams, max_streams_per_client)")),
       calls_in_flight_(SingleGauge(*registry_, "shardplan_rpc_calls_in_flight",
@@ -257,6 +261,10 @@ void ServerMetrics::CheckSaturation() {
   saturated_ = saturated;
   saturated_gauge_.Set(saturated ? 1 : 0);
   if (on_saturation_) on_saturation_(saturated);
+}
+
+void ServerMetrics::RecordGrpcCall(absl::string_view method, absl::string_view code) {
+  grpc_calls_.Add({{"method", std::string(method)}, {"code", std::string(code)}}).Increment();
 }
 
 void ServerMetrics::RecordJobFinished(absl::string_view state) {

@@ -38,6 +38,8 @@ namespace shardplan {
 //   shardplan_job_queue_depth                        gauge of queued jobs
 //   shardplan_jobs_in_flight                         gauge of running jobs
 //   shardplan_jobs_finished_total{state}             counter by final state
+//   shardplan_grpc_calls_total{method,code}          counter of calls as gRPC answered them,
+//                                                    those refused before a handler included
 //   shardplan_watch_streams                          gauge of WatchPlan streams open
 //   shardplan_rpc_calls_in_flight                    gauge of calls in flight, every method
 //   shardplan_rpc_saturated                          1 while those reach 90% of the handler
@@ -95,6 +97,9 @@ class ServerMetrics {
   // An RPC of `method` started; RecordRpc ends it. `code` is the gRPC code's name, e.g. "OK".
   void RecordRpcStart(absl::string_view method);
   void RecordRpc(absl::string_view method, absl::string_view code, double seconds);
+  // A call ended as gRPC answered it ("/package.Service/Method", the code's name), calls that
+  // never reached a handler included (CallOutcomeInterceptor).
+  void RecordGrpcCall(absl::string_view method, absl::string_view code);
   void RecordPlan(const std::string& algorithm, double seconds);
   // A Plan call started planning (it took a max_concurrent_plans slot); RecordSyncPlanEnd ends
   // it. RecordSyncPlanRejected: one found every slot taken.
@@ -177,6 +182,7 @@ class ServerMetrics {
   prometheus::Gauge& queue_depth_;
   prometheus::Gauge& jobs_in_flight_;
   prometheus::Family<prometheus::Counter>& jobs_finished_;
+  prometheus::Family<prometheus::Counter>& grpc_calls_;
   prometheus::Gauge& watch_streams_;
   prometheus::Gauge& calls_in_flight_;
   prometheus::Gauge& saturated_gauge_;

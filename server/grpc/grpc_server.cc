@@ -13,6 +13,7 @@
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/impl/server_builder_option.h"
 #include "grpcpp/impl/server_builder_plugin.h"
+#include "server/grpc/call_outcome_interceptor.h"
 #include "server/grpc/client_identity.h"
 #include "server/grpc/server_credentials.h"
 #include "server/grpc/status_conversion.h"
@@ -120,6 +121,7 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
   grpc::ResourceQuota quota("shardplan-server");
   quota.SetMaxThreads(static_cast<int>(config.max_rpc_threads));
   builder.SetResourceQuota(quota);
+  builder.experimental().SetInterceptorCreators(CallOutcomeInterceptors(&metrics));
   builder.RegisterService(s->service_.get());
   builder.RegisterService(s->admin_service_.get());
   s->server_ = builder.BuildAndStart();

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/exit_codes.h"
+#include "server/grpc/grpc_core_log.h"
 #include "server/grpc/grpc_server.h"
 #include "server/logging.h"
 #include "server/port_file.h"
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
   }
   const shardplan::ServerConfig& config = command_line->config;
   shardplan::ConfigureLogging(config.log_options());
+  shardplan::RouteGrpcCoreLogs();
 
   absl::StatusOr<std::unique_ptr<shardplan::ShardplanServer>> server =
       shardplan::ShardplanServer::Start(config);

@@ -102,6 +102,19 @@ TEST_F(MalformedRequestTest, BytesThatAreNoPlanRequestAreRefusedAndTheServerStay
           << method << ", " << label << ": " << status.error_message();
     }
   }
+  // gRPC refuses them before any handler runs; they are counted and logged all the same
+  // (issue 18: they were in no metric and no log).
+  const std::string metrics = Scrape();
+  for (const std::string method : {"Plan", "SubmitPlan"}) {
+    EXPECT_EQ(MetricValue(metrics,
+                          "shardplan_grpc_calls_total{code=\"INTERNAL\",method=\"/"
+                          "shardplan.v1.PlannerService/" +
+                              method + "\"}"),
+              static_cast<double>(payloads.size()))
+        << method;
+  }
+  EXPECT_THAT(server_.log(), HasSubstr("request refused before its handler: its bytes do not "
+                                       "parse method=/shardplan.v1.PlannerService/Plan"));
   ExpectStillServing();
 }
 

@@ -12,14 +12,16 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "reflection_v1alpha.grpc.pb.h"
 #include "shardplan/v1/admin.grpc.pb.h"
 #include "tests/integration/server/server_test_support.h"
-#include "tests/integration/support/test_pki.h"
 #include "tests/integration/support/files.h"
+#include "tests/integration/support/test_pki.h"
 
 namespace shardplan::integration {
 namespace {
@@ -112,6 +114,36 @@ TEST_F(SecurityTest, TlsServesTlsClientsAndPlaintextClientsFail) {
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE) << refused.error_message();
   EXPECT_THAT(server_.log(),
               Not(HasSubstr("plaintext")));  // no warning with TLS on
+}
+
+// Issue 18: every failed TLS handshake wrote one line of gRPC core's own, unbounded. They go
+// through the server's log now: its format and its repeat limit, keyed by their source line.
+TEST_F(SecurityTest, FailedHandshakesAreLoggedWithinTheRepeatLimit) {
+  server_.SetChannelCredentials(Tls());
+  std::vector<std::string> args = TlsArgs();
+  args.insert(args.end(), {"--log_repeat_limit=3", "--log_format=json"});
+  StartServer(args);
+  for (int i = 0; i < 10; ++i) {  // a plaintext client on a new connection each time
+    grpc::ChannelArguments fresh;
+    fresh.SetInt("shardplan.test.connection", i);  // no subchannel sharing between them
+    auto plaintext = v1::PlannerService::NewStub(
+        grpc::CreateCustomChannel(server_.target(), grpc::InsecureChannelCredentials(), fresh));
+    v1::PlanResponse response;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    EXPECT_FALSE(plaintext->Plan(&context, QuickRequest(), &response).ok());
+  }
+  const std::string log = server_.log();
+  int handshake_lines = 0;
+  for (absl::string_view line : absl::StrSplit(log, '\n')) {
+    if (!absl::StrContains(line, "andshake")) continue;
+    ++handshake_lines;
+    EXPECT_THAT(std::string(line), ::testing::StartsWith("{\"ts\":")) << line;  // our format
+    EXPECT_THAT(std::string(line), HasSubstr("\"msg\":\"grpc: ")) << line;
+  }
+  EXPECT_GE(handshake_lines, 1) << log;
+  EXPECT_LE(handshake_lines, 3) << log;
+  EXPECT_GE(MetricValue(Scrape(), "shardplan_log_lines_suppressed_total"), 1);
 }
 
 TEST_F(SecurityTest, MutualTlsAcceptsOnlyClientCertificatesOfItsCa) {
