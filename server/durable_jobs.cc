@@ -53,6 +53,7 @@ absl::StatusOr<RecoveryReport> ResumeUnfinishedJobs(const PlanningEngine* engine
       SubmitOptions options;
       options.id = record.job_id;
       options.job_key = record.job_key;
+      options.submitted_by = record.submitted_by;
       options.submitted_unix_ms = record.submitted_unix_ms;
       options.ignore_capacity = true;
       auto shared = std::make_shared<const PreparedRequest>(*std::move(prepared));

@@ -49,6 +49,7 @@ std::string NewJobId() { return RandomHexId(); }
 struct JobManager::Job {
   std::string id;
   std::string job_key;
+  std::string submitted_by;
   Work work;  // cleared once started
   JobState state = JobState::kQueued;
   std::shared_ptr<const PlanningResult> result;
@@ -107,6 +108,7 @@ absl::StatusOr<JobSnapshot> JobManager::Submit(Work work, SubmitOptions options)
   auto job = std::make_shared<Job>();
   job->id = options.id.empty() ? NewIdLocked() : std::move(options.id);
   job->job_key = std::move(options.job_key);
+  job->submitted_by = std::move(options.submitted_by);
   job->work = std::move(work);
   job->submitted_unix_ms = options.submitted_unix_ms > 0 ? options.submitted_unix_ms
                                                           : absl::ToUnixMillis(absl::Now());
@@ -263,6 +265,7 @@ JobSnapshot JobManager::SnapshotLocked(const Job& job) const {
   JobSnapshot snapshot;
   snapshot.id = job.id;
   snapshot.job_key = job.job_key;
+  snapshot.submitted_by = job.submitted_by;
   snapshot.state = job.state;
   snapshot.result = job.result;
   snapshot.error = job.error;
@@ -292,7 +295,7 @@ void JobManager::FinishLocked(Job& job, absl::StatusOr<PlanningResult> outcome,
   if (metrics_ != nullptr) metrics_->RecordJobFinished(JobStateName(job.state));
   ChangedLocked(job);
   job.retained_bytes = static_cast<int64_t>(sizeof(Job) + job.id.size() + job.job_key.size() +
-                                            job.error.message().size()) +
+                                            job.submitted_by.size() + job.error.message().size()) +
                        result_bytes;
   finished_.push_back(job.id);
   retained_bytes_ += job.retained_bytes;

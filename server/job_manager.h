@@ -36,6 +36,9 @@ inline bool IsTerminal(JobState state) {
 struct JobSnapshot {
   std::string id;
   std::string job_key;  // the request's job key; "" for none
+  // The client identity that submitted it (ClientIdentity); "" when unknown (a record from
+  // before schema version 3). Whom GetPlan, WatchPlan and CancelPlan answer (MaySeeJob).
+  std::string submitted_by;
   JobState state = JobState::kQueued;
   std::shared_ptr<const PlanningResult> result;  // set when kSucceeded
   absl::Status error;                            // set when kFailed or kCancelled
@@ -70,6 +73,7 @@ std::string NewJobId();
 struct SubmitOptions {
   std::string id;                 // "": NewJobId(); else this id (ALREADY_EXISTS when taken)
   std::string job_key;            // shown in snapshots
+  std::string submitted_by;       // shown in snapshots (JobSnapshot::submitted_by)
   int64_t submitted_unix_ms = 0;  // 0: now; a resumed job keeps its first submission time
   // A job accepted before a restart is resumed even when the queue is at capacity: it was
   // accepted once and is owed its run.
@@ -119,6 +123,10 @@ class JobManager {
   int64_t queued() const;
   int64_t running() const;
 
+  // The NOT_FOUND Get, Cancel and WaitForChange answer for an id they do not hold: also what a
+  // caller who may not see a job is told, so that the answer does not say the id exists.
+  absl::Status NotFound(const std::string& id) const;
+
  private:
   struct Job;
 
@@ -134,7 +142,6 @@ class JobManager {
   void ChangedLocked(Job& job);
   void UpdateLoadLocked();
   std::string NewIdLocked() const;
-  absl::Status NotFound(const std::string& id) const;
 
   const JobManagerOptions options_;
   ServerMetrics* const metrics_;

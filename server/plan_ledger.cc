@@ -201,8 +201,8 @@ absl::StatusOr<std::optional<PlanningResult>> PlanLedger::FindPlan(
   return *snapshot->result;
 }
 
-PlanRecord PlanLedger::NewRecord(const std::string& job_id,
-                                 const PreparedRequest& prepared) const {
+PlanRecord PlanLedger::NewRecord(const std::string& job_id, const PreparedRequest& prepared,
+                                 const std::string& submitted_by) const {
   PlanRecord record;
   record.job_id = job_id;
   record.job_key = prepared.asked.job_key;
@@ -212,6 +212,7 @@ PlanRecord PlanLedger::NewRecord(const std::string& job_id,
   record.model_version = prepared.model.manifest.id();
   record.owner = owner_;
   record.submitted_unix_ms = absl::ToUnixMillis(absl::Now());
+  record.submitted_by = submitted_by;
   return record;
 }
 
@@ -227,10 +228,10 @@ absl::Status PlanLedger::StoreHistory(const PlanRecord& record) const {
 }
 
 absl::StatusOr<std::string> PlanLedger::RecordPlan(const PreparedRequest& prepared,
-                                                   const PlanningResult& result,
-                                                   bool replace_key) const {
+                                                   const PlanningResult& result, bool replace_key,
+                                                   const std::string& submitted_by) const {
   if (store_ == nullptr) return std::string();
-  PlanRecord record = NewRecord(NewJobId(), prepared);
+  PlanRecord record = NewRecord(NewJobId(), prepared, submitted_by);
   record.status = JobStateName(JobState::kSucceeded);
   record.plan_json = PlanJson(result);
   record.started_unix_ms = record.submitted_unix_ms;
@@ -255,8 +256,9 @@ absl::StatusOr<std::string> PlanLedger::RecordPlan(const PreparedRequest& prepar
 
 absl::StatusOr<PlanRecord> PlanLedger::RecordQueued(const std::string& job_id,
                                                     const PreparedRequest& prepared,
-                                                    bool replace_key) const {
-  PlanRecord record = NewRecord(job_id, prepared);
+                                                    bool replace_key,
+                                                    const std::string& submitted_by) const {
+  PlanRecord record = NewRecord(job_id, prepared, submitted_by);
   record.status = JobStateName(JobState::kQueued);
   if (store_ == nullptr) return record;
   if (absl::Status stored = Store(record, replace_key); !stored.ok()) return stored;
@@ -409,6 +411,7 @@ absl::StatusOr<JobSnapshot> RecordToSnapshot(const PlanRecord& record) {
   JobSnapshot snapshot;
   snapshot.id = record.job_id;
   snapshot.job_key = record.job_key;
+  snapshot.submitted_by = record.submitted_by;
   snapshot.state = *state;
   snapshot.submitted_unix_ms = record.submitted_unix_ms;
   snapshot.started_unix_ms = record.started_unix_ms;

@@ -81,15 +81,17 @@ class PlanLedger {
   // keyless plan's record is only its history, so it is written with PlanStore::InsertHistory:
   // the caller's answer does not wait for the disk; one over max_plan_bytes is not written
   // (RESOURCE_EXHAUSTED naming store_max_plan_bytes, counted, logged the first time).
+  // `submitted_by` is the caller's ClientIdentity, kept as PlanRecord::submitted_by.
   absl::StatusOr<std::string> RecordPlan(const PreparedRequest& prepared,
-                                         const PlanningResult& result, bool replace_key) const;
+                                         const PlanningResult& result, bool replace_key,
+                                         const std::string& submitted_by) const;
 
   // A SubmitPlan job, before it is queued: a QUEUED record (ALREADY_EXISTS as for RecordPlan;
   // `replace_key` when the key's record is a failed or cancelled attempt). Returns the record as
   // stored, which the job's work then keeps up to date without reading it back.
   absl::StatusOr<PlanRecord> RecordQueued(const std::string& job_id,
-                                          const PreparedRequest& prepared,
-                                          bool replace_key) const;
+                                          const PreparedRequest& prepared, bool replace_key,
+                                          const std::string& submitted_by) const;
 
   // The request `record` keeps, as it was asked (INTERNAL when it does not parse; the task
   // errors of PlanningRequestFromProto when today's limits refuse it).
@@ -136,7 +138,8 @@ class PlanLedger {
   // Counts and logs damage found under `name` (once per name).
   void ReportDamage(const std::string& name, absl::string_view detail) const;
   void ReportUnverified(const PlanRecord& record) const;
-  PlanRecord NewRecord(const std::string& job_id, const PreparedRequest& prepared) const;
+  PlanRecord NewRecord(const std::string& job_id, const PreparedRequest& prepared,
+                       const std::string& submitted_by) const;
   absl::Status Store(const PlanRecord& record, bool replace_key) const;
   // A keyless plan's record (PlanStore::InsertHistory).
   absl::Status StoreHistory(const PlanRecord& record) const;

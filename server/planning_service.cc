@@ -14,6 +14,7 @@
 #include "server/metrics.h"
 #include "server/planning_time_cap.h"
 #include "server/retry_after.h"
+#include "server/security/access_policy.h"
 
 namespace shardplan {
 namespace {
@@ -234,7 +235,8 @@ absl::StatusOr<PlanAnswer> PlanningService::PlanAndRecord(PlanningRequest reques
   // asked for it, as in the cache.
   const bool computed_here = !result->cache_hit && !stored && !result->joined;
   if (keyed || (computed_here && !result->plan.stats.anytime_result)) {
-    absl::StatusOr<std::string> job_id = ledger_->RecordPlan(*prepared, *result, replace_key);
+    absl::StatusOr<std::string> job_id =
+        ledger_->RecordPlan(*prepared, *result, replace_key, call.client);
     if (keyed && job_id.status().code() == absl::StatusCode::kAlreadyExists) {
       // Another call took the key first: its plan is the key's plan.
       absl::StatusOr<KeyedLookup> winner = LookUpJobKey(prepared->asked);
@@ -302,7 +304,8 @@ absl::StatusOr<JobSnapshot> PlanningService::Submit(PlanningRequest request,
   const std::string job_key = prepared->asked.job_key;
   // Recorded before it is queued, so an accepted job is never lost: a restart resumes it.
   const std::string id = NewJobId();
-  absl::StatusOr<PlanRecord> recorded = ledger_->RecordQueued(id, *prepared, keyed->replace);
+  absl::StatusOr<PlanRecord> recorded =
+      ledger_->RecordQueued(id, *prepared, keyed->replace, call.client);
   if (!recorded.ok()) {
     if (recorded.status().code() == absl::StatusCode::kAlreadyExists && !job_key.empty()) {
       return absl::AbortedError(
@@ -318,6 +321,7 @@ absl::StatusOr<JobSnapshot> PlanningService::Submit(PlanningRequest request,
   SubmitOptions options;
   options.id = id;
   options.job_key = job_key;
+  options.submitted_by = call.client;
   absl::StatusOr<JobSnapshot> job =
       jobs_->Submit(DurableJobWork(engine_, ledger_, shared, *std::move(recorded),
                                    options_.max_planning_time_ms, slot),
@@ -326,7 +330,21 @@ absl::StatusOr<JobSnapshot> PlanningService::Submit(PlanningRequest request,
   return job;
 }
 
-absl::StatusOr<JobSnapshot> PlanningService::GetJob(const std::string& job_id) const {
+absl::StatusOr<JobSnapshot> PlanningService::VisibleTo(absl::StatusOr<JobSnapshot> job,
+                                                       const std::string& job_id,
+                                                       const CallContext& call) const {
+  if (job.ok() && !MaySeeJob(job->submitted_by, call.client, call.admin)) {
+    return jobs_->NotFound(job_id);
+  }
+  return job;
+}
+
+absl::StatusOr<JobSnapshot> PlanningService::GetJob(const std::string& job_id,
+                                                    const CallContext& call) const {
+  return VisibleTo(LookUpJob(job_id), job_id, call);
+}
+
+absl::StatusOr<JobSnapshot> PlanningService::LookUpJob(const std::string& job_id) const {
   absl::StatusOr<JobSnapshot> job = jobs_->Get(job_id);
   if (job.ok() || job.status().code() != absl::StatusCode::kNotFound) return job;
   absl::StatusOr<std::optional<PlanRecord>> record = ledger_->FindJob(job_id);
@@ -352,7 +370,7 @@ absl::Status PlanningService::WatchJob(const std::string& job_id, const CallCont
     ticket.reset();
     if (options_.streams != nullptr) metrics_->SetWatchStreams(options_.streams->open());
   };
-  absl::StatusOr<JobSnapshot> job = jobs_->Get(job_id);
+  absl::StatusOr<JobSnapshot> job = VisibleTo(jobs_->Get(job_id), job_id, call);
   if (!job.ok() && job.status().code() == absl::StatusCode::kNotFound) {
     return WatchStoredJob(job_id, call, send);
   }
@@ -372,7 +390,7 @@ absl::Status PlanningService::WatchJob(const std::string& job_id, const CallCont
 absl::Status PlanningService::WatchStoredJob(
     const std::string& job_id, const CallContext& call,
     const std::function<bool(const JobSnapshot&)>& send) const {
-  absl::StatusOr<JobSnapshot> job = GetJob(job_id);
+  absl::StatusOr<JobSnapshot> job = GetJob(job_id, call);
   std::optional<JobSnapshot> last_sent;
   while (true) {
     if (!job.ok()) return job.status();
@@ -386,15 +404,20 @@ absl::Status PlanningService::WatchStoredJob(
       if (Cancelled(call)) return absl::CancelledError("the client went away");
       std::this_thread::sleep_for(kWatchPollInterval);
     }
-    job = GetJob(job_id);
+    job = GetJob(job_id, call);
   }
 }
 
 absl::StatusOr<JobSnapshot> PlanningService::CancelJob(const std::string& job_id,
                                                        const CallContext& call) {
+  // Another identity's job is not cancelled: it is not found.
+  if (absl::StatusOr<JobSnapshot> held = jobs_->Get(job_id);
+      held.ok() && !MaySeeJob(held->submitted_by, call.client, call.admin)) {
+    return jobs_->NotFound(job_id);
+  }
   absl::StatusOr<JobSnapshot> job = jobs_->Cancel(job_id);
   if (!job.ok() && job.status().code() == absl::StatusCode::kNotFound) {
-    absl::StatusOr<JobSnapshot> stored = GetJob(job_id);
+    absl::StatusOr<JobSnapshot> stored = GetJob(job_id, call);
     if (!stored.ok()) return stored.status();
     if (!IsTerminal(stored->state)) {
       return absl::FailedPreconditionError(

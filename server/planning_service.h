@@ -33,8 +33,11 @@ struct CallContext {
   // Whether the caller went away (or its deadline passed); asked at most once a millisecond
   // while planning. Empty: never.
   std::function<bool()> cancelled;
-  // Who the caller is, for max_requests_per_client.
+  // Who the caller is (ClientIdentity), for max_requests_per_client and job ownership: the
+  // jobs and plan records the call makes carry it as submitted_by.
   std::string client;
+  // The caller's token has role admin: it sees and cancels every client's jobs.
+  bool admin = false;
 };
 
 // What a Plan or Replan call answers.
@@ -96,8 +99,12 @@ class PlanningService {
   // job exists, that job (submitting is idempotent).
   absl::StatusOr<JobSnapshot> Submit(PlanningRequest request, const CallContext& call);
 
+  // Job queries by id answer only for jobs the caller may see (MaySeeJob: its own, every job
+  // for an admin, and jobs no authenticated identity submitted); another identity's job is
+  // NOT_FOUND in the words of an unknown id, so that the answer does not tell the id exists.
+  //
   // The job, from the job manager, else from the plan store. NOT_FOUND when neither knows it.
-  absl::StatusOr<JobSnapshot> GetJob(const std::string& job_id) const;
+  absl::StatusOr<JobSnapshot> GetJob(const std::string& job_id, const CallContext& call) const;
   // Calls `send` with the job's state now and with every change until it ends; stops early
   // (CANCELLED) when `send` returns false or the call is cancelled. A job only the store knows
   // (another replica's) is polled.
@@ -135,6 +142,11 @@ class PlanningService {
   // FAILED_PRECONDITION when the key names a different request, or when the server keeps no
   // store; UNAVAILABLE when the store cannot be read.
   absl::StatusOr<KeyedLookup> LookUpJobKey(const PlanningRequest& request) const;
+  // The job, from the job manager, else from the plan store, whoever submitted it.
+  absl::StatusOr<JobSnapshot> LookUpJob(const std::string& job_id) const;
+  // `job` unless `call` may not see it (MaySeeJob): then the NOT_FOUND of an unknown id.
+  absl::StatusOr<JobSnapshot> VisibleTo(absl::StatusOr<JobSnapshot> job, const std::string& job_id,
+                                        const CallContext& call) const;
   // `record`'s stored plan as an answer.
   absl::StatusOr<PlanAnswer> AnswerFromRecord(const PlanRecord& record) const;
   // Plans (cache, store, then PlanOnce) and records the plan; `replace_key` moves the job key.

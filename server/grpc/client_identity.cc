@@ -20,19 +20,30 @@ std::string PeerHost(absl::string_view peer) {
   return std::string(peer);
 }
 
+namespace {
+
+// The entry of the call's bearer token, or null. The authenticator already refused unknown
+// tokens; a miss means the token set was replaced (SIGHUP) in between.
+const TokenEntry* CallerToken(const grpc::ServerContext& context, const TokenStore* tokens) {
+  if (tokens == nullptr) return nullptr;
+  const auto& metadata = context.client_metadata();
+  const auto it = metadata.find("authorization");
+  if (it == metadata.end()) return nullptr;
+  const std::optional<absl::string_view> token =
+      BearerToken(absl::string_view(it->second.data(), it->second.size()));
+  return token ? tokens->Find(*token) : nullptr;
+}
+
+}  // namespace
+
+bool CallerIsAdmin(const grpc::ServerContext& context, const TokenStore* tokens) {
+  const TokenEntry* entry = CallerToken(context, tokens);
+  return entry != nullptr && entry->role == Role::kAdmin;
+}
+
 std::string ClientIdentity(const grpc::ServerContext& context, const TokenStore* tokens) {
-  if (tokens != nullptr) {
-    const auto& metadata = context.client_metadata();
-    const auto it = metadata.find("authorization");
-    if (it != metadata.end()) {
-      const std::optional<absl::string_view> token =
-          BearerToken(absl::string_view(it->second.data(), it->second.size()));
-      // The authenticator already refused unknown tokens; a miss means the
-      // token set was replaced (SIGHUP) in between.
-      if (const TokenEntry* entry = token ? tokens->Find(*token) : nullptr) {
-        return absl::StrCat("token:", entry->name);
-      }
-    }
+  if (const TokenEntry* entry = CallerToken(context, tokens)) {
+    return absl::StrCat("token:", entry->name);
   }
   const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
   if (auth != nullptr && auth->IsPeerAuthenticated()) {

@@ -16,6 +16,10 @@ namespace shardplan {
 //   without client certs)
 std::string ClientIdentity(const grpc::ServerContext& context, const TokenStore* tokens);
 
+// Whether the caller's bearer token (looked up in `tokens`; false when null) has role admin:
+// such a caller sees and cancels every client's jobs (MaySeeJob).
+bool CallerIsAdmin(const grpc::ServerContext& context, const TokenStore* tokens);
+
 // "ipv4:10.1.2.3:5000" -> "10.1.2.3", "ipv6:[::1]:5000" -> "::1"; others
 // unchanged.
 std::string PeerHost(absl::string_view peer);

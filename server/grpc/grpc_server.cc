@@ -95,8 +95,13 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
                                        s->authenticator_](const grpc::ServerContext& context) {
     return ClientIdentity(context, authenticator ? authenticator->tokens().get() : nullptr);
   };
-  s->service_ = std::make_unique<PlannerServiceImpl>(&s->core_->service(), &s->core_->algorithms(),
-                                                     &s->core_->models(), &metrics, identify);
+  const PlannerServiceImpl::IsAdmin is_admin =
+      [authenticator = s->authenticator_](const grpc::ServerContext& context) {
+        return CallerIsAdmin(context, authenticator ? authenticator->tokens().get() : nullptr);
+      };
+  s->service_ =
+      std::make_unique<PlannerServiceImpl>(&s->core_->service(), &s->core_->algorithms(),
+                                           &s->core_->models(), &metrics, identify, is_admin);
   s->admin_service_ = std::make_unique<AdminServiceImpl>(&s->core_->reloader(), &s->core_->ledger(),
                                                          &metrics, identify);
 

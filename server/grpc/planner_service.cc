@@ -45,12 +45,13 @@ absl::Status RequireJobId(const v1::JobRequest& request) {
 PlannerServiceImpl::PlannerServiceImpl(PlanningService* service,
                                        const AlgorithmRegistry* algorithms,
                                        const ModelRegistry* models, ServerMetrics* metrics,
-                                       Identify identify)
+                                       Identify identify, IsAdmin is_admin)
     : service_(service),
       algorithms_(algorithms),
       models_(models),
       metrics_(metrics),
-      identify_(std::move(identify)) {}
+      identify_(std::move(identify)),
+      is_admin_(std::move(is_admin)) {}
 
 template <typename Handler>
 grpc::Status PlannerServiceImpl::Handle(grpc::ServerContext& context, absl::string_view method,
@@ -63,6 +64,7 @@ CallContext PlannerServiceImpl::CallOf(const grpc::ServerContext& context) const
   call.deadline = SteadyDeadline(context);
   call.cancelled = [&context] { return context.IsCancelled(); };
   call.client = identify_ ? identify_(context) : std::string(context.peer());
+  call.admin = is_admin_ && is_admin_(context);
   return call;
 }
 
@@ -140,7 +142,7 @@ grpc::Status PlannerServiceImpl::GetPlan(grpc::ServerContext* context,
   return Handle(*context, "GetPlan", [&](RequestLog& log) -> absl::Status {
     log.job_id = request->job_id();
     if (absl::Status valid = RequireJobId(*request); !valid.ok()) return valid;
-    absl::StatusOr<JobSnapshot> job = service_->GetJob(request->job_id());
+    absl::StatusOr<JobSnapshot> job = service_->GetJob(request->job_id(), CallOf(*context));
     if (!job.ok()) return job.status();
     log.NoteJob(*job);
     JobSnapshotToProto(*job, response);

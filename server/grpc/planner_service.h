@@ -21,13 +21,16 @@ namespace shardplan {
 // absl::Status to gRPC and turns a stray exception into INTERNAL.
 class PlannerServiceImpl final : public v1::PlannerService::Service {
  public:
-  // Names the caller of a call (for max_requests_per_client).
+  // Names the caller of a call (for max_requests_per_client and job ownership).
   using Identify = std::function<std::string(const grpc::ServerContext&)>;
+  // Whether the caller has role admin (sees every client's jobs).
+  using IsAdmin = std::function<bool(const grpc::ServerContext&)>;
 
-  // Every pointer must outlive the service. `identify` null: the caller is its peer address.
+  // Every pointer must outlive the service. `identify` null: the caller is its peer address;
+  // `is_admin` null: no caller is an admin.
   PlannerServiceImpl(PlanningService* service, const AlgorithmRegistry* algorithms,
                      const ModelRegistry* models, ServerMetrics* metrics,
-                     Identify identify = nullptr);
+                     Identify identify = nullptr, IsAdmin is_admin = nullptr);
 
   grpc::Status Plan(grpc::ServerContext* context, const v1::PlanRequest* request,
                     v1::PlanResponse* response) override;
@@ -55,7 +58,7 @@ class PlannerServiceImpl final : public v1::PlannerService::Service {
  private:
   template <typename Handler>
   grpc::Status Handle(grpc::ServerContext& context, absl::string_view method, Handler&& handler);
-  // The call as the service sees it: deadline, cancellation, caller.
+  // The call as the service sees it: deadline, cancellation, caller and its role.
   CallContext CallOf(const grpc::ServerContext& context) const;
   // The request in domain terms, converted once ("task.<field>" errors).
   absl::StatusOr<PlanningRequest> RequestOf(const v1::PlanRequest& proto) const;
@@ -65,6 +68,7 @@ class PlannerServiceImpl final : public v1::PlannerService::Service {
   const ModelRegistry* const models_;
   ServerMetrics* const metrics_;
   const Identify identify_;
+  const IsAdmin is_admin_;
 };
 
 }  // namespace shardplan

@@ -15,6 +15,12 @@ Access RequiredAccess(absl::string_view path) {
   return Access::kPlanner;
 }
 
+bool MaySeeJob(absl::string_view submitted_by, absl::string_view caller, bool caller_is_admin) {
+  const bool owned =
+      absl::StartsWith(submitted_by, "token:") || absl::StartsWith(submitted_by, "cert:");
+  return !owned || caller_is_admin || submitted_by == caller;
+}
+
 std::optional<absl::string_view> BearerToken(std::optional<absl::string_view> authorization) {
   if (!authorization) return std::nullopt;
   constexpr absl::string_view kScheme = "bearer ";

@@ -35,6 +35,14 @@ struct AccessDecision {
 AccessDecision DecideAccess(const TokenStore& tokens, absl::string_view path,
                             std::optional<absl::string_view> authorization);
 
+// Whether the caller `caller` (a ClientIdentity) may see a job by its id (GetPlan, WatchPlan,
+// CancelPlan) that `submitted_by` submitted. Jobs belong to the identity that submitted them:
+// a job submitted under a token or certificate identity ("token:<name>", "cert:<name>") is
+// seen by that identity and by admin-role tokens only. A job submitted by a peer identity
+// ("peer:<host>": no tokens, no client certificates, so nothing authenticated it) or by no one
+// known ("": stored before schema version 3) is seen by every caller, as before.
+bool MaySeeJob(absl::string_view submitted_by, absl::string_view caller, bool caller_is_admin);
+
 // The `method` label of shardplan_auth_rejections_total:
 // "package.Service/Method" when the server knows that method, else "unknown",
 // so hostile paths cannot grow the series without bound.

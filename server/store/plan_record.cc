@@ -17,7 +17,9 @@ void AppendField(std::string& out, absl::string_view value) {
 }  // namespace
 
 std::string RecordChecksum(const PlanRecord& r) {
-  std::string encoded = "shardplan plan record v2\n";
+  // Without submitted_by the encoding is schema version 2's, so migrated records verify.
+  std::string encoded =
+      r.submitted_by.empty() ? "shardplan plan record v2\n" : "shardplan plan record v3\n";
   encoded.reserve(encoded.size() + static_cast<size_t>(RecordBytes(r)) + 512);
   for (absl::string_view field : {absl::string_view(r.job_id), absl::string_view(r.request_hash),
                                   absl::string_view(r.request_json), absl::string_view(r.plan_json),
@@ -30,6 +32,7 @@ std::string RecordChecksum(const PlanRecord& r) {
        {static_cast<int64_t>(r.error_code), r.started_unix_ms, r.finished_unix_ms}) {
     AppendField(encoded, absl::StrCat(number));
   }
+  if (!r.submitted_by.empty()) AppendField(encoded, r.submitted_by);
   return Sha256Hex(encoded);
 }
 

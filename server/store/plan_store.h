@@ -31,6 +31,11 @@ struct PlanRecord {
   int64_t submitted_unix_ms = 0;
   int64_t started_unix_ms = 0;   // 0 until it runs
   int64_t finished_unix_ms = 0;  // 0 until it ends
+  // The client identity that asked for it (ClientIdentity: "token:<name>", "cert:<name>",
+  // "peer:<host>"): whom GetPlan, WatchPlan and CancelPlan answer for it when it is a token or
+  // certificate identity (admins excepted). "" for records written before schema version 3,
+  // which belong to no one (any planner may read them, as before).
+  std::string submitted_by;
 
   // Set by reads, ignored by writes (the store computes it): the SHA-256 the store keeps with the
   // record (RecordChecksum), "" for a record written before schema version 2, which is served
@@ -43,11 +48,13 @@ struct PlanRecord {
 };
 
 // Lowercase hex SHA-256 over every field of `record` that an answer is made of: job_id, the
-// request (hash and JSON), the plan, algorithm, model version, status, error, owner and the
-// start and finish times. Not job_key (ReplaceKeyed moves keys without rewriting records; a key
-// read back is checked by comparing the stored request with the asked one) nor submitted_unix_ms
-// (Update keeps the stored one, whatever the record passed says). What a store keeps with each
-// record and compares on every read.
+// request (hash and JSON), the plan, algorithm, model version, status, error, owner, the start
+// and finish times and submitted_by. A record without submitted_by hashes as it did in schema
+// version 2 (so records migrated from it still verify), one with it under another prefix (so
+// neither clearing nor setting it passes). Not job_key (ReplaceKeyed moves keys without rewriting
+// records; a key read back is checked by comparing the stored request with the asked one) nor
+// submitted_unix_ms (Update keeps the stored one, whatever the record passed says). What a store
+// keeps with each record and compares on every read.
 std::string RecordChecksum(const PlanRecord& record);
 
 // The bytes a record holds in the store, as store_max_plan_bytes and store_max_bytes count them:
@@ -102,7 +109,8 @@ class PlanStore {
   virtual absl::Status InsertHistory(const PlanRecord& record) { return Insert(record); }
 
   // Overwrites the record with record.job_id: every field but job_id, job_key and
-  // submitted_unix_ms. NOT_FOUND when it does not exist.
+  // submitted_unix_ms (submitted_by included: pass the record as read or inserted). NOT_FOUND when
+  // it does not exist.
   virtual absl::Status Update(const PlanRecord& record) = 0;
 
   // Atomically gives `record.job_key` to `record` (a new job_id): the record that held the key,

@@ -44,7 +44,8 @@ CREATE TABLE IF NOT EXISTS plans (
   started_unix_ms BIGINT NOT NULL,
   finished_unix_ms BIGINT NOT NULL,
   record_bytes BIGINT NOT NULL DEFAULT 0,
-  checksum TEXT NOT NULL DEFAULT '');
+  checksum TEXT NOT NULL DEFAULT '',
+  submitted_by TEXT NOT NULL DEFAULT '');
 CREATE UNIQUE INDEX IF NOT EXISTS plans_job_key ON plans (job_key) WHERE job_key <> '';
 CREATE INDEX IF NOT EXISTS plans_succeeded ON plans (request_hash, status, finished_unix_ms);
 CREATE INDEX IF NOT EXISTS plans_unfinished ON plans (owner, status, submitted_unix_ms);
@@ -60,6 +61,13 @@ UPDATE plans SET record_bytes = octet_length(request_json) + octet_length(plan_j
 UPDATE plan_store_schema SET version = 2;
 )sql";
 
+// Schema version 2 to 3 (likewise): who submitted each record; '' for those written before,
+// which stay readable by any planner and whose checksums still verify.
+constexpr char kMigrateToV3[] = R"sql(
+ALTER TABLE plans ADD COLUMN IF NOT EXISTS submitted_by TEXT NOT NULL DEFAULT '';
+UPDATE plan_store_schema SET version = 3;
+)sql";
+
 struct ResultDeleter {
   void operator()(PGresult* result) const { PQclear(result); }
 };
@@ -69,7 +77,8 @@ std::string Select(const char* rest) {
   return absl::StrCat("SELECT ", kSelectColumns, " FROM plans ", rest);
 }
 
-// $1..$14 are PlanRecord's fields in kRecordColumns' order, $15 RecordBytes, $16 RecordChecksum.
+// $1..$14 are PlanRecord's fields in kRecordColumns' order, $15 RecordBytes, $16 RecordChecksum,
+// $17 submitted_by.
 std::vector<std::string> RecordParams(const PlanRecord& r) {
   return {r.job_id,
           r.job_key,
@@ -86,14 +95,15 @@ std::vector<std::string> RecordParams(const PlanRecord& r) {
           absl::StrCat(r.started_unix_ms),
           absl::StrCat(r.finished_unix_ms),
           absl::StrCat(RecordBytes(r)),
-          RecordChecksum(r)};
+          RecordChecksum(r),
+          r.submitted_by};
 }
 
 const std::string& InsertSql() {
   static const std::string* sql = new std::string(
       absl::StrCat("INSERT INTO plans (", kInsertColumns,
                    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, "
-                   "$16)"));
+                   "$16, $17)"));
   return *sql;
 }
 
@@ -170,6 +180,7 @@ PlanRecord ReadRecord(const PGresult* result, int row) {
   r.started_unix_ms = IntField<int64_t>(result, row, 12);
   r.finished_unix_ms = IntField<int64_t>(result, row, 13);
   r.checksum = Field(result, row, 14);
+  r.submitted_by = Field(result, row, 15);
   return r;
 }
 
@@ -302,10 +313,17 @@ absl::StatusOr<std::unique_ptr<PostgresPlanStore>> PostgresPlanStore::Open(const
       absl::StatusOr<ResultPtr> found =
           c.Exec("read schema version", "SELECT max(version) FROM plan_store_schema");
       if (!found.ok()) return found.status();
-      if (Field(found->get(), 0, 0) == "1") {
+      const std::string found_version = Field(found->get(), 0, 0);
+      if (found_version == "1") {
         ResultPtr migrated(PQexec(conn, kMigrateToV2));
         if (!migrated || PQresultStatus(migrated.get()) != PGRES_COMMAND_OK) {
           return c.Error("migrate schema to version 2", migrated.get());
+        }
+      }
+      if (found_version == "1" || found_version == "2") {
+        ResultPtr migrated(PQexec(conn, kMigrateToV3));
+        if (!migrated || PQresultStatus(migrated.get()) != PGRES_COMMAND_OK) {
+          return c.Error("migrate schema to version 3", migrated.get());
         }
       }
       for (const char* index :
@@ -410,8 +428,8 @@ absl::Status PostgresPlanStore::Update(const PlanRecord& record) {
   static const char kSql[] =
       "UPDATE plans SET request_hash = $2, request_json = $3, plan_json = $4, algorithm = $5, "
       "model_version = $6, status = $7, error_code = $8, error_message = $9, owner = $10, "
-      "started_unix_ms = $11, finished_unix_ms = $12, record_bytes = $13, checksum = $14 "
-      "WHERE job_id = $1";
+      "started_unix_ms = $11, finished_unix_ms = $12, record_bytes = $13, checksum = $14, "
+      "submitted_by = $15 WHERE job_id = $1";
   return WithConnection(
       [&](Connection& c) { return c.ExecOne("update", kSql, params, record.job_id); });
 }

@@ -33,7 +33,8 @@ absl::Status ValidateRecord(const PlanRecord& record) {
         {"algorithm", &record.algorithm},
         {"model_version", &record.model_version},
         {"error_message", &record.error_message},
-        {"owner", &record.owner}}) {
+        {"owner", &record.owner},
+        {"submitted_by", &record.submitted_by}}) {
     if (absl::Status status = CheckNoNul(name, *value); !status.ok()) return status;
   }
   return absl::OkStatus();

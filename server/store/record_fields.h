@@ -14,20 +14,24 @@
 namespace shardplan::store_internal {
 
 // Bumped with every schema change; a store refuses a database written by a newer version and
-// migrates an older one when it opens it writable. 2 added `checksum` and `record_bytes`.
-inline constexpr int kSchemaVersion = 2;
+// migrates an older one when it opens it writable. 2 added `checksum` and `record_bytes`, 3
+// `submitted_by` (the client identity that asked; '' for older records).
+inline constexpr int kSchemaVersion = 3;
 
 // PlanRecord's fields as columns, in its order (the writers bind them in this order).
 #define SHARDPLAN_STORE_RECORD_COLUMNS                                                         \
   "job_id, job_key, request_hash, request_json, plan_json, algorithm, model_version, status, " \
   "error_code, error_message, owner, submitted_unix_ms, started_unix_ms, finished_unix_ms"
 inline constexpr char kRecordColumns[] = SHARDPLAN_STORE_RECORD_COLUMNS;
-// What an insert writes: the fields, then RecordBytes and RecordChecksum (16 values).
-inline constexpr char kInsertColumns[] = SHARDPLAN_STORE_RECORD_COLUMNS ", record_bytes, checksum";
-// The columns every SELECT returns: the fields, then the checksum (the readers rely on it).
-inline constexpr char kSelectColumns[] = SHARDPLAN_STORE_RECORD_COLUMNS ", checksum";
+// What an insert writes: the fields, then RecordBytes, RecordChecksum and submitted_by (17
+// values; submitted_by came last, with schema version 3).
+inline constexpr char kInsertColumns[] =
+    SHARDPLAN_STORE_RECORD_COLUMNS ", record_bytes, checksum, submitted_by";
+// The columns every SELECT returns: the fields, then the checksum and submitted_by (the readers
+// rely on it).
+inline constexpr char kSelectColumns[] = SHARDPLAN_STORE_RECORD_COLUMNS ", checksum, submitted_by";
 #undef SHARDPLAN_STORE_RECORD_COLUMNS
-inline constexpr int kColumnCount = 15;
+inline constexpr int kColumnCount = 16;
 
 // The records PlanStore::PruneFinished and PruneForSize may delete, and the partial index that
 // finds them oldest first. The index came after schema version 1 (without a version of its own),

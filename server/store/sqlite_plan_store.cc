@@ -21,8 +21,8 @@ using store_internal::kSelectColumns;
 
 constexpr char kBackend[] = "sqlite";
 
-// ?1..?14 are PlanRecord's fields in kRecordColumns' order, ?15 RecordBytes, ?16 RecordChecksum;
-// UPDATE leaves ?2 and ?12 unused.
+// ?1..?14 are PlanRecord's fields in kRecordColumns' order, ?15 RecordBytes, ?16 RecordChecksum,
+// ?17 submitted_by; UPDATE leaves ?2 and ?12 unused.
 constexpr char kCreateSchema[] = R"sql(
 CREATE TABLE IF NOT EXISTS plans (
   job_id TEXT PRIMARY KEY NOT NULL,
@@ -40,7 +40,8 @@ CREATE TABLE IF NOT EXISTS plans (
   started_unix_ms INTEGER NOT NULL,
   finished_unix_ms INTEGER NOT NULL,
   record_bytes INTEGER NOT NULL DEFAULT 0,
-  checksum TEXT NOT NULL DEFAULT '');
+  checksum TEXT NOT NULL DEFAULT '',
+  submitted_by TEXT NOT NULL DEFAULT '');
 CREATE UNIQUE INDEX IF NOT EXISTS plans_job_key ON plans (job_key) WHERE job_key <> '';
 CREATE INDEX IF NOT EXISTS plans_succeeded ON plans (request_hash, status, finished_unix_ms);
 CREATE INDEX IF NOT EXISTS plans_unfinished ON plans (owner, status, submitted_unix_ms);
@@ -58,6 +59,14 @@ ALTER TABLE plans ADD COLUMN checksum TEXT NOT NULL DEFAULT '';
 UPDATE plans SET record_bytes = length(CAST(request_json AS BLOB)) +
     length(CAST(plan_json AS BLOB)) + length(CAST(error_message AS BLOB));
 PRAGMA user_version = 2;
+)sql";
+
+// Schema version 2 to 3, in the caller's transaction: who submitted each record. Records written
+// before have none ('') and stay readable by any planner, as they were; their checksums still
+// verify (RecordChecksum of a record without submitted_by is version 2's).
+constexpr char kMigrateToV3[] = R"sql(
+ALTER TABLE plans ADD COLUMN submitted_by TEXT NOT NULL DEFAULT '';
+PRAGMA user_version = 3;
 )sql";
 
 // How long the start-up quick_check may run before it is stopped (PlanStore::QuickCheck).
@@ -92,7 +101,7 @@ void BindText(sqlite3_stmt* statement, int index, const std::string& value) {
   sqlite3_bind_text(statement, index, value.data(), static_cast<int>(value.size()), SQLITE_STATIC);
 }
 
-// Binds ?1..?16; `checksum` holds RecordChecksum(r) and must outlive the step.
+// Binds ?1..?17; `checksum` holds RecordChecksum(r) and must outlive the step.
 void BindRecord(sqlite3_stmt* statement, const PlanRecord& r, const std::string& checksum) {
   BindText(statement, 1, r.job_id);
   BindText(statement, 2, r.job_key);
@@ -110,6 +119,7 @@ void BindRecord(sqlite3_stmt* statement, const PlanRecord& r, const std::string&
   sqlite3_bind_int64(statement, 14, r.finished_unix_ms);
   sqlite3_bind_int64(statement, 15, RecordBytes(r));
   BindText(statement, 16, checksum);
+  BindText(statement, 17, r.submitted_by);
 }
 
 std::string ColumnText(sqlite3_stmt* statement, int column) {
@@ -135,6 +145,7 @@ PlanRecord ReadRecord(sqlite3_stmt* s) {
   r.started_unix_ms = sqlite3_column_int64(s, 12);
   r.finished_unix_ms = sqlite3_column_int64(s, 13);
   r.checksum = ColumnText(s, 14);
+  r.submitted_by = ColumnText(s, 15);
   return r;
 }
 
@@ -253,12 +264,12 @@ absl::Status SqlitePlanStore::Initialize(const SqlitePlanStoreOptions& options) 
       {&statements_->insert,
        absl::StrCat("INSERT INTO plans (", kInsertColumns,
                     ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
-                    "?16)")},
+                    "?16, ?17)")},
       {&statements_->update,
        "UPDATE plans SET request_hash = ?3, request_json = ?4, plan_json = ?5, algorithm = ?6, "
        "model_version = ?7, status = ?8, error_code = ?9, error_message = ?10, owner = ?11, "
-       "started_unix_ms = ?13, finished_unix_ms = ?14, record_bytes = ?15, checksum = ?16 "
-       "WHERE job_id = ?1"},
+       "started_unix_ms = ?13, finished_unix_ms = ?14, record_bytes = ?15, checksum = ?16, "
+       "submitted_by = ?17 WHERE job_id = ?1"},
       {&statements_->release_key, "UPDATE plans SET job_key = '' WHERE job_key = ?1"},
       {&statements_->get_by_id, Select("WHERE job_id = ?1")},
       {&statements_->get_by_key, Select("WHERE job_key = ?1 AND job_key <> ''")},
@@ -318,21 +329,27 @@ absl::Status SqlitePlanStore::CreateSchemaIfMissing() {
       return created;
     }
   }
-  if (*version == "1") {
+  if (*version == "1" || *version == "2") {
     if (read_only_) {
       return absl::UnavailableError(store_internal::StoreMessage(
           kBackend, path_, "migrate schema",
-          absl::StrCat("the file has schema version 1 and is read-only, so it cannot be "
-                       "migrated to version ",
+          absl::StrCat("the file has schema version ", *version,
+                       " and is read-only, so it cannot be migrated to version ",
                        store_internal::kSchemaVersion,
-                       " (checksums); open it once writable, then make it read-only again")));
+                       " (checksums, submitted_by); open it once writable, then make it "
+                       "read-only again")));
     }
     if (absl::Status s = Exec("BEGIN IMMEDIATE", "migrate schema"); !s.ok()) return s;
     version = QueryText("PRAGMA user_version", "read schema version");
     absl::Status migrated = version.status();
-    if (migrated.ok() && *version == "1") {  // another process may have migrated it meanwhile
+    // Step by step; another process may have migrated it meanwhile.
+    if (migrated.ok() && *version == "1") {
       migrated = Exec(kMigrateToV2, "migrate schema to version 2");
       if (migrated.ok()) version = "2";
+    }
+    if (migrated.ok() && *version == "2") {
+      migrated = Exec(kMigrateToV3, "migrate schema to version 3");
+      if (migrated.ok()) version = "3";
     }
     if (migrated.ok()) migrated = Exec("COMMIT", "migrate schema");
     if (!migrated.ok()) {

@@ -265,6 +265,103 @@ TEST_F(SecurityTest, MaxRequestsPerClientRefusesOneClientWhileOthersAreServed) {
   EXPECT_TRUE(PlanAs(kPlannerToken, QuickRequest(4)).ok());  // the slot came back
 }
 
+// Issue 18: a job belongs to the token that submitted it. Another planner token is told
+// NOT_FOUND for it (GetPlan, WatchPlan, CancelPlan: as for an unknown id) and cannot DeletePlan
+// (an admin method); an admin token reads and cancels it; its owner reads it. The same holds for
+// a record only the store holds: a keyless Plan call's, and the job after a restart.
+TEST_F(SecurityTest, JobsBelongToTheTokenThatSubmittedThem) {
+  const std::vector<std::string> args = {"--auth_tokens_file", File("tokens.json"), "--workers=1",
+                                         "--max_planning_time_ms=0"};
+  StartServer(args);
+  auto get = [&](const std::string& token, const std::string& id, v1::JobStatus* status) {
+    return stub_->GetPlan(As(token).get(), Job(id), status);
+  };
+  auto cancel = [&](const std::string& token, const std::string& id) {
+    v1::JobStatus status;
+    return stub_->CancelPlan(As(token).get(), Job(id), &status);
+  };
+  // The first status of a watch, or the stream's refusal.
+  auto watch = [&](const std::string& token, const std::string& id) {
+    std::unique_ptr<grpc::ClientContext> context = As(token);
+    auto stream = stub_->WatchPlan(context.get(), Job(id));
+    v1::JobStatus first;
+    if (stream->Read(&first)) {
+      context->TryCancel();
+      (void)stream->Finish();
+      return grpc::Status::OK;
+    }
+    return stream->Finish();
+  };
+  // What an unknown id of the same length gets, with `id` in its place.
+  auto unknown_message = [&](const std::string& id) {
+    const std::string other(id.size(), 'f');
+    v1::JobStatus status;
+    const grpc::Status unknown = get(kOtherPlannerToken, other, &status);
+    EXPECT_EQ(unknown.error_code(), grpc::StatusCode::NOT_FOUND);
+    std::string message = unknown.error_message();
+    message.replace(message.find(other), other.size(), id);
+    return message;
+  };
+  auto expect_hidden_from_b = [&](const std::string& id) {
+    v1::JobStatus status;
+    const grpc::Status got = get(kOtherPlannerToken, id, &status);
+    EXPECT_EQ(got.error_code(), grpc::StatusCode::NOT_FOUND) << id;
+    EXPECT_EQ(got.error_message(), unknown_message(id));
+    const grpc::Status watched = watch(kOtherPlannerToken, id);
+    EXPECT_EQ(watched.error_code(), grpc::StatusCode::NOT_FOUND) << watched.error_message();
+    const grpc::Status cancelled = cancel(kOtherPlannerToken, id);
+    EXPECT_EQ(cancelled.error_code(), grpc::StatusCode::NOT_FOUND) << cancelled.error_message();
+    EXPECT_EQ(cancelled.error_message(), unknown_message(id));
+    v1::DeletePlanRequest remove;
+    remove.set_job_id(id);
+    v1::DeletePlanResponse removed;
+    EXPECT_EQ(v1::AdminService::NewStub(server_.Channel())
+                  ->DeletePlan(As(kOtherPlannerToken).get(), remove, &removed)
+                  .error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+  };
+
+  v1::SubmitPlanResponse submitted;
+  ASSERT_TRUE(stub_->SubmitPlan(As(kPlannerToken).get(), SlowRequest(), &submitted).ok());
+  const std::string id = submitted.job_id();
+  AwaitStateAs(id, v1::RUNNING);
+  v1::PlanResponse planned;
+  ASSERT_TRUE(stub_->Plan(As(kPlannerToken).get(), QuickRequest(7), &planned).ok());
+  ASSERT_FALSE(planned.job_id().empty());
+
+  expect_hidden_from_b(id);
+  expect_hidden_from_b(planned.job_id());
+  EXPECT_EQ(AwaitStateAs(id, v1::RUNNING).state(), v1::RUNNING);  // B's cancel did nothing
+  v1::JobStatus status;
+  EXPECT_TRUE(get(kPlannerToken, planned.job_id(), &status).ok());
+  EXPECT_TRUE(watch(kPlannerToken, id).ok());
+  for (const std::string& job : {id, planned.job_id()}) {
+    EXPECT_TRUE(get(kAdminToken, job, &status).ok()) << job;
+    EXPECT_TRUE(watch(kAdminToken, job).ok()) << job;
+  }
+  EXPECT_TRUE(cancel(kAdminToken, id).ok());
+  AwaitStateAs(id, v1::CANCELLED);
+
+  // A job key is the name the ranks of a training job share: keyed Plan calls answer whoever
+  // knows the key, as before.
+  v1::PlanRequest keyed = QuickRequest(8);
+  keyed.set_job_key("team/run-1");
+  ASSERT_TRUE(PlanAs(kPlannerToken, keyed).ok());
+  v1::PlanResponse shared;
+  ASSERT_TRUE(stub_->Plan(As(kOtherPlannerToken).get(), keyed, &shared).ok());
+  EXPECT_TRUE(shared.from_store());
+
+  // After a restart only the store knows the job: the same answers.
+  ASSERT_TRUE(server_.Signal(SIGTERM).ok());
+  ASSERT_TRUE(server_.WaitForExit(std::chrono::seconds(60)).ok()) << server_.log();
+  StartServer(args);
+  expect_hidden_from_b(id);
+  ASSERT_TRUE(get(kPlannerToken, id, &status).ok());
+  EXPECT_EQ(status.state(), v1::CANCELLED);
+  EXPECT_TRUE(get(kAdminToken, id, &status).ok());
+  EXPECT_TRUE(watch(kPlannerToken, id).ok());
+}
+
 TEST_F(SecurityTest, MaxPlanningTimeCapsPlanCallsAndJobs) {
   StartServer({"--max_planning_time_ms=300"});
   v1::PlanResponse response;

@@ -89,9 +89,9 @@ TEST(PlanLedgerTest, RecordsJobsThroughTheirLifeAndKeepsCancellationsForResumeOn
   } planner;
   prepared.planning.algorithm = &planner;
 
-  absl::StatusOr<PlanRecord> job1 = ledger.RecordQueued("job1", prepared, false);
+  absl::StatusOr<PlanRecord> job1 = ledger.RecordQueued("job1", prepared, false, "token:a");
   ASSERT_TRUE(job1.ok()) << job1.status();
-  absl::StatusOr<PlanRecord> job2 = ledger.RecordQueued("job2", prepared, false);
+  absl::StatusOr<PlanRecord> job2 = ledger.RecordQueued("job2", prepared, false, "token:a");
   ASSERT_TRUE(job2.ok()) << job2.status();
   ASSERT_EQ(ledger.Unfinished()->size(), 2u);
   ledger.RecordRunning(*job1);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/algorithms/builtin_algorithms.h"
@@ -169,7 +170,87 @@ TEST_F(PlanningServiceTest, SubmittedJobsRunAndAreWatchedToTheEnd) {
   absl::StatusOr<JobSnapshot> same = service_->Submit(Request("job/1"), call_);
   ASSERT_TRUE(same.ok()) << same.status();
   EXPECT_EQ(same->id, job->id);
-  EXPECT_EQ(service_->GetJob("no-such-job").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(service_->GetJob("no-such-job", call_).status().code(), absl::StatusCode::kNotFound);
+}
+
+// Issue 18: a job belongs to the identity that submitted it. Another token or certificate
+// identity (and a peer) is told NOT_FOUND in the very words of an unknown id, for the job in
+// memory and for a record only the store holds; its owner and admins see it. A job a peer
+// identity submitted (no tokens, no client certificates) is everyone's, as before.
+TEST_F(PlanningServiceTest, JobsAreSeenAndCancelledOnlyByTheirSubmitterAndAdmins) {
+  CallContext a, b, admin, peer;
+  a.client = "token:trainer-a";
+  b.client = "token:trainer-b";
+  admin.client = "token:ops";
+  admin.admin = true;
+  peer.client = "peer:10.0.0.7";
+  auto watch = [&](const std::string& id, const CallContext& call, int* sent) {
+    return service_->WatchJob(id, call, [sent](const JobSnapshot&) {
+      ++*sent;
+      return true;
+    });
+  };
+  // As an unknown id of the same length is answered, with the id in its place.
+  auto unknown_answer = [&](const std::string& id) {
+    const std::string other(id.size(), 'f');
+    const absl::Status unknown = service_->GetJob(other, b).status();
+    EXPECT_EQ(unknown.code(), absl::StatusCode::kNotFound);
+    return absl::StrReplaceAll(unknown.message(), {{other, id}});
+  };
+
+  absl::StatusOr<JobSnapshot> job = service_->Submit(Request(), a);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->submitted_by, "token:trainer-a");
+  int sent = 0;
+  ASSERT_TRUE(watch(job->id, a, &sent).ok());
+  EXPECT_GE(sent, 1);
+  EXPECT_EQ(service_->GetJob(job->id, a)->state, JobState::kSucceeded);
+  EXPECT_EQ(service_->GetJob(job->id, admin)->submitted_by, "token:trainer-a");
+  EXPECT_TRUE(service_->CancelJob(job->id, admin).ok());  // finished: left as it is
+  EXPECT_TRUE(service_->CancelJob(job->id, a).ok());
+
+  // A keyless Plan call's record (of another request: the job's plan is cached): only the store
+  // holds it.
+  PlanningRequest other_request = Request();
+  other_request.task = SmallTask(8, 2);
+  absl::StatusOr<PlanAnswer> planned = service_->Plan(other_request, a);
+  ASSERT_TRUE(planned.ok()) << planned.status();
+  ASSERT_FALSE(planned->job_id.empty());
+  EXPECT_EQ(ledger_->FindJob(planned->job_id).value()->submitted_by, "token:trainer-a");
+  EXPECT_TRUE(service_->GetJob(planned->job_id, a).ok());
+  EXPECT_TRUE(service_->GetJob(planned->job_id, admin).ok());
+
+  for (const std::string& id : {job->id, planned->job_id}) {
+    for (const CallContext* other : {&b, &peer}) {
+      const absl::Status got = service_->GetJob(id, *other).status();
+      EXPECT_EQ(got.code(), absl::StatusCode::kNotFound) << other->client;
+      EXPECT_EQ(got.message(), unknown_answer(id)) << other->client;
+      const absl::Status cancelled = service_->CancelJob(id, *other).status();
+      EXPECT_EQ(cancelled.code(), absl::StatusCode::kNotFound) << other->client;
+      EXPECT_EQ(cancelled.message(), unknown_answer(id));
+      int leaked = 0;
+      EXPECT_EQ(watch(id, *other, &leaked).code(), absl::StatusCode::kNotFound) << other->client;
+      EXPECT_EQ(leaked, 0);
+    }
+  }
+
+  // A job still at work is not cancelled by another identity; an admin cancels it.
+  PlanningRequest slow = Request();
+  slow.algorithm = "exhaustive";
+  slow.task = SmallTask(12, 4);
+  slow.params = {{"max_placements", "1000000000"}};
+  absl::StatusOr<JobSnapshot> endless = service_->Submit(slow, a);
+  ASSERT_TRUE(endless.ok()) << endless.status();
+  EXPECT_EQ(service_->CancelJob(endless->id, b).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_FALSE(IsTerminal(service_->GetJob(endless->id, a)->state));
+  ASSERT_TRUE(service_->CancelJob(endless->id, admin).ok());
+  ASSERT_TRUE(watch(endless->id, a, &sent).ok());
+  EXPECT_EQ(service_->GetJob(endless->id, a)->state, JobState::kCancelled);
+
+  // A peer's job is everyone's.
+  absl::StatusOr<JobSnapshot> open = service_->Submit(Request("k/peer"), peer);
+  ASSERT_TRUE(open.ok()) << open.status();
+  EXPECT_TRUE(service_->GetJob(open->id, b).ok());
 }
 
 TEST_F(PlanningServiceTest, ACallThatStopsWaitingGetsItsOwnReason) {
@@ -199,7 +280,7 @@ TEST_F(PlanningServiceTest, DrainingRefusesNewWorkButNotQueries) {
   service_->StartDraining();
   EXPECT_EQ(service_->Plan(Request(), call_).status().code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(service_->Submit(Request(), call_).status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_TRUE(service_->GetJob(planned->job_id).ok());  // answered from the store
+  EXPECT_TRUE(service_->GetJob(planned->job_id, call_).ok());  // answered from the store
 }
 
 TEST_F(PlanningServiceTest, EvaluateTakesAModelOrGroundTruthNotBoth) {

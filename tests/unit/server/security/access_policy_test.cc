@@ -70,6 +70,20 @@ TEST(AccessPolicyTest, DecisionsByTokenAndRole) {
   EXPECT_TRUE(DecideAccess(tokens, "/grpc.health.v1.Health/Check", std::nullopt).status.ok());
 }
 
+TEST(AccessPolicyTest, AJobOfATokenOrCertificateIsSeenByItsOwnerAndAdminsOnly) {
+  EXPECT_TRUE(MaySeeJob("token:a", "token:a", false));
+  EXPECT_FALSE(MaySeeJob("token:a", "token:b", false));
+  EXPECT_FALSE(MaySeeJob("token:a", "cert:a", false));
+  EXPECT_FALSE(MaySeeJob("token:a", "peer:127.0.0.1", false));
+  EXPECT_TRUE(MaySeeJob("token:a", "token:ops", true));
+  EXPECT_TRUE(MaySeeJob("cert:trainer-a", "cert:trainer-a", false));
+  EXPECT_FALSE(MaySeeJob("cert:trainer-a", "cert:trainer-b", false));
+  // Unauthenticated and unknown submitters own nothing: as before ownership.
+  EXPECT_TRUE(MaySeeJob("peer:10.0.0.1", "peer:10.0.0.2", false));
+  EXPECT_TRUE(MaySeeJob("peer:10.0.0.1", "token:b", false));
+  EXPECT_TRUE(MaySeeJob("", "token:b", false));
+}
+
 TEST(AccessPolicyTest, MethodLabelsAreBoundedToKnownMethods) {
   // Links the services' descriptors in, as the server binary does by serving them.
   ASSERT_NE(v1::PlanRequest::descriptor(), nullptr);

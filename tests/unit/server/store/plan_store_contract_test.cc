@@ -513,6 +513,41 @@ TEST_P(PlanStoreContractTest, AChangedRecordIsDataLossNamingTheJobNeverAnotherPl
   EXPECT_EQ(Fields(Get(*store_, JobId(3))), Fields(MakeRecord(3)));
 }
 
+// Schema version 3: who submitted a record is kept, written by Update (it is in the checksum),
+// and guarded by the checksum: neither setting nor clearing it in the database passes.
+TEST_P(PlanStoreContractTest, SubmittedByIsKeptAndCoveredByTheChecksum) {
+  PlanRecord owned = MakeRecord(1);
+  owned.submitted_by = "token:trainer-a";
+  ASSERT_TRUE(store_->Insert(owned).ok());
+  PlanRecord history = Succeeded(MakeRecord(2), 2000);
+  history.submitted_by = "cert:trainer-b";
+  ASSERT_TRUE(store_->InsertHistory(history).ok());
+  ASSERT_TRUE(store_->Insert(MakeRecord(3)).ok());  // no one's, as records before version 3
+  EXPECT_EQ(Get(*store_, JobId(1)).submitted_by, "token:trainer-a");
+  EXPECT_EQ(Get(*store_, JobId(2)).submitted_by, "cert:trainer-b");
+  EXPECT_EQ(Get(*store_, JobId(3)).submitted_by, "");
+  EXPECT_NE(RecordChecksum(owned), RecordChecksum(MakeRecord(1)));
+
+  PlanRecord finished = Succeeded(owned, 3000);
+  ASSERT_TRUE(store_->Update(finished).ok());
+  EXPECT_EQ(Fields(Get(*store_, JobId(1))), Fields(finished));
+  EXPECT_EQ(Get(*store_, JobId(1)).checksum, RecordChecksum(finished));
+
+  // Taking a record (or giving one without an owner to someone) in the database is damage.
+  ASSERT_TRUE(location_
+                  ->Execute(absl::StrCat("UPDATE plans SET submitted_by = 'token:mallory' WHERE "
+                                         "job_id IN ('",
+                                         JobId(1), "', '", JobId(3), "')"))
+                  .ok());
+  ASSERT_TRUE(location_
+                  ->Execute(absl::StrCat("UPDATE plans SET submitted_by = '' WHERE job_id = '",
+                                         JobId(2), "'"))
+                  .ok());
+  for (int n : {1, 2, 3}) {
+    EXPECT_EQ(store_->GetByJobId(JobId(n)).status().code(), absl::StatusCode::kDataLoss) << n;
+  }
+}
+
 TEST_P(PlanStoreContractTest, RecordsWithoutAChecksumAreServedUnverified) {
   const PlanRecord record = Succeeded(MakeRecord(1), 2000);
   ASSERT_TRUE(store_->Insert(record).ok());

@@ -127,17 +127,38 @@ TEST_F(PostgresPlanStoreTest, ADatabaseOfSchemaVersion1IsMigratedAndItsRecordsSe
     ASSERT_TRUE(store.ok()) << store.status();
     ASSERT_TRUE((*store)->Insert(old).ok());
   }
-  // What a version-1 database looks like: no checksum, no record_bytes.
+  // What a version-1 database looks like: no checksum, no record_bytes, no submitted_by.
   ASSERT_TRUE(server_
                   ->Query(Database(),
                           "DROP INDEX plans_bytes; ALTER TABLE plans DROP COLUMN checksum, DROP "
-                          "COLUMN record_bytes; UPDATE plan_store_schema SET version = 1")
+                          "COLUMN record_bytes, DROP COLUMN submitted_by; UPDATE "
+                          "plan_store_schema SET version = 1")
                   .ok());
   auto store = OpenPlanStore(location_->spec());
   ASSERT_TRUE(store.ok()) << store.status();
   EXPECT_EQ(server_->Query(Database(), "SELECT version FROM plan_store_schema").value(),
-            std::vector<std::vector<std::string>>{{"2"}});
+            std::vector<std::vector<std::string>>{{"3"}});
   ExpectMigrated(**store, old);
+}
+
+TEST_F(PostgresPlanStoreTest, ADatabaseOfSchemaVersion2IsMigratedAndItsRecordsStillVerify) {
+  const PlanRecord old = Succeeded(MakeRecord(1), 2000, R"({"tables":[1]})");
+  {
+    auto store = OpenPlanStore(location_->spec());
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE((*store)->Insert(old).ok());
+  }
+  // What a version-2 database looks like: checksums, no submitted_by.
+  ASSERT_TRUE(server_
+                  ->Query(Database(),
+                          "ALTER TABLE plans DROP COLUMN submitted_by; UPDATE plan_store_schema "
+                          "SET version = 2")
+                  .ok());
+  auto store = OpenPlanStore(location_->spec());
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ(server_->Query(Database(), "SELECT version FROM plan_store_schema").value(),
+            std::vector<std::vector<std::string>>{{"3"}});
+  ExpectMigratedFromVersion2(**store, old);
 }
 
 TEST_F(PostgresPlanStoreTest, MalformedUriIsInvalidArgumentWithoutThePassword) {

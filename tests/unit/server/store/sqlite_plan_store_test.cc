@@ -91,7 +91,7 @@ TEST_F(SqlitePlanStoreTest, CreatesTheFileInWalModeWithSchemaVersionAndIndexes) 
     EXPECT_EQ((*store)->path(), path());
   }
   EXPECT_EQ(QueryFile(path(), "PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(QueryFile(path(), "PRAGMA user_version"), "2");
+  EXPECT_EQ(QueryFile(path(), "PRAGMA user_version"), "3");
   EXPECT_EQ(QueryFile(path(),
                       "SELECT group_concat(name, ',') FROM (SELECT name FROM "
                       "sqlite_master WHERE type = 'index' AND name LIKE 'plans_%' "
@@ -150,17 +150,36 @@ TEST_F(SqlitePlanStoreTest, AFileOfSchemaVersion1IsMigratedAndItsRecordsServedUn
     ASSERT_TRUE(store.ok()) << store.status();
     ASSERT_TRUE((*store)->Insert(old).ok());
   }
-  // What a version-1 file looks like: no checksum, no record_bytes.
+  // What a version-1 file looks like: no checksum, no record_bytes, no submitted_by.
   for (const char* sql :
        {"DROP INDEX plans_bytes", "ALTER TABLE plans DROP COLUMN checksum",
-        "ALTER TABLE plans DROP COLUMN record_bytes", "PRAGMA user_version = 1"}) {
+        "ALTER TABLE plans DROP COLUMN record_bytes", "ALTER TABLE plans DROP COLUMN submitted_by",
+        "PRAGMA user_version = 1"}) {
     ASSERT_EQ(QueryFile(path(), sql), "") << sql;
   }
   auto store = SqlitePlanStore::Open(path());
   ASSERT_TRUE(store.ok()) << store.status();
-  EXPECT_EQ(QueryFile(path(), "PRAGMA user_version"), "2");
+  EXPECT_EQ(QueryFile(path(), "PRAGMA user_version"), "3");
   ExpectMigrated(**store, old);
   EXPECT_TRUE((*store)->QuickCheck().ok());
+}
+
+TEST_F(SqlitePlanStoreTest, AFileOfSchemaVersion2IsMigratedAndItsRecordsStillVerifyWithNoOwner) {
+  const PlanRecord old = Succeeded(MakeRecord(1), 2000, R"({"tables":[1]})");
+  {
+    auto store = SqlitePlanStore::Open(path());
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE((*store)->Insert(old).ok());
+  }
+  // What a version-2 file looks like: checksums, no submitted_by.
+  for (const char* sql :
+       {"ALTER TABLE plans DROP COLUMN submitted_by", "PRAGMA user_version = 2"}) {
+    ASSERT_EQ(QueryFile(path(), sql), "") << sql;
+  }
+  auto store = SqlitePlanStore::Open(path());
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ(QueryFile(path(), "PRAGMA user_version"), "3");
+  ExpectMigratedFromVersion2(**store, old);
 }
 
 TEST_F(SqlitePlanStoreTest, AnEmptyFileIsRefusedAsWipedNotStartedEmpty) {

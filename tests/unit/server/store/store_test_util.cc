@@ -153,6 +153,18 @@ void ExpectMigrated(PlanStore& store, const PlanRecord& old) {
   EXPECT_EQ(store.GetByJobId(JobId(2)).value()->checksum, RecordChecksum(MakeRecord(2)));
 }
 
+void ExpectMigratedFromVersion2(PlanStore& store, const PlanRecord& old) {
+  absl::StatusOr<std::optional<PlanRecord>> read = store.GetByJobId(JobId(1));
+  ASSERT_TRUE(read.ok() && read->has_value()) << read.status();
+  EXPECT_EQ(Fields(**read), Fields(old));
+  EXPECT_EQ((*read)->submitted_by, "");
+  EXPECT_EQ((*read)->checksum, RecordChecksum(old));  // verified, as before the migration
+  PlanRecord owned = MakeRecord(2);
+  owned.submitted_by = "token:trainer-a";
+  ASSERT_TRUE(store.Insert(owned).ok());
+  EXPECT_EQ(store.GetByJobId(JobId(2)).value()->submitted_by, "token:trainer-a");
+}
+
 void ScribbleOverPages(const std::string& path, int per_page, uint32_t seed) {
   const auto size = static_cast<std::streamoff>(std::filesystem::file_size(path));
   std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);

@@ -28,7 +28,7 @@ PlanRecord Succeeded(PlanRecord record, int64_t finished_unix_ms,
 inline auto Fields(const PlanRecord& r) {
   return std::tie(r.job_id, r.job_key, r.request_hash, r.request_json, r.plan_json, r.algorithm,
                   r.model_version, r.status, r.error_code, r.error_message, r.owner,
-                  r.submitted_unix_ms, r.started_unix_ms, r.finished_unix_ms);
+                  r.submitted_unix_ms, r.started_unix_ms, r.finished_unix_ms, r.submitted_by);
 }
 
 // Writes `per_page` pseudo-random bytes (from `seed`) at pseudo-random places of every 4 KiB page
@@ -38,6 +38,11 @@ void ScribbleOverPages(const std::string& path, int per_page, uint32_t seed);
 // After a migration from schema version 1 (`old`, JobId(1), written before it): `store` serves
 // `old` unverified (checksum ""), counts its bytes, and writes new records with a checksum.
 void ExpectMigrated(PlanStore& store, const PlanRecord& old);
+
+// After a migration from schema version 2 (`old`, JobId(1), written with a checksum before it):
+// `store` serves `old` verified (its checksum still matches) with no submitted_by, and keeps
+// submitted_by for new records.
+void ExpectMigratedFromVersion2(PlanStore& store, const PlanRecord& old);
 
 // A fresh directory under $TMPDIR (or /tmp), removed by the destructor.
 class TempDir {
