@@ -251,16 +251,32 @@ void ServerMetrics::WatchSaturation(int64_t handler_threads, std::function<void(
 }
 
 void ServerMetrics::CheckSaturation() {
-  std::lock_guard<std::mutex> lock(saturation_mu_);
-  // Read under the lock: the gauge and the flips follow the counts in order.
-  const int64_t now = calls_.load();
-  calls_in_flight_.Set(static_cast<double>(now));
-  if (saturate_at_ == 0) return;
-  const bool saturated = saturated_ ? now >= clear_below_ : now >= saturate_at_;
-  if (saturated == saturated_) return;
-  saturated_ = saturated;
-  saturated_gauge_.Set(saturated ? 1 : 0);
-  if (on_saturation_) on_saturation_(saturated);
+  std::function<void(bool)> on_change;
+  {
+    std::lock_guard<std::mutex> lock(saturation_mu_);
+    // Read under the lock: the gauge and the flips follow the counts in order.
+    const int64_t now = calls_.load();
+    calls_in_flight_.Set(static_cast<double>(now));
+    if (saturate_at_ == 0) return;
+    const bool saturated = saturated_ ? now >= clear_below_ : now >= saturate_at_;
+    if (saturated == saturated_) return;
+    saturated_ = saturated;
+    saturated_gauge_.Set(saturated ? 1 : 0);
+    on_change = on_saturation_;
+  }
+  if (!on_change) return;
+  // Outside saturation_mu_, which every call's start and end takes: the callback talks to
+  // gRPC's health service. Flips that race apply in turn, each the state as it is by then, so
+  // the last one applied is the latest.
+  std::lock_guard<std::mutex> order(saturation_callback_mu_);
+  bool latest = false;
+  {
+    std::lock_guard<std::mutex> lock(saturation_mu_);
+    latest = saturated_;
+  }
+  if (latest == saturation_applied_) return;
+  saturation_applied_ = latest;
+  on_change(latest);
 }
 
 void ServerMetrics::RecordGrpcCall(absl::string_view method, absl::string_view code) {

@@ -192,6 +192,8 @@ class ServerMetrics {
   std::function<void(bool)> on_saturation_;
   std::mutex saturation_mu_;  // orders the flips
   bool saturated_ = false;
+  std::mutex saturation_callback_mu_;  // orders the callbacks, run outside saturation_mu_
+  bool saturation_applied_ = false;    // the state the callback last reported
   // Publishes calls_ and flips the saturation state where it crossed a bound.
   void CheckSaturation();
   prometheus::Gauge& retained_jobs_;

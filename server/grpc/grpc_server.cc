@@ -165,9 +165,13 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
   // Saturated (90% of the handler threads busy): the planner service reads NOT_SERVING so that
   // load balancers send new calls elsewhere; the overall status ("") stays SERVING, the process
   // is alive. The drain's health Shutdown() freezes NOT_SERVING whatever this says later.
+  // The health port (health_address) mirrors it, as it mirrors the drain.
   grpc::HealthCheckServiceInterface* health = s->server_->GetHealthCheckService();
-  metrics.WatchSaturation(config.max_rpc_threads - 1, [health](bool saturated) {
+  grpc::HealthCheckServiceInterface* probe_health =
+      s->health_server_ != nullptr ? s->health_server_->GetHealthCheckService() : nullptr;
+  metrics.WatchSaturation(config.max_rpc_threads - 1, [health, probe_health](bool saturated) {
     health->SetServingStatus(kServiceName, !saturated);
+    if (probe_health != nullptr) probe_health->SetServingStatus(kServiceName, !saturated);
     Log(saturated ? LogLevel::kWarn : LogLevel::kInfo,
         saturated ? "saturated: 90% of the gRPC handler threads are busy; health of "
                     "shardplan.v1.PlannerService is NOT_SERVING until they fall below 75%"

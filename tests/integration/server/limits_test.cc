@@ -107,7 +107,7 @@ grpc::Status RetryWhileThreadsBusy(const std::function<grpc::Status()>& call) {
 TEST_F(LimitsTest, StreamsCannotTakeEveryThreadAndSaturationShows) {
   // 7 threads: 6 handlers and gRPC's poller; saturated from 6 calls in flight, clear below 5.
   StartServer({"--max_concurrent_plans=2", "--max_rpc_threads=7", "--max_streams=4",
-               "--max_streams_per_client=0"});
+               "--max_streams_per_client=0", "--health_address=127.0.0.1:0"});
   const std::string id = Submit(SlowRequest());
   AwaitState(id, v1::RUNNING);
   std::vector<Watcher> watchers;
@@ -152,6 +152,10 @@ TEST_F(LimitsTest, StreamsCannotTakeEveryThreadAndSaturationShows) {
       testing::CheckHealth(server_.Channel(), "shardplan.v1.PlannerService");
   ASSERT_TRUE(service.ok()) << service.status();
   EXPECT_EQ(*service, 2);  // NOT_SERVING
+  absl::StatusOr<int> probe =  // the health port mirrors it
+      testing::CheckHealth(server_.HealthChannel(), "shardplan.v1.PlannerService");
+  ASSERT_TRUE(probe.ok()) << probe.status();
+  EXPECT_EQ(*probe, 2);
   absl::StatusOr<int> overall = testing::CheckHealth(server_.Channel(), "");
   ASSERT_TRUE(overall.ok()) << overall.status();
   EXPECT_EQ(*overall, 1);
@@ -161,6 +165,9 @@ TEST_F(LimitsTest, StreamsCannotTakeEveryThreadAndSaturationShows) {
   service = testing::CheckHealth(server_.Channel(), "shardplan.v1.PlannerService");
   ASSERT_TRUE(service.ok()) << service.status();
   EXPECT_EQ(*service, 1);
+  probe = testing::CheckHealth(server_.HealthChannel(), "shardplan.v1.PlannerService");
+  ASSERT_TRUE(probe.ok()) << probe.status();
+  EXPECT_EQ(*probe, 1);
 
   grpc::Status cancelled =
       RetryWhileThreadsBusy([&] { return stub_->CancelPlan(Context().get(), Job(id), &job); });

@@ -49,6 +49,11 @@ def embedding_modules(module: Any, sharders: Sequence[Any] = ()) -> Dict[str, Li
 
 def _torch_broadcast(object_list: List[Any], src: int, group: Any) -> None:
     import torch.distributed as dist  # pylint: disable=import-outside-toplevel
+    if group is not None:  # broadcast_object_list takes the source's global rank
+        global_rank = getattr(dist, "get_global_rank", None)
+        if global_rank is None:  # torch < 2.0
+            global_rank = dist.distributed_c10d._get_global_rank  # pylint: disable=protected-access
+        src = global_rank(group, src)
     dist.broadcast_object_list(object_list, src, group=group)
 
 
