@@ -1,6 +1,7 @@
 #include "nn/adam.h"
 
 #include <cmath>
+#include <utility>
 
 namespace shardplan {
 
@@ -28,6 +29,14 @@ void Adam::Step(std::span<float> params, std::span<const float> grad) {
     v[i] = v[i] * b2 + one_minus_b2 * g[i] * g[i];
     p[i] -= step_size * m[i] / (std::sqrt(v[i]) / correction2_sqrt + eps);
   }
+}
+
+bool Adam::Restore(std::vector<float> m, std::vector<float> v, int64_t steps) {
+  if (m.size() != m_.size() || v.size() != v_.size() || steps < 0) return false;
+  m_ = std::move(m);
+  v_ = std::move(v);
+  steps_ = steps;
+  return true;
 }
 
 }  // namespace shardplan

@@ -25,6 +25,16 @@ class Adam {
   void Step(std::span<float> params, std::span<const float> grad);
   int64_t steps() const { return steps_; }
 
+  // Learning-rate schedules (the RL trainers' linear decay) set it before a step.
+  void set_lr(float lr) { options_.lr = lr; }
+  float lr() const { return options_.lr; }
+
+  // The moments and step count, for a trainer's checkpoint: a run resumed from Restore steps
+  // exactly as the uninterrupted one. Restore refuses (false) moments of another size.
+  const std::vector<float>& first_moment() const { return m_; }
+  const std::vector<float>& second_moment() const { return v_; }
+  bool Restore(std::vector<float> m, std::vector<float> v, int64_t steps);
+
  private:
   AdamOptions options_;
   std::vector<float> m_;

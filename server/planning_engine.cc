@@ -250,8 +250,10 @@ absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request)
   prepared.model = *std::move(model);
   if (!model_reason.empty()) selection.push_back(std::move(model_reason));
   prepared.selection = absl::StrJoin(selection, "; ");
-  prepared.planning =
-      PreparedPlanning{*algorithm, prepared.model.model.get(), *std::move(params), asked.seed};
+  prepared.planning = PreparedPlanning{.algorithm = *algorithm,
+                                       .model = prepared.model.model.get(),
+                                       .params = *std::move(params),
+                                       .seed = asked.seed};
   if (prepared.model.model->ReadsAccessHistograms()) {
     prepared.warnings =
         ImputeAccessHistograms(without_bins, prepared.model.manifest.id(), prepared.task);

@@ -6,9 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "planner/domain/cost_model.h"
 #include "planner/domain/plan.h"
+#include "planner/domain/policy.h"
 #include "planner/domain/task.h"
 #include "planner/framework/parameters.h"
 #include "planner/framework/stop_signal.h"
@@ -22,6 +25,10 @@ struct AlgorithmInfo {
   std::vector<ParamSpec> params;
   std::vector<ShardingType> sharding_types;  // what its plans contain
   bool uses_cost_model = false;
+  // Plans with a trained policy (planner/domain/policy.h) that the caller resolves: the
+  // algorithm then declares a string parameter "policy" ("", "name" or "name@version"; the
+  // server resolves it and records the exact name@version in the plan's parameters).
+  bool uses_policy = false;
 };
 
 // A progress report from a running algorithm (streamed by WatchPlan).
@@ -33,6 +40,7 @@ struct PlanningProgress {
 // Everything a planning run may consult besides the task.
 struct PlanningContext {
   const CostModel* cost_model = nullptr;  // never null
+  const Policy* policy = nullptr;         // never null when info().uses_policy, else null
   ParamValues params;                     // resolved against the algorithm's specs
   uint64_t seed = 0;
   const StopSignal* stop = nullptr;       // never null
@@ -48,6 +56,15 @@ class Algorithm {
   virtual ~Algorithm() = default;
   virtual const AlgorithmInfo& info() const = 0;
   virtual absl::StatusOr<Plan> Run(const Task& task, const PlanningContext& context) const = 0;
+
+  // For algorithms that use a policy: OK when this algorithm can run `policy` (its algorithm
+  // and architecture, every tensor it reads with its shape, every constant), else
+  // FAILED_PRECONDITION naming the policy and what is wrong. Loaders call it before serving a
+  // policy, so a request never reaches Run with a policy its algorithm does not understand.
+  virtual absl::Status CheckPolicy(const Policy& policy) const {
+    return absl::FailedPreconditionError(
+        absl::StrCat("policy ", policy.id(), ": algorithm ", info().name, " uses no policy"));
+  }
 };
 
 }  // namespace shardplan

@@ -81,17 +81,48 @@ absl::Status CheckTotalMemoryFits(const AlgorithmInfo& info, const Task& task) {
                    largest->name, "\" needs ", FormatGiB(largest_bytes)));
 }
 
+// A policy exactly when the algorithm uses one, and one it can run.
+absl::Status CheckPlanningPolicy(const Algorithm& algorithm, const Policy* policy) {
+  const AlgorithmInfo& info = algorithm.info();
+  if (!info.uses_policy) {
+    if (policy == nullptr) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat("parameters.policy: algorithm ", info.name, " uses no policy"));
+  }
+  if (policy == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("parameters.policy: algorithm ", info.name,
+                     " plans with a trained policy and none was given"));
+  }
+  if (policy->algorithm != info.name) {
+    return absl::FailedPreconditionError(absl::StrCat("parameters.policy: ", policy->id(),
+                                                      " is a policy of ", policy->algorithm,
+                                                      ", not of ", info.name));
+  }
+  absl::Status runnable = algorithm.CheckPolicy(*policy);
+  if (!runnable.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat("parameters.policy: ", runnable.message()));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<PreparedPlanning> PreparePlanning(const Algorithm& algorithm, const Task& task,
                                                  const CostModel& model,
                                                  const std::map<std::string, std::string>& params,
-                                                 uint64_t seed) {
+                                                 uint64_t seed, const Policy* policy) {
   SHARDPLAN_RETURN_IF_ERROR(model.CheckSupports(task));
   SHARDPLAN_RETURN_IF_ERROR(CheckCostsAllowedTypes(model, task));
   SHARDPLAN_ASSIGN_OR_RETURN(ParamValues resolved,
                              ResolveParams(algorithm.info().params, params));
-  return PreparedPlanning{&algorithm, &model, std::move(resolved), seed};
+  SHARDPLAN_RETURN_IF_ERROR(CheckPlanningPolicy(algorithm, policy));
+  if (policy != nullptr) {
+    std::map<std::string, std::string> values = resolved.values();
+    values["policy"] = policy->id();
+    resolved = ParamValues(std::move(values));
+  }
+  return PreparedPlanning{&algorithm, &model, policy, std::move(resolved), seed};
 }
 
 absl::StatusOr<Plan> RunPlanning(const PreparedPlanning& prepared, const Task& task,
@@ -118,6 +149,7 @@ absl::StatusOr<Plan> RunPlanning(const PreparedPlanning& prepared, const Task& t
          0.0);
   PlanningContext context;
   context.cost_model = prepared.model;
+  context.policy = prepared.policy;
   context.params = prepared.params;
   context.seed = prepared.seed;
   context.stop = &stop;
@@ -140,8 +172,9 @@ absl::StatusOr<Plan> RunPlanning(const PreparedPlanning& prepared, const Task& t
 absl::StatusOr<Plan> PlanTask(const Algorithm& algorithm, const Task& task,
                               const CostModel& model, const PlanTaskOptions& options) {
   const auto start = StopSignal::Clock::now();
-  SHARDPLAN_ASSIGN_OR_RETURN(PreparedPlanning prepared,
-                             PreparePlanning(algorithm, task, model, options.params, options.seed));
+  SHARDPLAN_ASSIGN_OR_RETURN(
+      PreparedPlanning prepared,
+      PreparePlanning(algorithm, task, model, options.params, options.seed, options.policy));
   SHARDPLAN_ASSIGN_OR_RETURN(
       Plan plan,
       RunPlanning(prepared, task, {.stop = options.stop, .on_progress = options.on_progress}));

@@ -16,16 +16,21 @@ namespace shardplan {
 struct PreparedPlanning {
   const Algorithm* algorithm = nullptr;  // never null
   const CostModel* model = nullptr;      // never null; it supports the task
+  const Policy* policy = nullptr;        // never null when the algorithm uses a policy
   ParamValues params;                    // resolved: defaults filled, canonical spelling
   uint64_t seed = 0;
 };
 
 // Checks that `model` can cost `task` (CostModel::CheckSupports) and resolves `params` against
-// the algorithm's specs ("parameters.<name>: ..." errors). Both must outlive the result.
+// the algorithm's specs ("parameters.<name>: ..." errors). For an algorithm that uses a policy,
+// `policy` is the one the caller resolved (FAILED_PRECONDITION "parameters.policy: ..." when it
+// is null, is for another algorithm or fails Algorithm::CheckPolicy), and the resolved
+// "policy" parameter becomes its exact name@version; for others it must be null. Everything
+// passed must outlive the result.
 absl::StatusOr<PreparedPlanning> PreparePlanning(const Algorithm& algorithm, const Task& task,
                                                  const CostModel& model,
                                                  const std::map<std::string, std::string>& params,
-                                                 uint64_t seed);
+                                                 uint64_t seed, const Policy* policy = nullptr);
 
 struct PlanningRunOptions {
   const StopSignal* stop = nullptr;  // null: never stops early
@@ -42,6 +47,7 @@ absl::StatusOr<Plan> RunPlanning(const PreparedPlanning& prepared, const Task& t
 struct PlanTaskOptions {
   std::map<std::string, std::string> params;  // as the caller gave them
   uint64_t seed = 0;
+  const Policy* policy = nullptr;    // for algorithms that use one (PreparePlanning)
   const StopSignal* stop = nullptr;  // null: never stops early
   std::function<void(const PlanningProgress&)> on_progress;
 };
