@@ -271,7 +271,8 @@ absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request)
   absl::StatusOr<ParamValues> params = ResolveParams((*algorithm)->info().params, asked.params);
   if (!params.ok()) return params.status();  // already "parameters.<name>: ..."
   std::string model_reason;
-  // ChooseModel confirms the model can cost the task: the one support check of a request.
+  // ChooseModel confirms the model can cost the task, in errors that name the model (the check
+  // PreparePlanning repeats below then passes).
   absl::StatusOr<ResolvedModel> model = ChooseModel(asked.model, prepared.task, &model_reason);
   if (!model.ok()) return model.status();
   prepared.model = *std::move(model);
