@@ -9,12 +9,10 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "planner/algorithms/builtin_algorithms.h"
-#include "server/metrics.h"
 #include "server/planning_engine.h"
 #include "server/planning_service.h"
-#include "server/store/plan_store.h"
 #include "tests/unit/server/server_test_util.h"
+#include "tests/unit/server/service_test_fixture.h"
 #include "tests/unit/support/fake_policy_algorithm.h"
 
 namespace shardplan {
@@ -30,13 +28,6 @@ using ::testing::Not;
 // The analytic built-in's hardware profile: what a policy trained "for" it is preferred on.
 constexpr char kAnalyticHardware[] = "torchrec-default";
 
-AlgorithmRegistry AlgorithmsWithFake() {
-  AlgorithmRegistry algorithms = BuiltinAlgorithms();
-  algorithms.Register(std::make_unique<FakePolicyAlgorithm>());
-  algorithms.Register(std::make_unique<FakePolicyAlgorithm>("other_policy"));
-  return algorithms;
-}
-
 // The device of every table of `plan`, in plan order.
 std::vector<int32_t> Devices(const Plan& plan) {
   std::vector<int32_t> devices;
@@ -44,29 +35,16 @@ std::vector<int32_t> Devices(const Plan& plan) {
   return devices;
 }
 
-// The engine and the service as the server assembles them, with a fake policy algorithm and a
-// real SQLite plan store; policies are added to the registry directly, as a reload would.
-class PolicyPlanningTest : public ::testing::Test {
+// The engine and the service as the server assembles them (ServiceTest), with two fake policy
+// algorithms; policies are added to the registry directly, as a reload would.
+class PolicyPlanningTest : public server_test::ServiceTest {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(RegisterBuiltinModels(models_).ok());
-    dir_ = ::testing::TempDir() + "/policy_planning_test_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    absl::StatusOr<std::unique_ptr<PlanStore>> store = OpenPlanStore("sqlite:" + dir_ + "/p.db");
-    ASSERT_TRUE(store.ok()) << store.status();
-    store_ = *std::move(store);
-    ledger_ = std::make_unique<PlanLedger>(store_.get(), "replica", TaskLimits{}, &metrics_);
-    engine_ = std::make_unique<PlanningEngine>(
-        &algorithms_, &models_, &policies_, &cache_, &metrics_,
-        PlanningEngineOptions{.default_algorithm = "size_lookup_greedy"});
-    jobs_ = std::make_unique<JobManager>(JobManagerOptions{.workers = 1}, &metrics_);
-    service_ = std::make_unique<PlanningService>(engine_.get(), jobs_.get(), ledger_.get(), &slots_,
-                                                 &clients_, &metrics_);
+  PolicyPlanningTest() {
+    algorithms_.Register(std::make_unique<FakePolicyAlgorithm>());
+    algorithms_.Register(std::make_unique<FakePolicyAlgorithm>("other_policy"));
   }
   void TearDown() override {
-    jobs_->Shutdown();
+    ServiceTest::TearDown();
     std::filesystem::remove_all(dir_);
   }
 
@@ -105,21 +83,6 @@ class PolicyPlanningTest : public ::testing::Test {
     const StopSignal stop;
     return engine_->Run(*prepared, stop, nullptr);
   }
-
-  AlgorithmRegistry algorithms_ = AlgorithmsWithFake();
-  ModelRegistry models_;
-  PolicyRegistry policies_;
-  ServerMetrics metrics_;
-  PlanCache cache_{int64_t{1} << 20};
-  ConcurrencyLimiter slots_{2};
-  ClientLimiter clients_{0};
-  std::string dir_;
-  std::unique_ptr<PlanStore> store_;
-  std::unique_ptr<PlanLedger> ledger_;
-  std::unique_ptr<PlanningEngine> engine_;
-  std::unique_ptr<JobManager> jobs_;
-  std::unique_ptr<PlanningService> service_;
-  const CallContext call_{};
 };
 
 TEST_F(PolicyPlanningTest, WithoutAPolicyTheRequestIsRefusedSayingWhatToDo) {
