@@ -1,10 +1,9 @@
 // reproduce_table1: NeuroShard's Table 1 (paper section 4.1, appendix D Table 5) on this
 // repository's pieces. For every (devices, max dim) setting it draws --tasks seeded tasks from
 // the table pool (GenerateTask: the reference's gen_tasks, 4 GiB per device), plans each with
-// every requested algorithm through PlanTask under the shipped neural model (the learned
-// planners, AutoShard and DreamShard, with their newest shipped policy for the model's hardware
-// profile; the "simulated"
-// cost), and scores every plan on ground truth (ScorePlanOnHardware): the rtx2080ti simulator
+// every requested algorithm through PlanTask under the shipped neural model (the "simulated"
+// cost; AutoShard and DreamShard with their newest policy for the model's hardware profile),
+// and scores every plan on ground truth (ScorePlanOnHardware): the rtx2080ti simulator
 // with noise off, or with --ground-truth cpu a measurement on this machine's CPU (CpuBackend,
 // compute only) of plans made under a cpu-trained model. docs/benchmarks.md explains the output.
 //
