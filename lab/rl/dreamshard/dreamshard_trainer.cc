@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <utility>
@@ -243,13 +244,30 @@ struct Trainer {
   }
 
   // One sampled episode on task t: its RL record, and the episode for its plan.
+  // A sampled episode can strand a table that fits no device any more (the reference would
+  // crash there): such an episode is drawn again, up to kMaxRedraws times.
   absl::StatusOr<std::pair<RlEpisode, float>> Sample(int t, const DreamShardNet& net, Plan* plan) {
+    constexpr int kMaxRedraws = 100;
+    for (int attempt = 0;; ++attempt) {
+      SHARDPLAN_ASSIGN_OR_RETURN(auto sampled, SampleOnce(t, net, plan));
+      if (sampled.has_value()) return *std::move(sampled);
+      if (attempt == kMaxRedraws) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("training task ", t, ": ", kMaxRedraws + 1,
+                         " sampled episodes in a row left a table that fits no device"));
+      }
+    }
+  }
+
+  absl::StatusOr<std::optional<std::pair<RlEpisode, float>>> SampleOnce(int t,
+                                                                        const DreamShardNet& net,
+                                                                        Plan* plan) {
     SHARDPLAN_ASSIGN_OR_RETURN(
         DreamShardEpisode episode,
         DreamShardEpisode::Start(tasks[t], features[t], net, kAlgorithmName));
     RlEpisode record;
     while (!episode.done()) {
-      if (episode.legal().empty()) return episode.NoLegalDevice();
+      if (episode.legal().empty()) return std::nullopt;
       RlStep step;
       step.legal = episode.legal();
       for (int32_t d : step.legal) {
