@@ -28,6 +28,7 @@
 #include "lab/tools/commands.h"
 #include "lab/tools/tool_support.h"
 #include "planner/algorithms/dreamshard/dreamshard_planner.h"
+#include "planner/algorithms/greedy/greedy_planner.h"
 #include "planner/framework/plan_task.h"
 #include "planner/framework/stop_signal.h"
 #include "wire/task_proto.h"
@@ -97,23 +98,35 @@ std::string TasksSha256(const std::vector<Task>& tasks) {
   return Sha256Hex(all);
 }
 
-// The measured cost of the policy's argmax plan of every task (ScorePlanOnHardware).
-absl::StatusOr<double> MeanPlanCost(const std::vector<Task>& tasks, const Policy& policy,
-                                    const rl::BackendForTask& backend) {
-  DreamShardPlanner planner;
+// The mean measured cost of `planner`'s plans of `tasks` (ScorePlanOnHardware) over the tasks
+// it plans, and how many it finds infeasible (an argmax placement can strand a large table).
+struct MeanCost {
+  double mean_ms = 0.0;
+  int infeasible = 0;
+};
+absl::StatusOr<MeanCost> MeanPlanCost(const std::vector<Task>& tasks, const Algorithm& planner,
+                                      const Policy* policy, const rl::BackendForTask& backend) {
   StopSignal stop;
+  MeanCost result;
   double total = 0.0;
   for (const Task& task : tasks) {
     PlanningContext context;
-    context.policy = &policy;
+    context.policy = policy;
     context.stop = &stop;
-    SHARDPLAN_ASSIGN_OR_RETURN(const Plan plan, planner.Run(task, context));
+    const absl::StatusOr<Plan> plan = planner.Run(task, context);
+    if (plan.status().code() == absl::StatusCode::kFailedPrecondition) {
+      ++result.infeasible;
+      continue;
+    }
+    SHARDPLAN_RETURN_IF_ERROR(plan.status());
     SHARDPLAN_ASSIGN_OR_RETURN(HardwareBackend* const hardware, backend(task));
     SHARDPLAN_ASSIGN_OR_RETURN(const HardwarePlanCost cost,
-                               ScorePlanOnHardware(task, plan, *hardware));
+                               ScorePlanOnHardware(task, *plan, *hardware));
     total += cost.cost_ms;
   }
-  return total / static_cast<double>(tasks.size());
+  const int planned = static_cast<int>(tasks.size()) - result.infeasible;
+  result.mean_ms = planned > 0 ? total / planned : 0.0;
+  return result;
 }
 
 absl::Status RunTrainDreamShard(const OptionValues& args) {
@@ -253,18 +266,27 @@ absl::Status RunTrainDreamShard(const OptionValues& args) {
       "mean measured max latency of the iteration's sampled plans (ms, sim-", profile, ")");
 
   if (validation > 0) {
-    int held_skipped = 0;
+    // Held out: drawn from the next seed, so the same whatever --tasks is.
+    int held_next = 0, held_skipped = 0;
     SHARDPLAN_ASSIGN_OR_RETURN(const std::vector<Task> held_out,
-                               MakeTasks(pool.pool, gen, devices, max_dims, task_seed,
-                                         static_cast<int>(validation), &next_index, &held_skipped));
-    SHARDPLAN_ASSIGN_OR_RETURN(const double train_cost, MeanPlanCost(tasks, policy, backend));
-    SHARDPLAN_ASSIGN_OR_RETURN(const double held_cost, MeanPlanCost(held_out, policy, backend));
+                               MakeTasks(pool.pool, gen, devices, max_dims, task_seed + 1,
+                                         static_cast<int>(validation), &held_next, &held_skipped));
+    const DreamShardPlanner dreamshard;
+    const GreedyPlanner size_greedy(GreedyWeight::kSize);
+    SHARDPLAN_ASSIGN_OR_RETURN(const MeanCost train_cost,
+                               MeanPlanCost(tasks, dreamshard, &policy, backend));
+    SHARDPLAN_ASSIGN_OR_RETURN(const MeanCost held_cost,
+                               MeanPlanCost(held_out, dreamshard, &policy, backend));
+    SHARDPLAN_ASSIGN_OR_RETURN(const MeanCost greedy_cost,
+                               MeanPlanCost(held_out, size_greedy, nullptr, backend));
     std::cerr << absl::StrFormat(
-        "argmax plans: mean measured cost %.4f ms on the training tasks, %.4f ms on %d "
-        "held-out tasks (indices %d..%d)\n",
-        train_cost, held_cost, validation, train_end, next_index - 1);
-    info.hyperparameters["validation_mean_cost_ms"] = absl::StrFormat("%.6g", held_cost);
-    info.hyperparameters["training_mean_cost_ms"] = absl::StrFormat("%.6g", train_cost);
+        "argmax plans: mean measured cost %.4f ms on the training tasks (%d infeasible), %.4f ms "
+        "on %d held-out tasks (seed %d, %d infeasible); size_greedy %.4f ms (%d infeasible)\n",
+        train_cost.mean_ms, train_cost.infeasible, held_cost.mean_ms, validation, task_seed + 1,
+        held_cost.infeasible, greedy_cost.mean_ms, greedy_cost.infeasible);
+    info.hyperparameters["validation_mean_cost_ms"] = absl::StrFormat("%.6g", held_cost.mean_ms);
+    info.hyperparameters["validation_infeasible"] = absl::StrCat(held_cost.infeasible);
+    info.hyperparameters["training_mean_cost_ms"] = absl::StrFormat("%.6g", train_cost.mean_ms);
   }
   SHARDPLAN_RETURN_IF_ERROR(WritePolicyBundle(args.Get("models-dir"), info, policy));
   const std::string csv_path =
@@ -303,7 +325,7 @@ Command PolicyTrainDreamShardCommand() {
               {"task-seed", "S", "seed of the tasks (bench/reproduce_table1 uses 0)", "2000"},
               {"validation-tasks", "N",
                "after training, report the argmax plans' measured cost on N held-out tasks "
-               "(indices after the training tasks)",
+               "(drawn from --task-seed + 1)",
                "0"},
               {"iterations", "N", "training iterations (num_iterations)", "10"},
               {"bench-steps", "N", "measured episodes per iteration", "10"},
