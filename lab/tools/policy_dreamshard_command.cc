@@ -212,6 +212,22 @@ absl::Status RunTrainDreamShard(const OptionValues& args) {
     }
     return it->second.get();
   };
+  std::vector<Task> held_out;
+  const DreamShardPlanner dreamshard;
+  if (validation > 0) {
+    // Held out: drawn from the next seed, so the same whatever --tasks is.
+    int held_next = 0, held_skipped = 0;
+    SHARDPLAN_ASSIGN_OR_RETURN(held_out,
+                               MakeTasks(pool.pool, gen, devices, max_dims, task_seed + 1,
+                                         static_cast<int>(validation), &held_next, &held_skipped));
+    // The held-out argmax cost after every iteration: the curve's steady signal (the sampled
+    // plans' latency swings with the tasks each iteration draws).
+    options.evaluate = [&](const Policy& trained) -> absl::StatusOr<double> {
+      SHARDPLAN_ASSIGN_OR_RETURN(const MeanCost cost,
+                                 MeanPlanCost(held_out, dreamshard, &trained, backend));
+      return cost.mean_ms;
+    };
+  }
   std::cerr << "training " << name << "@" << version << " on " << tasks.size() << " tasks (seed "
             << task_seed << "), sim-" << profile << "\n";
   SHARDPLAN_ASSIGN_OR_RETURN(rl::DreamShardTrainResult result,
@@ -225,7 +241,9 @@ absl::Status RunTrainDreamShard(const OptionValues& args) {
   policy.version = version;
 
   std::string rewards;
-  std::string csv = "iteration,episodes,mean_measured_ms,mean_rl_reward,cost_loss,learning_rate\n";
+  std::string csv =
+      "iteration,episodes,mean_measured_ms,mean_rl_reward,cost_loss,learning_rate,"
+      "heldout_argmax_ms\n";
   PolicyBundleInfo info;
   const int64_t per_iteration =
       options.bench_steps + options.rl_num_batches * options.rl_batch_size;
@@ -234,8 +252,9 @@ absl::Status RunTrainDreamShard(const OptionValues& args) {
     info.training.curve.push_back(PolicyCurvePoint{episodes, s.mean_measured_ms});
     absl::StrAppend(&rewards, rewards.empty() ? "" : ",",
                     absl::StrFormat("%.6g", s.mean_rl_reward));
-    absl::StrAppendFormat(&csv, "%d,%d,%.9g,%.9g,%.9g,%.9g\n", s.iteration + 1, episodes,
-                          s.mean_measured_ms, s.mean_rl_reward, s.cost_loss, s.learning_rate);
+    absl::StrAppendFormat(&csv, "%d,%d,%.9g,%.9g,%.9g,%.9g,%s\n", s.iteration + 1, episodes,
+                          s.mean_measured_ms, s.mean_rl_reward, s.cost_loss, s.learning_rate,
+                          validation > 0 ? absl::StrFormat("%.9g", s.evaluation) : "");
   }
   info.description = args.Get(
       "description", absl::StrCat("DreamShard policy trained on the sim-", profile, " simulator"));
@@ -266,12 +285,6 @@ absl::Status RunTrainDreamShard(const OptionValues& args) {
       "mean measured max latency of the iteration's sampled plans (ms, sim-", profile, ")");
 
   if (validation > 0) {
-    // Held out: drawn from the next seed, so the same whatever --tasks is.
-    int held_next = 0, held_skipped = 0;
-    SHARDPLAN_ASSIGN_OR_RETURN(const std::vector<Task> held_out,
-                               MakeTasks(pool.pool, gen, devices, max_dims, task_seed + 1,
-                                         static_cast<int>(validation), &held_next, &held_skipped));
-    const DreamShardPlanner dreamshard;
     const GreedyPlanner size_greedy(GreedyWeight::kSize);
     SHARDPLAN_ASSIGN_OR_RETURN(const MeanCost train_cost,
                                MeanPlanCost(tasks, dreamshard, &policy, backend));

@@ -27,7 +27,7 @@
 namespace shardplan::rl {
 namespace {
 
-constexpr char kCheckpointMagic[] = "shardplan-dreamshard-checkpoint-1\n";
+constexpr char kCheckpointMagic[] = "shardplan-dreamshard-checkpoint-2\n";
 constexpr char kAlgorithmName[] = "dreamshard";
 
 // Everything a resumed run needs to continue exactly.
@@ -130,6 +130,7 @@ std::string Encode(const std::string& fingerprint, const State& s) {
     w.Pod(c.mean_rl_reward);
     w.Pod(c.cost_loss);
     w.Pod(c.learning_rate);
+    w.Pod(c.evaluation);
   }
   w.Pod(s.episodes);
   w.Pod(s.updates);
@@ -180,7 +181,7 @@ absl::StatusOr<State> Decode(const std::string& path, const std::string& bytes,
     DreamShardIterationStats c;
     int32_t iteration = 0;
     ok = r.Pod(iteration) && r.Pod(c.mean_measured_ms) && r.Pod(c.mean_rl_reward) &&
-         r.Pod(c.cost_loss) && r.Pod(c.learning_rate);
+         r.Pod(c.cost_loss) && r.Pod(c.learning_rate) && r.Pod(c.evaluation);
     c.iteration = iteration;
     s.curve.push_back(c);
   }
@@ -453,6 +454,7 @@ absl::StatusOr<DreamShardTrainResult> TrainDreamShard(std::span<const Task> inpu
     trainer.rng = SampleRng(options.seed, 1);
   }
   const double wall_before = state.wall_seconds;
+  double evaluation_seconds = 0.0;
 
   DreamShardTrainResult result;
   for (int it = state.next_iteration; it < options.num_iterations; ++it) {
@@ -470,17 +472,27 @@ absl::StatusOr<DreamShardTrainResult> TrainDreamShard(std::span<const Task> inpu
     SHARDPLAN_ASSIGN_OR_RETURN(stats.mean_measured_ms, trainer.Collect());
     stats.cost_loss = trainer.TrainCost(adam);
     SHARDPLAN_ASSIGN_OR_RETURN(stats.mean_rl_reward, trainer.TrainRl(adam));
+    if (options.evaluate) {  // not training time: left out of wall_seconds
+      const auto evaluation_start = std::chrono::steady_clock::now();
+      const Policy policy = DreamShardPolicyFromParams(state.params, trainer.missing_bins);
+      SHARDPLAN_ASSIGN_OR_RETURN(stats.evaluation, options.evaluate(policy));
+      evaluation_seconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - evaluation_start)
+              .count();
+    }
     state.curve.push_back(stats);
     state.next_iteration = it + 1;
     state.wall_seconds =
         wall_before +
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() -
+        evaluation_seconds;
     if (options.progress != nullptr) {
       *options.progress << absl::StrFormat(
           "iteration %d/%d: mean measured latency %.4f ms, RL reward %.4f, cost loss %.4g, lr "
-          "%.3g, %.1f s\n",
+          "%.3g, %.1f s%s\n",
           it + 1, options.num_iterations, stats.mean_measured_ms, stats.mean_rl_reward,
-          stats.cost_loss, lr, state.wall_seconds);
+          stats.cost_loss, lr, state.wall_seconds,
+          options.evaluate ? absl::StrFormat(", evaluation %.4f", stats.evaluation) : "");
       options.progress->flush();
     }
     if (!options.checkpoint.empty()) {
@@ -495,7 +507,8 @@ absl::StatusOr<DreamShardTrainResult> TrainDreamShard(std::span<const Task> inpu
   if (state.next_iteration < options.num_iterations) result.interrupted = true;
   state.wall_seconds =
       wall_before +
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() -
+      evaluation_seconds;
   result.params = state.params;
   result.policy = DreamShardPolicyFromParams(state.params, trainer.missing_bins);
   {

@@ -31,7 +31,11 @@ struct DreamShardTrainOptions {
   // is continued (bit-identically to an uninterrupted run) when it matches the tasks and options.
   std::string checkpoint;
   bool resume = false;
-  std::ostream* progress = nullptr;         // one line per phase
+  std::ostream* progress = nullptr;  // one line per iteration
+  // When set, called with the policy after every iteration; its value is the curve's
+  // `evaluation` (e.g. the argmax plans' measured cost on held-out tasks). It must not draw
+  // from the trainer's randomness, so training is the same with it or without.
+  std::function<absl::StatusOr<double>(const Policy&)> evaluate;
   const std::atomic<bool>* stop = nullptr;  // stops after the current iteration
 };
 
@@ -42,6 +46,7 @@ struct DreamShardIterationStats {
   double mean_rl_reward = 0.0;    // -predicted overall cost of the RL episodes
   double cost_loss = 0.0;         // mean cost-model loss over the iteration's steps
   double learning_rate = 0.0;
+  double evaluation = 0.0;  // options.evaluate's value (0 without one)
 };
 
 struct DreamShardTrainResult {

@@ -110,6 +110,17 @@ TEST(DreamShardTrainerTest, TheSameSeedGivesTheSameTensors) {
   const DreamShardTrainResult a = TrainDreamShard(tasks, backend, SmallOptions()).value();
   const DreamShardTrainResult b = TrainDreamShard(tasks, backend, SmallOptions()).value();
   EXPECT_EQ(a.params, b.params);
+  // An evaluation hook sees every iteration's policy and changes nothing.
+  DreamShardTrainOptions evaluated = SmallOptions();
+  int calls = 0;
+  evaluated.evaluate = [&](const Policy& policy) -> absl::StatusOr<double> {
+    EXPECT_TRUE(CheckDreamShardPolicy(policy).ok());
+    return ++calls;
+  };
+  const DreamShardTrainResult c = TrainDreamShard(tasks, backend, evaluated).value();
+  EXPECT_EQ(c.params, a.params);
+  ASSERT_EQ(calls, 4);
+  EXPECT_EQ(c.curve.back().evaluation, 4.0);
   DreamShardTrainOptions other = SmallOptions();
   other.seed = 6;
   EXPECT_NE(TrainDreamShard(tasks, backend, other).value().params, a.params);
