@@ -1,12 +1,14 @@
 #!/usr/bin/python3
-"""DreamShard training curves: per iteration, the mean measured max latency of the plans sampled
-for the simulator (collect_data) and the mean RL reward (-predicted overall cost), one line per
-policy.
+"""DreamShard training curves, one row per hardware profile: per iteration, the measured max
+latency of the plans sampled for the simulator (collect_data; noisy, the tasks change every
+iteration) and of the argmax plans of the held-out tasks; the RL reward (-predicted overall
+cost); the cost-model loss.
 
 Reads the CSVs `shardplan-offline policy train-dreamshard --curve-csv FILE` writes (columns
-iteration,episodes,mean_measured_ms,mean_rl_reward,cost_loss,learning_rate) and writes one PNG.
+iteration,episodes,mean_measured_ms,mean_rl_reward,cost_loss,learning_rate,heldout_argmax_ms)
+and writes one PNG.
 
-  /usr/bin/python3 scripts/plot_dreamshard_training.py LABEL=FILE [LABEL=FILE...] --out PNG
+  /usr/bin/python3 scripts/plot_dreamshard_training.py ROW:LABEL=FILE [ROW:LABEL=FILE...] --out PNG
 """
 import argparse
 import csv
@@ -23,48 +25,54 @@ def read_curve(path):
         rows = list(csv.DictReader(f))
     if not rows:
         sys.exit(f"{path}: no rows")
-    return {key: [float(r[key]) for r in rows] for key in rows[0]}
-
-
-def moving_mean(values, window):
-    out = []
-    for i in range(len(values)):
-        part = values[max(0, i - window + 1): i + 1]
-        out.append(sum(part) / len(part))
-    return out
+    curve = {}
+    for key in rows[0]:
+        curve[key] = [float(r[key]) if r.get(key) not in (None, "") else None for r in rows]
+    return curve
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("curves", nargs="+", help="LABEL=FILE")
+    parser.add_argument("curves", nargs="+", help="ROW:LABEL=FILE")
     parser.add_argument("--out", required=True)
-    parser.add_argument("--window", type=int, default=10, help="moving mean over iterations")
     args = parser.parse_args()
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+    specs = []
     for spec in args.curves:
-        label, _, path = spec.partition("=")
-        if not path:
-            sys.exit(f"expected LABEL=FILE, got {spec}")
+        head, _, path = spec.partition("=")
+        row, _, label = head.partition(":")
+        if not path or not label:
+            sys.exit(f"expected ROW:LABEL=FILE, got {spec}")
+        specs.append((row, label, path))
+    rows = list(dict.fromkeys(row for row, _, _ in specs))
+
+    fig, axes = plt.subplots(len(rows), 3, figsize=(16, 4.2 * len(rows)), squeeze=False)
+    for row, label, path in specs:
+        ax = axes[rows.index(row)]
         curve = read_curve(path)
         it = curve["iteration"]
-        for ax, key in zip(axes, ["mean_measured_ms", "mean_rl_reward", "cost_loss"]):
-            line, = ax.plot(it, curve[key], alpha=0.3, linewidth=0.8)
-            ax.plot(it, moving_mean(curve[key], args.window), color=line.get_color(),
-                    label=f"{label} (mean of {args.window})")
-    axes[0].set_title("measured max latency of the sampled plans")
-    axes[0].set_ylabel("ms (simulator)")
-    axes[1].set_title("RL reward (-predicted overall cost)")
-    axes[1].set_ylabel("ms (cost model)")
-    axes[2].set_title("cost-model loss (overall + 3 heads MSE)")
-    axes[2].set_yscale("log")
-    for ax in axes:
-        ax.set_xlabel("iteration")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.suptitle("DreamShard training (sampled tasks differ per iteration: the raw curves are noisy)")
+        line, = ax[0].plot(it, curve["mean_measured_ms"], alpha=0.35, linewidth=0.8,
+                           label=f"{label}: sampled plans")
+        held = curve.get("heldout_argmax_ms")
+        if held and all(v is not None for v in held):
+            ax[0].plot(it, held, color=line.get_color(), linewidth=2,
+                       label=f"{label}: argmax plans, held-out tasks")
+        ax[1].plot(it, curve["mean_rl_reward"], color=line.get_color(), label=label)
+        ax[2].plot(it, curve["cost_loss"], color=line.get_color(), label=label)
+    for r, row in enumerate(rows):
+        ax = axes[r]
+        ax[0].set_title(f"{row}: measured max latency")
+        ax[0].set_ylabel("ms (simulator)")
+        ax[1].set_title(f"{row}: RL reward (-predicted overall cost)")
+        ax[1].set_ylabel("ms (cost model)")
+        ax[2].set_title(f"{row}: cost-model loss (overall + 3 heads MSE)")
+        ax[2].set_yscale("log")
+        for a in ax:
+            a.set_xlabel("iteration")
+            a.grid(alpha=0.3)
+            a.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(args.out, dpi=110)
+    fig.savefig(args.out, dpi=100)
     print(f"wrote {args.out}")
 
 
