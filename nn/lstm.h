@@ -104,22 +104,37 @@ void InitLstmParams(const LstmShape& shape, std::mt19937_64& rng, std::span<floa
 // The parameters as an inference Lstm (same layout; a copy).
 absl::StatusOr<Lstm> ToLstm(const LstmShape& shape, std::span<const float> params);
 
+// Where a sequence starts, and where it starts again. IMPALA's learner (the AutoShard reference)
+// unrolls a fixed number of steps from the state the actor had, multiplying the state by
+// (1 - done[t]) before step t where an episode ended. The default is the zero state, no resets.
+// The initial state gets no gradient (the reference's is the actor's, detached).
+struct LstmSequenceStart {
+  std::span<const float> h;        // num_layers * hidden, layer-major as Lstm::State; empty: 0
+  std::span<const float> c;        // num_layers * hidden, layer-major as Lstm::State; empty: 0
+  std::span<const uint8_t> reset;  // steps flags or empty; reset[t] != 0: zero state before t
+};
+
 // What LstmForward keeps for the backward pass, and LstmBackward's scratch. Reused across calls
 // (grows, never shrinks); the contents are the implementation's.
 struct LstmTape {
   int steps = 0;
+  // Per step: whether step t continues from step t - 1 (t > 0 and not reset), so that
+  // backpropagation runs into it.
+  std::vector<uint8_t> continues;
   // Per layer: the packed weights and bias of the last forward's params (PackLstmLayer).
   std::vector<std::vector<float>> packed_weights, packed_bias;
-  // Per layer, per step: z_t = [x_t; h_{t-1}] (in + H), the activated gates (4H), c_t and h_t (H).
-  std::vector<std::vector<float>> z, gates, c, h;
+  // Per layer, per step: z_t = [x_t; h_{t-1}] (in + H), the activated gates (4H), c_{t-1}, c_t
+  // and h_t (H each), where h_{t-1}, c_{t-1} are the state step t started from.
+  std::vector<std::vector<float>> z, gates, c_prev, c, h;
   // Backward scratch: dL/d(layer output) per step (steps x H; two buffers, the layer's and the
   // one below's), dL/d(pre-activations) (4H), and dL/dh_{t-1}, dL/dc_{t-1} (H each).
   std::vector<float> d_out[2], d_pre, d_h_next, d_c_next;
 };
 
-// Runs a sequence of `steps` inputs (steps x input_size, row-major) from the zero state.
+// Runs a sequence of `steps` inputs (steps x input_size, row-major) from `start` (by default the
+// zero state).
 void LstmForward(const LstmShape& shape, std::span<const float> params, const float* inputs,
-                 int steps, LstmTape& tape);
+                 int steps, LstmTape& tape, const LstmSequenceStart& start = {});
 
 // steps x hidden: the top layer's h per step, of the last LstmForward.
 const float* LstmOutputs(const LstmTape& tape);

@@ -57,13 +57,18 @@ absl::StatusOr<Lstm> ToLstm(const LstmShape& shape, std::span<const float> param
 }
 
 void LstmForward(const LstmShape& shape, std::span<const float> params, const float* inputs,
-                 int steps, LstmTape& tape) {
+                 int steps, LstmTape& tape, const LstmSequenceStart& start) {
   const int hidden = shape.hidden_size();
   const int num_gates = 4 * hidden;
   const size_t layers = shape.num_layers();
   tape.steps = steps;
-  for (auto* v :
-       {&tape.packed_weights, &tape.packed_bias, &tape.z, &tape.gates, &tape.c, &tape.h}) {
+  tape.continues.assign(steps, 0);
+  for (int t = 1; t < steps; ++t) {
+    tape.continues[t] = start.reset.empty() || start.reset[t] == 0 ? 1 : 0;
+  }
+  const bool reset_first = !start.reset.empty() && steps > 0 && start.reset[0] != 0;
+  for (auto* v : {&tape.packed_weights, &tape.packed_bias, &tape.z, &tape.gates, &tape.c_prev,
+                  &tape.c, &tape.h}) {
     v->resize(layers);
   }
   const float* x_all = inputs;
@@ -76,23 +81,35 @@ void LstmForward(const LstmShape& shape, std::span<const float> params, const fl
                   params.data() + shape.weight_hh_offset(l),
                   params.data() + shape.bias_ih_offset(l), params.data() + shape.bias_hh_offset(l),
                   in, hidden, tape.packed_weights[l].data(), tape.packed_bias[l].data());
+    for (auto* v : {&tape.c_prev[l], &tape.c[l], &tape.h[l]}) {
+      Resize(*v, static_cast<size_t>(steps) * hidden);
+    }
     Resize(tape.z[l], static_cast<size_t>(steps) * width);
     Resize(tape.gates[l], static_cast<size_t>(steps) * num_gates);
-    Resize(tape.c[l], static_cast<size_t>(steps) * hidden);
-    Resize(tape.h[l], static_cast<size_t>(steps) * hidden);
+    // The state before step 0: `start`'s for this layer unless absent or reset.
+    const size_t layer_state = static_cast<size_t>(l) * hidden;
+    const float* h0 = start.h.empty() || reset_first ? nullptr : start.h.data() + layer_state;
+    const float* c0 = start.c.empty() || reset_first ? nullptr : start.c.data() + layer_state;
     for (int t = 0; t < steps; ++t) {
       float* z = tape.z[l].data() + static_cast<size_t>(t) * width;
+      float* c_prev = tape.c_prev[l].data() + static_cast<size_t>(t) * hidden;
       float* c = tape.c[l].data() + static_cast<size_t>(t) * hidden;
       float* h = tape.h[l].data() + static_cast<size_t>(t) * hidden;
       const float* x = x_all + static_cast<size_t>(t) * in;
       std::copy(x, x + in, z);
-      if (t == 0) {  // zero initial state
-        std::fill(z + in, z + width, 0.0f);
-        std::fill(c, c + hidden, 0.0f);
+      const float* h_prev = t > 0 ? (tape.continues[t] ? h - hidden : nullptr) : h0;
+      const float* c_from = t > 0 ? (tape.continues[t] ? c - hidden : nullptr) : c0;
+      if (h_prev != nullptr) {
+        std::copy(h_prev, h_prev + hidden, z + in);
       } else {
-        std::copy(h - hidden, h, z + in);
-        std::copy(c - hidden, c, c);
+        std::fill(z + in, z + width, 0.0f);
       }
+      if (c_from != nullptr) {
+        std::copy(c_from, c_from + hidden, c_prev);
+      } else {
+        std::fill(c_prev, c_prev + hidden, 0.0f);
+      }
+      std::copy(c_prev, c_prev + hidden, c);
       LstmCellForward(z, in, hidden, tape.packed_weights[l].data(), tape.packed_bias[l].data(),
                       tape.gates[l].data() + static_cast<size_t>(t) * num_gates, c, h);
     }
@@ -136,7 +153,7 @@ void LstmBackward(const LstmShape& shape, std::span<const float> params, const f
       const float* g = act + 2 * hidden;
       const float* o = act + 3 * hidden;
       const float* c = tape.c[l].data() + static_cast<size_t>(t) * hidden;
-      const float* c_prev = t > 0 ? c - hidden : nullptr;
+      const float* c_prev = tape.c_prev[l].data() + static_cast<size_t>(t) * hidden;
       const float* d_h_out = d_above + static_cast<size_t>(t) * hidden;
       // Through h = o * tanh(c) and c = f * c_prev + i * g to the gates' pre-activations
       // (sigmoid' = s (1 - s), tanh' = 1 - t^2); d_c_next becomes dL/dc_{t-1}.
@@ -144,7 +161,7 @@ void LstmBackward(const LstmShape& shape, std::span<const float> params, const f
         const float dh = d_h_out[j] + d_h_next[j];
         const float tc = std::tanh(c[j]);
         const float dc = d_c_next[j] + dh * o[j] * (1.0f - tc * tc);
-        const float cp = c_prev != nullptr ? c_prev[j] : 0.0f;
+        const float cp = c_prev[j];
         d_pre[j] = dc * g[j] * (i[j] * (1.0f - i[j]));
         d_pre[hidden + j] = dc * cp * (f[j] * (1.0f - f[j]));
         d_pre[2 * hidden + j] = dc * i[j] * (1.0f - g[j] * g[j]);
@@ -174,13 +191,16 @@ void LstmBackward(const LstmShape& shape, std::span<const float> params, const f
           for (int k = 0; k < in; ++k) dx[k] += d * row[k];
         }
       }
-      if (t > 0) {
-        std::fill(d_h_next, d_h_next + hidden, 0.0f);
-        for (int r = 0; r < num_gates; ++r) {
-          const float d = d_pre[r];
-          const float* __restrict row = w_hh + static_cast<size_t>(r) * hidden;
-          for (int k = 0; k < hidden; ++k) d_h_next[k] += d * row[k];
-        }
+      std::fill(d_h_next, d_h_next + hidden, 0.0f);
+      if (!tape.continues[t]) {
+        // Step t started from a given or zero state: nothing flows into step t - 1.
+        std::fill(d_c_next, d_c_next + hidden, 0.0f);
+        continue;
+      }
+      for (int r = 0; r < num_gates; ++r) {
+        const float d = d_pre[r];
+        const float* __restrict row = w_hh + static_cast<size_t>(r) * hidden;
+        for (int k = 0; k < hidden; ++k) d_h_next[k] += d * row[k];
       }
     }
     d_above = d_below;

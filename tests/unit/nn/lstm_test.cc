@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <iostream>
 #include <random>
 #include <string>
@@ -38,16 +39,37 @@ Lstm InitialLstm(const LstmShape& shape, std::mt19937_64& rng) {
 
 double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
+// A sequence's start for the reference: the initial state (layer-major; empty: zeros) and the
+// steps before which the state is zeroed.
+struct ReferenceStart {
+  std::vector<double> h, c;
+  std::vector<uint8_t> reset;
+};
+
 // An independent double-precision forward pass straight from torch.nn.LSTM's definition, on the
-// flat layout: returns the top layer's h per step (steps x hidden).
+// flat layout, with the IMPALA learner's state handling (state *= 1 - done[t] before step t):
+// returns the top layer's h per step (steps x hidden).
 std::vector<double> ReferenceForward(const LstmShape& shape, const std::vector<double>& params,
-                                     const std::vector<double>& inputs, int steps) {
+                                     const std::vector<double>& inputs, int steps,
+                                     const ReferenceStart& start = {}) {
   const int hidden = shape.hidden_size();
   const int layers = shape.num_layers();
   std::vector<std::vector<double>> h(layers, std::vector<double>(hidden, 0.0));
   std::vector<std::vector<double>> c(layers, std::vector<double>(hidden, 0.0));
+  for (int l = 0; l < layers; ++l) {
+    for (int j = 0; j < hidden; ++j) {
+      if (!start.h.empty()) h[l][j] = start.h[l * hidden + j];
+      if (!start.c.empty()) c[l][j] = start.c[l * hidden + j];
+    }
+  }
   std::vector<double> outputs;
   for (int t = 0; t < steps; ++t) {
+    if (!start.reset.empty() && start.reset[t] != 0) {
+      for (int l = 0; l < layers; ++l) {
+        std::fill(h[l].begin(), h[l].end(), 0.0);
+        std::fill(c[l].begin(), c[l].end(), 0.0);
+      }
+    }
     std::vector<double> x(inputs.begin() + t * shape.input_size(),
                           inputs.begin() + (t + 1) * shape.input_size());
     for (int l = 0; l < layers; ++l) {
@@ -272,19 +294,28 @@ TEST(LstmTest, StepDoesNotNeedAPresizedScratch) {
 
 // The gradient-check setting: a 2-layer LSTM (in 3, hidden 4) over 5 steps, the scalar loss
 // L = sum_t w_t . h_t with random w_t, weights large enough that every gate is well inside its
-// nonlinearity.
+// nonlinearity. With `restarts`, the sequence starts from a random state and the state is reset
+// before step 2 (the IMPALA learner's unroll).
 struct GradientCase {
   LstmShape shape{3, 4, 2};
   int steps = 5;
-  std::vector<float> params, inputs, weights;
-  GradientCase() {
+  std::vector<float> params, inputs, weights, h0, c0;
+  std::vector<uint8_t> reset;
+  explicit GradientCase(bool restarts) {
     std::mt19937_64 rng(3);
     params = RandomVector(shape.num_params(), rng, 0.8);
     inputs = RandomVector(steps * shape.input_size(), rng, 1.5);
     weights = RandomVector(steps * shape.hidden_size(), rng, 1.0);
+    if (restarts) {
+      h0 = RandomVector(shape.num_layers() * shape.hidden_size(), rng, 0.9);
+      c0 = RandomVector(shape.num_layers() * shape.hidden_size(), rng, 2.0);
+      reset = {0, 0, 1, 0, 0};
+    }
   }
+  LstmSequenceStart Start() const { return {h0, c0, reset}; }
   double Loss(const std::vector<double>& p, const std::vector<double>& x) const {
-    const std::vector<double> h = ReferenceForward(shape, p, x, steps);
+    const std::vector<double> h =
+        ReferenceForward(shape, p, x, steps, {ToDouble(h0), ToDouble(c0), reset});
     double loss = 0.0;
     for (size_t k = 0; k < h.size(); ++k) loss += weights[k] * h[k];
     return loss;
@@ -298,13 +329,16 @@ double RelativeError(double analytic, double numeric) {
 }
 
 // LstmBackward (float) against central differences of the double-precision reference loss
-// (step 1e-6: truncation ~1e-12, rounding ~1e-10). The float analytic gradients agree to ~1e-6
-// relative; breaking any gate's derivative gives errors of order 1.
-TEST(LstmTest, GradientsMatchFiniteDifferences) {
-  const GradientCase gc;
+// (step 1e-6: truncation ~1e-12, rounding ~1e-10), from the zero state and with restarts. The
+// float analytic gradients agree to ~1e-5 relative; breaking any gate's derivative (even by 1%)
+// gives errors far above the bound.
+class LstmGradientTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(LstmGradientTest, GradientsMatchFiniteDifferences) {
+  const GradientCase gc(GetParam());
   const LstmShape& shape = gc.shape;
   LstmTape tape;
-  LstmForward(shape, gc.params, gc.inputs.data(), gc.steps, tape);
+  LstmForward(shape, gc.params, gc.inputs.data(), gc.steps, tape, gc.Start());
   std::vector<float> grad(shape.num_params(), 0.0f);
   std::vector<float> d_inputs(gc.inputs.size());
   LstmBackward(shape, gc.params, gc.inputs.data(), gc.steps, tape, gc.weights.data(), grad,
@@ -325,27 +359,56 @@ TEST(LstmTest, GradientsMatchFiniteDifferences) {
   constexpr double kBound = 1e-4;
   double worst_param = 0.0;
   for (size_t p = 0; p < params.size(); ++p) {
-    const double error = RelativeError(grad[p], numeric(params, p));
+    const double expected = numeric(params, p);
+    const double error = RelativeError(grad[p], expected);
     worst_param = std::max(worst_param, error);
-    EXPECT_LE(error, kBound) << "param " << p << ": " << grad[p] << " vs " << numeric(params, p);
+    EXPECT_LE(error, kBound) << "param " << p << ": " << grad[p] << " vs " << expected;
   }
   double worst_input = 0.0;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const double error = RelativeError(d_inputs[i], numeric(inputs, i));
+    const double expected = numeric(inputs, i);
+    const double error = RelativeError(d_inputs[i], expected);
     worst_input = std::max(worst_input, error);
-    EXPECT_LE(error, kBound) << "input " << i;
+    EXPECT_LE(error, kBound) << "input " << i << ": " << d_inputs[i] << " vs " << expected;
   }
   std::cout << "max relative error: params " << worst_param << ", inputs " << worst_input << "\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(Starts, LstmGradientTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "GivenStateAndReset" : "ZeroState";
+                         });
+
+// With a start state and a reset, the trainer's forward is still the served LSTM stepped from
+// that state and zeroed at the reset, bit for bit.
+TEST(LstmTest, StartAndResetMatchSteppingTheServedLstm) {
+  const GradientCase gc(/*restarts=*/true);
+  const LstmShape& shape = gc.shape;
+  LstmTape tape;
+  LstmForward(shape, gc.params, gc.inputs.data(), gc.steps, tape, gc.Start());
+  absl::StatusOr<Lstm> lstm = ToLstm(shape, gc.params);
+  ASSERT_TRUE(lstm.ok()) << lstm.status();
+  Lstm::State state = lstm->ZeroState();
+  state.h = gc.h0;
+  state.c = gc.c0;
+  std::vector<float> out(shape.hidden_size());
+  for (int t = 0; t < gc.steps; ++t) {
+    if (gc.reset[t] != 0) state = lstm->ZeroState();
+    lstm->Step(gc.inputs.data() + t * shape.input_size(), state, out.data());
+    for (int j = 0; j < shape.hidden_size(); ++j) {
+      ASSERT_EQ(out[j], LstmOutputs(tape)[t * shape.hidden_size() + j]) << t << " " << j;
+    }
+  }
 }
 
 // Backward is deterministic (two runs on a reused tape are equal bit for bit), adds to `grad`
 // rather than overwriting it, and leaves d_inputs optional.
 TEST(LstmTest, BackwardIsDeterministicAndAccumulates) {
-  const GradientCase gc;
+  const GradientCase gc(/*restarts=*/true);
   const LstmShape& shape = gc.shape;
   LstmTape tape;
   const auto backward = [&](std::vector<float>& grad, float* d_inputs) {
-    LstmForward(shape, gc.params, gc.inputs.data(), gc.steps, tape);
+    LstmForward(shape, gc.params, gc.inputs.data(), gc.steps, tape, gc.Start());
     LstmBackward(shape, gc.params, gc.inputs.data(), gc.steps, tape, gc.weights.data(), grad,
                  d_inputs);
   };
