@@ -3,10 +3,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -305,6 +307,9 @@ absl::Status RunTrainDreamShard(const OptionValues& args) {
   const std::string csv_path =
       args.Get("curve-csv", absl::StrCat(name, "@", version, ".curve.csv"));
   SHARDPLAN_RETURN_IF_ERROR(WriteTextFile(csv_path, csv));
+  // The run is complete and in the bundle: its checkpoint has served.
+  std::error_code removed;
+  std::filesystem::remove(options.checkpoint, removed);
   std::cout << "policy: " << args.Get("models-dir") << "/" << name << "/" << version << " ("
             << result.episodes << " episodes, " << result.updates << " updates, "
             << absl::StrFormat("%.1f", result.wall_seconds) << " s); curve: " << csv_path << "\n";
@@ -349,7 +354,10 @@ Command PolicyTrainDreamShardCommand() {
               {"entropy-weight", "W", "entropy regulariser weight", "0.001"},
               {"lr", "LR", "Adam learning rate (decayed linearly to 0)", "0.0005"},
               {"seed", "S", "initial weights and every draw of training", "0"},
-              {"checkpoint", "FILE", "checkpoint file (default NAME@VERSION.checkpoint)", ""},
+              {"checkpoint", "FILE",
+               "checkpoint file, removed once the bundle is written (default "
+               "NAME@VERSION.checkpoint)",
+               ""},
               {"resume", "", "continue the checkpoint's run", ""},
               {"models-dir", "DIR", "where policy bundles live", "models"},
               {"name", "NAME", "policy name (default dreamshard-sim-PROFILE)", ""},
