@@ -25,9 +25,9 @@ using ::testing::ElementsAre;
 
 TEST(AlgorithmRegistryTest, UnknownNameListsTheKnownOnes) {
   const AlgorithmRegistry registry = BuiltinAlgorithms();
-  EXPECT_STATUS(registry.Find("autoshard"), absl::StatusCode::kNotFound,
-                "unknown algorithm \"autoshard\"; known: dim_greedy, exhaustive, lookup_greedy, "
-                "neuroshard, random, size_greedy, size_lookup_greedy, torchrec");
+  EXPECT_STATUS(registry.Find("nonesuch"), absl::StatusCode::kNotFound,
+                "unknown algorithm \"nonesuch\"; known: dim_greedy, dreamshard, exhaustive, "
+                "lookup_greedy, neuroshard, random, size_greedy, size_lookup_greedy, torchrec");
   EXPECT_STATUS(registry.Find(""), absl::StatusCode::kNotFound, "unknown algorithm \"\"");
 }
 
