@@ -123,20 +123,27 @@ std::string FormatModelsText(const shardplan::v1::ListModelsResponse& response, 
   if (long_view) return ModelBlocks(response);
   TextTable table({"model", "version", "kind", "default", "latest", "hardware", "devices", "data"},
                   {false, false, false, false, false, false, false, true});
+  // Policies have no devices or samples but an algorithm: a table of their own, which also
+  // keeps the models' table within 100 columns beside their longer names.
+  TextTable policies({"policy", "version", "algorithm", "latest", "trained on", "tasks"},
+                     {false, false, false, false, false, true});
+  bool any_policy = false;
   for (const auto& model : response.models()) {
+    if (IsPolicy(model)) {
+      any_policy = true;
+      policies.AddRow({model.name(), model.version(), model.algorithm(),
+                       model.is_latest() ? "*" : "", model.hardware_profile(), DataSize(model)});
+      continue;
+    }
     table.AddRow({model.name(), model.version(), model.kind(), model.is_default() ? "*" : "",
                   model.is_latest() ? "*" : "", Hardware(model), Devices(model), DataSize(model)});
   }
   std::string text = absl::StrCat(
       table.Render(), "(--long: test MSE per sub-model, creation time and description)\n");
-  for (const auto& model : response.models()) {
-    if (!IsPolicy(model)) continue;
-    // The table stays within 100 columns: the algorithm is in --long (and, by convention, in
-    // the policy's name).
-    absl::StrAppend(&text,
-                    "(policy: a trained policy of the algorithm --long names; its data counts "
-                    "training tasks)\n");
-    break;
+  if (any_policy) {
+    absl::StrAppend(&text, "\n", policies.Render(),
+                    "(trained policies of the learned planners, docs/policies.md; --long: creation "
+                    "time and description)\n");
   }
   return text;
 }

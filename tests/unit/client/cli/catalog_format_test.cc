@@ -47,8 +47,10 @@ void ExpectFits(const std::string& text) {
 TEST(FormatModelsTextTest, ListsPoliciesWithTheirAlgorithm) {
   const std::string text = FormatModelsText(ModelsAndAPolicy(), /*long_view=*/false);
   ExpectFits(text);
-  EXPECT_THAT(text, HasSubstr("autoshard-sim-rtx2080ti   1        policy "));
-  EXPECT_THAT(text, HasSubstr("its data counts training tasks"));
+  EXPECT_THAT(text, HasSubstr("policy                   version  algorithm  latest  trained on"));
+  EXPECT_THAT(text,
+              HasSubstr("autoshard-sim-rtx2080ti  1        autoshard  *       sim-rtx2080ti"));
+  EXPECT_THAT(text, HasSubstr("trained policies of the learned planners"));
   shardplan::v1::ListModelsResponse models_only = ModelsAndAPolicy();
   models_only.mutable_models()->RemoveLast();
   EXPECT_THAT(FormatModelsText(models_only, false), Not(HasSubstr("policy")));
