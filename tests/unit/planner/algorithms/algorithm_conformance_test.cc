@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "planner/framework/algorithm_registry.h"
 #include "planner/framework/plan_task.h"
 #include "planner/framework/stop_signal.h"
+#include "tests/support/test_policies.h"
 #include "tests/unit/planner/planner_test_util.h"
 #include "wire/plan_proto.h"
 
@@ -77,6 +79,8 @@ class AlgorithmConformanceTest : public ::testing::TestWithParam<std::string> {
     options.params = std::move(params);
     options.seed = seed;
     options.stop = stop;
+    const std::shared_ptr<const Policy> policy = test::TestPolicyFor(planner());
+    options.policy = policy.get();
     return PlanTask(planner(), task, model_, options);
   }
   // A plan, reduced to what the caller receives: placements and cost (not timings).

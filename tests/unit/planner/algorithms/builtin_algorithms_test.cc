@@ -21,8 +21,8 @@ using ::testing::ElementsAre;
 TEST(BuiltinAlgorithmsTest, ListsEveryBaselineSortedByName) {
   const AlgorithmRegistry registry = BuiltinAlgorithms();
   EXPECT_THAT(test::AlgorithmNames(registry),
-              ElementsAre("dim_greedy", "exhaustive", "lookup_greedy", "neuroshard", "random",
-                          "size_greedy", "size_lookup_greedy", "torchrec"));
+              ElementsAre("autoshard", "dim_greedy", "exhaustive", "lookup_greedy", "neuroshard",
+                          "random", "size_greedy", "size_lookup_greedy", "torchrec"));
 }
 
 TEST(BuiltinAlgorithmsTest, InfoIsComplete) {
