@@ -1,9 +1,11 @@
 #include "bench/bench_support.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <numeric>
+#include <optional>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -11,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "base/exit_codes.h"
 #include "costmodels/artifacts/model_directory_loader.h"
+#include "costmodels/artifacts/policy_bundle.h"
 #include "groundtruth/sim/sim_backend.h"
 #include "lab/tools/tool_support.h"
 
@@ -36,6 +39,24 @@ absl::Status LoadModels(const std::string& models_dir, ModelRegistry& models) {
   ModelDirectoryLoader loader(models_dir, &models,
                               [](const std::string& line) { std::cerr << line << "\n"; });
   return loader.Reload().status();
+}
+
+absl::StatusOr<std::shared_ptr<const Policy>> LoadLatestPolicy(const std::string& models_dir,
+                                                               const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::path(models_dir) / name;
+  std::optional<std::string> newest;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string version = entry.path().filename().string();
+    if (version.empty() || version.front() == '.' || !entry.is_directory(ec)) continue;
+    if (!newest.has_value() || VersionLess(*newest, version)) newest = version;
+  }
+  if (!newest.has_value()) {
+    return absl::NotFoundError(absl::StrCat(dir.string(), ": no policy version there"));
+  }
+  absl::StatusOr<LoadedPolicy> loaded = ReadPolicyBundle((dir / *newest).string());
+  if (!loaded.ok()) return loaded.status();
+  return loaded->policy;
 }
 
 absl::StatusOr<std::unique_ptr<HardwareBackend>> MakeGroundTruth(int devices,

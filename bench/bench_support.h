@@ -20,6 +20,7 @@
 #include "groundtruth/hardware_backend.h"
 #include "lab/tools/offline_command.h"
 #include "nlohmann/json.hpp"
+#include "planner/domain/policy.h"
 #include "planner/framework/plan_task.h"
 
 namespace shardplan::bench {
@@ -32,6 +33,11 @@ absl::StatusOr<std::vector<int>> IntList(const OptionValues& args, const std::st
 
 // The built-in models plus every bundle under `models_dir` (refusals are logged to stderr).
 absl::Status LoadModels(const std::string& models_dir, ModelRegistry& models);
+
+// The newest version (VersionLess) of policy bundle <models_dir>/<name>/, read and verified
+// (ReadPolicyBundle). NOT_FOUND naming the directory when it holds no version.
+absl::StatusOr<std::shared_ptr<const Policy>> LoadLatestPolicy(const std::string& models_dir,
+                                                               const std::string& name);
 
 // The ground-truth backend: the sim backend, `profile` (kGroundTruthProfile by default), noise
 // off.

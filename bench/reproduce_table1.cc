@@ -2,14 +2,17 @@
 // repository's pieces. For every (devices, max dim) setting it draws --tasks seeded tasks from
 // the table pool (GenerateTask: the reference's gen_tasks, 4 GiB per device), plans each with
 // every requested algorithm through PlanTask under the shipped neural model (the "simulated"
-// cost), and scores every plan on ground truth (ScorePlanOnHardware): the rtx2080ti simulator
+// cost; AutoShard and DreamShard with their newest policy for the model's hardware profile),
+// and scores every plan on ground truth (ScorePlanOnHardware): the rtx2080ti simulator
 // with noise off, or with --ground-truth cpu a measurement on this machine's CPU (CpuBackend,
 // compute only) of plans made under a cpu-trained model. docs/benchmarks.md explains the output.
 //
 //   build/bench/reproduce_table1 [--devices 4,8] [--max-dims 4,8,16,32,64,128] [--tasks 100]
 //       [--seed 0] [--pool data/table_pool/dlrm_856.json] [--models-dir models]
-//       [--model sim-rtx2080ti@2] [--algorithms random,...,torchrec,neuroshard]
-//       [--analytic-row neuroshard] [--ground-truth sim|cpu] [--out bench/results/table1]
+//       [--model sim-rtx2080ti@2] [--algorithms
+//       random,...,torchrec,autoshard,dreamshard,neuroshard]
+//       [--analytic-row neuroshard] [--autoshard-reference-row] [--ground-truth sim|cpu]
+//       [--out bench/results/table1]
 //       [--fresh]
 //
 // Settings already in --out.json with the same configuration are reused (resume); --fresh
@@ -70,11 +73,16 @@ constexpr char kSearchOnlySuffix[] = "-search-only";
 // measuring at that batch keeps the model, the analytic estimators and the measurement on the
 // same workload.
 constexpr int64_t kCpuBatchSize = CpuBackendOptions{}.batch_size;
-// The paper's Table 1 baselines that this repository has (AutoShard and DreamShard are not
-// here). "The strongest baseline" is the best of these rows; other rows (the analytic ablation
-// of NeuroShard, any extra --algorithms) never count as baselines.
+// The paper's Table 1 baselines. "The strongest baseline" is the best of these rows; other rows
+// (the analytic ablation of NeuroShard, the reference-behaviour AutoShard row, any extra
+// --algorithms) never count as baselines.
 constexpr const char* kPaperBaselines[] = {"random",        "size_greedy",        "dim_greedy",
-                                           "lookup_greedy", "size_lookup_greedy", "torchrec"};
+                                           "lookup_greedy", "size_lookup_greedy", "torchrec",
+                                           "autoshard",     "dreamshard"};
+// --autoshard-reference-row: AutoShard as its reference code runs, without the memory mask the
+// service adds (mask_memory=false), whose over-full plans are the paper's "failing memory".
+constexpr char kAutoShard[] = "autoshard";
+constexpr char kReferenceSuffix[] = "-reference";
 
 // One row of the table: an algorithm planned under a cost model.
 struct Row {
@@ -84,6 +92,9 @@ struct Row {
   std::map<std::string, std::string> params;  // the algorithm's, as a caller would give them
   const Algorithm* planner = nullptr;
   std::shared_ptr<const CostModel> cost_model;
+  // For a learned planner: the newest policy <algorithm>-<the model's hardware profile> under
+  // --models-dir (e.g. autoshard-sim-rtx2080ti).
+  std::shared_ptr<const Policy> policy;
 };
 
 enum class GroundTruth { kSim, kCpu };
@@ -144,8 +155,20 @@ absl::StatusOr<std::vector<Row>> ResolveRows(const OptionValues& args,
           absl::StrCat("skipped ", label, ": algorithm \"", algorithm, "\" is not registered"));
       return;
     }
-    rows.push_back(
-        Row{label, algorithm, resolved.manifest.id(), std::move(params), *planner, resolved.model});
+    std::shared_ptr<const Policy> policy;
+    if ((*planner)->info().uses_policy) {
+      const std::string name = absl::StrCat(algorithm, "-", model.manifest.hardware_profile);
+      absl::StatusOr<std::shared_ptr<const Policy>> loaded =
+          LoadLatestPolicy(args.Get("models-dir"), name);
+      if (!loaded.ok()) {
+        notes.push_back(absl::StrCat("skipped ", label, ": ", loaded.status().message()));
+        return;
+      }
+      policy = *std::move(loaded);
+      params["policy"] = policy->id();
+    }
+    rows.push_back(Row{label, algorithm, resolved.manifest.id(), std::move(params), *planner,
+                       resolved.model, std::move(policy)});
   };
   for (const absl::string_view name :
        absl::StrSplit(args.Get("algorithms"), ',', absl::SkipEmpty())) {
@@ -155,6 +178,9 @@ absl::StatusOr<std::vector<Row>> ResolveRows(const OptionValues& args,
   if (const std::string analytic_row = args.Get("analytic-row"); !analytic_row.empty()) {
     SHARDPLAN_ASSIGN_OR_RETURN(const ResolvedModel analytic, models.Resolve(kAnalyticModel));
     add(analytic_row + kAnalyticRowSuffix, analytic_row, analytic);
+  }
+  if (args.Has("autoshard-reference-row")) {
+    add(absl::StrCat(kAutoShard, kReferenceSuffix), kAutoShard, model, {{"mask_memory", "false"}});
   }
   // An ablation: NeuroShard's search alone, without its baseline portfolio (the reference's).
   if (args.Has("search-only-row")) {
@@ -229,6 +255,7 @@ json RunTask(const Task& task, const std::vector<Row>& rows, const CostModel& ma
     PlanTaskOptions options;
     options.seed = plan_seed;
     options.params = row.params;
+    options.policy = row.policy.get();
     TimedPlan timed = PlanAndTime(*row.planner, task, *row.cost_model, options);
     absl::StatusOr<Plan>& plan = timed.plan;
     json r = {{"ok", false}, {"planning_ms", timed.planning_ms}};
@@ -426,6 +453,16 @@ std::vector<std::string> RowNotes(const std::vector<Row>& rows) {
           "torchrec: TorchRec's planner (planner/algorithms/torchrec/, docs/torchrec-planner.md); "
           "it "
           "plans with its own analytic estimator, not with the request's cost model");
+    } else if (row.policy != nullptr) {
+      notes.push_back(absl::StrCat(
+          row.label, ": ", row.algorithm, " with the learned policy ", row.policy->id(), " (docs/",
+          row.algorithm,
+          ".md); it places tables with its own networks, not with the "
+          "request's cost model",
+          row.label == row.algorithm
+              ? ""
+              : ", without the service's memory mask (mask_memory=false), as the reference code "
+                "runs: a plan that overfills a device fails. Not a baseline"));
     } else if (!row.params.empty()) {
       notes.push_back(absl::StrCat(row.label, ": ", row.algorithm, " under ", row.model, " with ",
                                    absl::StrJoin(row.params, ", ", absl::PairFormatter("=")),
@@ -679,7 +716,7 @@ Command Table1Command() {
               {"model", "NAME@VERSION", "cost model the algorithms plan under", "sim-rtx2080ti@2"},
               {"algorithms", "A,...", "algorithms (unregistered ones are skipped)",
                "random,size_greedy,dim_greedy,lookup_greedy,size_lookup_greedy,torchrec,"
-               "neuroshard"},
+               "autoshard,dreamshard,neuroshard"},
               {"analytic-row", "ALGORITHM",
                "algorithm also run under analytic@1, as row ALGORITHM-analytic (by default "
                "NeuroShard's search with the neural cost models ablated); empty: none",
@@ -687,6 +724,10 @@ Command Table1Command() {
               {"search-only-row", "",
                "also run NeuroShard without its baseline portfolio (baselines=false, the "
                "reference's search alone), as row neuroshard-search-only",
+               ""},
+              {"autoshard-reference-row", "",
+               "also run AutoShard as its reference code does, without the memory mask "
+               "(mask_memory=false), as row autoshard-reference",
                ""},
               {"ground-truth", "sim|sim:PROFILE|cpu",
                "sim: the rtx2080ti simulator, noise off (sim:h100-sxm another profile); cpu: "

@@ -10,6 +10,7 @@
 
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
+#include "base/sha256.h"
 
 namespace shardplan {
 namespace {
@@ -115,6 +116,28 @@ absl::StatusOr<std::string> ReadBundleFile(const std::string& path, const FileBo
                   kLoadFailureUnreadable);
   }
   bytes.resize(size);
+  return bytes;
+}
+
+absl::StatusOr<std::string> ReadChecksummedBundleFile(const std::string& path,
+                                                      const std::string& sha256,
+                                                      const FileBounds& bounds) {
+  absl::StatusOr<std::string> bytes = ReadBundleFile(path, bounds);
+  if (!bytes.ok()) {
+    if (absl::IsNotFound(bytes.status())) {
+      return WithLoadFailureReason(
+          absl::FailedPreconditionError(
+              absl::StrCat(path, ": weights file is missing (listed in manifest.json)")),
+          kLoadFailureMissing);
+    }
+    return bytes.status();
+  }
+  const std::string actual = Sha256Hex(*bytes);
+  if (actual != sha256) {
+    return absl::FailedPreconditionError(absl::StrCat(path, ": SHA-256 mismatch (manifest ",
+                                                      sha256.substr(0, 12), "..., file ",
+                                                      actual.substr(0, 12), "...)"));
+  }
   return bytes;
 }
 

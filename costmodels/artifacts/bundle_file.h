@@ -42,6 +42,12 @@ struct FileBounds {
 // otherwise, with a ModelLoadFailureReason.
 absl::StatusOr<std::string> ReadBundleFile(const std::string& path, const FileBounds& bounds);
 
+// ReadBundleFile of a file a manifest lists with its SHA-256: FAILED_PRECONDITION naming the
+// file when it is missing ("missing"), or its bytes do not hash to `sha256`.
+absl::StatusOr<std::string> ReadChecksummedBundleFile(const std::string& path,
+                                                      const std::string& sha256,
+                                                      const FileBounds& bounds);
+
 // What a file of st_mode `mode` is, for messages: "a regular file", "a FIFO", "a character
 // device", "a block device", "a socket", "a directory", "a symlink" or "an odd file".
 const char* FileTypeName(unsigned mode);

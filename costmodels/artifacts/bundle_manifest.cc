@@ -121,16 +121,20 @@ std::vector<std::string> FeatureNames() {
   return names;
 }
 
-absl::Status CheckBundleInfo(const BundleInfo& info, const NeuralCostModel& model) {
-  if (!IsValidComponent(info.name)) {
+absl::Status CheckNameAndVersion(const std::string& name, const std::string& version) {
+  if (!IsValidComponent(name)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "bundle name '", info.name, "' is invalid: use [A-Za-z0-9._-], not starting with '.'"));
+        "bundle name '", name, "' is invalid: use [A-Za-z0-9._-], not starting with '.'"));
   }
-  if (!IsValidComponent(info.version)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("bundle version '", info.version,
-                     "' is invalid: use [A-Za-z0-9._-], not starting with '.'"));
+  if (!IsValidComponent(version)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bundle version '", version, "' is invalid: use [A-Za-z0-9._-], not starting with '.'"));
   }
+  return absl::OkStatus();
+}
+
+absl::Status CheckBundleInfo(const BundleInfo& info, const NeuralCostModel& model) {
+  SHARDPLAN_RETURN_IF_ERROR(CheckNameAndVersion(info.name, info.version));
   if (model.id() != info.name + "@" + info.version) {
     return absl::InvalidArgumentError(absl::StrCat("bundle info names ", info.name, "@",
                                                    info.version, " but the model is ", model.id()));

@@ -40,6 +40,16 @@ std::vector<std::string> CommInputNames(int n, NeuralCommModel::Direction direct
 // TableFeatureNames(), the compute model's input order.
 std::vector<std::string> FeatureNames();
 
+// INVALID_ARGUMENT naming which unless both are valid path components: [A-Za-z0-9._-]+, at most
+// 128 characters, not starting with '.'.
+absl::Status CheckNameAndVersion(const std::string& name, const std::string& version);
+
+// The last two components of a bundle directory: what its manifest's name and version must be.
+std::pair<std::string, std::string> NameAndVersionOf(const std::string& directory);
+
+// "2026-11-26T08:00:00Z": a bundle's creation time when the writer was given none.
+std::string NowRfc3339();
+
 // INVALID_ARGUMENT unless `info` names a valid name and version (they become path components),
 // the model's id is name@version, and training is given only for sub-models the model has.
 absl::Status CheckBundleInfo(const BundleInfo& info, const NeuralCostModel& model);
@@ -54,6 +64,13 @@ struct BundleFiles {
 
 // Serializes the weights of `model` and the manifest describing them with `info`; no I/O.
 absl::StatusOr<BundleFiles> EncodeBundle(const BundleInfo& info, const NeuralCostModel& model);
+
+// Writes `files` (weights first, the manifest last) into a hidden temporary directory beside
+// <models_root>/<name>/<version>, fsyncs them and renames it into place: a reader scanning the
+// root sees no bundle or a complete one. ALREADY_EXISTS when the version exists (versions are
+// immutable); INTERNAL naming the path and step for an I/O failure, leaving no partial bundle.
+absl::Status WriteBundleDirectory(const std::string& models_root, const std::string& name,
+                                  const std::string& version, const BundleFiles& files);
 
 // ---- Manifest reading -----------------------------------------------------------------------
 
@@ -161,6 +178,15 @@ class ManifestReader {
 
   std::string file_;
 };
+
+// A bundle's manifest.json, parsed: NOT_FOUND "<path>: no manifest" when there is none,
+// FAILED_PRECONDITION when it is out of bounds (ReadBundleFile), not JSON or not an object.
+struct ManifestFile {
+  std::string path;
+  json manifest;       // an object
+  std::string sha256;  // of the file's bytes: what identifies this bundle content
+};
+absl::StatusOr<ManifestFile> ReadManifestFile(const std::string& directory);
 
 absl::StatusOr<FeatureNormalizer> ReadNormalizer(const ManifestReader& reader, const json& entry,
                                                  const std::string& where);

@@ -30,6 +30,7 @@ using bundle_internal::json;
 using bundle_internal::kComputeWeightsFile;
 using bundle_internal::kManifestFile;
 using bundle_internal::ManifestReader;
+using bundle_internal::NameAndVersionOf;
 using bundle_internal::ReadNormalizer;
 using bundle_internal::ReadTraining;
 using bundle_internal::ReadTrainingRange;
@@ -67,23 +68,9 @@ absl::StatusOr<std::map<std::string, WeightsTensor>> ReadWeights(
   }
   SHARDPLAN_ASSIGN_OR_RETURN(const std::string sha256, reader.String(entry, "sha256", where));
   const std::string path = directory + "/" + file;
-  auto bytes = ReadBundleFile(path, bounds);
-  if (!bytes.ok()) {
-    if (absl::IsNotFound(bytes.status())) {
-      return WithLoadFailureReason(
-          absl::FailedPreconditionError(
-              absl::StrCat(path, ": weights file is missing (listed in ", kManifestFile, ")")),
-          kLoadFailureMissing);
-    }
-    return bytes.status();
-  }
-  const std::string actual = Sha256Hex(*bytes);
-  if (actual != sha256) {
-    return absl::FailedPreconditionError(absl::StrCat(path, ": SHA-256 mismatch (manifest ",
-                                                      sha256.substr(0, 12), "..., file ",
-                                                      actual.substr(0, 12), "...)"));
-  }
-  SHARDPLAN_ASSIGN_OR_RETURN(std::vector<WeightsTensor> tensors, ParseWeights(*bytes, path));
+  SHARDPLAN_ASSIGN_OR_RETURN(const std::string bytes,
+                             ReadChecksummedBundleFile(path, sha256, bounds));
+  SHARDPLAN_ASSIGN_OR_RETURN(std::vector<WeightsTensor> tensors, ParseWeights(bytes, path));
   std::map<std::string, WeightsTensor> by_name;
   for (WeightsTensor& t : tensors) by_name.emplace(t.name, std::move(t));
   return by_name;
@@ -336,19 +323,11 @@ absl::StatusOr<std::optional<DeviceSetCommModels>> ReadDeviceSetComms(
   return DeviceSetCommModels{*std::move(forward), *std::move(backward), std::move(layouts)};
 }
 
-// The directory's last two components, ignoring trailing slashes.
-std::pair<std::string, std::string> NameAndVersionOf(const std::string& directory) {
-  fs::path path(directory);
-  while (!path.empty() && path.filename().empty() && path.has_parent_path() &&
-         path != path.parent_path()) {
-    path = path.parent_path();
-  }
-  return {path.parent_path().filename().string(), path.filename().string()};
-}
-
 }  // namespace
 
-absl::StatusOr<LoadedBundle> ReadModelBundle(const std::string& directory) {
+namespace bundle_internal {
+
+absl::StatusOr<ManifestFile> ReadManifestFile(const std::string& directory) {
   const std::string manifest_path = directory + "/" + kManifestFile;
   auto text = ReadBundleFile(manifest_path, FileBounds::AtMost(kMaxManifestBytes));
   if (!text.ok()) {
@@ -361,6 +340,16 @@ absl::StatusOr<LoadedBundle> ReadModelBundle(const std::string& directory) {
   json manifest = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (manifest.is_discarded()) return reader.Error("not valid JSON");
   if (!manifest.is_object()) return reader.Error("not a JSON object");
+  return ManifestFile{manifest_path, std::move(manifest), Sha256Hex(*text)};
+}
+
+}  // namespace bundle_internal
+
+absl::StatusOr<LoadedBundle> ReadModelBundle(const std::string& directory) {
+  SHARDPLAN_ASSIGN_OR_RETURN(const bundle_internal::ManifestFile file,
+                             bundle_internal::ReadManifestFile(directory));
+  const json& manifest = file.manifest;
+  const ManifestReader reader(file.path);
 
   SHARDPLAN_ASSIGN_OR_RETURN(const int64_t format_version, reader.Int(manifest, "format_version"));
   if (format_version < kOldestModelBundleFormatVersion ||
@@ -374,7 +363,7 @@ absl::StatusOr<LoadedBundle> ReadModelBundle(const std::string& directory) {
 
   LoadedBundle bundle;
   bundle.directory = directory;
-  bundle.manifest_sha256 = Sha256Hex(*text);
+  bundle.manifest_sha256 = file.sha256;
   BundleInfo& info = bundle.info;
   SHARDPLAN_ASSIGN_OR_RETURN(info.name, reader.String(manifest, "name"));
   SHARDPLAN_ASSIGN_OR_RETURN(info.version, reader.String(manifest, "version"));

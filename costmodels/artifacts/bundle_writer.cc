@@ -81,23 +81,29 @@ absl::Status WriteBundleFiles(const BundleFiles& files, const std::string& tmp_d
   return FsyncDirectory(fs::path(final_dir).parent_path().string());
 }
 
+}  // namespace
+
+namespace bundle_internal {
+
 std::string NowRfc3339() {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
 }
 
-}  // namespace
+std::pair<std::string, std::string> NameAndVersionOf(const std::string& directory) {
+  fs::path path(directory);
+  while (!path.empty() && path.filename().empty() && path.has_parent_path() &&
+         path != path.parent_path()) {
+    path = path.parent_path();
+  }
+  return {path.parent_path().filename().string(), path.filename().string()};
+}
 
-absl::Status WriteModelBundle(const std::string& models_root, const BundleInfo& info,
-                              const NeuralCostModel& model) {
-  SHARDPLAN_RETURN_IF_ERROR(bundle_internal::CheckBundleInfo(info, model));
-  BundleInfo filled = info;
-  if (filled.created.empty()) filled.created = NowRfc3339();
-  SHARDPLAN_ASSIGN_OR_RETURN(const BundleFiles files, bundle_internal::EncodeBundle(filled, model));
-
-  const std::string name_dir = (fs::path(models_root) / info.name).string();
-  const std::string final_dir = ModelBundleDirectory(models_root, info.name, info.version);
+absl::Status WriteBundleDirectory(const std::string& models_root, const std::string& name,
+                                  const std::string& version, const BundleFiles& files) {
+  const std::string name_dir = (fs::path(models_root) / name).string();
+  const std::string final_dir = ModelBundleDirectory(models_root, name, version);
   const std::string tmp_dir =
-      (fs::path(name_dir) / absl::StrCat(".", info.version, ".tmp-", ::getpid())).string();
+      (fs::path(name_dir) / absl::StrCat(".", version, ".tmp-", ::getpid())).string();
 
   // One writer at a time in this process, so a temporary directory with our pid is stale (left
   // by a crashed process that had our pid) and safe to remove.
@@ -120,6 +126,17 @@ absl::Status WriteModelBundle(const std::string& models_root, const BundleInfo& 
   const absl::Status status = WriteBundleFiles(files, tmp_dir, final_dir);
   if (!status.ok()) fs::remove_all(tmp_dir, ec);
   return status;
+}
+
+}  // namespace bundle_internal
+
+absl::Status WriteModelBundle(const std::string& models_root, const BundleInfo& info,
+                              const NeuralCostModel& model) {
+  SHARDPLAN_RETURN_IF_ERROR(bundle_internal::CheckBundleInfo(info, model));
+  BundleInfo filled = info;
+  if (filled.created.empty()) filled.created = bundle_internal::NowRfc3339();
+  SHARDPLAN_ASSIGN_OR_RETURN(const BundleFiles files, bundle_internal::EncodeBundle(filled, model));
+  return bundle_internal::WriteBundleDirectory(models_root, info.name, info.version, files);
 }
 
 }  // namespace shardplan
