@@ -1,6 +1,8 @@
-// Speed of neural cost-model inference on one core (the target: well over 10^6 table rows per
-// second, so that a search's hundreds of thousands of model calls take well under a second). Weights are random in torch's default init range; speed does not depend
-// on their values. Each device set is the 60-table shard set of one synthetic task device.
+// Speed on one core of neural cost-model inference (the target: well over 10^6 table rows per
+// second, so that a search's hundreds of thousands of model calls take well under a second), and
+// of the learned planners' LSTM (BM_Lstm*). Weights are random in torch's default init range;
+// speed does not depend on their values. Each device set is the 60-table shard set of one
+// synthetic task device.
 //
 //   build/bench/neural_inference_bench --benchmark_out=bench/results/neural_inference.json
 //                                      --benchmark_out_format=json
@@ -13,6 +15,7 @@
 #include "benchmark/benchmark.h"
 #include "costmodels/neural/neural_cost_model.h"
 #include "costmodels/neural/table_features.h"
+#include "nn/lstm.h"
 
 namespace shardplan::bench {
 namespace {
@@ -65,6 +68,56 @@ void BM_ComputePredict(benchmark::State& state) { ComputePredict(state, /*memo=*
 void BM_ComputePredictMemo(benchmark::State& state) { ComputePredict(state, /*memo=*/true); }
 BENCHMARK(BM_ComputePredict)->Arg(1)->Arg(15)->Arg(60)->ArgName("tables");
 BENCHMARK(BM_ComputePredictMemo)->Arg(1)->Arg(15)->Arg(60)->ArgName("tables");
+
+// The learned planners' LSTM at AutoShard's size (input 64, 2 layers of 64): one Step per table
+// of a plan (steps/s), and the trainer's forward + backward over a sequence of `state.range(0)`
+// steps (sequences/s).
+constexpr int kLstmInput = 64;
+constexpr int kLstmHidden = 64;
+constexpr int kLstmLayers = 2;
+
+std::vector<float> RandomLstmParams(const LstmShape& shape, std::mt19937_64& rng) {
+  std::vector<float> params(shape.num_params());
+  InitLstmParams(shape, rng, params);
+  return params;
+}
+
+void BM_LstmStep(benchmark::State& state) {
+  const LstmShape shape(kLstmInput, kLstmHidden, kLstmLayers);
+  std::mt19937_64 rng(0);
+  const Lstm lstm = *ToLstm(shape, RandomLstmParams(shape, rng));
+  std::vector<float> input(kLstmInput);
+  for (float& x : input) x = static_cast<float>(Uniform01(rng));
+  std::vector<float> output(kLstmHidden);
+  Lstm::State lstm_state = lstm.ZeroState();
+  for (auto _ : state) {
+    lstm.Step(input.data(), lstm_state, output.data());
+    benchmark::DoNotOptimize(output.data());
+  }
+  state.counters["steps/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_LstmStep);
+
+void BM_LstmForwardBackward(benchmark::State& state) {
+  const int steps = static_cast<int>(state.range(0));
+  const LstmShape shape(kLstmInput, kLstmHidden, kLstmLayers);
+  std::mt19937_64 rng(0);
+  const std::vector<float> params = RandomLstmParams(shape, rng);
+  std::vector<float> inputs(static_cast<size_t>(steps) * kLstmInput);
+  for (float& x : inputs) x = static_cast<float>(Uniform01(rng));
+  const std::vector<float> d_outputs(static_cast<size_t>(steps) * kLstmHidden, 1.0f);
+  std::vector<float> grad(shape.num_params(), 0.0f);
+  LstmTape tape;
+  for (auto _ : state) {
+    LstmForward(shape, params, inputs.data(), steps, tape);
+    LstmBackward(shape, params, inputs.data(), steps, tape, d_outputs.data(), grad, nullptr);
+    benchmark::DoNotOptimize(grad.data());
+  }
+  state.counters["steps/s"] = benchmark::Counter(static_cast<double>(state.iterations()) * steps,
+                                                 benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_LstmForwardBackward)->Arg(60)->Arg(200)->ArgName("steps");
 
 }  // namespace
 }  // namespace shardplan::bench
