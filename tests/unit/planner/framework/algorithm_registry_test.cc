@@ -23,9 +23,9 @@ using ::testing::ElementsAre;
 
 TEST(AlgorithmRegistryTest, UnknownNameListsTheKnownOnes) {
   const AlgorithmRegistry registry = BuiltinAlgorithms();
-  EXPECT_STATUS(registry.Find("autoshard"), absl::StatusCode::kNotFound,
-                "unknown algorithm \"autoshard\"; known: dim_greedy, exhaustive, lookup_greedy, "
-                "neuroshard, random, size_greedy, size_lookup_greedy, torchrec");
+  EXPECT_STATUS(registry.Find("recshard"), absl::StatusCode::kNotFound,
+                "unknown algorithm \"recshard\"; known: autoshard, dim_greedy, exhaustive, "
+                "lookup_greedy, neuroshard, random, size_greedy, size_lookup_greedy, torchrec");
   EXPECT_STATUS(registry.Find(""), absl::StatusCode::kNotFound, "unknown algorithm \"\"");
 }
 
