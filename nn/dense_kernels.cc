@@ -88,13 +88,12 @@ void DenseForwardBaseline(const float* __restrict x, int in, int out,
   }
 }
 
-// The build stays portable (no -march): the wider code runs where the CPU has it.
-bool HasAvx2() {
+}  // namespace
+
+bool CpuHasAvx2() {
   static const bool has = __builtin_cpu_supports("avx2");
   return has;
 }
-
-}  // namespace
 
 void TransposeWeights(const float* weight, int in, int out, float* wt) {
   for (int o = 0; o < out; ++o) {
@@ -106,7 +105,7 @@ void TransposeWeights(const float* weight, int in, int out, float* wt) {
 
 void DenseForward(const float* __restrict x, int in, int out, const float* __restrict wt,
                   const float* __restrict bias, bool relu, float* __restrict y) {
-  if (HasAvx2()) {
+  if (CpuHasAvx2()) {
     DenseForwardAvx2(x, in, out, wt, bias, relu, y);
   } else {
     DenseForwardBaseline(x, in, out, wt, bias, relu, y);

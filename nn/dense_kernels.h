@@ -10,6 +10,10 @@ namespace shardplan {
 // runs over contiguous outputs, which the compiler vectorises without reassociating sums.
 void TransposeWeights(const float* weight, int in, int out, float* wt);
 
+// Whether the CPU runs AVX2 (the build stays portable, no -march: the wider code is chosen at run
+// time, and gives the same bits as the baseline code).
+bool CpuHasAvx2();
+
 // y[0..out) = bias + x[0..in) * wt[in][out], then ReLU when `relu`. y must not overlap x.
 void DenseForward(const float* __restrict x, int in, int out, const float* __restrict wt,
                   const float* __restrict bias, bool relu, float* __restrict y);

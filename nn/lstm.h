@@ -127,7 +127,7 @@ struct LstmTape {
   // and h_t (H each), where h_{t-1}, c_{t-1} are the state step t started from.
   std::vector<std::vector<float>> z, gates, c_prev, c, h;
   // Backward scratch: dL/d(layer output) per step (steps x H; two buffers, the layer's and the
-  // one below's), dL/d(pre-activations) (4H), and dL/dh_{t-1}, dL/dc_{t-1} (H each).
+  // one below's), dL/d(pre-activations) per step (steps x 4H), dL/dh_{t-1}, dL/dc_{t-1} (H).
   std::vector<float> d_out[2], d_pre, d_h_next, d_c_next;
 };
 

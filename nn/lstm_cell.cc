@@ -1,14 +1,39 @@
 #include "nn/lstm_cell.h"
 
-#include <cmath>
 #include <cstddef>
 
+#include "nn/activations.h"
 #include "nn/dense_kernels.h"
 
 namespace shardplan {
 namespace {
 
-float Sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+// The gates' nonlinearities and the state update, written once and compiled twice below; only
+// IEEE operations in a fixed order (nn/activations.h), so both give the same bits.
+[[gnu::always_inline]] inline void GatesBody(int hidden, float* __restrict gates,
+                                             float* __restrict c, float* __restrict h) {
+  float* i = gates;
+  float* f = gates + hidden;
+  float* g = gates + 2 * hidden;
+  float* o = gates + 3 * hidden;
+  for (int j = 0; j < hidden; ++j) {
+    i[j] = PortableSigmoid(i[j]);
+    f[j] = PortableSigmoid(f[j]);
+    g[j] = PortableTanh(g[j]);
+    o[j] = PortableSigmoid(o[j]);
+    c[j] = f[j] * c[j] + i[j] * g[j];
+    h[j] = o[j] * PortableTanh(c[j]);
+  }
+}
+
+[[gnu::target("avx2")]] void GatesAvx2(int hidden, float* __restrict gates, float* __restrict c,
+                                       float* __restrict h) {
+  GatesBody(hidden, gates, c, h);
+}
+
+void GatesBaseline(int hidden, float* __restrict gates, float* __restrict c, float* __restrict h) {
+  GatesBody(hidden, gates, c, h);
+}
 
 }  // namespace
 
@@ -24,17 +49,10 @@ void LstmCellForward(const float* z, int in, int hidden, const float* wt, const 
                      float* gates, float* c, float* h) {
   // Pre-activations in one product: bias + x W_ih^T + h W_hh^T, each gate summed in z's order.
   DenseForward(z, in + hidden, 4 * hidden, wt, bias, /*relu=*/false, gates);
-  float* i = gates;
-  float* f = gates + hidden;
-  float* g = gates + 2 * hidden;
-  float* o = gates + 3 * hidden;
-  for (int j = 0; j < hidden; ++j) {
-    i[j] = Sigmoid(i[j]);
-    f[j] = Sigmoid(f[j]);
-    g[j] = std::tanh(g[j]);
-    o[j] = Sigmoid(o[j]);
-    c[j] = f[j] * c[j] + i[j] * g[j];
-    h[j] = o[j] * std::tanh(c[j]);
+  if (CpuHasAvx2()) {
+    GatesAvx2(hidden, gates, c, h);
+  } else {
+    GatesBaseline(hidden, gates, c, h);
   }
 }
 

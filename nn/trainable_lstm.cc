@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "base/seeded_rng.h"
+#include "nn/activations.h"
 #include "nn/lstm.h"
 #include "nn/lstm_cell.h"
 
@@ -125,11 +126,11 @@ void LstmBackward(const LstmShape& shape, std::span<const float> params, const f
   (void)inputs;  // the tape's z holds every layer's input
   const int hidden = shape.hidden_size();
   const int num_gates = 4 * hidden;
+  if (steps <= 0 || hidden <= 0) return;  // nothing to add (and GCC then knows the sizes' sign)
   for (std::vector<float>& d : tape.d_out) Resize(d, static_cast<size_t>(steps) * hidden);
-  Resize(tape.d_pre, num_gates);
+  Resize(tape.d_pre, static_cast<size_t>(steps) * num_gates);
   Resize(tape.d_h_next, hidden);
   Resize(tape.d_c_next, hidden);
-  float* __restrict d_pre = tape.d_pre.data();
   float* __restrict d_h_next = tape.d_h_next.data();
   float* __restrict d_c_next = tape.d_c_next.data();
 
@@ -155,11 +156,12 @@ void LstmBackward(const LstmShape& shape, std::span<const float> params, const f
       const float* c = tape.c[l].data() + static_cast<size_t>(t) * hidden;
       const float* c_prev = tape.c_prev[l].data() + static_cast<size_t>(t) * hidden;
       const float* d_h_out = d_above + static_cast<size_t>(t) * hidden;
+      float* __restrict d_pre = tape.d_pre.data() + static_cast<size_t>(t) * num_gates;
       // Through h = o * tanh(c) and c = f * c_prev + i * g to the gates' pre-activations
       // (sigmoid' = s (1 - s), tanh' = 1 - t^2); d_c_next becomes dL/dc_{t-1}.
       for (int j = 0; j < hidden; ++j) {
         const float dh = d_h_out[j] + d_h_next[j];
-        const float tc = std::tanh(c[j]);
+        const float tc = PortableTanh(c[j]);
         const float dc = d_c_next[j] + dh * o[j] * (1.0f - tc * tc);
         const float cp = c_prev[j];
         d_pre[j] = dc * g[j] * (i[j] * (1.0f - i[j]));
@@ -167,18 +169,6 @@ void LstmBackward(const LstmShape& shape, std::span<const float> params, const f
         d_pre[2 * hidden + j] = dc * i[j] * (1.0f - g[j] * g[j]);
         d_pre[3 * hidden + j] = dh * tc * (o[j] * (1.0f - o[j]));
         d_c_next[j] = dc * f[j];
-      }
-      // Parameters: both biases get the pre-activation gradient; the weights its outer product
-      // with z_t = [x_t; h_{t-1}].
-      const float* __restrict z = tape.z[l].data() + static_cast<size_t>(t) * width;
-      for (int r = 0; r < num_gates; ++r) {
-        const float d = d_pre[r];
-        g_b_ih[r] += d;
-        g_b_hh[r] += d;
-        float* __restrict row_ih = g_w_ih + static_cast<size_t>(r) * in;
-        for (int k = 0; k < in; ++k) row_ih[k] += d * z[k];
-        float* __restrict row_hh = g_w_hh + static_cast<size_t>(r) * hidden;
-        for (int k = 0; k < hidden; ++k) row_hh[k] += d * z[in + k];
       }
       // dL/dx_t = W_ih^T d_pre and dL/dh_{t-1} = W_hh^T d_pre, each summed over the gate rows
       // in order (contiguous inner loops, no reassociation).
@@ -201,6 +191,22 @@ void LstmBackward(const LstmShape& shape, std::span<const float> params, const f
         const float d = d_pre[r];
         const float* __restrict row = w_hh + static_cast<size_t>(r) * hidden;
         for (int k = 0; k < hidden; ++k) d_h_next[k] += d * row[k];
+      }
+    }
+    // Parameters, after the time loop: both biases get each step's pre-activation gradient, the
+    // weights its outer product with z_t = [x_t; h_{t-1}]. Row by row over the steps (last to
+    // first, as the loop above) so that a weight row stays in cache while z streams, instead of
+    // the whole gradient matrix passing through memory every step.
+    for (int r = 0; r < num_gates; ++r) {
+      float* __restrict row_ih = g_w_ih + static_cast<size_t>(r) * in;
+      float* __restrict row_hh = g_w_hh + static_cast<size_t>(r) * hidden;
+      for (int t = steps - 1; t >= 0; --t) {
+        const float d = tape.d_pre[static_cast<size_t>(t) * num_gates + r];
+        const float* __restrict z = tape.z[l].data() + static_cast<size_t>(t) * width;
+        g_b_ih[r] += d;
+        g_b_hh[r] += d;
+        for (int k = 0; k < in; ++k) row_ih[k] += d * z[k];
+        for (int k = 0; k < hidden; ++k) row_hh[k] += d * z[in + k];
       }
     }
     d_above = d_below;

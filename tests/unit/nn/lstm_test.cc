@@ -12,6 +12,8 @@
 #include "base/seeded_rng.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nn/activations.h"
+#include "nn/lstm_cell.h"
 
 namespace shardplan {
 namespace {
@@ -251,6 +253,39 @@ TEST(LstmTest, CreateRefusesBadShapesNamingLayerAndField) {
     ASSERT_FALSE(bad.ok()) << c.name;
     EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << c.name;
     EXPECT_THAT(bad.status().message(), HasSubstr(c.message)) << c.name;
+  }
+}
+
+// The cell's gate loop (vectorised, AVX2 where the CPU has it) gives the bits of the scalar
+// activations: zero weights make the pre-activations exactly the bias, and 37 units leave a
+// remainder after every vector width.
+TEST(LstmCellTest, GatesEqualScalarActivationsBitForBit) {
+  const int in = 3;
+  const int hidden = 37;
+  std::mt19937_64 rng(13);
+  const std::vector<float> z = RandomVector(in + hidden, rng, 1.0);
+  const std::vector<float> wt((in + hidden) * 4 * hidden, 0.0f);
+  std::vector<float> bias = RandomVector(4 * hidden, rng, 6.0);
+  bias[0] = 0.0f;
+  bias[hidden + 1] = 200.0f;  // clamped
+  bias[2 * hidden + 2] = -200.0f;
+  const std::vector<float> c_prev = RandomVector(hidden, rng, 3.0);
+  std::vector<float> gates(4 * hidden);
+  std::vector<float> c = c_prev;
+  std::vector<float> h(hidden);
+  LstmCellForward(z.data(), in, hidden, wt.data(), bias.data(), gates.data(), c.data(), h.data());
+  for (int j = 0; j < hidden; ++j) {
+    const float i = PortableSigmoid(bias[j]);
+    const float f = PortableSigmoid(bias[hidden + j]);
+    const float g = PortableTanh(bias[2 * hidden + j]);
+    const float o = PortableSigmoid(bias[3 * hidden + j]);
+    const float c_new = f * c_prev[j] + i * g;
+    ASSERT_EQ(gates[j], i) << j;
+    ASSERT_EQ(gates[hidden + j], f) << j;
+    ASSERT_EQ(gates[2 * hidden + j], g) << j;
+    ASSERT_EQ(gates[3 * hidden + j], o) << j;
+    ASSERT_EQ(c[j], c_new) << j;
+    ASSERT_EQ(h[j], o * PortableTanh(c_new)) << j;
   }
 }
 
