@@ -40,9 +40,9 @@ int Report(const absl::Status& status, const std::string& words) {
 
 const std::vector<Command>& AllCommands() {
   static const std::vector<Command>* const commands = new std::vector<Command>{
-      TablesGeneratePoolCommand(), TablesProfileCommand(),    TasksGenerateCommand(),
-      DataCollectCommand(),        DataObservationsCommand(),  ModelTrainCommand(),
-      ModelCheckCommand(),
+      TablesGeneratePoolCommand(), TablesProfileCommand(),        TasksGenerateCommand(),
+      DataCollectCommand(),        DataObservationsCommand(),     ModelTrainCommand(),
+      ModelCheckCommand(),         PolicyTrainAutoShardCommand(),
   };
   return *commands;
 }

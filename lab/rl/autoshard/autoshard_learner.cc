@@ -28,7 +28,8 @@ EpisodeLoss AccumulateEpisodeGradient(const ParamLayout& layout, std::span<const
                                       std::span<const float> features, int num_devices,
                                       const AutoShardEpisode& episode, double reward,
                                       const LossWeights& weights, std::span<float> grad,
-                                      LearnerScratch& scratch, std::vector<float>* logits_out) {
+                                      LearnerScratch& scratch, EpisodeOutputs* outputs,
+                                      std::span<const float> advantage_values) {
   const int n = static_cast<int>(episode.order.size());
   const int k_devices = num_devices;
   const int actions = n * k_devices;
@@ -84,7 +85,10 @@ EpisodeLoss AccumulateEpisodeGradient(const ParamLayout& layout, std::span<const
   }
   MlpForward(layout.p_fc, p_params, transposed.p_fc, policy_rows, actions, scratch.p_fc);
   const float* logits = scratch.p_fc.outputs.back().data();
-  if (logits_out != nullptr) logits_out->assign(logits, logits + actions);
+  if (outputs != nullptr) {
+    outputs->logits.assign(logits, logits + actions);
+    outputs->values.assign(values, values + n);
+  }
 
   // Losses and their gradients with respect to the logits and values.
   EpisodeLoss loss;
@@ -102,10 +106,12 @@ EpisodeLoss AccumulateEpisodeGradient(const ParamLayout& layout, std::span<const
       log_pi[d] = static_cast<double>(z[d]) - log_norm;
       neg_entropy += std::exp(log_pi[d]) * log_pi[d];
     }
-    const double advantage = reward - static_cast<double>(values[t]);
+    const double value = static_cast<double>(values[t]);
+    const double advantage =
+        reward - (advantage_values.empty() ? value : static_cast<double>(advantage_values[t]));
     const int chosen = episode.devices[t];
     loss.pg += -log_pi[chosen] * advantage;
-    loss.baseline += weights.baseline_cost * 0.5 * advantage * advantage;
+    loss.baseline += weights.baseline_cost * 0.5 * (reward - value) * (reward - value);
     loss.entropy += weights.entropy_cost * neg_entropy;
     for (int d = 0; d < k_devices; ++d) {
       const double pi = std::exp(log_pi[d]);
@@ -113,7 +119,7 @@ EpisodeLoss AccumulateEpisodeGradient(const ParamLayout& layout, std::span<const
       const double d_entropy = weights.entropy_cost * pi * (log_pi[d] - neg_entropy);
       d_logits[static_cast<size_t>(t) * k_devices + d] = static_cast<float>(d_pg + d_entropy);
     }
-    d_values[t] = static_cast<float>(-weights.baseline_cost * advantage);
+    d_values[t] = static_cast<float>(-weights.baseline_cost * (reward - value));
   }
 
   // Backward: policy head, then the state and action halves of its rows.

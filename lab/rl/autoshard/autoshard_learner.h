@@ -47,17 +47,26 @@ struct LearnerScratch {
       d_core_in, d_latents, d_step, d_other, table_grads, accumulated, sums;
 };
 
+// What the learner's forward pass computed for an episode.
+struct EpisodeOutputs {
+  std::vector<float> logits;  // steps x devices
+  std::vector<float> values;  // steps
+};
+
 // The episode of a task whose units are its tables (unit u = table u): `features` are the task's
 // feature rows in task order (AutoShardTableFeatures), `episode` what RunAutoShardEpisode did
 // with these parameters, `reward` its return. Adds the gradient of the episode's loss to `grad`
-// (layout.total floats) and returns the loss. When `logits` is not null it receives the
-// learner's logits (steps x devices), which equal the episode's bit for bit.
+// (layout.total floats) and returns the loss. The advantage R - V holds V constant: V is this
+// forward pass's values, or `advantage_values` (steps floats) when given, so that finite
+// differences of the loss can hold it constant too. When `outputs` is not null it receives the
+// learner's logits, which equal the episode's bit for bit, and values.
 EpisodeLoss AccumulateEpisodeGradient(const ParamLayout& layout, std::span<const float> params,
                                       const TransposedParams& transposed,
                                       std::span<const float> features, int num_devices,
                                       const AutoShardEpisode& episode, double reward,
                                       const LossWeights& weights, std::span<float> grad,
-                                      LearnerScratch& scratch, std::vector<float>* logits);
+                                      LearnerScratch& scratch, EpisodeOutputs* outputs,
+                                      std::span<const float> advantage_values = {});
 
 // One cost sample: a shard's feature rows (its tables in placement order) and its measured cost.
 struct CostSample {
