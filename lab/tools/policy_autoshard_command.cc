@@ -21,6 +21,7 @@
 #include "lab/rl/autoshard/autoshard_trainer.h"
 #include "lab/tools/commands.h"
 #include "lab/tools/tool_support.h"
+#include "planner/domain/memory.h"
 
 namespace shardplan::offline {
 namespace {
@@ -45,8 +46,9 @@ struct TaskSet {
   std::string description;
 };
 
-// Task i: devices[i mod |devices|], max dim max_dims[(i / |devices|) mod |max_dims|], drawn by
-// GenerateTask(pool, ..., seed, i): every combination equally often, each task reproducible.
+// Draw i: devices[i mod |devices|], max dim max_dims[(i / |devices|) mod |max_dims|], by
+// GenerateTask(pool, ..., seed, i): every combination about equally often, each reproducible.
+// Draws that no table-wise plan can fit are skipped.
 absl::StatusOr<TaskSet> TrainingTasks(const OptionValues& args) {
   SHARDPLAN_ASSIGN_OR_RETURN(const int64_t count, args.GetInt("tasks"));
   SHARDPLAN_ASSIGN_OR_RETURN(const uint64_t seed, args.GetUint("task-seed"));
@@ -73,7 +75,8 @@ absl::StatusOr<TaskSet> TrainingTasks(const OptionValues& args) {
   }
   SHARDPLAN_ASSIGN_OR_RETURN(const LoadedPool pool, LoadPoolWithHash(args.Get("pool")));
   TaskSet set;
-  for (int64_t i = 0; i < count; ++i) {
+  int64_t skipped = 0;
+  for (int64_t i = 0; static_cast<int64_t>(set.tasks.size()) < count; ++i) {
     TaskGenOptions options;
     options.num_devices = devices[i % devices.size()];
     options.max_dim = max_dims[(i / devices.size()) % max_dims.size()];
@@ -85,16 +88,26 @@ absl::StatusOr<TaskSet> TrainingTasks(const OptionValues& args) {
     if (dtype == "fp16") {
       for (Table& table : task.tables) table.element_type = ElementType::kFp16;
     }
+    // A table larger than a device leaves no table-wise plan: every episode would end over the
+    // memory (the reference's tasks all fit). Such draws are skipped, and counted.
+    const bool fits = std::all_of(task.tables.begin(), task.tables.end(), [&](const Table& t) {
+      return TableMemoryBytes(t, task.memory) <= options.device_memory_bytes;
+    });
+    if (!fits) {
+      if (++skipped > 100 * count) return UsageError("almost no drawn task fits its devices");
+      continue;
+    }
     set.tasks.push_back(std::move(task));
   }
   set.description = absl::StrFormat(
-      "%d tasks of GenerateTask (lab/data/generators.h) on pool %s (SHA-256 %s), seed %d: task i "
-      "has devices [%s][i mod %d] of %g GiB and max dim [%s][(i / %d) mod %d], tables %s, %s",
+      "%d tasks of GenerateTask (lab/data/generators.h) on pool %s (SHA-256 %s), seed %d: draw i "
+      "has devices [%s][i mod %d] of %g GiB and max dim [%s][(i / %d) mod %d], tables %s, %s; "
+      "%d draws with a table larger than a device skipped",
       count, pool.path, pool.sha256, seed, absl::StrJoin(devices, ","), devices.size(), memory_gib,
       absl::StrJoin(max_dims, ","), devices.size(), max_dims.size(),
       min_tables == 0 && max_tables == 0 ? std::string("in the reference's range")
                                          : absl::StrCat(min_tables, "..", max_tables),
-      dtype);
+      dtype, skipped);
   return set;
 }
 
