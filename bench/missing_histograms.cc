@@ -27,12 +27,12 @@
 #include "base/exit_codes.h"
 #include "base/status_macros.h"
 #include "bench/bench_support.h"
-#include "costmodels/access/typical_access.h"
 #include "groundtruth/ground_truth.h"
 #include "lab/data/generators.h"
 #include "lab/tools/tool_support.h"
 #include "nlohmann/json.hpp"
 #include "planner/algorithms/builtin_algorithms.h"
+#include "planner/estimators/typical_access.h"
 #include "planner/framework/algorithm_registry.h"
 
 namespace shardplan::bench {

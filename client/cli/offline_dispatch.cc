@@ -22,7 +22,8 @@ bool IsExecutable(const std::string& path) { return ::access(path.c_str(), X_OK)
 }  // namespace
 
 bool IsOfflineCommand(absl::string_view name) {
-  return name == "tables" || name == "tasks" || name == "data" || name == "model";
+  return name == "tables" || name == "tasks" || name == "data" || name == "model" ||
+         name == "policy";
 }
 
 std::string OfflineCommandsHelp() {
@@ -30,7 +31,9 @@ std::string OfflineCommandsHelp() {
          "  tables  generate or profile a table pool (generate-pool, profile)\n"
          "  tasks   generate planning tasks from a table pool (generate)\n"
          "  data    collect cost data and the observation datasets (collect, observations)\n"
-         "  model   train the neural cost models into a model bundle (train)\n";
+         "  model   train the neural cost models into a model bundle (train)\n"
+         "  policy  train a learned planner's policy into a policy bundle (train-autoshard,\n"
+         "          train-dreamshard)\n";
 }
 
 std::optional<std::string> FindOfflineTool() {

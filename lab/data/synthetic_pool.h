@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "costmodels/access/typical_access.h"
-#include "costmodels/access/zipf_access_model.h"
 #include "lab/data/table_pool.h"
+#include "planner/estimators/typical_access.h"
+#include "planner/estimators/zipf_access_model.h"
 
 namespace shardplan {
 
@@ -41,7 +41,7 @@ struct SyntheticPoolOptions {
   // sd) clipped to [kMinZipfExponent, kMaxZipfExponent] (ExpectedZipfAccess).
   // Fitted with seed 0 (Nelder-Mead on the histogram distances, docs/table-pool.md).
   double pooling_log_sigma = 1.0;
-  // The means are the typical table's (costmodels/access/typical_access.h), which the server
+  // The means are the typical table's (planner/estimators/typical_access.h), which the server
   // imputes for tables sent without a histogram.
   double active_fraction_log10_mean = TypicalAccessParams{}.active_fraction_log10;
   double active_fraction_log10_sd = 0.54;

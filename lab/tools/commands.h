@@ -16,6 +16,7 @@ Command DataCollectCommand();         // data_collect_command.cc
 Command DataObservationsCommand();    // data_observations_command.cc
 Command ModelTrainCommand();          // model_train_command.cc
 Command ModelCheckCommand();          // model_check_command.cc
+Command PolicyTrainAutoShardCommand();  // policy_autoshard_command.cc
 Command PolicyTrainDreamShardCommand();  // policy_dreamshard_command.cc
 
 const std::vector<Command>& AllCommands();

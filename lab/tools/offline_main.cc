@@ -42,7 +42,7 @@ const std::vector<Command>& AllCommands() {
   static const std::vector<Command>* const commands = new std::vector<Command>{
       TablesGeneratePoolCommand(), TablesProfileCommand(),         TasksGenerateCommand(),
       DataCollectCommand(),        DataObservationsCommand(),      ModelTrainCommand(),
-      ModelCheckCommand(),         PolicyTrainDreamShardCommand(),
+      ModelCheckCommand(),         PolicyTrainAutoShardCommand(), PolicyTrainDreamShardCommand(),
   };
   return *commands;
 }

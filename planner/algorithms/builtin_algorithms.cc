@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "planner/algorithms/autoshard/autoshard_planner.h"
 #include "planner/algorithms/dreamshard/dreamshard_planner.h"
 #include "planner/algorithms/exhaustive/exhaustive_planner.h"
 #include "planner/algorithms/greedy/greedy_planner.h"
@@ -21,6 +22,7 @@ AlgorithmRegistry BuiltinAlgorithms() {
   registry.Register(std::make_unique<ExhaustivePlanner>());
   registry.Register(std::make_unique<NeuroShardPlanner>());
   registry.Register(std::make_unique<TorchRecPlanner>());
+  registry.Register(std::make_unique<AutoShardPlanner>());
   registry.Register(std::make_unique<DreamShardPlanner>());
   return registry;
 }

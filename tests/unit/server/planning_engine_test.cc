@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "costmodels/access/typical_access.h"
 #include "costmodels/analytic/analytic_cost_model.h"
 #include "gmock/gmock.h"
 #include "groundtruth/ground_truth.h"
@@ -19,6 +18,7 @@
 #include "planner/algorithms/builtin_algorithms.h"
 #include "planner/domain/memory.h"
 #include "planner/domain/validation.h"
+#include "planner/estimators/typical_access.h"
 #include "prometheus/text_serializer.h"
 #include "server/metrics.h"
 #include "tests/unit/server/server_test_util.h"

@@ -3,10 +3,10 @@
 #include <cmath>
 #include <numeric>
 
-#include "costmodels/access/typical_access.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "planner/estimators/typical_access.h"
 #include "tests/unit/support/test_files.h"
 
 namespace shardplan {

@@ -299,6 +299,29 @@ TEST_F(CollectionOfflineTool, TasksGenerateWorksOutsideTheRepository) {
   EXPECT_THAT(missing.output, HasSubstr("no/such/pool.json"));
 }
 
+TEST_F(CollectionOfflineTool, PolicyTrainAutoShardWritesABundleAndResumes) {
+  const std::string common = absl::StrCat(
+      "policy train-autoshard --tasks 4 --total-steps 1600 --checkpoint-every 1 --pool ", pool_,
+      " --models-dir ", Path("models"), " --checkpoint ", Path("autoshard.checkpoint"));
+  ProcessResult run = Offline(common);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("update 2/2"));
+  const nlohmann::json manifest =
+      nlohmann::json::parse(ReadFile(Path("models/autoshard-sim-rtx2080ti/1/manifest.json")));
+  EXPECT_EQ(manifest["kind"], "policy");
+  EXPECT_EQ(Lines(ReadFile(Path("autoshard.checkpoint.curve.csv"))).size(), 3u);  // header + 2
+
+  // A second run would overwrite the checkpoint: refused; --resume of the finished run writes
+  // the same weights again.
+  EXPECT_EQ(Offline(absl::StrCat(common, " --version 2")).exit_code, 2);
+  run = Offline(absl::StrCat(common, " --version 2 --resume"));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(ReadFile(Path("models/autoshard-sim-rtx2080ti/2/policy.weights")),
+            ReadFile(Path("models/autoshard-sim-rtx2080ti/1/policy.weights")));
+  EXPECT_EQ(Offline(absl::StrCat(common, " --version 3 --resume --drop-feature colour")).exit_code,
+            2);
+}
+
 TEST_F(CollectionOfflineTool, TablesProfileReadsTextLookups) {
   std::ofstream(Path("lookups.txt")) << "table user_id\noffsets 0 2 3\nindices 5 5 150\n";
   ProcessResult run = Offline(absl::StrCat("tables profile --input ", Path("lookups.txt"),

@@ -21,7 +21,8 @@ using ::testing::ElementsAre;
 TEST(BuiltinAlgorithmsTest, ListsEveryBaselineSortedByName) {
   const AlgorithmRegistry registry = BuiltinAlgorithms();
   EXPECT_THAT(test::AlgorithmNames(registry),
-              ElementsAre("dim_greedy", "dreamshard", "exhaustive", "lookup_greedy", "neuroshard",
+              ElementsAre("autoshard", "dim_greedy", "dreamshard", "exhaustive", "lookup_greedy",
+                          "neuroshard",
                           "random", "size_greedy", "size_lookup_greedy", "torchrec"));
 }
 

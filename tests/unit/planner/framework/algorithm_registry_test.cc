@@ -26,7 +26,8 @@ using ::testing::ElementsAre;
 TEST(AlgorithmRegistryTest, UnknownNameListsTheKnownOnes) {
   const AlgorithmRegistry registry = BuiltinAlgorithms();
   EXPECT_STATUS(registry.Find("nonesuch"), absl::StatusCode::kNotFound,
-                "unknown algorithm \"nonesuch\"; known: dim_greedy, dreamshard, exhaustive, "
+                "unknown algorithm \"nonesuch\"; known: autoshard, dim_greedy, dreamshard, "
+                "exhaustive, "
                 "lookup_greedy, neuroshard, random, size_greedy, size_lookup_greedy, torchrec");
   EXPECT_STATUS(registry.Find(""), absl::StatusCode::kNotFound, "unknown algorithm \"\"");
 }

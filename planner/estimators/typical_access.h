@@ -1,5 +1,5 @@
-#ifndef SHARDPLAN_COSTMODELS_ACCESS_TYPICAL_ACCESS_H_
-#define SHARDPLAN_COSTMODELS_ACCESS_TYPICAL_ACCESS_H_
+#ifndef SHARDPLAN_PLANNER_ESTIMATORS_TYPICAL_ACCESS_H_
+#define SHARDPLAN_PLANNER_ESTIMATORS_TYPICAL_ACCESS_H_
 
 #include <cstdint>
 #include <vector>
@@ -26,4 +26,4 @@ std::vector<double> TypicalAccessBins(int64_t rows, double pooling_factor,
 
 }  // namespace shardplan
 
-#endif  // SHARDPLAN_COSTMODELS_ACCESS_TYPICAL_ACCESS_H_
+#endif  // SHARDPLAN_PLANNER_ESTIMATORS_TYPICAL_ACCESS_H_

@@ -1,5 +1,5 @@
-#ifndef SHARDPLAN_COSTMODELS_ACCESS_ZIPF_ACCESS_MODEL_H_
-#define SHARDPLAN_COSTMODELS_ACCESS_ZIPF_ACCESS_MODEL_H_
+#ifndef SHARDPLAN_PLANNER_ESTIMATORS_ZIPF_ACCESS_MODEL_H_
+#define SHARDPLAN_PLANNER_ESTIMATORS_ZIPF_ACCESS_MODEL_H_
 
 #include <cstdint>
 #include <vector>
@@ -33,4 +33,4 @@ ZipfAccessStats ExpectedZipfAccess(int64_t rows, int64_t lookups, double exponen
 
 }  // namespace shardplan
 
-#endif  // SHARDPLAN_COSTMODELS_ACCESS_ZIPF_ACCESS_MODEL_H_
+#endif  // SHARDPLAN_PLANNER_ESTIMATORS_ZIPF_ACCESS_MODEL_H_

@@ -1,4 +1,4 @@
-#include "costmodels/access/typical_access.h"
+#include "planner/estimators/typical_access.h"
 
 #include <numeric>
 #include <vector>

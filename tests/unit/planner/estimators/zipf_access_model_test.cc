@@ -1,4 +1,4 @@
-#include "costmodels/access/zipf_access_model.h"
+#include "planner/estimators/zipf_access_model.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,0 +1,136 @@
+#include "lab/rl/autoshard/autoshard_checkpoint.h"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <type_traits>
+
+#include "absl/strings/str_cat.h"
+#include "base/atomic_file.h"
+
+namespace shardplan::autoshard {
+namespace {
+
+constexpr char kMagic[] = "shardplan-autoshard-checkpoint-1\n";
+
+class Writer {
+ public:
+  template <typename T>
+  void Pod(T value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    bytes_.append(reinterpret_cast<const char*>(&value), sizeof(T));
+  }
+  template <typename T>
+  void Vector(const std::vector<T>& values) {
+    Pod<uint64_t>(values.size());
+    bytes_.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+  }
+  void String(const std::string& text) {
+    Pod<uint64_t>(text.size());
+    bytes_.append(text);
+  }
+  std::string& bytes() { return bytes_; }
+
+ private:
+  std::string bytes_;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view bytes) : bytes_(bytes) {}
+  template <typename T>
+  bool Pod(T& value) {
+    if (bytes_.size() - at_ < sizeof(T)) return false;
+    std::memcpy(&value, bytes_.data() + at_, sizeof(T));
+    at_ += sizeof(T);
+    return true;
+  }
+  template <typename T>
+  bool Vector(std::vector<T>& values) {
+    uint64_t size = 0;
+    if (!Pod(size) || size > (bytes_.size() - at_) / sizeof(T)) return false;
+    values.resize(size);
+    std::memcpy(values.data(), bytes_.data() + at_, size * sizeof(T));
+    at_ += size * sizeof(T);
+    return true;
+  }
+  bool String(std::string& text) {
+    uint64_t size = 0;
+    if (!Pod(size) || size > bytes_.size() - at_) return false;
+    text.assign(bytes_.substr(at_, size));
+    at_ += size;
+    return true;
+  }
+  bool AtEnd() const { return at_ == bytes_.size(); }
+
+ private:
+  std::string_view bytes_;
+  size_t at_ = 0;
+};
+
+}  // namespace
+
+void CostBuffer::Append(CostSample sample) {
+  if (size() < capacity) {
+    samples.push_back(std::move(sample));
+  } else {
+    samples[static_cast<size_t>(start)] = std::move(sample);
+  }
+  start = (start + 1) % capacity;
+}
+
+absl::Status WriteCheckpoint(const std::string& path, const TrainerState& state) {
+  Writer out;
+  out.bytes() = kMagic;
+  out.String(state.fingerprint);
+  out.Pod(state.next_update);
+  out.Pod(state.episodes);
+  out.Vector(state.params);
+  out.Vector(state.adam_m);
+  out.Vector(state.adam_v);
+  out.Pod(state.adam_steps);
+  out.String(state.rng);
+  out.Pod(state.buffer.capacity);
+  out.Pod(state.buffer.start);
+  out.Pod<uint64_t>(state.buffer.samples.size());
+  for (const CostSample& sample : state.buffer.samples) {
+    out.Vector(sample.features);
+    out.Pod(sample.cost);
+  }
+  out.Vector(state.curve);
+  return WriteFileAtomically(path, out.bytes());
+}
+
+absl::StatusOr<TrainerState> ReadCheckpoint(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": no checkpoint"));
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  const std::string bytes = contents.str();
+  auto corrupt = [&](const char* what) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": not an AutoShard checkpoint of this build (", what, ")"));
+  };
+  if (bytes.rfind(kMagic, 0) != 0) return corrupt("header");
+  Reader reader(std::string_view(bytes).substr(sizeof(kMagic) - 1));
+  TrainerState state;
+  uint64_t samples = 0;
+  if (!reader.String(state.fingerprint) || !reader.Pod(state.next_update) ||
+      !reader.Pod(state.episodes) || !reader.Vector(state.params) || !reader.Vector(state.adam_m) ||
+      !reader.Vector(state.adam_v) || !reader.Pod(state.adam_steps) || !reader.String(state.rng) ||
+      !reader.Pod(state.buffer.capacity) || !reader.Pod(state.buffer.start) ||
+      !reader.Pod(samples)) {
+    return corrupt("truncated");
+  }
+  if (state.buffer.capacity <= 0 || samples > static_cast<uint64_t>(state.buffer.capacity)) {
+    return corrupt("cost buffer");
+  }
+  state.buffer.samples.resize(samples);
+  for (CostSample& sample : state.buffer.samples) {
+    if (!reader.Vector(sample.features) || !reader.Pod(sample.cost)) return corrupt("truncated");
+  }
+  if (!reader.Vector(state.curve) || !reader.AtEnd()) return corrupt("trailing bytes");
+  return state;
+}
+
+}  // namespace shardplan::autoshard
