@@ -95,16 +95,25 @@ absl::Status ModelRegistry::SetDefault(const std::string& name) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<ResolvedModel> ModelRegistry::Resolve(const std::string& spec) const {
-  std::string name = spec, version;
+absl::StatusOr<VersionSpec> ParseVersionSpec(const std::string& spec) {
+  VersionSpec parsed{spec, ""};
   if (const size_t at = spec.find('@'); at != std::string::npos) {
-    name = spec.substr(0, at);
-    version = spec.substr(at + 1);
-    if (name.empty() || version.empty() || version.find('@') != std::string::npos) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "\"", spec, "\" is not of the form name or name@version"));
+    parsed.name = spec.substr(0, at);
+    parsed.version = spec.substr(at + 1);
+    if (parsed.name.empty() || parsed.version.empty() ||
+        parsed.version.find('@') != std::string::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("\"", spec, "\" is not of the form name or name@version"));
     }
   }
+  return parsed;
+}
+
+absl::StatusOr<ResolvedModel> ModelRegistry::Resolve(const std::string& spec) const {
+  absl::StatusOr<VersionSpec> parsed = ParseVersionSpec(spec);
+  if (!parsed.ok()) return parsed.status();
+  std::string name = std::move(parsed->name);
+  const std::string& version = parsed->version;
   std::lock_guard<std::mutex> lock(mu_);
   if (name.empty()) name = default_name_;
   const auto by_name = models_.find(name);

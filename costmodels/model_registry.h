@@ -47,6 +47,14 @@ struct VersionOrder {
   bool operator()(const std::string& a, const std::string& b) const { return VersionLess(a, b); }
 };
 
+// A "", "name" or "name@version" spec (models and policies alike) as its name and version, either
+// "" when not given; INVALID_ARGUMENT for anything else ("x@", "@1", "a@b@c").
+struct VersionSpec {
+  std::string name;
+  std::string version;
+};
+absl::StatusOr<VersionSpec> ParseVersionSpec(const std::string& spec);
+
 // The versioned cost models the server serves. Thread-safe: reads run concurrently with
 // Add/Remove (hot reload swaps entries under a lock; resolved models stay valid).
 class ModelRegistry {

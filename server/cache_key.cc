@@ -31,8 +31,12 @@ std::string PlanCacheKey(const CacheKeyInputs& inputs) {
   for (const auto& [name, value] : inputs.resolved_params) params[name] = value;
   nlohmann::json request = nlohmann::json::array(
       {inputs.algorithm, std::move(params), std::to_string(inputs.seed), inputs.model_id});
-  // Appended only for bundles, so built-in models keep the keys they always had.
-  if (!inputs.model_content.empty()) request.push_back(inputs.model_content);
+  // Appended only for bundles (and policies), so built-in models and requests without a policy
+  // keep the keys they always had; with a policy the model's content holds its place, even "".
+  if (!inputs.model_content.empty() || !inputs.policy_content.empty()) {
+    request.push_back(inputs.model_content);
+  }
+  if (!inputs.policy_content.empty()) request.push_back(inputs.policy_content);
   // Object keys are sorted (nlohmann::json uses std::map). Invalid UTF-8 cannot reach here
   // from gRPC (proto3 strings are checked), but replacing it keeps dump() from throwing. The
   // compact dump has no raw newline, so the first one ends it.

@@ -21,14 +21,19 @@ struct CacheKeyInputs {
   // SHA-256 for bundles, so a version whose bundle hot reload replaced never hits the plans of
   // its old content.
   std::string model_content;
+  // The resolved policy's content_sha256 (PolicyManifest) for algorithms that plan with a
+  // trained policy, else "": a version whose bundle hot reload replaced never hits the plans of
+  // its old content (its exact name@version is in resolved_params["policy"]).
+  std::string policy_content;
 };
 
 // Lowercase hex SHA-256 of the canonical request: the compact JSON array
 //   [algorithm, {resolved parameters}, "seed", model_id]
-// with model_content appended when it is not "" (the seed as a decimal string, so 64-bit
-// values survive), object keys sorted, then a newline and CanonicalTask(task) as the
-// deterministic binary encoding of its shardplan.v1.Task (wire::TaskToProto), so a field added
-// to the proto is in every key that sets it. The task's table order and the client's JSON
+// with model_content appended when it or policy_content is not "", then policy_content when it
+// is not "" (so a request without a policy keeps the key it always had; the seed as a decimal
+// string, so 64-bit values survive), object keys sorted, then a newline and CanonicalTask(task)
+// as the deterministic binary encoding of its shardplan.v1.Task (wire::TaskToProto), so a field
+// added to the proto is in every key that sets it. The task's table order and the client's JSON
 // spelling do not change it; the algorithm, any parameter, the seed and the model version do.
 std::string PlanCacheKey(const CacheKeyInputs& inputs);
 

@@ -106,9 +106,12 @@ ServerMetrics::ServerMetrics()
                                     "them")),
       models_loaded_(SingleGauge(*registry_, "shardplan_models_loaded",
                                  "Cost-model versions the server can serve")),
+      policies_loaded_(SingleGauge(*registry_, "shardplan_policies_loaded",
+                                   "Trained policy versions the server can serve")),
       model_info_(prometheus::BuildGauge()
                       .Name("shardplan_model_info")
-                      .Help("1 per servable cost-model version, labelled with its identity")
+                      .Help("1 per servable cost-model or policy (kind \"policy\") version, "
+                            "labelled with its identity")
                       .Register(*registry_)),
       model_reloads_(CounterFamily(*registry_, "shardplan_model_reloads_total",
                                    "Scans of models_dir, by result (ok, refusals, error)")),
@@ -300,7 +303,12 @@ void ServerMetrics::SetModelsLoaded(int64_t count) {
   models_loaded_.Set(static_cast<double>(count));
 }
 
-void ServerMetrics::SetModelInfo(const std::vector<ModelRegistry::Entry>& models) {
+void ServerMetrics::SetPoliciesLoaded(int64_t count) {
+  policies_loaded_.Set(static_cast<double>(count));
+}
+
+void ServerMetrics::SetModelInfo(const std::vector<ModelRegistry::Entry>& models,
+                                 const std::vector<PolicyRegistry::Entry>& policies) {
   std::lock_guard<std::mutex> lock(model_info_mu_);
   for (prometheus::Gauge* series : model_info_series_) model_info_.Remove(series);
   model_info_series_.clear();
@@ -311,6 +319,16 @@ void ServerMetrics::SetModelInfo(const std::vector<ModelRegistry::Entry>& models
                          {"kind", entry.manifest.kind},
                          {"hardware_profile", entry.manifest.hardware_profile},
                          {"default", entry.is_default && entry.is_latest ? "true" : "false"}});
+    series.Set(1);
+    model_info_series_.push_back(&series);
+  }
+  for (const PolicyRegistry::Entry& entry : policies) {
+    prometheus::Gauge& series =
+        model_info_.Add({{"name", entry.manifest.name},
+                         {"version", entry.manifest.version},
+                         {"kind", "policy"},
+                         {"hardware_profile", entry.manifest.hardware_profile},
+                         {"default", "false"}});
     series.Set(1);
     model_info_series_.push_back(&series);
   }

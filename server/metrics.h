@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "costmodels/model_registry.h"
+#include "costmodels/policy_registry.h"
 #include "prometheus/collectable.h"
 #include "prometheus/counter.h"
 #include "prometheus/exposer.h"
@@ -48,8 +49,10 @@ namespace shardplan {
 //   shardplan_jobs_forgotten_total{reason}           counter of finished jobs dropped from
 //                                                    memory past a bound: count, bytes, age
 //   shardplan_models_loaded                          gauge of servable model versions
+//   shardplan_policies_loaded                        gauge of servable policy versions
 //   shardplan_model_info{name,version,kind,hardware_profile,default}
-//                                                    gauge, 1 per servable model version
+//                                                    gauge, 1 per servable model version and
+//                                                    per policy version (kind "policy")
 //   shardplan_model_reloads_total{result}            counter of models_dir scans: "ok",
 //                                                    "refusals" (some bundle refused), "error"
 //   shardplan_model_load_failures_total{reason}      counter of bundle refusals, each distinct
@@ -123,8 +126,11 @@ class ServerMetrics {
   void SetRetainedJobs(int64_t count, int64_t bytes);
   void RecordJobForgotten(absl::string_view reason);
   void SetModelsLoaded(int64_t count);
-  // Replaces the shardplan_model_info series with one per version in `models`.
-  void SetModelInfo(const std::vector<ModelRegistry::Entry>& models);
+  void SetPoliciesLoaded(int64_t count);
+  // Replaces the shardplan_model_info series with one per version in `models` and in
+  // `policies` (kind "policy", default "false").
+  void SetModelInfo(const std::vector<ModelRegistry::Entry>& models,
+                    const std::vector<PolicyRegistry::Entry>& policies = {});
   // Creates the shardplan_model_load_failures_total series of `reasons` at 0 (so that rate()
   // sees their first refusal).
   void DeclareModelLoadFailureReasons(const std::vector<std::string>& reasons);
@@ -200,6 +206,7 @@ class ServerMetrics {
   prometheus::Gauge& retained_job_bytes_;
   prometheus::Family<prometheus::Counter>& jobs_forgotten_;
   prometheus::Gauge& models_loaded_;
+  prometheus::Gauge& policies_loaded_;
   prometheus::Family<prometheus::Gauge>& model_info_;
   prometheus::Family<prometheus::Counter>& model_reloads_;
   prometheus::Family<prometheus::Counter>& model_load_failures_;

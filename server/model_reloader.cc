@@ -12,15 +12,19 @@ namespace shardplan {
 
 struct ModelReloader::State {
   State(std::string models_root, ModelRegistry* registry, ServerMetrics* metrics,
-        std::function<void()> before_scan)
-      : loader(std::move(models_root), registry,
-               [](const std::string& line) { Log(LogLevel::kWarn, line); }),
+        const Options& options)
+      : loader(
+            std::move(models_root), registry,
+            [](const std::string& line) { Log(LogLevel::kWarn, line); }, options.policies,
+            options.check_policy),
         registry(registry),
+        policies(options.policies),
         metrics(metrics),
-        before_scan(std::move(before_scan)) {}
+        before_scan(options.before_scan) {}
 
   ModelDirectoryLoader loader;    // Scan on the scan thread alone; Apply under mu
   ModelRegistry* const registry;  // used under mu, never once abandoned
+  PolicyRegistry* const policies;  // likewise; may be null
   ServerMetrics* const metrics;   // likewise
   const std::function<void()> before_scan;
 
@@ -38,9 +42,10 @@ struct ModelReloader::State {
 
 namespace {
 
-// Logs what `report` changed and keeps the model metrics right (under the state's mutex).
+// Logs what `report` changed and keeps the model and policy metrics right (under the state's
+// mutex). `policies` may be null.
 void Record(const absl::StatusOr<ModelReloadReport>& report, ModelRegistry& registry,
-            ServerMetrics& metrics, std::string& last_error) {
+            const PolicyRegistry* policies, ServerMetrics& metrics, std::string& last_error) {
   if (!report.ok()) {
     metrics.RecordModelReload("error", {}, 0);
     if (std::string error(report.status().message()); error != last_error) {
@@ -57,12 +62,17 @@ void Record(const absl::StatusOr<ModelReloadReport>& report, ModelRegistry& regi
   metrics.RecordModelReload(report->refused.empty() ? "ok" : "refusals", new_refusals,
                             static_cast<int64_t>(report->refused.size()));
   metrics.SetModelsLoaded(static_cast<int64_t>(registry.size()));
-  metrics.SetModelInfo(registry.List());
+  metrics.SetPoliciesLoaded(policies != nullptr ? static_cast<int64_t>(policies->size()) : 0);
+  metrics.SetModelInfo(registry.List(), policies != nullptr ? policies->List()
+                                                            : std::vector<PolicyRegistry::Entry>{});
   if (LogEnabled(LogLevel::kDebug)) {
     Log(LogLevel::kDebug, "models_dir scanned",
         {{"loaded", static_cast<int64_t>(report->loaded.size())},
          {"unchanged", static_cast<int64_t>(report->unchanged.size())},
          {"removed", static_cast<int64_t>(report->removed.size())},
+         {"policies_loaded", static_cast<int64_t>(report->policies_loaded.size())},
+         {"policies_unchanged", static_cast<int64_t>(report->policies_unchanged.size())},
+         {"policies_removed", static_cast<int64_t>(report->policies_removed.size())},
          {"refused", static_cast<int64_t>(report->refused.size())}});
   }
   if (!report->loaded.empty()) {
@@ -70,6 +80,12 @@ void Record(const absl::StatusOr<ModelReloadReport>& report, ModelRegistry& regi
   }
   if (!report->removed.empty()) {
     LogLine(absl::StrCat("models removed: ", absl::StrJoin(report->removed, ", ")));
+  }
+  if (!report->policies_loaded.empty()) {
+    LogLine(absl::StrCat("policies loaded: ", absl::StrJoin(report->policies_loaded, ", ")));
+  }
+  if (!report->policies_removed.empty()) {
+    LogLine(absl::StrCat("policies removed: ", absl::StrJoin(report->policies_removed, ", ")));
   }
 }
 
@@ -86,8 +102,7 @@ ModelReloader::ModelReloader(std::string models_root, ModelRegistry* registry,
   metrics_->DeclareModelLoadFailureReasons({kLoadFailureUnreadable, kLoadFailureFileType,
                                             kLoadFailureSize, kLoadFailureMissing,
                                             kLoadFailureInvalid});
-  state_ =
-      std::make_shared<State>(std::move(models_root), registry_, metrics_, options_.before_scan);
+  state_ = std::make_shared<State>(std::move(models_root), registry_, metrics_, options_);
   scanner_ = std::thread(ScanLoop, state_);
 }
 
@@ -170,7 +185,7 @@ void ModelReloader::ScanLoop(std::shared_ptr<State> state) {
     lock.lock();
     if (state->abandoned) break;
     state->last = state->loader.Apply(*scan);
-    Record(state->last, *state->registry, *state->metrics, state->last_error);
+    Record(state->last, *state->registry, state->policies, *state->metrics, state->last_error);
     state->completed = request;
     state->cv.notify_all();
   }

@@ -12,13 +12,15 @@
 #include "absl/status/statusor.h"
 #include "costmodels/artifacts/model_directory_loader.h"
 #include "costmodels/model_registry.h"
+#include "costmodels/policy_registry.h"
 #include "server/metrics.h"
 
 namespace shardplan {
 
 // The server's side of hot reload: runs ModelDirectoryLoader on models_dir when asked
 // (ReloadModels, start-up) and every poll interval, logs what changed and keeps the
-// shardplan_model* metrics right.
+// shardplan_model* and shardplan_policies_loaded metrics right. Cost-model bundles go to the
+// ModelRegistry, policy bundles (docs/policies.md) to the PolicyRegistry when there is one.
 //
 // Every scan runs on one thread of its own, so that a scan stuck in the filesystem (a hung
 // network mount) never holds up the server's shutdown: Stop waits a bounded time for a scan in
@@ -32,6 +34,11 @@ class ModelReloader {
     std::chrono::milliseconds stop_wait{std::chrono::seconds(5)};
     // Tests only: runs on the scan thread before each scan's I/O (to make a scan hang).
     std::function<void()> before_scan;
+    // Where policy bundles go (must outlive this object), and what vets each one
+    // (ModelDirectoryLoader::PolicyCheckFn; required with `policies`). Null: policy bundles
+    // are refused.
+    PolicyRegistry* policies = nullptr;
+    ModelDirectoryLoader::PolicyCheckFn check_policy;
   };
 
   // `models_root` "" disables loading (ReloadNow answers FAILED_PRECONDITION, nothing polls).

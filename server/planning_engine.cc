@@ -122,10 +122,11 @@ std::vector<PlanWarning> OutsideTrainingWarnings(const Task& request_task, const
 }  // namespace
 
 PlanningEngine::PlanningEngine(const AlgorithmRegistry* algorithms, const ModelRegistry* models,
-                               PlanCache* cache, ServerMetrics* metrics,
-                               PlanningEngineOptions options)
+                               const PolicyRegistry* policies, PlanCache* cache,
+                               ServerMetrics* metrics, PlanningEngineOptions options)
     : algorithms_(algorithms),
       models_(models),
+      policies_(policies),
       cache_(cache),
       metrics_(metrics),
       options_(std::move(options)) {}
@@ -223,6 +224,30 @@ absl::StatusOr<ResolvedModel> PlanningEngine::ChooseModel(const std::string& spe
   return fallback;
 }
 
+absl::StatusOr<ResolvedPolicy> PlanningEngine::ChoosePolicy(const std::string& algorithm,
+                                                            const std::string& spec,
+                                                            const ResolvedModel& model,
+                                                            std::string* reason) const {
+  // What an operator does about a missing policy (docs/policies.md).
+  const std::string remedy = absl::StrCat(
+      "; train one (shardplan-offline policy train-", algorithm,
+      ") into the server's models_dir, which it loads on its next scan or on ReloadModels "
+      "(docs/policies.md)");
+  if (policies_ == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("parameters.policy: algorithm ", algorithm,
+                     " plans with a trained policy, and this server serves none", remedy));
+  }
+  absl::StatusOr<ResolvedPolicy> policy =
+      policies_->Resolve(spec, algorithm, model.manifest.hardware_profile, reason);
+  if (policy.ok()) return policy;
+  if (spec.empty() && policy.status().code() == absl::StatusCode::kFailedPrecondition) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("parameters.policy: ", policy.status().message(), remedy));
+  }
+  return WithPrefix(policy.status(), "parameters.policy: ");
+}
+
 absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request) const {
   if (absl::Status valid = CheckTask(request.task); !valid.ok()) return valid;
   // In request order, before canonicalisation: the warnings name the request's fields.
@@ -241,19 +266,37 @@ absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request)
     selection.push_back(
         absl::StrCat("algorithm: ", name, ", the server's default (no algorithm named)"));
   }
+  // Checked before the model is resolved, so a bad parameter is reported first; PreparePlanning
+  // resolves them again (microseconds) with the policy.
   absl::StatusOr<ParamValues> params = ResolveParams((*algorithm)->info().params, asked.params);
   if (!params.ok()) return params.status();  // already "parameters.<name>: ..."
   std::string model_reason;
-  // ChooseModel confirms the model can cost the task: the one support check of a request.
+  // ChooseModel confirms the model can cost the task, in errors that name the model (the check
+  // PreparePlanning repeats below then passes).
   absl::StatusOr<ResolvedModel> model = ChooseModel(asked.model, prepared.task, &model_reason);
   if (!model.ok()) return model.status();
   prepared.model = *std::move(model);
   if (!model_reason.empty()) selection.push_back(std::move(model_reason));
+  if ((*algorithm)->info().uses_policy) {
+    // The raw value the client gave: "" leaves the choice to the server.
+    const auto given = asked.params.find("policy");
+    std::string policy_reason;
+    absl::StatusOr<ResolvedPolicy> policy =
+        ChoosePolicy((*algorithm)->info().name, given == asked.params.end() ? "" : given->second,
+                     prepared.model, &policy_reason);
+    if (!policy.ok()) return policy.status();
+    prepared.policy = *std::move(policy);
+    if (!policy_reason.empty()) selection.push_back(std::move(policy_reason));
+  }
   prepared.selection = absl::StrJoin(selection, "; ");
-  prepared.planning = PreparedPlanning{.algorithm = *algorithm,
-                                       .model = prepared.model.model.get(),
-                                       .params = *std::move(params),
-                                       .seed = asked.seed};
+  // Checks the policy against the algorithm and records its exact name@version in the
+  // resolved "policy" parameter, hence in the plan and the cache key. The request holds the
+  // policy's shared_ptr, so a reload never frees it under a queued or running plan.
+  absl::StatusOr<PreparedPlanning> planning =
+      PreparePlanning(**algorithm, prepared.task, *prepared.model.model, asked.params, asked.seed,
+                      prepared.policy.policy.get());
+  if (!planning.ok()) return planning.status();
+  prepared.planning = *std::move(planning);
   if (prepared.model.model->ReadsAccessHistograms()) {
     prepared.warnings =
         ImputeAccessHistograms(without_bins, prepared.model.manifest.id(), prepared.task);
@@ -268,7 +311,8 @@ absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request)
                                      .resolved_params = prepared.planning.params.values(),
                                      .seed = asked.seed,
                                      .model_id = prepared.model.manifest.id(),
-                                     .model_content = prepared.model.manifest.content_sha256});
+                                     .model_content = prepared.model.manifest.content_sha256,
+                                     .policy_content = prepared.policy.manifest.content_sha256});
   return prepared;
 }
 

@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "costmodels/model_registry.h"
+#include "costmodels/policy_registry.h"
 #include "planner/domain/plan.h"
 #include "planner/domain/task.h"
 #include "planner/domain/validation.h"
@@ -34,21 +35,27 @@ struct PlanningEngineOptions {
   TaskLimits limits;
 };
 
-// Transport-independent planning: validation, canonicalisation, algorithm and model
+// Transport-independent planning: validation, canonicalisation, algorithm, model and policy
 // resolution, the plan cache and PlanTask. Thread-safe; Plan and job workers share one engine.
 // Error messages name the request field (task.*, algorithm, parameters.*, model, plan.*).
 class PlanningEngine {
  public:
-  // Every pointer must outlive the engine; `cache` and `metrics` may be null.
+  // Every pointer must outlive the engine; `cache` and `metrics` may be null, and so may
+  // `policies` (then algorithms that plan with a trained policy are refused).
+  PlanningEngine(const AlgorithmRegistry* algorithms, const ModelRegistry* models,
+                 const PolicyRegistry* policies, PlanCache* cache, ServerMetrics* metrics,
+                 PlanningEngineOptions options);
   PlanningEngine(const AlgorithmRegistry* algorithms, const ModelRegistry* models, PlanCache* cache,
-                 ServerMetrics* metrics, PlanningEngineOptions options);
+                 ServerMetrics* metrics, PlanningEngineOptions options)
+      : PlanningEngine(algorithms, models, nullptr, cache, metrics, std::move(options)) {}
 
   // Checks and resolves a request without planning, once: validates and canonicalises the task,
   // finds the algorithm, resolves its parameters, chooses the model (which confirms it can cost
-  // the task), imputes missing histograms for models that read them, and computes the cache key.
-  // INVALID_ARGUMENT / RESOURCE_EXHAUSTED for a bad task, INVALID_ARGUMENT for an unknown
-  // algorithm or bad parameters, NOT_FOUND for an unknown model, the model's own error when it
-  // cannot cost the task.
+  // the task), for an algorithm that plans with a trained policy resolves parameters["policy"]
+  // (ChoosePolicy), imputes missing histograms for models that read them, and computes the
+  // cache key. INVALID_ARGUMENT / RESOURCE_EXHAUSTED for a bad task, INVALID_ARGUMENT for an
+  // unknown algorithm or bad parameters, NOT_FOUND for an unknown model, the model's own error
+  // when it cannot cost the task; "parameters.policy: ..." errors as ChoosePolicy's.
   absl::StatusOr<PreparedRequest> Prepare(PlanningRequest request) const;
 
   // CachedResult, else Compute; then AddPlanWarnings.
@@ -92,6 +99,16 @@ class PlanningEngine {
   absl::StatusOr<ResolvedModel> ChooseModel(const std::string& spec, const Task& task,
                                             std::string* reason) const;
 
+  // The trained policy a request for `algorithm` plans with: `spec` is parameters["policy"]
+  // as the client gave it ("", "name" or "name@version", PolicyRegistry::Resolve), and a
+  // policy trained on `model`'s hardware profile is preferred when the server chooses (then
+  // `reason` says which and why). Errors name parameters.policy: NOT_FOUND for a name or
+  // version not loaded, FAILED_PRECONDITION when none of the algorithm's is loaded or the one
+  // named is another algorithm's, INVALID_ARGUMENT for a malformed spec.
+  absl::StatusOr<ResolvedPolicy> ChoosePolicy(const std::string& algorithm, const std::string& spec,
+                                              const ResolvedModel& model,
+                                              std::string* reason) const;
+
   const PlanningEngineOptions& options() const { return options_; }
 
  private:
@@ -114,6 +131,7 @@ class PlanningEngine {
 
   const AlgorithmRegistry* const algorithms_;
   const ModelRegistry* const models_;
+  const PolicyRegistry* const policies_;  // may be null
   PlanCache* const cache_;
   ServerMetrics* const metrics_;
   const PlanningEngineOptions options_;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "costmodels/model_registry.h"
+#include "costmodels/policy_registry.h"
 #include "planner/domain/task.h"
 #include "planner/framework/plan_task.h"
 #include "server/planning_result.h"
@@ -26,7 +27,8 @@ struct PlanningRequest {
 };
 
 // A request that passed every check, with everything resolved once: ready to run now or on a
-// job worker later (it holds its model version alive).
+// job worker later (it holds its model and policy versions alive, so a reload that replaces or
+// removes them meanwhile changes nothing for it).
 struct PreparedRequest {
   // The request as the client asked it, tables in the client's order: what the plan store
   // keeps (a resumed job is prepared from it again) and job keys compare.
@@ -35,10 +37,13 @@ struct PreparedRequest {
   // typical histogram of each table sent without one when the model reads histograms.
   Task task;
   ResolvedModel model;
-  PreparedPlanning planning;  // algorithm, model, resolved parameters, seed
+  // The trained policy, for algorithms that plan with one (AlgorithmInfo::uses_policy); empty
+  // (null policy) otherwise.
+  ResolvedPolicy policy;
+  PreparedPlanning planning;  // algorithm, model, policy, resolved parameters, seed
   std::string cache_key;      // PlanCacheKey; "" means "do not cache"
-  // Why the algorithm and model were chosen, where the request left them to the server; ""
-  // when it named both.
+  // Why the algorithm, model and policy were chosen, where the request left them to the
+  // server; "" when it named them all.
   std::string selection;
   // Tables costed with an imputed access histogram, in request order.
   std::vector<PlanWarning> warnings;

@@ -13,6 +13,9 @@ namespace shardplan {
 void RequestLog::NoteResult(const PlanningResult& result) {
   algorithm = result.plan.algorithm;
   model = result.plan.cost_model;
+  // PreparePlanning records the exact policy of algorithms that plan with one (docs/policies.md).
+  const auto found = result.plan.parameters.find("policy");
+  policy = found != result.plan.parameters.end() ? found->second : "";
 }
 
 void RequestLog::NoteAnswer(const PlanAnswer& answer) {
@@ -65,6 +68,7 @@ void LogRequest(absl::string_view method, absl::string_view peer, const absl::St
   };
   add_known("algorithm", log.algorithm);
   add_known("model", log.model);
+  add_known("policy", log.policy);
   add_known("job_id", log.job_id);
   add_known("job_state", log.job_state);
   add_known("outcome", log.outcome);

@@ -18,13 +18,14 @@ struct PlanningResult;
 struct RequestLog {
   std::string algorithm;  // the plan's algorithm (or, before there is a plan, the one asked)
   std::string model;      // the plan's exact cost_model, name@version
+  std::string policy;     // the plan's exact trained policy, name@version; "" without one
   std::string job_id;
   std::string job_state;  // a job's state: QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED
   // Where a Plan/Replan answer came from: "from_store", "cache_hit", "joined_in_flight" (an
   // identical request in flight computed it) or "computed".
   std::string outcome;
 
-  // The algorithm and model of `result`.
+  // The algorithm, model and policy of `result`.
   void NoteResult(const PlanningResult& result);
   // The result, its job id and its outcome.
   void NoteAnswer(const PlanAnswer& answer);

@@ -28,12 +28,20 @@ absl::StatusOr<std::unique_ptr<ServerCore>> ServerCore::Create(const ServerConfi
   std::unique_ptr<ServerCore> s(new ServerCore(config));
 
   if (absl::Status added = RegisterBuiltinModels(s->models_); !added.ok()) return added;
-  s->reloader_ = std::make_unique<ModelReloader>(config.models_dir, &s->models_, &s->metrics_);
+  ModelReloader::Options reload_options;
+  reload_options.policies = &s->policies_;
+  // A policy is served only when one of this server's algorithms can run it.
+  reload_options.check_policy = [algorithms = &s->algorithms_](const Policy& policy) {
+    return algorithms->CheckPolicy(policy);
+  };
+  s->reloader_ = std::make_unique<ModelReloader>(config.models_dir, &s->models_, &s->metrics_,
+                                                 std::move(reload_options));
   if (s->reloader_->enabled()) {
     absl::StatusOr<ModelReloadReport> report = s->reloader_->ReloadNow();
     if (!report.ok()) return report.status();  // logged; refusals are not errors
     LogLine(absl::StrCat("models_dir \"", config.models_dir, "\": ", report->loaded.size(),
-                         " bundles loaded, ", report->refused.size(), " refused"));
+                         " bundles loaded, ", report->policies_loaded.size(), " policies loaded, ",
+                         report->refused.size(), " refused"));
   }
   // The registry's default serves requests that name no model when no loaded model covers
   // their task (default_model ""), or all of them (default_model set).
@@ -42,7 +50,8 @@ absl::StatusOr<std::unique_ptr<ServerCore>> ServerCore::Create(const ServerConfi
     return WithPrefix(chosen, "default_model: ");
   }
   s->metrics_.SetModelsLoaded(static_cast<int64_t>(s->models_.size()));
-  s->metrics_.SetModelInfo(s->models_.List());
+  s->metrics_.SetPoliciesLoaded(static_cast<int64_t>(s->policies_.size()));
+  s->metrics_.SetModelInfo(s->models_.List(), s->policies_.List());
   s->metrics_.SetCacheSize(0, 0);
   s->metrics_.SetJobLoad(0, 0);
   s->metrics_.SetJobQueueCapacity(config.queue_capacity);
@@ -51,8 +60,8 @@ absl::StatusOr<std::unique_ptr<ServerCore>> ServerCore::Create(const ServerConfi
   engine_options.default_algorithm = config.default_algorithm;
   engine_options.default_model = config.default_model;
   engine_options.limits = config.task_limits();
-  s->engine_ = std::make_unique<PlanningEngine>(&s->algorithms_, &s->models_, &s->cache_,
-                                                &s->metrics_, engine_options);
+  s->engine_ = std::make_unique<PlanningEngine>(&s->algorithms_, &s->models_, &s->policies_,
+                                                &s->cache_, &s->metrics_, engine_options);
   if (absl::StatusOr<const Algorithm*> found = s->engine_->FindAlgorithm(config.default_algorithm);
       !found.ok()) {
     return WithPrefix(found.status(), "default_");  // "default_algorithm: unknown ..."

@@ -6,6 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "costmodels/model_registry.h"
+#include "costmodels/policy_registry.h"
 #include "planner/framework/algorithm_registry.h"
 #include "server/concurrency_limiter.h"
 #include "server/instance_lock.h"
@@ -24,11 +25,11 @@
 
 namespace shardplan {
 
-// Everything shardplan-server is, but its transport: the registries and the model bundles of
-// models_dir (loaded at start, polled, reloaded on demand), the plan cache, the planning engine,
-// the plan store and its ledger, the job queue (with the store's unfinished jobs resumed), the
-// limits, and the PlanningService over them. The gRPC server (server/grpc/grpc_server.h) serves
-// it; anything else could.
+// Everything shardplan-server is, but its transport: the registries and the model and policy
+// bundles of models_dir (loaded at start, polled, reloaded on demand), the plan cache, the
+// planning engine, the plan store and its ledger, the job queue (with the store's unfinished
+// jobs resumed), the limits, and the PlanningService over them. The gRPC server
+// (server/grpc/grpc_server.h) serves it; anything else could.
 class ServerCore {
  public:
   // Builds everything, loads models_dir, opens the plan store and resumes the jobs it holds
@@ -59,6 +60,7 @@ class ServerCore {
   ServerMetrics& metrics() { return metrics_; }
   const AlgorithmRegistry& algorithms() const { return algorithms_; }
   const ModelRegistry& models() const { return models_; }
+  const PolicyRegistry& policies() const { return policies_; }
   ModelReloader& reloader() { return *reloader_; }
   const PlanLedger& ledger() const { return *ledger_; }
   PlanningService& service() { return *service_; }
@@ -77,6 +79,7 @@ class ServerCore {
   ServerMetrics metrics_;
   AlgorithmRegistry algorithms_;
   ModelRegistry models_;
+  PolicyRegistry policies_;  // the trained policies of models_dir (docs/policies.md)
   std::unique_ptr<ModelReloader> reloader_;  // stopped in Shutdown, before what it feeds
   PlanCache cache_;
   std::unique_ptr<InstanceLock> store_lock_;  // an SQLite store's file, one server per file

@@ -68,7 +68,10 @@ std::string Hardware(const shardplan::v1::ModelInfo& model) {
              : absl::StrCat(model.hardware_profile(), " (", model.backend(), ")");
 }
 
+bool IsPolicy(const shardplan::v1::ModelInfo& model) { return model.kind() == "policy"; }
+
 std::string Devices(const shardplan::v1::ModelInfo& model) {
+  if (IsPolicy(model)) return "-";  // a policy plans for any device count its algorithm takes
   return !model.device_counts().empty() ? absl::StrJoin(model.device_counts(), ",")
          : model.costs_interconnect()   ? "any"
                                         : "any (no comm)";
@@ -90,13 +93,21 @@ std::string ModelBlocks(const shardplan::v1::ListModelsResponse& response) {
                     marks.empty() ? "" : absl::StrCat("  (", absl::StrJoin(marks, ", "), ")"),
                     "\n");
     absl::StrAppend(&text, "  kind:         ", model.kind(), "\n");
-    absl::StrAppend(&text, "  hardware:     ", Hardware(model), "\n");
-    absl::StrAppend(&text, "  devices:      ", Devices(model), "\n");
-    absl::StrAppend(&text, "  data:         ", DataSize(model),
-                    model.data_size() > 0 ? " samples" : "", "\n");
-    absl::StrAppend(&text, HangingIndent("  test mse:     ",
-                                         absl::StrCat(TestMse(model),
-                                                      model.test_mse().empty() ? "" : " (ms^2)")));
+    if (IsPolicy(model)) {
+      absl::StrAppend(&text, "  algorithm:    ", model.algorithm(), "\n");
+      absl::StrAppend(&text, "  trained on:   ", Hardware(model), "\n");
+      absl::StrAppend(&text, "  data:         ", DataSize(model),
+                      model.data_size() > 0 ? " training tasks" : "", "\n");
+    } else {
+      absl::StrAppend(&text, "  hardware:     ", Hardware(model), "\n");
+      absl::StrAppend(&text, "  devices:      ", Devices(model), "\n");
+      absl::StrAppend(&text, "  data:         ", DataSize(model),
+                      model.data_size() > 0 ? " samples" : "", "\n");
+      absl::StrAppend(
+          &text,
+          HangingIndent("  test mse:     ",
+                        absl::StrCat(TestMse(model), model.test_mse().empty() ? "" : " (ms^2)")));
+    }
     absl::StrAppend(&text, "  created:      ", model.created().empty() ? "-" : model.created(),
                     "\n");
     if (!model.description().empty()) {
@@ -112,25 +123,56 @@ std::string FormatModelsText(const shardplan::v1::ListModelsResponse& response, 
   if (long_view) return ModelBlocks(response);
   TextTable table({"model", "version", "kind", "default", "latest", "hardware", "devices", "data"},
                   {false, false, false, false, false, false, false, true});
+  // Policies have no devices or samples but an algorithm: a table of their own, which also
+  // keeps the models' table within 100 columns beside their longer names.
+  TextTable policies({"policy", "version", "algorithm", "latest", "trained on", "tasks"},
+                     {false, false, false, false, false, true});
+  bool any_policy = false;
   for (const auto& model : response.models()) {
+    if (IsPolicy(model)) {
+      any_policy = true;
+      policies.AddRow({model.name(), model.version(), model.algorithm(),
+                       model.is_latest() ? "*" : "", model.hardware_profile(), DataSize(model)});
+      continue;
+    }
     table.AddRow({model.name(), model.version(), model.kind(), model.is_default() ? "*" : "",
                   model.is_latest() ? "*" : "", Hardware(model), Devices(model), DataSize(model)});
   }
-  return absl::StrCat(table.Render(),
-                      "(--long: test MSE per sub-model, creation time and description)\n");
+  std::string text = absl::StrCat(
+      table.Render(), "(--long: test MSE per sub-model, creation time and description)\n");
+  if (any_policy) {
+    absl::StrAppend(&text, "\n", policies.Render(),
+                    "(trained policies of the learned planners, docs/policies.md; --long: creation "
+                    "time and description)\n");
+  }
+  return text;
 }
 
 std::string FormatReloadText(const shardplan::v1::ReloadModelsResponse& response) {
   std::string text;
   for (const std::string& id : response.loaded()) absl::StrAppend(&text, "loaded    ", id, "\n");
   for (const std::string& id : response.removed()) absl::StrAppend(&text, "removed   ", id, "\n");
+  for (const std::string& id : response.policies_loaded()) {
+    absl::StrAppend(&text, "loaded    ", id, " (policy)\n");
+  }
+  for (const std::string& id : response.policies_removed()) {
+    absl::StrAppend(&text, "removed   ", id, " (policy)\n");
+  }
   for (const auto& refused : response.refused()) {
     absl::StrAppend(&text, HangingIndent("refused   ", absl::StrCat(refused.directory(), ": ",
                                                                     refused.reason())));
   }
   absl::StrAppend(&text, response.loaded_size(), " loaded, ", response.unchanged_size(),
                   " unchanged, ", response.removed_size(), " removed, ", response.refused_size(),
-                  " refused\n");
+                  " refused");
+  const int policies = response.policies_loaded_size() + response.policies_unchanged_size() +
+                       response.policies_removed_size();
+  if (policies > 0) {
+    absl::StrAppend(&text, "; policies: ", response.policies_loaded_size(), " loaded, ",
+                    response.policies_unchanged_size(), " unchanged, ",
+                    response.policies_removed_size(), " removed");
+  }
+  text += "\n";
   return text;
 }
 

@@ -14,6 +14,8 @@
 #include "base/sha256.h"
 #include "costmodels/artifacts/bundle_file.h"
 #include "costmodels/artifacts/model_bundle.h"
+#include "costmodels/artifacts/policy_bundle.h"
+#include "nlohmann/json.hpp"
 
 namespace shardplan {
 namespace fs = std::filesystem;
@@ -25,7 +27,8 @@ struct ModelDirectoryLoader::ScanResult {
     std::string version;
     fs::path dir;
     bool unchanged = false;                            // the manifest is as it was loaded
-    std::optional<absl::StatusOr<LoadedBundle>> read;  // unless unchanged
+    std::optional<absl::StatusOr<LoadedBundle>> read;  // a cost model, unless unchanged
+    std::optional<absl::StatusOr<LoadedPolicy>> policy_read;  // or a policy
   };
   // A model or version directory that is there but cannot be read.
   struct Unreadable {
@@ -100,13 +103,85 @@ absl::StatusOr<std::vector<Entry>> VisibleEntries(const fs::path& dir) {
   return entries;
 }
 
+// Whether `manifest` (manifest.json's bytes) says "kind": "policy". Anything else, a manifest
+// that does not parse included, is read as a cost model, whose reader names what is wrong.
+bool SaysPolicy(const std::string& manifest) {
+  const nlohmann::json json = nlohmann::json::parse(manifest, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object()) return false;
+  const auto kind = json.find("kind");
+  return kind != json.end() && kind->is_string() && kind->get<std::string>() == "policy";
+}
+
+// What ListModels shows of a policy bundle, and what resolution orders by.
+PolicyManifest ManifestOfPolicy(const LoadedPolicy& bundle) {
+  const Policy& policy = *bundle.policy;
+  PolicyManifest manifest;
+  manifest.name = policy.name;
+  manifest.version = policy.version;
+  manifest.algorithm = policy.algorithm;
+  manifest.architecture = policy.architecture;
+  manifest.hardware_profile = policy.hardware_profile;
+  manifest.created = bundle.info.created;
+  manifest.description = bundle.info.description;
+  manifest.content_sha256 = policy.content_sha256;
+  manifest.training_tasks = bundle.info.training.tasks;
+  manifest.training_episodes = bundle.info.training.episodes;
+  manifest.seed = bundle.info.seed;
+  manifest.curve_metric = bundle.info.training.curve_metric;
+  if (!bundle.info.training.curve.empty()) {
+    manifest.final_metric = bundle.info.training.curve.back().value;
+  }
+  return manifest;
+}
+
 }  // namespace
 
 ModelDirectoryLoader::ModelDirectoryLoader(std::string models_root, ModelRegistry* registry,
-                                           LogFn log)
-    : models_root_(std::move(models_root)), registry_(registry), log_(std::move(log)) {}
+                                           LogFn log, PolicyRegistry* policies,
+                                           PolicyCheckFn check_policy)
+    : models_root_(std::move(models_root)),
+      registry_(registry),
+      log_(std::move(log)),
+      policies_(policies),
+      check_policy_(std::move(check_policy)) {}
 
 ModelDirectoryLoader::~ModelDirectoryLoader() = default;
+
+void ModelDirectoryLoader::Unregister(const std::pair<std::string, std::string>& key,
+                                      const Loaded& loaded) {
+  // NOT_FOUND only if someone else removed it already; either way it is gone.
+  if (loaded.policy) {
+    policies_->Remove(key.first, key.second).IgnoreError();
+  } else {
+    registry_->Remove(key.first, key.second).IgnoreError();
+  }
+}
+
+absl::Status ModelDirectoryLoader::ApplyPolicy(const std::pair<std::string, std::string>& key,
+                                               const std::string& dir,
+                                               const absl::StatusOr<LoadedPolicy>& bundle) {
+  const std::string id = absl::StrCat(key.first, "@", key.second);
+  if (!bundle.ok()) return bundle.status();
+  if (bundle->policy == nullptr || bundle->policy->id() != id) {
+    return absl::FailedPreconditionError(absl::StrCat(dir, ": the bundle does not describe ", id));
+  }
+  // A policy no algorithm of this server can run is never served: a request would only fail.
+  if (absl::Status runnable = check_policy_ ? check_policy_(*bundle->policy) : absl::OkStatus();
+      !runnable.ok()) {
+    return WithLoadFailureReason(
+        absl::FailedPreconditionError(absl::StrCat(dir, ": ", runnable.message())),
+        kLoadFailureInvalid);
+  }
+  if (absl::Status added = policies_->Add(ManifestOfPolicy(*bundle), bundle->policy); !added.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(dir, ": ", added.message()));
+  }
+  const auto loaded = loaded_.find(key);
+  // A version that was a cost model before is one no longer.
+  if (loaded != loaded_.end() && !loaded->second.policy) Unregister(key, loaded->second);
+  // Policy::content_sha256 is the SHA-256 of the manifest as it was read.
+  loaded_[key] = Loaded{bundle->policy->content_sha256, /*policy=*/true};
+  return absl::OkStatus();
+}
 
 absl::StatusOr<ModelReloadReport> ModelDirectoryLoader::Reload() {
   std::lock_guard<std::mutex> lock(reload_mu_);
@@ -168,15 +243,19 @@ std::shared_ptr<ModelDirectoryLoader::ScanResult> ModelDirectoryLoader::Scan() {
       found.dir = version_entry.path;
       scan->seen.insert(found.dir.string());
       // Unchanged when the manifest reads as it was loaded; anything else is read in full
-      // (and refused with ReadModelBundle's words when the manifest cannot be read).
+      // (and refused with ReadModelBundle's words when the manifest cannot be read). The
+      // manifest is read here only to compare it or, with policies served, to see its kind.
       const auto loaded = loaded_.find(key);
       absl::StatusOr<std::string> manifest =
-          loaded == loaded_.end() ? absl::StatusOr<std::string>(std::string())
-                                  : ReadBundleFile((found.dir / "manifest.json").string(),
-                                                   FileBounds::AtMost(kMaxManifestBytes));
+          loaded == loaded_.end() && policies_ == nullptr
+              ? absl::StatusOr<std::string>(std::string())
+              : ReadBundleFile((found.dir / "manifest.json").string(),
+                               FileBounds::AtMost(kMaxManifestBytes));
       if (loaded != loaded_.end() && manifest.ok() &&
           loaded->second.manifest_fingerprint == Sha256Hex(*manifest)) {
         found.unchanged = true;
+      } else if (policies_ != nullptr && manifest.ok() && SaysPolicy(*manifest)) {
+        found.policy_read = ReadPolicyBundle(found.dir.string());
       } else {
         found.read = ReadModelBundle(found.dir.string());
       }
@@ -215,8 +294,18 @@ absl::StatusOr<ModelReloadReport> ModelDirectoryLoader::Apply(ScanResult& scan) 
     const std::string dir = found.dir.string();
     const auto loaded = loaded_.find(key);
     if (found.unchanged) {
-      report.unchanged.push_back(id);
+      (loaded->second.policy ? report.policies_unchanged : report.unchanged).push_back(id);
       refusals_.erase(dir);
+      continue;
+    }
+    if (found.policy_read.has_value()) {
+      absl::Status refusal = ApplyPolicy(key, dir, *found.policy_read);
+      if (refusal.ok()) {
+        report.policies_loaded.push_back(id);
+        refusals_.erase(dir);
+        continue;
+      }
+      refuse(dir, refusal, loaded != loaded_.end());
       continue;
     }
     absl::Status refusal;
@@ -236,9 +325,11 @@ absl::StatusOr<ModelReloadReport> ModelDirectoryLoader::Apply(ScanResult& scan) 
       refusal = registry_->Add(std::move(manifest), bundle->model);
     }
     if (refusal.ok()) {
+      // A version that was a policy before is one no longer.
+      if (loaded != loaded_.end() && loaded->second.policy) Unregister(key, loaded->second);
       // The fingerprint of the manifest actually loaded (it may have changed since the scan
       // compared it; the next scan then sees the difference).
-      loaded_[key] = Loaded{bundle->manifest_sha256};
+      loaded_[key] = Loaded{bundle->manifest_sha256, /*policy=*/false};
       report.loaded.push_back(id);
       refusals_.erase(dir);
       continue;
@@ -253,9 +344,9 @@ absl::StatusOr<ModelReloadReport> ModelDirectoryLoader::Apply(ScanResult& scan) 
       continue;
     }
     const auto& [name, version] = it->first;
-    // NOT_FOUND only if someone else removed it already; either way it is gone.
-    registry_->Remove(name, version).IgnoreError();
-    report.removed.push_back(absl::StrCat(name, "@", version));
+    Unregister(it->first, it->second);
+    (it->second.policy ? report.policies_removed : report.removed)
+        .push_back(absl::StrCat(name, "@", version));
     refusals_.erase(ModelBundleDirectory(models_root_, name, version));
     it = loaded_.erase(it);
   }
@@ -263,7 +354,8 @@ absl::StatusOr<ModelReloadReport> ModelDirectoryLoader::Apply(ScanResult& scan) 
   for (auto it = refusals_.begin(); it != refusals_.end();) {
     it = scan.seen.contains(it->first) ? std::next(it) : refusals_.erase(it);
   }
-  for (auto* ids : {&report.loaded, &report.unchanged, &report.removed}) {
+  for (auto* ids : {&report.loaded, &report.unchanged, &report.removed, &report.policies_loaded,
+                    &report.policies_unchanged, &report.policies_removed}) {
     std::sort(ids->begin(), ids->end());
   }
   return report;

@@ -9,12 +9,18 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "costmodels/model_registry.h"
+#include "costmodels/policy_registry.h"
+#include "planner/domain/policy.h"
 
 namespace shardplan {
 
-// What one Reload did. Ids are "name@version"; lists are sorted.
+struct LoadedPolicy;  // policy_bundle.h
+
+// What one Reload did. Ids are "name@version"; lists are sorted. Cost models and policies are
+// listed apart; refusals are by directory, whatever the bundle's kind.
 struct ModelReloadReport {
   struct Refusal {
     std::string directory;  // the bundle's directory (or a model's, when it cannot be listed)
@@ -28,6 +34,10 @@ struct ModelReloadReport {
   std::vector<std::string> unchanged;  // manifest as last loaded: not read again
   std::vector<std::string> removed;    // directory gone: dropped from the registry
   std::vector<Refusal> refused;        // not served (a previously loaded content still is)
+  // The same for policy bundles (docs/policies.md), into the PolicyRegistry.
+  std::vector<std::string> policies_loaded;
+  std::vector<std::string> policies_unchanged;
+  std::vector<std::string> policies_removed;
 };
 
 // Keeps a ModelRegistry in step with a models root laid out as <root>/<name>/<version>/
@@ -46,6 +56,11 @@ struct ModelReloadReport {
 //     shared_ptr and finish on it.
 // Every file is read with ReadBundleFile's bounds (bundle_file.h): regular files only, within
 // their size limits, never blocking on a FIFO or device.
+// Policy bundles (docs/policies.md: a manifest with "kind": "policy") live in the same root and
+// follow the same rules: when the loader has a PolicyRegistry they are read with
+// ReadPolicyBundle, checked with the caller's PolicyCheckFn (the server's asks the policy's
+// algorithm: Algorithm::CheckPolicy) and added to it; a loader without one refuses them as a
+// cost-model loader always did (ReadModelBundle's words).
 // A missing root counts as an empty one. A bundle whose name@version the registry holds from
 // elsewhere (a built-in) is refused rather than shadowing it. Concurrent Reloads are
 // serialised; registry readers never wait for a Reload's I/O.
@@ -59,11 +74,17 @@ class ModelDirectoryLoader {
   // that directory, so a bundle that stays broken is logged once, not on every poll.
   using LogFn = std::function<void(const std::string& line)>;
 
+  // Whether a policy may be served: OK, or why not (e.g. no algorithm of that name, or one
+  // that cannot run its tensors). Called from Apply, on the caller's thread.
+  using PolicyCheckFn = std::function<absl::Status(const Policy& policy)>;
+
   // What a Scan read, for Apply.
   struct ScanResult;
 
-  // `registry` must outlive the loader.
-  ModelDirectoryLoader(std::string models_root, ModelRegistry* registry, LogFn log = nullptr);
+  // `registry` (and `policies`, when not null) must outlive the loader. Without `policies`,
+  // policy bundles are refused; with it, `check_policy` (required) vets each policy read.
+  ModelDirectoryLoader(std::string models_root, ModelRegistry* registry, LogFn log = nullptr,
+                       PolicyRegistry* policies = nullptr, PolicyCheckFn check_policy = nullptr);
   ~ModelDirectoryLoader();
 
   // Scan then Apply, under one lock. FAILED_PRECONDITION when the root exists but cannot be
@@ -81,11 +102,21 @@ class ModelDirectoryLoader {
  private:
   struct Loaded {
     std::string manifest_fingerprint;  // SHA-256 of manifest.json as it was read
+    bool policy = false;               // in the PolicyRegistry, not the ModelRegistry
   };
+
+  // Drops name@version from the registry `loaded` says it is in.
+  void Unregister(const std::pair<std::string, std::string>& key, const Loaded& loaded);
+  // Serves the policy bundle read from `dir` as (name, version) `key` once it describes that
+  // version and check_policy_ accepts it; otherwise why not (nothing changes).
+  absl::Status ApplyPolicy(const std::pair<std::string, std::string>& key, const std::string& dir,
+                           const absl::StatusOr<LoadedPolicy>& bundle);
 
   const std::string models_root_;
   ModelRegistry* const registry_;
   const LogFn log_;
+  PolicyRegistry* const policies_;
+  const PolicyCheckFn check_policy_;
 
   std::mutex reload_mu_;  // serialises Reload
   // Read by Scan, written by Apply (which alternate).

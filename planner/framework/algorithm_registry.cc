@@ -34,4 +34,23 @@ std::vector<const Algorithm*> AlgorithmRegistry::List() const {
   return algorithms;
 }
 
+absl::Status AlgorithmRegistry::CheckPolicy(const Policy& policy) const {
+  const auto it = algorithms_.find(policy.algorithm);
+  if (it == algorithms_.end()) {
+    std::vector<std::string> with_policies;
+    for (const auto& [name, algorithm] : algorithms_) {
+      if (algorithm->info().uses_policy) with_policies.push_back(name);
+    }
+    return absl::FailedPreconditionError(
+        absl::StrCat("policy ", policy.id(), ": algorithm \"", policy.algorithm,
+                     "\" is unknown to this build (algorithms that use a policy: ",
+                     with_policies.empty() ? "none" : absl::StrJoin(with_policies, ", "), ")"));
+  }
+  if (!it->second->info().uses_policy) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("policy ", policy.id(), ": algorithm ", policy.algorithm, " uses no policy"));
+  }
+  return it->second->CheckPolicy(policy);
+}
+
 }  // namespace shardplan

@@ -23,6 +23,11 @@ class AlgorithmRegistry {
   // Sorted by name.
   std::vector<const Algorithm*> List() const;
 
+  // Whether `policy` can be served: OK when the algorithm it names is registered, uses a
+  // policy and can run this one (Algorithm::CheckPolicy); FAILED_PRECONDITION naming the
+  // policy and why not otherwise. What the server's model loader asks of each policy bundle.
+  absl::Status CheckPolicy(const Policy& policy) const;
+
  private:
   std::map<std::string, std::unique_ptr<Algorithm>> algorithms_;
 };

@@ -10,6 +10,9 @@ void ReloadReportToProto(const ModelReloadReport& report, v1::ReloadModelsRespon
   for (const std::string& id : report.loaded) proto->add_loaded(id);
   for (const std::string& id : report.unchanged) proto->add_unchanged(id);
   for (const std::string& id : report.removed) proto->add_removed(id);
+  for (const std::string& id : report.policies_loaded) proto->add_policies_loaded(id);
+  for (const std::string& id : report.policies_unchanged) proto->add_policies_unchanged(id);
+  for (const std::string& id : report.policies_removed) proto->add_policies_removed(id);
   for (const ModelReloadReport::Refusal& refusal : report.refused) {
     v1::RefusedModel* refused = proto->add_refused();
     refused->set_directory(refusal.directory);

@@ -99,9 +99,9 @@ absl::StatusOr<std::unique_ptr<ShardplanServer>> ShardplanServer::Start(
       [authenticator = s->authenticator_](const grpc::ServerContext& context) {
         return CallerIsAdmin(context, authenticator ? authenticator->tokens().get() : nullptr);
       };
-  s->service_ =
-      std::make_unique<PlannerServiceImpl>(&s->core_->service(), &s->core_->algorithms(),
-                                           &s->core_->models(), &metrics, identify, is_admin);
+  s->service_ = std::make_unique<PlannerServiceImpl>(&s->core_->service(), &s->core_->algorithms(),
+                                                     &s->core_->models(), &s->core_->policies(),
+                                                     &metrics, identify, is_admin);
   s->admin_service_ = std::make_unique<AdminServiceImpl>(&s->core_->reloader(), &s->core_->ledger(),
                                                          &metrics, identify);
 

@@ -44,11 +44,12 @@ absl::Status RequireJobId(const v1::JobRequest& request) {
 
 PlannerServiceImpl::PlannerServiceImpl(PlanningService* service,
                                        const AlgorithmRegistry* algorithms,
-                                       const ModelRegistry* models, ServerMetrics* metrics,
-                                       Identify identify, IsAdmin is_admin)
+                                       const ModelRegistry* models, const PolicyRegistry* policies,
+                                       ServerMetrics* metrics, Identify identify, IsAdmin is_admin)
     : service_(service),
       algorithms_(algorithms),
       models_(models),
+      policies_(policies),
       metrics_(metrics),
       identify_(std::move(identify)),
       is_admin_(std::move(is_admin)) {}
@@ -246,6 +247,11 @@ grpc::Status PlannerServiceImpl::ListModels(grpc::ServerContext* context,
   return Handle(*context, "ListModels", [&]() -> absl::Status {
     for (const ModelRegistry::Entry& entry : models_->List()) {
       ModelEntryToProto(entry, response->add_models());
+    }
+    if (policies_ != nullptr) {
+      for (const PolicyRegistry::Entry& entry : policies_->List()) {
+        PolicyEntryToProto(entry, response->add_models());
+      }
     }
     return absl::OkStatus();
   });

@@ -7,6 +7,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "costmodels/model_registry.h"
+#include "costmodels/policy_registry.h"
 #include "grpcpp/grpcpp.h"
 #include "planner/framework/algorithm_registry.h"
 #include "server/metrics.h"
@@ -29,8 +30,9 @@ class PlannerServiceImpl final : public v1::PlannerService::Service {
   // Every pointer must outlive the service. `identify` null: the caller is its peer address;
   // `is_admin` null: no caller is an admin.
   PlannerServiceImpl(PlanningService* service, const AlgorithmRegistry* algorithms,
-                     const ModelRegistry* models, ServerMetrics* metrics,
-                     Identify identify = nullptr, IsAdmin is_admin = nullptr);
+                     const ModelRegistry* models, const PolicyRegistry* policies,
+                     ServerMetrics* metrics, Identify identify = nullptr,
+                     IsAdmin is_admin = nullptr);
 
   grpc::Status Plan(grpc::ServerContext* context, const v1::PlanRequest* request,
                     v1::PlanResponse* response) override;
@@ -66,6 +68,7 @@ class PlannerServiceImpl final : public v1::PlannerService::Service {
   PlanningService* const service_;
   const AlgorithmRegistry* const algorithms_;
   const ModelRegistry* const models_;
+  const PolicyRegistry* const policies_;  // may be null
   ServerMetrics* const metrics_;
   const Identify identify_;
   const IsAdmin is_admin_;

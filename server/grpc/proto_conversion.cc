@@ -61,6 +61,19 @@ void ModelEntryToProto(const ModelRegistry::Entry& entry, v1::ModelInfo* proto) 
   proto->set_description(manifest.description);
 }
 
+void PolicyEntryToProto(const PolicyRegistry::Entry& entry, v1::ModelInfo* proto) {
+  const PolicyManifest& manifest = entry.manifest;
+  proto->set_name(manifest.name);
+  proto->set_version(manifest.version);
+  proto->set_kind("policy");
+  proto->set_algorithm(manifest.algorithm);
+  proto->set_hardware_profile(manifest.hardware_profile);
+  proto->set_data_size(manifest.training_tasks);
+  proto->set_created(manifest.created);
+  proto->set_is_latest(entry.is_latest);
+  proto->set_description(manifest.description);
+}
+
 void JobSnapshotToProto(const JobSnapshot& job, v1::JobStatus* proto) {
   proto->Clear();
   proto->set_job_id(job.id);

@@ -2,6 +2,7 @@
 #define SHARDPLAN_SERVER_GRPC_PROTO_CONVERSION_H_
 
 #include "costmodels/model_registry.h"
+#include "costmodels/policy_registry.h"
 #include "planner/framework/algorithm.h"
 #include "server/job_manager.h"
 #include "shardplan/v1/planner.pb.h"
@@ -13,6 +14,9 @@ namespace shardplan {
 
 void AlgorithmInfoToProto(const AlgorithmInfo& info, bool is_default, v1::AlgorithmInfo* proto);
 void ModelEntryToProto(const ModelRegistry::Entry& entry, v1::ModelInfo* proto);
+// A policy version as ListModels shows it: kind "policy", its algorithm, data_size the tasks it
+// was trained on; never the default (a policy is chosen per algorithm: docs/policies.md).
+void PolicyEntryToProto(const PolicyRegistry::Entry& entry, v1::ModelInfo* proto);
 void JobSnapshotToProto(const JobSnapshot& job, v1::JobStatus* proto);
 
 }  // namespace shardplan

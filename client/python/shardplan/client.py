@@ -178,7 +178,8 @@ class PlannerClient(ClientBase):
                                timeout).algorithms)
 
     def list_models(self, timeout: Optional[float] = None) -> List[planner_pb2.ModelInfo]:
-        """The server's cost models, every version: a list of shardplan.v1.ModelInfo."""
+        """The server's cost models and trained policies (kind "policy"), every version: a list
+        of shardplan.v1.ModelInfo."""
         return list(self._call(self._stub.ListModels, planner_pb2.ListModelsRequest(),
                                timeout).models)
 

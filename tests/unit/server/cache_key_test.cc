@@ -115,6 +115,33 @@ TEST(PlanCacheKeyTest, TaskContentChangesIt) {
   EXPECT_NE(PlanCacheKey(Inputs(renamed)), base);
 }
 
+TEST(PlanCacheKeyTest, APolicysContentChangesItAndNoPolicyLeavesItAsItWas) {
+  const Task task = SmallTask();
+  // The keys of requests without a policy, as every release before policies computed them
+  // (pinned: plan stores and caches hold them).
+  EXPECT_EQ(PlanCacheKey(Inputs(task)),
+            "75b16e80d92ab61a07e8d39853398843ad276d68e8bdcd2e4dfde7ea98698448");
+  CacheKeyInputs bundle = Inputs(task);
+  bundle.model_content = std::string(64, 'a');
+  EXPECT_EQ(PlanCacheKey(bundle),
+            "1afdc61bfb66bd8b2e79c1beccdeb50716c68c65876e300c28f1cf5eae4803a1");
+
+  CacheKeyInputs policy = Inputs(task);
+  policy.resolved_params["policy"] = "p@1";
+  const std::string named = PlanCacheKey(policy);
+  policy.policy_content = std::string(64, 'c');
+  const std::string with_content = PlanCacheKey(policy);
+  EXPECT_NE(with_content, named);
+  CacheKeyInputs replaced = policy;  // p@1 replaced in place by hot reload
+  replaced.policy_content = std::string(64, 'd');
+  EXPECT_NE(PlanCacheKey(replaced), with_content);
+  // A policy's content never reads as a model's: the model's place is kept, even when "".
+  CacheKeyInputs as_model = Inputs(task);
+  as_model.resolved_params["policy"] = "p@1";
+  as_model.model_content = std::string(64, 'c');
+  EXPECT_NE(PlanCacheKey(as_model), with_content);
+}
+
 TEST(PlanCacheKeyTest, FieldBoundariesAreUnambiguous) {
   // Moving characters between adjacent fields must not collide.
   const Task task = SmallTask();

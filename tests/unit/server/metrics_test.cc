@@ -13,6 +13,7 @@ namespace shardplan {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string Text(const ServerMetrics& metrics) {
   return prometheus::TextSerializer().Serialize(metrics.registry()->Collect());
@@ -60,6 +61,36 @@ TEST(ServerMetricsTest, RecordsEveryFamilyUnderTheShardplanPrefix) {
   EXPECT_THAT(text, HasSubstr(R"(shardplan_jobs_finished_total{state="CANCELLED"} 1)"));
   EXPECT_THAT(text, HasSubstr("shardplan_models_loaded 1"));
   EXPECT_THAT(text, HasSubstr("shardplan_job_queue_capacity 64"));
+}
+
+TEST(ServerMetricsTest, ModelInfoHasASeriesPerModelAndPolicyVersion) {
+  ServerMetrics metrics;
+  ModelRegistry::Entry model;
+  model.manifest.name = "m";
+  model.manifest.version = "2";
+  model.manifest.kind = "neural";
+  model.manifest.hardware_profile = "sim-a";
+  model.is_default = true;
+  model.is_latest = true;
+  PolicyRegistry::Entry policy;
+  policy.manifest.name = "p";
+  policy.manifest.version = "1";
+  policy.manifest.algorithm = "autoshard";
+  policy.manifest.hardware_profile = "sim-a";
+  metrics.SetModelInfo({model}, {policy});
+  metrics.SetPoliciesLoaded(1);
+  std::string text = Text(metrics);
+  EXPECT_THAT(text, HasSubstr(R"(shardplan_model_info{default="true",hardware_profile="sim-a",)"
+                              R"(kind="neural",name="m",version="2"} 1)"));
+  EXPECT_THAT(text, HasSubstr(R"(shardplan_model_info{default="false",hardware_profile="sim-a",)"
+                              R"(kind="policy",name="p",version="1"} 1)"));
+  EXPECT_THAT(text, HasSubstr("shardplan_policies_loaded 1"));
+  // A reload that removed the policy replaces the series.
+  metrics.SetModelInfo({model}, {});
+  metrics.SetPoliciesLoaded(0);
+  text = Text(metrics);
+  EXPECT_THAT(text, Not(HasSubstr(R"(kind="policy")")));
+  EXPECT_THAT(text, HasSubstr("shardplan_policies_loaded 0"));
 }
 
 TEST(ServerMetricsTest, InFlightCountsRunningCalls) {

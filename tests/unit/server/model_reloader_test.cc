@@ -10,10 +10,13 @@
 #include <thread>
 #include <vector>
 
+#include "costmodels/artifacts/policy_bundle.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "planner/framework/algorithm_registry.h"
 #include "prometheus/text_serializer.h"
 #include "tests/integration/support/test_bundles.h"
+#include "tests/unit/support/fake_policy_algorithm.h"
 
 namespace shardplan {
 namespace {
@@ -74,6 +77,43 @@ TEST(ModelReloaderTest, ReloadKeepsTheModelMetricsRight) {
   EXPECT_THAT(text, HasSubstr(R"(shardplan_model_reloads_total{result="ok"} 1)"));
   EXPECT_THAT(text, HasSubstr("shardplan_models_refused 0"));
   EXPECT_THAT(text, ::testing::Not(HasSubstr(R"(name="tiny")")));
+  fs::remove_all(root);
+}
+
+TEST(ModelReloaderTest, ReloadServesPoliciesAndKeepsTheirMetricsRight) {
+  const std::string root = FreshTempDir("reloader_policies");
+  AlgorithmRegistry algorithms;
+  algorithms.Register(std::make_unique<test_support::FakePolicyAlgorithm>());
+  ModelRegistry registry;
+  ASSERT_TRUE(RegisterBuiltinModels(registry).ok());
+  PolicyRegistry policies;
+  ServerMetrics metrics;
+  ModelReloader::Options options;
+  options.policies = &policies;
+  options.check_policy = [&](const Policy& policy) { return algorithms.CheckPolicy(policy); };
+  ModelReloader reloader(root, &registry, &metrics, options);
+  PolicyBundleInfo info;
+  info.created = "2026-11-26T09:00:00Z";
+  ASSERT_TRUE(
+      WritePolicyBundle(root, info, test_support::MakeFakePolicy("p", "1", 1, "sim-a")).ok());
+  absl::StatusOr<ModelReloadReport> report = reloader.ReloadNow();
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(report->policies_loaded, ElementsAre("p@1"));
+  std::string text = Text(metrics);
+  EXPECT_THAT(text, HasSubstr("shardplan_models_loaded 1"));
+  EXPECT_THAT(text, HasSubstr("shardplan_policies_loaded 1"));
+  EXPECT_THAT(text, HasSubstr(R"(shardplan_model_info{default="false",hardware_profile="sim-a",)"
+                              R"(kind="policy",name="p",version="1"} 1)"));
+  EXPECT_EQ(policies.size(), 1u);
+
+  fs::remove_all(root + "/p");
+  report = reloader.ReloadNow();
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_THAT(report->policies_removed, ElementsAre("p@1"));
+  text = Text(metrics);
+  EXPECT_THAT(text, HasSubstr("shardplan_policies_loaded 0"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr(R"(kind="policy")")));
+  reloader.Stop();
   fs::remove_all(root);
 }
 

@@ -14,6 +14,7 @@
 #include "server/metrics.h"
 #include "server/store/plan_store.h"
 #include "tests/unit/server/server_test_util.h"
+#include "tests/unit/server/service_test_fixture.h"
 
 namespace shardplan {
 namespace {
@@ -22,29 +23,8 @@ using server_test::SmallTask;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-// The service as the server assembles it, over a real SQLite plan store, called directly: no
-// transport is needed to plan, keep plans under job keys or run jobs.
-class PlanningServiceTest : public ::testing::Test {
+class PlanningServiceTest : public server_test::ServiceTest {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(RegisterBuiltinModels(models_).ok());
-    dir_ = ::testing::TempDir() + "/planning_service_test_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    absl::StatusOr<std::unique_ptr<PlanStore>> store = OpenPlanStore("sqlite:" + dir_ + "/p.db");
-    ASSERT_TRUE(store.ok()) << store.status();
-    store_ = *std::move(store);
-    ledger_ = std::make_unique<PlanLedger>(store_.get(), "replica", TaskLimits{}, &metrics_);
-    engine_ = std::make_unique<PlanningEngine>(
-        &algorithms_, &models_, &cache_, &metrics_,
-        PlanningEngineOptions{.default_algorithm = "size_lookup_greedy"});
-    jobs_ = std::make_unique<JobManager>(JobManagerOptions{.workers = 1}, &metrics_);
-    service_ = std::make_unique<PlanningService>(engine_.get(), jobs_.get(), ledger_.get(), &slots_,
-                                                 &clients_, &metrics_);
-  }
-  void TearDown() override { jobs_->Shutdown(); }
-
   // Request()'s plan as the service computed it, and as a caller brings it back (its tables).
   void PlanShards(Plan* predicted, Plan* shards) {
     absl::StatusOr<PlanAnswer> planned = service_->Plan(Request(), call_);
@@ -59,20 +39,6 @@ class PlanningServiceTest : public ::testing::Test {
     request.job_key = std::move(job_key);
     return request;
   }
-
-  AlgorithmRegistry algorithms_ = BuiltinAlgorithms();
-  ModelRegistry models_;
-  ServerMetrics metrics_;
-  PlanCache cache_{int64_t{1} << 20};
-  ConcurrencyLimiter slots_{2};
-  ClientLimiter clients_{0};
-  std::string dir_;
-  std::unique_ptr<PlanStore> store_;
-  std::unique_ptr<PlanLedger> ledger_;
-  std::unique_ptr<PlanningEngine> engine_;
-  std::unique_ptr<JobManager> jobs_;
-  std::unique_ptr<PlanningService> service_;
-  const CallContext call_{};
 };
 
 TEST_F(PlanningServiceTest, PlansThenAnswersFromTheCacheAndRecordsTheComputedPlan) {

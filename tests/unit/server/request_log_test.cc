@@ -83,6 +83,19 @@ TEST_F(RequestLogTest, APlanAnswerGivesItsModelAlgorithmJobAndOutcome) {
   EXPECT_EQ(line["outcome"], "from_store");
   EXPECT_FALSE(line.contains("error"));
   EXPECT_FALSE(line.contains("job_state"));
+  EXPECT_FALSE(line.contains("policy"));
+}
+
+TEST_F(RequestLogTest, APlanOfATrainedPolicyGivesThePolicy) {
+  PlanAnswer answer;
+  answer.result.plan.algorithm = "autoshard";
+  answer.result.plan.cost_model = "sim-rtx2080ti@5";
+  answer.result.plan.parameters = {{"policy", "autoshard-sim-rtx2080ti@1"}};
+  RequestLog log;
+  log.NoteAnswer(answer);
+  LogRequest("Plan", "token:ci", absl::OkStatus(), 1.0, log);
+  ASSERT_THAT(lines_, SizeIs(1));
+  EXPECT_EQ(Last()["policy"], "autoshard-sim-rtx2080ti@1");
 }
 
 TEST_F(RequestLogTest, AJobGivesItsStateAndOnceDoneItsPlan) {

@@ -13,7 +13,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18shardplan/v1/admin.proto\x12\x0cshardplan.v1\"\x15\n\x13ReloadModelsRequest\"1\n\x0cRefusedModel\x12\x11\n\tdirectory\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"w\n\x14ReloadModelsResponse\x12\x0e\n\x06loaded\x18\x01 \x03(\t\x12\x11\n\tunchanged\x18\x02 \x03(\t\x12\x0f\n\x07removed\x18\x03 \x03(\t\x12+\n\x07refused\x18\x04 \x03(\x0b\x32\x1a.shardplan.v1.RefusedModel\"4\n\x11\x44\x65letePlanRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0f\n\x07job_key\x18\x02 \x01(\t\"$\n\x12\x44\x65letePlanResponse\x12\x0e\n\x06job_id\x18\x01 \x01(\t2\xb6\x01\n\x0c\x41\x64minService\x12U\n\x0cReloadModels\x12!.shardplan.v1.ReloadModelsRequest\x1a\".shardplan.v1.ReloadModelsResponse\x12O\n\nDeletePlan\x12\x1f.shardplan.v1.DeletePlanRequest\x1a .shardplan.v1.DeletePlanResponseB\x03\xf8\x01\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18shardplan/v1/admin.proto\x12\x0cshardplan.v1\"\x15\n\x13ReloadModelsRequest\"1\n\x0cRefusedModel\x12\x11\n\tdirectory\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\xc6\x01\n\x14ReloadModelsResponse\x12\x0e\n\x06loaded\x18\x01 \x03(\t\x12\x11\n\tunchanged\x18\x02 \x03(\t\x12\x0f\n\x07removed\x18\x03 \x03(\t\x12+\n\x07refused\x18\x04 \x03(\x0b\x32\x1a.shardplan.v1.RefusedModel\x12\x17\n\x0fpolicies_loaded\x18\x05 \x03(\t\x12\x1a\n\x12policies_unchanged\x18\x06 \x03(\t\x12\x18\n\x10policies_removed\x18\x07 \x03(\t\"4\n\x11\x44\x65letePlanRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x0f\n\x07job_key\x18\x02 \x01(\t\"$\n\x12\x44\x65letePlanResponse\x12\x0e\n\x06job_id\x18\x01 \x01(\t2\xb6\x01\n\x0c\x41\x64minService\x12U\n\x0cReloadModels\x12!.shardplan.v1.ReloadModelsRequest\x1a\".shardplan.v1.ReloadModelsResponse\x12O\n\nDeletePlan\x12\x1f.shardplan.v1.DeletePlanRequest\x1a .shardplan.v1.DeletePlanResponseB\x03\xf8\x01\x01\x62\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'shardplan.v1.admin_pb2', globals())
@@ -25,12 +25,12 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _RELOADMODELSREQUEST._serialized_end=63
   _REFUSEDMODEL._serialized_start=65
   _REFUSEDMODEL._serialized_end=114
-  _RELOADMODELSRESPONSE._serialized_start=116
-  _RELOADMODELSRESPONSE._serialized_end=235
-  _DELETEPLANREQUEST._serialized_start=237
-  _DELETEPLANREQUEST._serialized_end=289
-  _DELETEPLANRESPONSE._serialized_start=291
-  _DELETEPLANRESPONSE._serialized_end=327
-  _ADMINSERVICE._serialized_start=330
-  _ADMINSERVICE._serialized_end=512
+  _RELOADMODELSRESPONSE._serialized_start=117
+  _RELOADMODELSRESPONSE._serialized_end=315
+  _DELETEPLANREQUEST._serialized_start=317
+  _DELETEPLANREQUEST._serialized_end=369
+  _DELETEPLANRESPONSE._serialized_start=371
+  _DELETEPLANRESPONSE._serialized_end=407
+  _ADMINSERVICE._serialized_start=410
+  _ADMINSERVICE._serialized_end=592
 # @@protoc_insertion_point(module_scope)

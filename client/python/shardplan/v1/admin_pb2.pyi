@@ -32,13 +32,19 @@ class ReloadModelsRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class ReloadModelsResponse(_message.Message):
-    __slots__ = ["loaded", "refused", "removed", "unchanged"]
+    __slots__ = ["loaded", "policies_loaded", "policies_removed", "policies_unchanged", "refused", "removed", "unchanged"]
     LOADED_FIELD_NUMBER: _ClassVar[int]
+    POLICIES_LOADED_FIELD_NUMBER: _ClassVar[int]
+    POLICIES_REMOVED_FIELD_NUMBER: _ClassVar[int]
+    POLICIES_UNCHANGED_FIELD_NUMBER: _ClassVar[int]
     REFUSED_FIELD_NUMBER: _ClassVar[int]
     REMOVED_FIELD_NUMBER: _ClassVar[int]
     UNCHANGED_FIELD_NUMBER: _ClassVar[int]
     loaded: _containers.RepeatedScalarFieldContainer[str]
+    policies_loaded: _containers.RepeatedScalarFieldContainer[str]
+    policies_removed: _containers.RepeatedScalarFieldContainer[str]
+    policies_unchanged: _containers.RepeatedScalarFieldContainer[str]
     refused: _containers.RepeatedCompositeFieldContainer[RefusedModel]
     removed: _containers.RepeatedScalarFieldContainer[str]
     unchanged: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, loaded: _Optional[_Iterable[str]] = ..., unchanged: _Optional[_Iterable[str]] = ..., removed: _Optional[_Iterable[str]] = ..., refused: _Optional[_Iterable[_Union[RefusedModel, _Mapping]]] = ...) -> None: ...
+    def __init__(self, loaded: _Optional[_Iterable[str]] = ..., unchanged: _Optional[_Iterable[str]] = ..., removed: _Optional[_Iterable[str]] = ..., refused: _Optional[_Iterable[_Union[RefusedModel, _Mapping]]] = ..., policies_loaded: _Optional[_Iterable[str]] = ..., policies_unchanged: _Optional[_Iterable[str]] = ..., policies_removed: _Optional[_Iterable[str]] = ...) -> None: ...

@@ -170,7 +170,7 @@ class MemoryOptions(_message.Message):
     def __init__(self, optimizer_state_multiplier: _Optional[float] = ..., io_buffer_multiplier: _Optional[float] = ..., storage_reservation: _Optional[float] = ..., optimizer: _Optional[_Union[Optimizer, str]] = ...) -> None: ...
 
 class ModelInfo(_message.Message):
-    __slots__ = ["backend", "costs_interconnect", "created", "data_size", "description", "device_counts", "hardware_profile", "is_default", "is_latest", "kind", "name", "test_mse", "version"]
+    __slots__ = ["algorithm", "backend", "costs_interconnect", "created", "data_size", "description", "device_counts", "hardware_profile", "is_default", "is_latest", "kind", "name", "test_mse", "version"]
     class TestMseEntry(_message.Message):
         __slots__ = ["key", "value"]
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -178,6 +178,7 @@ class ModelInfo(_message.Message):
         key: str
         value: float
         def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
+    ALGORITHM_FIELD_NUMBER: _ClassVar[int]
     BACKEND_FIELD_NUMBER: _ClassVar[int]
     COSTS_INTERCONNECT_FIELD_NUMBER: _ClassVar[int]
     CREATED_FIELD_NUMBER: _ClassVar[int]
@@ -191,6 +192,7 @@ class ModelInfo(_message.Message):
     NAME_FIELD_NUMBER: _ClassVar[int]
     TEST_MSE_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    algorithm: str
     backend: str
     costs_interconnect: bool
     created: str
@@ -204,7 +206,7 @@ class ModelInfo(_message.Message):
     name: str
     test_mse: _containers.ScalarMap[str, float]
     version: str
-    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., kind: _Optional[str] = ..., hardware_profile: _Optional[str] = ..., backend: _Optional[str] = ..., data_size: _Optional[int] = ..., test_mse: _Optional[_Mapping[str, float]] = ..., created: _Optional[str] = ..., device_counts: _Optional[_Iterable[int]] = ..., is_default: bool = ..., is_latest: bool = ..., description: _Optional[str] = ..., costs_interconnect: bool = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., kind: _Optional[str] = ..., hardware_profile: _Optional[str] = ..., backend: _Optional[str] = ..., data_size: _Optional[int] = ..., test_mse: _Optional[_Mapping[str, float]] = ..., created: _Optional[str] = ..., device_counts: _Optional[_Iterable[int]] = ..., is_default: bool = ..., is_latest: bool = ..., description: _Optional[str] = ..., costs_interconnect: bool = ..., algorithm: _Optional[str] = ...) -> None: ...
 
 class Plan(_message.Message):
     __slots__ = ["algorithm", "bottleneck_device", "column_splits", "cost_kind", "cost_model", "cost_ms", "devices", "local_world_size", "parameters", "request_hash", "seed", "selection", "stats", "tables", "warnings"]

@@ -1,5 +1,7 @@
 // AlgorithmRegistry and the built-in algorithms' descriptions.
 
+#include "planner/framework/algorithm_registry.h"
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -8,9 +10,9 @@
 #include "gtest/gtest.h"
 #include "planner/algorithms/builtin_algorithms.h"
 #include "planner/domain/validation.h"
-#include "planner/framework/algorithm_registry.h"
 #include "planner/framework/plan_task.h"
 #include "tests/unit/planner/planner_test_util.h"
+#include "tests/unit/support/fake_policy_algorithm.h"
 
 namespace shardplan {
 namespace {
@@ -55,6 +57,24 @@ TEST(AlgorithmRegistryTest, RegistersNewPlanners) {
   registry.Register(std::make_unique<NamedPlanner>("alpha"));
   EXPECT_THAT(test::AlgorithmNames(registry), ElementsAre("alpha", "zeta"));
   ASSERT_TRUE(registry.Find("zeta").ok());
+}
+
+TEST(AlgorithmRegistryTest, CheckPolicyAsksThePolicysAlgorithm) {
+  AlgorithmRegistry registry;
+  registry.Register(std::make_unique<NamedPlanner>("plain"));
+  registry.Register(std::make_unique<test_support::FakePolicyAlgorithm>());
+  EXPECT_TRUE(registry.CheckPolicy(test_support::MakeFakePolicy("p", "1", 1)).ok());
+  Policy broken = test_support::MakeFakePolicy("p", "2", 1);
+  broken.tensors.clear();
+  EXPECT_STATUS(registry.CheckPolicy(broken), absl::StatusCode::kFailedPrecondition,
+                "policy p@2: tensor \"shift\" of shape [1] is missing");
+  EXPECT_STATUS(registry.CheckPolicy(test_support::MakeFakePolicy("p", "3", 1, "hw", "plain")),
+                absl::StatusCode::kFailedPrecondition,
+                "policy p@3: algorithm plain uses no policy");
+  EXPECT_STATUS(registry.CheckPolicy(test_support::MakeFakePolicy("p", "4", 1, "hw", "nope")),
+                absl::StatusCode::kFailedPrecondition,
+                "policy p@4: algorithm \"nope\" is unknown to this build (algorithms that use a "
+                "policy: fake_policy)");
 }
 
 TEST(AlgorithmRegistryDeathTest, DuplicateNameIsAWiringBug) {

@@ -16,5 +16,22 @@ TEST(ReloadReportToProtoTest, CarriesLoadedAndRefusedBundles) {
   EXPECT_EQ(proto.loaded(0), "a@1");
 }
 
+TEST(ReloadReportToProtoTest, CarriesPoliciesApart) {
+  v1::ReloadModelsResponse proto;
+  ModelReloadReport report;
+  report.loaded = {"m@1"};
+  report.policies_loaded = {"p@2"};
+  report.policies_unchanged = {"p@1"};
+  report.policies_removed = {"q@1"};
+  ReloadReportToProto(report, &proto);
+  ASSERT_EQ(proto.loaded_size(), 1);
+  ASSERT_EQ(proto.policies_loaded_size(), 1);
+  EXPECT_EQ(proto.policies_loaded(0), "p@2");
+  ASSERT_EQ(proto.policies_unchanged_size(), 1);
+  EXPECT_EQ(proto.policies_unchanged(0), "p@1");
+  ASSERT_EQ(proto.policies_removed_size(), 1);
+  EXPECT_EQ(proto.policies_removed(0), "q@1");
+}
+
 }  // namespace
 }  // namespace shardplan

@@ -34,6 +34,54 @@ TEST(AlgorithmInfoToProtoTest, FormatsBoundsByType) {
   EXPECT_EQ(proto.sharding_types(0), v1::TABLE_WISE);
 }
 
+// Every ModelInfo field is filled by the conversion of a cost model or of a policy (a field
+// added to the proto fails here by name until one of them carries it).
+TEST(ModelInfoConversionTest, EveryFieldIsCarriedForModelsOrPolicies) {
+  ModelRegistry::Entry model;
+  model.manifest = ModelManifest{.name = "m",
+                                 .version = "2",
+                                 .kind = "neural",
+                                 .hardware_profile = "sim-rtx2080ti",
+                                 .backend = "sim",
+                                 .data_size = 100,
+                                 .test_mse = {{"compute", 0.5}},
+                                 .created = "2026-11-26T00:00:00Z",
+                                 .device_counts = {4},
+                                 .costs_interconnect = true,
+                                 .description = "a model",
+                                 .content_sha256 = "abc"};
+  model.is_default = true;
+  model.is_latest = true;
+  PolicyRegistry::Entry policy;
+  policy.manifest.name = "p";
+  policy.manifest.version = "1";
+  policy.manifest.algorithm = "autoshard";
+  policy.manifest.architecture = "autoshard-1";
+  policy.manifest.hardware_profile = "sim-rtx2080ti";
+  policy.manifest.created = "2026-11-26T01:00:00Z";
+  policy.manifest.description = "a policy";
+  policy.manifest.training_tasks = 40;
+  policy.is_latest = true;
+  v1::ModelInfo model_proto, policy_proto;
+  ModelEntryToProto(model, &model_proto);
+  PolicyEntryToProto(policy, &policy_proto);
+  EXPECT_EQ(policy_proto.kind(), "policy");
+  EXPECT_EQ(policy_proto.algorithm(), "autoshard");
+  EXPECT_EQ(policy_proto.data_size(), 40);
+  EXPECT_FALSE(policy_proto.is_default());
+  EXPECT_TRUE(model_proto.algorithm().empty());
+  const google::protobuf::Descriptor& descriptor = *v1::ModelInfo::descriptor();
+  for (int i = 0; i < descriptor.field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* field = descriptor.field(i);
+    auto set = [field](const v1::ModelInfo& proto) {
+      const google::protobuf::Reflection& reflection = *proto.GetReflection();
+      return field->is_repeated() ? reflection.FieldSize(proto, field) > 0
+                                  : reflection.HasField(proto, field);
+    };
+    EXPECT_TRUE(set(model_proto) || set(policy_proto)) << field->name();
+  }
+}
+
 TEST(JobSnapshotToProtoTest, CarriesStateErrorAndTimes) {
   JobSnapshot job;
   job.id = "abc";
