@@ -30,14 +30,17 @@ def main():
     for ax, n in zip(axes[0], devices):
         settings = sorted((s for s in doc["settings"] if s["devices"] == n),
                           key=lambda s: s["max_dim"])
-        for label in labels:
+        colors = plt.get_cmap("tab20").colors
+        for i, label in enumerate(labels):
             points = [(s["max_dim"], s["summary"][label]["mean_cost_ms"]) for s in settings
                       if s["summary"][label]["mean_cost_ms"] is not None]
             if points:
-                # Dashed: an ablation row (<algorithm>-analytic), not a baseline.
-                ax.plot(*zip(*points), marker="o", label=label,
+                # Dashed: an ablation or reference-behaviour row (<algorithm>-analytic,
+                # autoshard-reference), not a baseline. tab20: more rows than tab10's colours.
+                ax.plot(*zip(*points), marker="o", label=label, color=colors[(2 * i) % 20
+                        if i < 10 else (2 * i + 1) % 20],
                         linewidth=2.5 if label == "neuroshard" else 1.2,
-                        linestyle="--" if label.endswith("-analytic") else "-")
+                        linestyle="--" if label.endswith(("-analytic", "-reference")) else "-")
         ax.set_xscale("log", base=2)
         ax.set_xticks([s["max_dim"] for s in settings], [str(s["max_dim"]) for s in settings])
         ax.set_xlabel("max table dim")
