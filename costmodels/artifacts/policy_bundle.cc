@@ -15,6 +15,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "base/sha256.h"
 #include "base/status_macros.h"
 #include "costmodels/artifacts/bundle_file.h"
@@ -226,6 +228,23 @@ absl::Status ReadHyperparameters(const ManifestReader& reader, const json& manif
   return absl::OkStatus();
 }
 
+// The server's choice among policies goes to the newest `created`, compared as text: so it must
+// be an RFC 3339 time, rewritten in UTC ("2026-11-26T08:00:00Z", fixed width, ordered as text),
+// and not in the future, or one bundle could claim every request for its algorithm for good.
+absl::StatusOr<std::string> NormalizedCreated(const ManifestReader& reader,
+                                              const std::string& created) {
+  absl::Time time;
+  std::string error;
+  if (!absl::ParseTime(absl::RFC3339_full, created, &time, &error)) {
+    return reader.Error(
+        absl::StrCat("field 'created' is not an RFC 3339 time (", created, "): ", error));
+  }
+  if (time > absl::Now() + absl::Hours(24)) {
+    return reader.Error(absl::StrCat("field 'created' (", created, ") lies in the future"));
+  }
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", time, absl::UTCTimeZone());
+}
+
 }  // namespace
 
 absl::Status WritePolicyBundle(const std::string& models_root, const PolicyBundleInfo& info,
@@ -272,7 +291,8 @@ absl::StatusOr<LoadedPolicy> ReadPolicyBundle(const std::string& directory) {
   SHARDPLAN_ASSIGN_OR_RETURN(policy->hardware_profile, reader.String(manifest, "hardware_profile"));
   PolicyBundleInfo& info = loaded.info;
   SHARDPLAN_ASSIGN_OR_RETURN(info.description, reader.String(manifest, "description"));
-  SHARDPLAN_ASSIGN_OR_RETURN(info.created, reader.String(manifest, "created"));
+  SHARDPLAN_ASSIGN_OR_RETURN(const std::string created, reader.String(manifest, "created"));
+  SHARDPLAN_ASSIGN_OR_RETURN(info.created, NormalizedCreated(reader, created));
   SHARDPLAN_ASSIGN_OR_RETURN(info.seed, reader.Uint(manifest, "seed"));
   SHARDPLAN_ASSIGN_OR_RETURN(policy->constants, ReadConstants(reader, manifest));
   SHARDPLAN_RETURN_IF_ERROR(ReadHyperparameters(reader, manifest, info));

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "planner/domain/memory.h"
+
 namespace shardplan {
 namespace {
 
@@ -20,7 +22,7 @@ void AddLatent(const float* latent, float* sum) {
 absl::StatusOr<AutoShardEpisode> RunAutoShardEpisode(
     const AutoShardNetwork& network, const Task& task, std::span<const PlacementUnit> units,
     std::span<const size_t> free_units, const AutoShardChooser& choose, const StopSignal* stop,
-    std::vector<int32_t>& device_of_unit) {
+    std::vector<int32_t>& device_of_unit, bool record) {
   const int num_devices = task.topology.num_devices();
   const size_t num_tables = task.tables.size();
   // Table latents, then the dummy's (the zero row) last.
@@ -49,7 +51,7 @@ absl::StatusOr<AutoShardEpisode> RunAutoShardEpisode(
     if (is_free[u]) continue;
     const int32_t d = device_of_unit[u];
     AddLatent(unit_latents.data() + u * kT, shard_sums.data() + static_cast<size_t>(d) * kT);
-    shard_bytes[d] += units[u].bytes;
+    shard_bytes[d] = AddBytes(shard_bytes[d], units[u].bytes);
     shard_used[d] = true;
   }
   std::vector<float> shard_costs(num_devices, 0.0f);  // an empty shard's cost is 0
@@ -63,8 +65,12 @@ absl::StatusOr<AutoShardEpisode> RunAutoShardEpisode(
                    [&](size_t a, size_t b) { return unit_costs[a] > unit_costs[b]; });
   const size_t steps = episode.order.size();
   episode.devices.reserve(steps);
-  episode.action_other.resize(steps * num_devices * kAutoShardActionOther);
-  episode.logits.resize(steps * num_devices);
+  if (record) {
+    episode.action_other.reserve(steps * num_devices * kAutoShardActionOther);
+    episode.logits.reserve(steps * num_devices);
+  }
+  std::vector<float> step_other(static_cast<size_t>(num_devices) * kAutoShardActionOther);
+  std::vector<float> step_logits(num_devices);
 
   Lstm::State core_state = network.core().ZeroState();
   std::vector<float> core_input(kAutoShardCoreSize), state(kAutoShardCoreSize);
@@ -81,7 +87,7 @@ absl::StatusOr<AutoShardEpisode> RunAutoShardEpisode(
     network.StepLatent(fraction, core_input.data() + kT);
     network.core().Step(core_input.data(), core_state, state.data());
 
-    float* other = episode.action_other.data() + step * num_devices * kAutoShardActionOther;
+    float* other = step_other.data();
     for (int d = 0; d < num_devices; ++d) {
       other[2 * d] = shard_costs[d];
       other[2 * d + 1] = static_cast<float>(static_cast<double>(shard_bytes[d]) / kBytesPerGb);
@@ -91,8 +97,12 @@ absl::StatusOr<AutoShardEpisode> RunAutoShardEpisode(
       AutoShardPolicyRow(state.data(), shard_sums.data() + d * kT, dummy,
                          action_out.data() + d * kOther, rows.data() + d * kAutoShardPolicyInput);
     }
-    float* logits = episode.logits.data() + step * num_devices;
+    float* logits = step_logits.data();
     network.PolicyLogits(rows.data(), num_devices, logits);
+    if (record) {
+      episode.action_other.insert(episode.action_other.end(), step_other.begin(), step_other.end());
+      episode.logits.insert(episode.logits.end(), step_logits.begin(), step_logits.end());
+    }
 
     absl::StatusOr<int32_t> device =
         choose(step, units[u], std::span<const float>(logits, num_devices));
@@ -101,7 +111,7 @@ absl::StatusOr<AutoShardEpisode> RunAutoShardEpisode(
     episode.devices.push_back(d);
     device_of_unit[u] = d;
     AddLatent(unit_latents.data() + u * kT, shard_sums.data() + static_cast<size_t>(d) * kT);
-    shard_bytes[d] += units[u].bytes;
+    shard_bytes[d] = AddBytes(shard_bytes[d], units[u].bytes);
     shard_costs[d] = network.PredictCost(shard_sums.data() + static_cast<size_t>(d) * kT);
   }
   return episode;

@@ -24,8 +24,11 @@ namespace shardplan {
 struct AutoShardEpisode {
   std::vector<size_t> order;        // the free units (indices into units) in placement order
   std::vector<int32_t> devices;     // per step, the chosen device
-  std::vector<float> action_other;  // steps x devices x 2: [predicted shard cost, shard GB]
-  std::vector<float> logits;        // steps x devices
+  // Recorded only when asked (the learner replays them; serving does not need them, and they
+  // grow with steps x devices): steps x devices x 2 [predicted shard cost, shard GB], and
+  // steps x devices logits.
+  std::vector<float> action_other;
+  std::vector<float> logits;
 };
 
 // Picks the device of step `step`, which places `unit`, from its logits (one per device).
@@ -38,11 +41,12 @@ using AutoShardChooser = std::function<absl::StatusOr<int32_t>(
 // every action also adds the latent of the all-zero dummy table the reference appends to every
 // shard. The step feature is step / free units. The order sorts by the cost head's prediction
 // for each unit, descending; ties keep unit order (Python's stable sort). Fills
-// device_of_unit for the free units. Polls `stop` (may be null) every few steps.
+// device_of_unit for the free units. Polls `stop` (may be null) every few steps. Records
+// action_other and logits only when `record` (the trainer).
 absl::StatusOr<AutoShardEpisode> RunAutoShardEpisode(
     const AutoShardNetwork& network, const Task& task, std::span<const PlacementUnit> units,
     std::span<const size_t> free_units, const AutoShardChooser& choose, const StopSignal* stop,
-    std::vector<int32_t>& device_of_unit);
+    std::vector<int32_t>& device_of_unit, bool record = true);
 
 // The first index of the largest logit among those `allowed` (torch.argmax's tie rule); -1 when
 // none is allowed.

@@ -71,9 +71,10 @@ absl::StatusOr<Plan> AutoShardPlanner::Run(const Task& task, const PlanningConte
     }
     return device;
   };
-  SHARDPLAN_RETURN_IF_ERROR(
-      RunAutoShardEpisode(network, task, units, free_units, choose, context.stop, device_of_unit)
-          .status());
+  SHARDPLAN_RETURN_IF_ERROR(RunAutoShardEpisode(network, task, units, free_units, choose,
+                                                context.stop, device_of_unit,
+                                                /*record=*/false)
+                                .status());
   return UnitPlan(task, units, device_of_unit);
 }
 

@@ -88,17 +88,27 @@ void DreamShardEpisode::RefreshDevice(int32_t device) {
     // index_add_ into zeros, rows in shard order.
     std::fill_n(cost_sum, kDreamShardLatent, 0.0f);
     std::fill_n(rl_sum, kDreamShardLatent, 0.0f);
-    for (int t : shard) {
-      const size_t at = static_cast<size_t>(t) * kDreamShardLatent;
-      for (int k = 0; k < kDreamShardLatent; ++k) {
-        cost_sum[k] += cost_latents_[at + k];
-        rl_sum[k] += rl_latents_[at + k];
-      }
+    AddToSums(device, shard);
+  }
+  RefreshLogit(device);
+}
+
+void DreamShardEpisode::AddToSums(int32_t device, std::span<const int> tables) {
+  float* cost_sum = &cost_sums_[static_cast<size_t>(device) * kDreamShardLatent];
+  float* rl_sum = &rl_sums_[static_cast<size_t>(device) * kDreamShardLatent];
+  for (int t : tables) {
+    const size_t at = static_cast<size_t>(t) * kDreamShardLatent;
+    for (int k = 0; k < kDreamShardLatent; ++k) {
+      cost_sum[k] += cost_latents_[at + k];
+      rl_sum[k] += rl_latents_[at + k];
     }
   }
+}
+
+void DreamShardEpisode::RefreshLogit(int32_t device) {
   float costs[kDreamShardCosts];
-  net_->KernelCosts(cost_sum, costs);
-  logits_[device] = net_->Logit(rl_sum, costs);
+  net_->KernelCosts(&cost_sums_[static_cast<size_t>(device) * kDreamShardLatent], costs);
+  logits_[device] = net_->Logit(&rl_sums_[static_cast<size_t>(device) * kDreamShardLatent], costs);
 }
 
 void DreamShardEpisode::RefreshLegal() {
@@ -123,8 +133,17 @@ void DreamShardEpisode::Place(size_t legal_index) {
   const size_t u = order_[step_];
   device_of_unit_[u] = device;
   ledger_.Add(device, units_[u].bytes);
+  // The running sums take the new tables in shard order: the same float additions as summing
+  // the whole shard again (index_add_ into zeros), without its quadratic cost.
+  if (shards_[device].empty()) {
+    std::fill_n(&cost_sums_[static_cast<size_t>(device) * kDreamShardLatent], kDreamShardLatent,
+                0.0f);
+    std::fill_n(&rl_sums_[static_cast<size_t>(device) * kDreamShardLatent], kDreamShardLatent,
+                0.0f);
+  }
   for (int t : units_[u].tables) shards_[device].push_back(t);
-  RefreshDevice(device);
+  AddToSums(device, units_[u].tables);
+  RefreshLogit(device);
   ++step_;
   RefreshLegal();
 }

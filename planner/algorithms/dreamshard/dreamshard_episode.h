@@ -68,8 +68,12 @@ class DreamShardEpisode {
  private:
   DreamShardEpisode(const Task& task, std::span<const float> features, const DreamShardNet& net,
                     std::string algorithm);
-  void AddUnit(size_t unit, int32_t device);
+  // Sums every table of the device's shard again (the empty shard: the zero row's latents).
   void RefreshDevice(int32_t device);
+  // Adds `tables`' latents to the device's running sums.
+  void AddToSums(int32_t device, std::span<const int> tables);
+  // The device's predicted costs and logit from its sums.
+  void RefreshLogit(int32_t device);
   void RefreshLegal();
 
   const Task* task_;

@@ -3,6 +3,7 @@
 // across a reload, and the job-key pin.
 
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,13 +41,17 @@ std::vector<int32_t> Devices(const Plan& plan) {
 class PolicyPlanningTest : public server_test::ServiceTest {
  protected:
   PolicyPlanningTest() {
-    algorithms_.Register(std::make_unique<FakePolicyAlgorithm>());
+    auto fake = std::make_unique<FakePolicyAlgorithm>();
+    fake_ = fake.get();
+    algorithms_.Register(std::move(fake));
     algorithms_.Register(std::make_unique<FakePolicyAlgorithm>("other_policy"));
   }
   void TearDown() override {
     ServiceTest::TearDown();
     std::filesystem::remove_all(dir_);
   }
+
+  FakePolicyAlgorithm* fake_ = nullptr;  // registered in algorithms_
 
   // Adds (or replaces in place) name@version: a fake policy that shifts tables by `shift`,
   // trained on `hardware` at `created`; `content` tells two contents of one version apart.
@@ -263,10 +268,16 @@ TEST_F(PolicyPlanningTest, AJobKeyKeepsItsPlanWhenANewPolicyVersionAppears) {
 
 TEST_F(PolicyPlanningTest, AQueuedJobPlansWithThePolicyItWasPreparedWith) {
   AddPolicy("fake-a", "1", 1, kAnalyticHardware, "2026-11-01T00:00:00Z");
+  // The job's worker waits in Run until the reload below is done, so the job is still queued
+  // or starting when its policy is replaced and removed.
+  std::promise<void> reloaded;
+  std::shared_future<void> reload_done = reloaded.get_future().share();
+  fake_->set_before_run([reload_done] { reload_done.wait(); });
   absl::StatusOr<JobSnapshot> job = service_->Submit(Request("", "jobs/1"), call_);
   ASSERT_TRUE(job.ok()) << job.status();
   AddPolicy("fake-a", "2", 2, kAnalyticHardware, "2026-11-02T00:00:00Z");
   ASSERT_TRUE(policies_.Remove("fake-a", "1").ok());
+  reloaded.set_value();
   JobSnapshot last;
   ASSERT_TRUE(service_
                   ->WatchJob(job->id, call_,

@@ -7,8 +7,10 @@
 // (i + shift) mod devices, so two policy contents give two plans.
 
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -52,7 +54,11 @@ class FakePolicyAlgorithm final : public Algorithm {
     return absl::OkStatus();
   }
 
+  // Runs at the start of every Run: a test holds the job worker there (e.g. on a latch).
+  void set_before_run(std::function<void()> before_run) { before_run_ = std::move(before_run); }
+
   absl::StatusOr<Plan> Run(const Task& task, const PlanningContext& context) const override {
+    if (before_run_) before_run_();
     if (context.policy == nullptr) return absl::InternalError("no policy");
     const int devices = task.topology.num_devices();
     const int shift = static_cast<int>(std::lround(context.policy->tensors.at("shift").data[0]));
@@ -65,6 +71,7 @@ class FakePolicyAlgorithm final : public Algorithm {
 
  private:
   AlgorithmInfo info_;
+  std::function<void()> before_run_;
 };
 
 // A policy FakePolicyAlgorithm runs: name@version of `algorithm`, trained on `hardware`.

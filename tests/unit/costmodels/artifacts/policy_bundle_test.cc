@@ -143,10 +143,22 @@ TEST_F(PolicyBundleDamageTest, RefusesWithTheFileAndTheReason) {
   m["constants"]["x"] = "one";
   EXPECT_THAT(ReadWithManifest(m).message(), HasSubstr("'constants.x' must be a finite number"));
   m = manifest_;
+  m["created"] = "9999";
+  EXPECT_THAT(ReadWithManifest(m).message(), HasSubstr("'created' is not an RFC 3339 time"));
+  m["created"] = "9999-01-01T00:00:00Z";
+  EXPECT_THAT(ReadWithManifest(m).message(), HasSubstr("lies in the future"));
+  m = manifest_;
   m.erase("training");
   EXPECT_THAT(ReadWithManifest(m).message(), HasSubstr("field 'training' is missing"));
   WriteFile(dir_ + "/manifest.json", manifest_.dump(2));
   ASSERT_TRUE(ReadPolicyBundle(dir_).ok());
+}
+
+TEST_F(PolicyBundleDamageTest, CreationTimesAreReadInUtc) {
+  nlohmann::json m = manifest_;
+  m["created"] = "2026-11-26T09:30:00+01:00";  // the newest is chosen by this text: one clock
+  ASSERT_TRUE(ReadWithManifest(m).ok());
+  EXPECT_EQ(ReadPolicyBundle(dir_)->info.created, "2026-11-26T08:30:00Z");
 }
 
 TEST_F(PolicyBundleDamageTest, RefusesWeightsThatDoNotMatchTheManifest) {
