@@ -165,10 +165,18 @@ absl::StatusOr<double> PlacementReward(HardwareBackend& backend, const Task& tas
   return highest > 0.0 ? lowest / highest : 0.0;
 }
 
-absl::StatusOr<TrainResult> TrainAutoShard(HardwareBackend& backend, std::span<const Task> tasks,
+absl::StatusOr<TrainResult> TrainAutoShard(HardwareBackend& backend,
+                                           std::span<const Task> input_tasks,
                                            const TrainOptions& options) {
   SHARDPLAN_RETURN_IF_ERROR(CheckOptions(options));
-  if (tasks.empty()) return absl::InvalidArgumentError("no training tasks");
+  if (input_tasks.empty()) return absl::InvalidArgumentError("no training tasks");
+  // Trained as the server plans them, tables sorted by name: the data hash and the checkpoint's
+  // fingerprint (of the canonical tasks) then describe exactly what was trained on, whatever
+  // order the caller's tables came in.
+  std::vector<Task> canonical;
+  canonical.reserve(input_tasks.size());
+  for (const Task& task : input_tasks) canonical.push_back(CanonicalTask(task));
+  const std::span<const Task> tasks(canonical);
   const Clock::time_point started = Clock::now();
 
   TrainResult result;

@@ -69,8 +69,9 @@ absl::StatusOr<double> PlacementReward(HardwareBackend& backend, const Task& tas
                                        std::span<const size_t> placement_order,
                                        std::vector<std::pair<int32_t, double>>* measured);
 
-// INVALID_ARGUMENT for no tasks, a task with pinned or co-located tables (the trainer places
-// tables, not units), a table that does not allow TABLE_WISE, or bad options.
+// Trains on the tasks in canonical order (CanonicalTask: tables sorted by name), as the server
+// plans them. INVALID_ARGUMENT for no tasks, a task with pinned or co-located tables (the trainer
+// places tables, not units), a table that does not allow TABLE_WISE, or bad options.
 absl::StatusOr<TrainResult> TrainAutoShard(HardwareBackend& backend, std::span<const Task> tasks,
                                            const TrainOptions& options);
 
