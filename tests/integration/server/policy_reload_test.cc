@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -80,7 +82,8 @@ TEST_F(PolicyReloadTest, ServesListsPinsAndReloadsAPolicy) {
   EXPECT_EQ(keyless.plan().parameters().at("policy"), "dreamshard-sim-rtx2080ti@1");
 
   // A new version: keyless requests move to it, the job key keeps its plan.
-  Publish("2", "2099-01-01T00:00:00Z");
+  // Newer than version 1 (a bundle may not claim a future time).
+  Publish("2", absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone()));
   v1::ReloadModelsResponse reload = Reload();
   EXPECT_THAT(reload.policies_loaded(), ElementsAre("dreamshard-sim-rtx2080ti@2"));
   EXPECT_THAT(reload.policies_unchanged(), ElementsAre("dreamshard-sim-rtx2080ti@1"));
