@@ -7,66 +7,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/atomic_file.h"
+#include "lab/rl/checkpoint_bytes.h"
 
 namespace shardplan::autoshard {
 namespace {
 
 constexpr char kMagic[] = "shardplan-autoshard-checkpoint-1\n";
-
-class Writer {
- public:
-  template <typename T>
-  void Pod(T value) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    bytes_.append(reinterpret_cast<const char*>(&value), sizeof(T));
-  }
-  template <typename T>
-  void Vector(const std::vector<T>& values) {
-    Pod<uint64_t>(values.size());
-    bytes_.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
-  }
-  void String(const std::string& text) {
-    Pod<uint64_t>(text.size());
-    bytes_.append(text);
-  }
-  std::string& bytes() { return bytes_; }
-
- private:
-  std::string bytes_;
-};
-
-class Reader {
- public:
-  explicit Reader(std::string_view bytes) : bytes_(bytes) {}
-  template <typename T>
-  bool Pod(T& value) {
-    if (bytes_.size() - at_ < sizeof(T)) return false;
-    std::memcpy(&value, bytes_.data() + at_, sizeof(T));
-    at_ += sizeof(T);
-    return true;
-  }
-  template <typename T>
-  bool Vector(std::vector<T>& values) {
-    uint64_t size = 0;
-    if (!Pod(size) || size > (bytes_.size() - at_) / sizeof(T)) return false;
-    values.resize(size);
-    std::memcpy(values.data(), bytes_.data() + at_, size * sizeof(T));
-    at_ += size * sizeof(T);
-    return true;
-  }
-  bool String(std::string& text) {
-    uint64_t size = 0;
-    if (!Pod(size) || size > bytes_.size() - at_) return false;
-    text.assign(bytes_.substr(at_, size));
-    at_ += size;
-    return true;
-  }
-  bool AtEnd() const { return at_ == bytes_.size(); }
-
- private:
-  std::string_view bytes_;
-  size_t at_ = 0;
-};
 
 }  // namespace
 
@@ -80,7 +26,7 @@ void CostBuffer::Append(CostSample sample) {
 }
 
 absl::Status WriteCheckpoint(const std::string& path, const TrainerState& state) {
-  Writer out;
+  CheckpointWriter out;
   out.bytes() = kMagic;
   out.String(state.fingerprint);
   out.Pod(state.next_update);
@@ -112,7 +58,7 @@ absl::StatusOr<TrainerState> ReadCheckpoint(const std::string& path) {
         absl::StrCat(path, ": not an AutoShard checkpoint of this build (", what, ")"));
   };
   if (bytes.rfind(kMagic, 0) != 0) return corrupt("header");
-  Reader reader(std::string_view(bytes).substr(sizeof(kMagic) - 1));
+  CheckpointReader reader(std::string_view(bytes).substr(sizeof(kMagic) - 1));
   TrainerState state;
   uint64_t samples = 0;
   if (!reader.String(state.fingerprint) || !reader.Pod(state.next_update) ||

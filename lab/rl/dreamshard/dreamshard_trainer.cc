@@ -17,6 +17,7 @@
 #include "base/sha256.h"
 #include "base/status_macros.h"
 #include "groundtruth/ground_truth.h"
+#include "lab/rl/checkpoint_bytes.h"
 #include "lab/rl/dreamshard/dreamshard_model.h"
 #include "nn/adam.h"
 #include "planner/algorithms/dreamshard/dreamshard_episode.h"
@@ -45,82 +46,27 @@ struct State {
   double wall_seconds = 0.0;
 };
 
-// Little-endian-agnostic raw bytes: a checkpoint is read back on the machine that wrote it.
-class Writer {
- public:
-  template <typename T>
-  void Pod(const T& v) {
-    bytes_.append(reinterpret_cast<const char*>(&v), sizeof(T));
-  }
-  template <typename T>
-  void Vec(const std::vector<T>& v) {
-    Pod<uint64_t>(v.size());
-    bytes_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
-  }
-  void Str(const std::string& s) {
-    Pod<uint64_t>(s.size());
-    bytes_ += s;
-  }
-  std::string& bytes() { return bytes_; }
-
- private:
-  std::string bytes_;
-};
-
-class Reader {
- public:
-  explicit Reader(std::string_view bytes) : bytes_(bytes) {}
-  template <typename T>
-  bool Pod(T& v) {
-    if (at_ + sizeof(T) > bytes_.size()) return false;
-    std::memcpy(&v, bytes_.data() + at_, sizeof(T));
-    at_ += sizeof(T);
-    return true;
-  }
-  template <typename T>
-  bool Vec(std::vector<T>& v) {
-    uint64_t n = 0;
-    if (!Pod(n) || n > (bytes_.size() - at_) / sizeof(T)) return false;
-    v.resize(n);
-    std::memcpy(v.data(), bytes_.data() + at_, n * sizeof(T));
-    at_ += n * sizeof(T);
-    return true;
-  }
-  bool Str(std::string& s) {
-    uint64_t n = 0;
-    if (!Pod(n) || n > bytes_.size() - at_) return false;
-    s.assign(bytes_.substr(at_, n));
-    at_ += n;
-    return true;
-  }
-  bool done() const { return at_ == bytes_.size(); }
-
- private:
-  std::string_view bytes_;
-  size_t at_ = 0;
-};
-
 std::string Encode(const std::string& fingerprint, const State& s) {
-  Writer w;
+  CheckpointWriter w;
   w.bytes() = kCheckpointMagic;
-  w.Str(fingerprint);
+  w.String(fingerprint);
   w.Pod<int32_t>(s.next_iteration);
-  w.Vec(s.params);
-  w.Vec(s.adam_m);
-  w.Vec(s.adam_v);
+  w.Vector(s.params);
+  w.Vector(s.adam_m);
+  w.Vector(s.adam_v);
   w.Pod(s.adam_steps);
-  w.Str(s.rng);
+  w.String(s.rng);
   w.Pod<uint64_t>(s.overall.size());
   for (const OverallSample& o : s.overall) {
     w.Pod<int32_t>(o.task);
     w.Pod<uint64_t>(o.shards.size());
-    for (const ShardTables& shard : o.shards) w.Vec(shard);
+    for (const ShardTables& shard : o.shards) w.Vector(shard);
     w.Pod(o.cost);
   }
   w.Pod<uint64_t>(s.kernel.size());
   for (const KernelSample& k : s.kernel) {
     w.Pod<int32_t>(k.task);
-    w.Vec(k.tables);
+    w.Vector(k.tables);
     w.Pod(k.targets);
   }
   w.Pod<uint64_t>(s.curve.size());
@@ -145,17 +91,17 @@ absl::StatusOr<State> Decode(const std::string& path, const std::string& bytes,
         absl::StrCat("checkpoint ", path, ": ", what, "; delete it or train without --resume"));
   };
   if (bytes.rfind(kCheckpointMagic, 0) != 0) return corrupt("not a DreamShard checkpoint");
-  Reader r(std::string_view(bytes).substr(std::strlen(kCheckpointMagic)));
+  CheckpointReader r(std::string_view(bytes).substr(std::strlen(kCheckpointMagic)));
   State s;
   std::string found;
-  if (!r.Str(found)) return corrupt("truncated");
+  if (!r.String(found)) return corrupt("truncated");
   if (found != fingerprint) {
     return corrupt("written for other training tasks or options");
   }
   int32_t next = 0;
   uint64_t n = 0;
-  bool ok = r.Pod(next) && r.Vec(s.params) && r.Vec(s.adam_m) && r.Vec(s.adam_v) &&
-            r.Pod(s.adam_steps) && r.Str(s.rng) && r.Pod(n);
+  bool ok = r.Pod(next) && r.Vector(s.params) && r.Vector(s.adam_m) && r.Vector(s.adam_v) &&
+            r.Pod(s.adam_steps) && r.String(s.rng) && r.Pod(n);
   s.next_iteration = next;
   for (uint64_t i = 0; ok && i < n; ++i) {
     OverallSample o;
@@ -164,7 +110,7 @@ absl::StatusOr<State> Decode(const std::string& path, const std::string& bytes,
     ok = r.Pod(task) && r.Pod(shards) && shards < (1u << 20);
     o.task = task;
     o.shards.resize(ok ? shards : 0);
-    for (ShardTables& shard : o.shards) ok = ok && r.Vec(shard);
+    for (ShardTables& shard : o.shards) ok = ok && r.Vector(shard);
     ok = ok && r.Pod(o.cost);
     s.overall.push_back(std::move(o));
   }
@@ -172,7 +118,7 @@ absl::StatusOr<State> Decode(const std::string& path, const std::string& bytes,
   for (uint64_t i = 0; ok && i < n; ++i) {
     KernelSample k;
     int32_t task = 0;
-    ok = r.Pod(task) && r.Vec(k.tables) && r.Pod(k.targets);
+    ok = r.Pod(task) && r.Vector(k.tables) && r.Pod(k.targets);
     k.task = task;
     s.kernel.push_back(std::move(k));
   }
@@ -185,7 +131,7 @@ absl::StatusOr<State> Decode(const std::string& path, const std::string& bytes,
     c.iteration = iteration;
     s.curve.push_back(c);
   }
-  ok = ok && r.Pod(s.episodes) && r.Pod(s.updates) && r.Pod(s.wall_seconds) && r.done();
+  ok = ok && r.Pod(s.episodes) && r.Pod(s.updates) && r.Pod(s.wall_seconds) && r.AtEnd();
   if (!ok) return corrupt("truncated or malformed");
   return s;
 }
