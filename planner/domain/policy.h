@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+
 namespace shardplan {
 
 // One tensor of a policy, row-major (torch's layout for the tensor of that name).
@@ -36,6 +38,15 @@ struct Policy {
 
   std::string id() const { return name + "@" + version; }
 };
+
+// The shape of every tensor an architecture reads, by name.
+using PolicyTensorShapes = std::map<std::string, std::vector<uint32_t>>;
+
+// The tensor half of Algorithm::CheckPolicy: OK when `policy` holds exactly the tensors of
+// `expected`, each of that shape, with as many values as the shape has and all finite.
+// Otherwise FAILED_PRECONDITION naming the tensor and what is wrong ("tensor t_fc_0.bias is not
+// finite"); the algorithm prefixes its own context.
+absl::Status CheckPolicyTensors(const Policy& policy, const PolicyTensorShapes& expected);
 
 }  // namespace shardplan
 

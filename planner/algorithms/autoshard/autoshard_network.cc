@@ -1,12 +1,9 @@
 #include "planner/algorithms/autoshard/autoshard_network.h"
 
-#include <cmath>
-#include <set>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 
 namespace shardplan {
 namespace {
@@ -45,36 +42,10 @@ absl::Status CheckAutoShardPolicy(const Policy& policy) {
         policy, absl::StrCat("architecture is \"", policy.architecture, "\"; this build runs \"",
                              kAutoShardArchitecture, "\""));
   }
-  std::set<std::string> expected;
-  for (const AutoShardTensorSpec& spec : AutoShardTensorSpecs()) {
-    expected.insert(spec.name);
-    const auto it = policy.tensors.find(spec.name);
-    if (it == policy.tensors.end()) {
-      return PolicyError(policy, absl::StrCat("tensor ", spec.name, " is missing"));
-    }
-    const PolicyTensor& tensor = it->second;
-    if (tensor.shape != spec.shape) {
-      return PolicyError(policy, absl::StrCat("tensor ", spec.name, " has shape [",
-                                              absl::StrJoin(tensor.shape, ", "), "], not [",
-                                              absl::StrJoin(spec.shape, ", "), "]"));
-    }
-    size_t size = 1;
-    for (uint32_t d : spec.shape) size *= d;
-    if (tensor.data.size() != size) {
-      return PolicyError(policy, absl::StrCat("tensor ", spec.name, " holds ", tensor.data.size(),
-                                              " values, not ", size));
-    }
-    for (float value : tensor.data) {
-      if (!std::isfinite(value)) {
-        return PolicyError(policy, absl::StrCat("tensor ", spec.name, " is not finite"));
-      }
-    }
-  }
-  for (const auto& [name, tensor] : policy.tensors) {
-    if (!expected.contains(name)) {
-      return PolicyError(policy,
-                         absl::StrCat("tensor ", name, " is not one of ", kAutoShardArchitecture));
-    }
+  PolicyTensorShapes expected;
+  for (const AutoShardTensorSpec& spec : AutoShardTensorSpecs()) expected[spec.name] = spec.shape;
+  if (absl::Status tensors = CheckPolicyTensors(policy, expected); !tensors.ok()) {
+    return PolicyError(policy, std::string(tensors.message()));
   }
   absl::StatusOr<AutoShardFeatureConfig> config = AutoShardConfigFromConstants(policy.constants);
   if (!config.ok()) return PolicyError(policy, std::string(config.status().message()));

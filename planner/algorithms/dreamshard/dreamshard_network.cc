@@ -3,11 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "planner/algorithms/dreamshard/dreamshard_features.h"
 #include "planner/domain/table.h"
@@ -18,27 +16,6 @@ namespace {
 absl::Status Refuse(const Policy& policy, const std::string& why) {
   return absl::FailedPreconditionError(absl::StrCat(
       "policy ", policy.id(), " is not a ", kDreamShardArchitecture, " DreamShard policy: ", why));
-}
-
-absl::Status CheckTensor(const Policy& policy, const std::string& name,
-                         const std::vector<uint32_t>& shape) {
-  const auto it = policy.tensors.find(name);
-  if (it == policy.tensors.end()) return Refuse(policy, absl::StrCat("tensor ", name, " missing"));
-  if (it->second.shape != shape) {
-    return Refuse(
-        policy, absl::StrCat("tensor ", name, " has shape [", absl::StrJoin(it->second.shape, ", "),
-                             "], expected [", absl::StrJoin(shape, ", "), "]"));
-  }
-  size_t count = 1;
-  for (uint32_t s : shape) count *= s;
-  if (it->second.data.size() != count) {
-    return Refuse(policy, absl::StrCat("tensor ", name, " holds ", it->second.data.size(),
-                                       " values for shape [", absl::StrJoin(shape, ", "), "]"));
-  }
-  for (float v : it->second.data) {
-    if (!std::isfinite(v)) return Refuse(policy, absl::StrCat("tensor ", name, " is not finite"));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -76,22 +53,18 @@ absl::Status CheckDreamShardPolicy(const Policy& policy) {
   if (policy.architecture != kDreamShardArchitecture) {
     return Refuse(policy, absl::StrCat("its architecture is \"", policy.architecture, "\""));
   }
-  std::set<std::string> expected;
+  PolicyTensorShapes expected;
   for (int m = 0; m < kNumDreamShardMlps; ++m) {
     const DreamShardMlpSpec& spec = DreamShardMlpSpecs()[m];
     for (size_t l = 0; l + 1 < spec.sizes.size(); ++l) {
       const uint32_t in = static_cast<uint32_t>(spec.sizes[l]);
       const uint32_t out = static_cast<uint32_t>(spec.sizes[l + 1]);
-      const std::string weight = DreamShardWeightName(m, static_cast<int>(l));
-      const std::string bias = DreamShardBiasName(m, static_cast<int>(l));
-      SHARDPLAN_RETURN_IF_ERROR(CheckTensor(policy, weight, {out, in}));
-      SHARDPLAN_RETURN_IF_ERROR(CheckTensor(policy, bias, {out}));
-      expected.insert(weight);
-      expected.insert(bias);
+      expected[DreamShardWeightName(m, static_cast<int>(l))] = {out, in};
+      expected[DreamShardBiasName(m, static_cast<int>(l))] = {out};
     }
   }
-  for (const auto& [name, tensor] : policy.tensors) {
-    if (!expected.contains(name)) return Refuse(policy, absl::StrCat("unexpected tensor ", name));
+  if (absl::Status tensors = CheckPolicyTensors(policy, expected); !tensors.ok()) {
+    return Refuse(policy, std::string(tensors.message()));
   }
   for (int j = 0; j < kNumAccessBins; ++j) {
     const std::string name = MissingAccessBinConstant(j);
