@@ -31,6 +31,18 @@ struct AlgorithmInfo {
   bool uses_policy = false;
 };
 
+// The "policy" parameter every algorithm with uses_policy declares.
+inline ParamSpec PolicyParamSpec() {
+  ParamSpec spec;
+  spec.name = "policy";
+  spec.type = ParamType::kString;
+  spec.default_value = "";
+  spec.description =
+      "The trained policy: \"name\" or \"name@version\"; empty lets the server choose the "
+      "newest one trained on the task's hardware.";
+  return spec;
+}
+
 // A progress report from a running algorithm (streamed by WatchPlan).
 struct PlanningProgress {
   std::string message;     // e.g. "placing table 12/40"

@@ -17,13 +17,6 @@ AutoShardPlanner::AutoShardPlanner() {
   info_.description =
       "AutoShard's trained LSTM policy (KDD 2022): whole tables, largest predicted cost first, "
       "each to the device the policy scores highest.";
-  ParamSpec policy;
-  policy.name = "policy";
-  policy.type = ParamType::kString;
-  policy.default_value = "";
-  policy.description =
-      "The trained policy: \"name\" or \"name@version\"; empty lets the server choose the one "
-      "for the task's hardware.";
   ParamSpec mask_memory;
   mask_memory.name = "mask_memory";
   mask_memory.type = ParamType::kBool;
@@ -31,7 +24,7 @@ AutoShardPlanner::AutoShardPlanner() {
   mask_memory.description =
       "Let only devices with memory left for the table compete; false takes the argmax over "
       "all devices as the reference does, and the plan may not fit.";
-  info_.params = {policy, mask_memory};
+  info_.params = {PolicyParamSpec(), mask_memory};
   info_.sharding_types = {ShardingType::kTableWise};
   info_.uses_cost_model = false;
   info_.uses_policy = true;

@@ -21,12 +21,7 @@ DreamShardPlanner::DreamShardPlanner() {
   info_.description =
       "DreamShard (NeurIPS'22): tables by predicted cost, largest first, each to the legal "
       "device a trained policy scores highest (a learned cost model inside the policy).";
-  ParamSpec policy;
-  policy.name = "policy";
-  policy.type = ParamType::kString;
-  policy.default_value = "";
-  policy.description = "The policy: \"name\" or \"name@version\"; empty: the caller chooses.";
-  info_.params = {policy};
+  info_.params = {PolicyParamSpec()};
   info_.sharding_types = {ShardingType::kTableWise};
   info_.uses_cost_model = false;
   info_.uses_policy = true;

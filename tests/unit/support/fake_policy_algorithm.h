@@ -29,10 +29,7 @@ class FakePolicyAlgorithm final : public Algorithm {
   explicit FakePolicyAlgorithm(std::string name = kFakePolicyAlgorithm) {
     info_.name = std::move(name);
     info_.description = "places table i on device i + shift (tests only)";
-    info_.params = {ParamSpec{.name = "policy",
-                              .type = ParamType::kString,
-                              .default_value = "",
-                              .description = "\"\", \"name\" or \"name@version\""}};
+    info_.params = {PolicyParamSpec()};
     info_.sharding_types = {ShardingType::kTableWise};
     info_.uses_policy = true;
   }
