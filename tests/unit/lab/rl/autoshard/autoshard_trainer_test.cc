@@ -15,6 +15,7 @@
 #include "planner/domain/validation.h"
 #include "planner/framework/plan_task.h"
 #include "tests/unit/planner/planner_test_util.h"
+#include "tests/unit/support/sanitized_build.h"
 
 namespace shardplan::autoshard {
 namespace {
@@ -67,6 +68,7 @@ double MeanReward(const std::vector<CurvePoint>& curve, size_t begin, size_t end
 }
 
 TEST(AutoShardTrainerTest, LearnsTheToyProblemsBalance) {
+  SHARDPLAN_SKIP_LONG_TRAINING_WHEN_SANITIZED();
   AdditiveBackend backend;
   const std::vector<Task> tasks = {ToyTask()};
   TrainOptions options;  // the reference's constants: 8 x 100 steps per update

@@ -18,6 +18,7 @@
 #include "planner/framework/plan_task.h"
 #include "planner/framework/stop_signal.h"
 #include "tests/unit/planner/planner_test_util.h"
+#include "tests/unit/support/sanitized_build.h"
 
 namespace shardplan::rl {
 namespace {
@@ -83,6 +84,7 @@ double PlanCost(const Task& task, const Policy& trained, HardwareBackend& backen
 }
 
 TEST(DreamShardTrainerTest, TrainingFindsTheBalancedPlanOfAToyTask) {
+  SHARDPLAN_SKIP_LONG_TRAINING_WHEN_SANITIZED();
   LoadBackend backend;
   const std::vector<Task> tasks = {ToyTask()};
   DreamShardTrainOptions untrained_options = SmallOptions();
