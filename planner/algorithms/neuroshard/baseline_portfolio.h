@@ -1,10 +1,13 @@
 #ifndef SHARDPLAN_PLANNER_ALGORITHMS_NEUROSHARD_BASELINE_PORTFOLIO_H_
 #define SHARDPLAN_PLANNER_ALGORITHMS_NEUROSHARD_BASELINE_PORTFOLIO_H_
 
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "planner/domain/cost_model.h"
 #include "planner/domain/plan.h"
 #include "planner/domain/task.h"
+#include "planner/framework/algorithm.h"
 #include "planner/framework/stop_signal.h"
 
 namespace shardplan::neuroshard {
@@ -17,9 +20,17 @@ namespace shardplan::neuroshard {
 // (docs/neuroshard.md, "Baseline portfolio"). Baselines that fail (memory, pinned devices)
 // are skipped; on `stop` the best so far is returned and `*stopped` (when given) set. Returns
 // the chosen plan's shards (tables[]) as Algorithm::Run does.
+//
+// `others` are further algorithms whose plans join the portfolio (the `torchrec` algorithm,
+// given to NeuroShardPlanner by BuiltinAlgorithms: algorithms never include each other). Each
+// runs with its default parameters and `context`'s cost model, seed and stop signal (required
+// when `others` is not empty); a plan that fails, fails ValidatePlan or has a type `costs`
+// cannot cost is skipped.
 absl::StatusOr<Plan> CheapestOfSearchAndBaselines(const Task& task, const CostModel& costs,
                                                   const StopSignal& stop, Plan search_plan,
-                                                  bool* stopped = nullptr);
+                                                  bool* stopped = nullptr,
+                                                  const std::vector<const Algorithm*>& others = {},
+                                                  const PlanningContext* context = nullptr);
 
 }  // namespace shardplan::neuroshard
 
