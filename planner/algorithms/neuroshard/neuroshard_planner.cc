@@ -86,7 +86,7 @@ NeuroShardPlanner::NeuroShardPlanner(std::vector<const Algorithm*> portfolio)
   };
   info_.sharding_types = {ShardingType::kTableWise, ShardingType::kColumnWise,
                           ShardingType::kRowWise, ShardingType::kTableRowWise,
-                          ShardingType::kDataParallel};
+                          ShardingType::kDataParallel};  // torchrec's order
   info_.uses_cost_model = true;
 }
 
