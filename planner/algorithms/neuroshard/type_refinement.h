@@ -35,8 +35,9 @@ struct RefineStats {
 // start.gain, largest first (ties to the lower index). Each tries every other type it may take
 // (MayUse): the row-level layouts (TABLE_ROW_WISE on the host whose devices' totals sum lowest)
 // and, from a row-level layout, TABLE_WISE on the device with the lowest total that has room.
-// The cheapest move is kept when it lowers the plan's cost by more than float noise (1e-9
-// relative). Up to two passes, fewer when a pass keeps nothing, the budget is spent or `stop`
+// A move is better when the plan's cost (the busiest device) does not rise and cost + the mean
+// of the devices' totals drops by more than float noise (1e-9 relative); the best move, if
+// better than the plan, is kept. Up to two passes, fewer when a pass keeps nothing, the budget is spent or `stop`
 // fires. Deterministic.
 RefineStats RefineTypes(const Task& task, const CostModel& model, const TypeStart& start,
                         const StopSignal& stop, std::vector<TableSharding>& tables,
