@@ -32,7 +32,10 @@ absl::StatusOr<Plan> CheapestOfSearchAndBaselines(const Task& task, const CostMo
     if (!keep_going()) return best;
     consider(WeightedGreedyPlan(task, weight, stop));
   }
-  for (const Algorithm* algorithm : others) {
+  const int64_t size =
+      static_cast<int64_t>(task.tables.size()) * task.topology.num_devices();
+  for (const Algorithm* algorithm : size <= kOtherAlgorithmsUpTo ? others
+                                                                  : std::vector<const Algorithm*>{}) {
     if (!keep_going()) return best;
     const AlgorithmInfo& info = algorithm->info();
     if (info.uses_policy || context == nullptr) continue;

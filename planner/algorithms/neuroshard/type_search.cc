@@ -101,7 +101,9 @@ TypeSearchResult SearchEveryType(const Task& task, const CostModel& model, const
                                  const StopSignal& stop,
                                  const std::function<void(const PlanningProgress&)>& on_progress) {
   TypeSearchResult result;
-  std::vector<Layouts> starts = {start.layout};
+  std::vector<Layouts> starts;
+  const int64_t size = static_cast<int64_t>(task.tables.size()) * task.topology.num_devices();
+  if (!start.any_chosen() || size <= kChosenSearchUpTo) starts.push_back(start.layout);
   if (start.any_chosen()) {
     Layouts forced_only(task.tables.size());
     for (size_t t = 0; t < task.tables.size(); ++t) {

@@ -20,6 +20,13 @@
 
 namespace shardplan::neuroshard {
 
+// The largest task (tables x devices) on which the column-level search also runs on the tables
+// the pre-pass left by choice. Above it only the run with the forced tables moved is made
+// (today's search, plus tables that must leave) and the refinement alone tries the pre-pass's
+// choices: at 1000 tables on 128 devices under analytic@1 the second run doubled the planning
+// time and its plan lost to the first (docs/neuroshard.md, "Every sharding type").
+inline constexpr int64_t kChosenSearchUpTo = 16384;
+
 struct TypeSearchResult {
   bool feasible = false;
   bool stopped = false;  // the stop signal cut the search short
@@ -36,7 +43,8 @@ struct TypeSearchResult {
 // The column-level search (BeamSearch, `options`, a ShardCostCache per run) on the tables that
 // `start` leaves at the column level, in devices' memory less its layouts; when `start` moved
 // tables by choice, a second run with only the forced ones moved, and the cheaper whole plan
-// (under `model`) of the two, the first on ties; then RefineTypes on it. Stopped, it returns
+// (under `model`) of the two, the first on ties (above kChosenSearchUpTo tables x devices, the
+// second run alone); then RefineTypes on it. Stopped, it returns
 // the best plan found so far, flagged, unrefined.
 TypeSearchResult SearchEveryType(const Task& task, const CostModel& model, const TypeStart& start,
                                  const BeamOptions& options, bool cost_cache,
