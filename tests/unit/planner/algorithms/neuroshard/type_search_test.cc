@@ -13,6 +13,8 @@
 #include "costmodels/analytic/analytic_cost_model.h"
 #include "planner/algorithms/builtin_algorithms.h"
 #include "planner/algorithms/neuroshard/neuroshard_planner.h"
+#include "planner/algorithms/neuroshard/table_layouts.h"
+#include "planner/algorithms/neuroshard/type_refinement.h"
 #include "planner/domain/memory.h"
 #include "planner/domain/sharding_semantics.h"
 #include "planner/domain/validation.h"
@@ -300,6 +302,41 @@ TEST(NeuroShardTypesTest, DeterministicAcrossRunsAndThreads) {
     }
     EXPECT_EQ(again->stats.cost_model_calls, first->stats.cost_model_calls);
   }
+}
+
+// The refinement refuses a move that takes a few microseconds off the busiest device by putting
+// milliseconds on others: a tiny replica turned into row shards on the other host.
+TEST(NeuroShardTypesTest, RefinementRefusesShiftingWorkOffTheBottleneckAtAHigherTotal) {
+  EveryTypeModel model;
+  model.compute_per_lookup_column = 0.01;
+  model.ms_per_byte = 1e-6;
+  Task task = test::MakeTask({MakeTable("a", 1000, 1000, 1.0), MakeTable("s", 10, 8)}, 4, kGiB);
+  task.topology.devices_per_host = 2;
+  task.tables[1].allowed_sharding_types = {ShardingType::kDataParallel,
+                                           ShardingType::kTableRowWise};
+  std::vector<TableSharding> tables = {
+      neuroshard::TableWiseLayout(task.tables[0], 0),
+      neuroshard::DataParallelLayout(task.tables[1], task.topology)};
+  neuroshard::LayoutCoster coster(task, model);
+  PlacementCost cost = coster.Cost(tables);
+  // The move the plan cost alone would take: the busiest device (0) sheds the replica's share.
+  std::vector<TableSharding> shifted = tables;
+  shifted[1] = neuroshard::TableRowWiseLayout(task.tables[1], task.topology, 1);
+  const PlacementCost shifted_cost = coster.Cost(shifted);
+  ASSERT_LT(shifted_cost.cost_ms, cost.cost_ms);
+  ASSERT_GT(shifted_cost.total_ms[2], cost.total_ms[2] + 1.0);
+
+  neuroshard::TypeStart start;
+  start.movable = {false, true};
+  start.layout.resize(2);
+  start.forced = {false, false};
+  start.gain = {0.0, 0.0};
+  const StopSignal never;
+  const neuroshard::RefineStats stats =
+      neuroshard::RefineTypes(task, model, start, never, tables, cost);
+  EXPECT_GE(stats.moves_tried, 1);
+  EXPECT_EQ(stats.moves_kept, 0);
+  EXPECT_EQ(tables[1].sharding_type, ShardingType::kDataParallel);
 }
 
 }  // namespace
