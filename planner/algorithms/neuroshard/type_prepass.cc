@@ -151,8 +151,8 @@ TypeStart ChooseTypeStart(const Task& task, const CostModel& model) {
     if (!start.movable[t]) continue;
     const Table& table = task.tables[t];
     const bool too_large = TableMemoryBytes(table, task.memory) > largest_device;
-    const bool column_level =
-        table.Allows(ShardingType::kTableWise) || table.Allows(ShardingType::kColumnWise);
+    // The column-level search starts every table whole (TABLE_WISE) before it halves any.
+    const bool column_level = table.Allows(ShardingType::kTableWise);
     for (ShardingType type : kRowLevelTypes) {
       if (!MayUse(table, model, type)) continue;
       if (too_large && type == ShardingType::kDataParallel) continue;

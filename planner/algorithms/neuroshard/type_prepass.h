@@ -20,7 +20,8 @@ struct TypeStart {
   // allows one the model costs, is neither pinned nor colocated, and there are 2+ devices).
   std::vector<bool> movable;
   // Per task table: its layout outside the column level, or none (the column-level search
-  // places it). `forced` ones fit no device whole, or allow no column-level type.
+  // places it). `forced` ones fit no device whole, or do not allow TABLE_WISE (the column-level
+  // search starts from whole tables).
   std::vector<std::optional<TableSharding>> layout;
   std::vector<bool> forced;
   // Per task table: the estimated drop of the busiest device's time (ms) when the table takes
