@@ -42,10 +42,9 @@ namespace {
 
 using offline::Command;
 
-constexpr int64_t kCriteoRows[] = {1460,  583,     10131227, 2202608, 305,   24,     12517,
-                                   633,   3,       93145,    5683,    8351593, 3194, 27,
-                                   14992, 5461306, 10,       5652,    2173,  4,      7046547,
-                                   18,    15,      286181,   105,     142572};
+constexpr int64_t kCriteoRows[] = {
+    1460, 583,   10131227, 2202608, 305,  24,   12517, 633,     3,  93145, 5683,   8351593, 3194,
+    27,   14992, 5461306,  10,      5652, 2173, 4,     7046547, 18, 15,    286181, 105,     142572};
 
 struct Topo {
   int hosts = 1;
@@ -80,8 +79,7 @@ Task CriteoTask(const Topo& topo, double exponent, const std::string& variant, i
   if (variant == "hot") {
     int k = 0;
     for (double pooling : {250.0, 800.0, 2000.0}) {
-      task.tables.push_back(
-          ZipfTable(absl::StrCat("hot", k++), 1'000'000, dim, pooling, exponent));
+      task.tables.push_back(ZipfTable(absl::StrCat("hot", k++), 1'000'000, dim, pooling, exponent));
     }
   }
   const auto device_bytes = static_cast<int64_t>(device_gib * kBytesPerGiB);
@@ -142,9 +140,9 @@ absl::Status Run(const OptionValues& args) {
   };
   std::string report = absl::StrCat(
       "# NeuroShard over every sharding type vs torchrec, Criteo-shaped tasks\n\n",
-      "26 Criteo-Kaggle tables (dim ", dim, ", pooling 1, Zipf access), variants: ",
-      absl::StrJoin(variants, ", "), "; devices of ", device_gib,
-      " GiB; every planner under analytic@1; ground truth: sim ", args.Get("profile"),
+      "26 Criteo-Kaggle tables (dim ", dim,
+      ", pooling 1, Zipf access), variants: ", absl::StrJoin(variants, ", "), "; devices of ",
+      device_gib, " GiB; every planner under analytic@1; ground truth: sim ", args.Get("profile"),
       ". Cells: ground-truth ms (analytic@1's rating ms, planning ms); ratio: ground truth, "
       "neuroshard / torchrec.\n\n| topology | variant | "
       "exponent |");
@@ -163,8 +161,8 @@ absl::Status Run(const OptionValues& args) {
     for (const std::string& variant : variants) {
       for (double exponent : exponents) {
         const Task task = CriteoTask(topo, exponent, variant, dim, device_gib, huge_factor);
-        absl::StrAppend(&report, "| ", topo.hosts, "x", topo.local, " | ", variant, " | ",
-                        exponent, " |");
+        absl::StrAppend(&report, "| ", topo.hosts, "x", topo.local, " | ", variant, " | ", exponent,
+                        " |");
         std::vector<double> truth(rows.size(), std::nan(""));
         std::vector<double> rated(rows.size(), std::nan(""));
         std::string types;
@@ -188,7 +186,8 @@ absl::Status Run(const OptionValues& args) {
               ++counts[ShardingTypeName(sharding.sharding_type)];
             }
             std::vector<std::string> parts;
-            for (const auto& [name, count] : counts) parts.push_back(absl::StrCat(name, " ", count));
+            for (const auto& [name, count] : counts)
+              parts.push_back(absl::StrCat(name, " ", count));
             absl::StrAppend(&types, absl::StrJoin(parts, ", "), " |");
           }
         }
@@ -198,8 +197,8 @@ absl::Status Run(const OptionValues& args) {
           if (rated[2] > rated[3] * (1 + 1e-9)) ++rated_worse;
         }
         absl::StrAppend(&report, absl::StrFormat(" %.3f |", ratio), " ", types, "\n");
-        std::cerr << "\r" << topo.hosts << "x" << topo.local << " " << variant << " "
-                  << exponent << "        ";
+        std::cerr << "\r" << topo.hosts << "x" << topo.local << " " << variant << " " << exponent
+                  << "        ";
       }
     }
   }
@@ -210,12 +209,12 @@ absl::Status Run(const OptionValues& args) {
       worst = std::max(worst, ratio);
       sum += ratio;
     }
-    absl::StrAppend(&report,
-                    absl::StrFormat("\nneuroshard / torchrec on ground truth: mean %.3f, worst "
-                                    "%.3f over %d tasks both planned; analytic@1 rates "
-                                    "neuroshard's plan above torchrec's on %d of them.\n",
-                                    sum / ratios.size(), worst, static_cast<int>(ratios.size()),
-                                    rated_worse));
+    absl::StrAppend(
+        &report,
+        absl::StrFormat("\nneuroshard / torchrec on ground truth: mean %.3f, worst "
+                        "%.3f over %d tasks both planned; analytic@1 rates "
+                        "neuroshard's plan above torchrec's on %d of them.\n",
+                        sum / ratios.size(), worst, static_cast<int>(ratios.size()), rated_worse));
   }
   SHARDPLAN_RETURN_IF_ERROR(offline::WriteTextFile(args.Get("out") + ".md", report));
   std::cout << report << "\nwrote " << args.Get("out") << ".md\n";

@@ -32,10 +32,9 @@ absl::StatusOr<Plan> CheapestOfSearchAndBaselines(const Task& task, const CostMo
     if (!keep_going()) return best;
     consider(WeightedGreedyPlan(task, weight, stop));
   }
-  const int64_t size =
-      static_cast<int64_t>(task.tables.size()) * task.topology.num_devices();
-  for (const Algorithm* algorithm : size <= kOtherAlgorithmsUpTo ? others
-                                                                  : std::vector<const Algorithm*>{}) {
+  const int64_t size = static_cast<int64_t>(task.tables.size()) * task.topology.num_devices();
+  for (const Algorithm* algorithm :
+       size <= kOtherAlgorithmsUpTo ? others : std::vector<const Algorithm*>{}) {
     if (!keep_going()) return best;
     const AlgorithmInfo& info = algorithm->info();
     if (info.uses_policy || context == nullptr) continue;
@@ -48,7 +47,8 @@ absl::StatusOr<Plan> CheapestOfSearchAndBaselines(const Task& task, const CostMo
     run.stop = &stop;
     absl::StatusOr<Plan> candidate = algorithm->Run(task, run);
     // Its own anytime plan is no complete answer to compare; an invalid one is never returned.
-    if (!candidate.ok() || candidate->stats.anytime_result || !ValidatePlan(task, *candidate).ok()) {
+    if (!candidate.ok() || candidate->stats.anytime_result ||
+        !ValidatePlan(task, *candidate).ok()) {
       continue;
     }
     consider(std::move(candidate));

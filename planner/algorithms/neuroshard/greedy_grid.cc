@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
-#include <string>
 #include <span>
+#include <string>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"

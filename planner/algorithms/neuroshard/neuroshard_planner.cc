@@ -103,15 +103,15 @@ absl::StatusOr<Plan> NeuroShardPlanner::Run(const Task& task,
   options.grid.grid_steps = static_cast<int>(params.GetInt("grid_steps"));
   options.grid.grid_search = params.GetBool("grid_search");
 
-  const neuroshard::TypeStart start =
-      params.GetBool("row_level") ? neuroshard::ChooseTypeStart(task, *context.cost_model)
-                                  : neuroshard::TypeStart{};
+  const neuroshard::TypeStart start = params.GetBool("row_level")
+                                          ? neuroshard::ChooseTypeStart(task, *context.cost_model)
+                                          : neuroshard::TypeStart{};
   if (start.any_movable()) return RunEveryType(task, context, options, start);
 
   SHARDPLAN_ASSIGN_OR_RETURN(const neuroshard::SearchProblem problem,
                              neuroshard::MakeSearchProblem(task, options.beam_search));
   const ShardCostCache cache(*context.cost_model, task, params.GetBool("cost_cache"),
-                                         /*single_thread=*/options.threads <= 1);
+                             /*single_thread=*/options.threads <= 1);
   neuroshard::SearchResult result =
       neuroshard::BeamSearch(problem, options, cache, *context.stop, context.on_progress);
   if (!result.feasible) {
@@ -149,8 +149,7 @@ absl::StatusOr<Plan> NeuroShardPlanner::RunEveryType(const Task& task,
   const ParamValues& params = context.params;
   neuroshard::TypeSearchResult result =
       neuroshard::SearchEveryType(task, *context.cost_model, start, options,
-                                  params.GetBool("cost_cache"), *context.stop,
-                                  context.on_progress);
+                                  params.GetBool("cost_cache"), *context.stop, context.on_progress);
   if (!result.feasible) {
     if (result.stopped) {
       absl::Status stopped = context.stop->Check();
@@ -162,10 +161,9 @@ absl::StatusOr<Plan> NeuroShardPlanner::RunEveryType(const Task& task,
   Plan plan = std::move(result.plan);
   bool portfolio_stopped = false;
   if (params.GetBool("baselines") && !result.stopped) {
-    SHARDPLAN_ASSIGN_OR_RETURN(
-        plan, neuroshard::CheapestOfSearchAndBaselines(task, *context.cost_model, *context.stop,
-                                                       std::move(plan), &portfolio_stopped,
-                                                       portfolio_, &context));
+    SHARDPLAN_ASSIGN_OR_RETURN(plan, neuroshard::CheapestOfSearchAndBaselines(
+                                         task, *context.cost_model, *context.stop, std::move(plan),
+                                         &portfolio_stopped, portfolio_, &context));
   }
   plan.stats.cost_cache_hits = result.cache_hits;
   plan.stats.cost_cache_misses = result.cache_misses;

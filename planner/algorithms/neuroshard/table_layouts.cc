@@ -108,8 +108,7 @@ void AddLayoutBytes(const Table& table, const TableSharding& sharding, const Mem
   }
 }
 
-LayoutCoster::LayoutCoster(const Task& task, const CostModel& model)
-    : task_(task), model_(model) {}
+LayoutCoster::LayoutCoster(const Task& task, const CostModel& model) : task_(task), model_(model) {}
 
 PlacementCost LayoutCoster::Cost(const std::vector<TableSharding>& tables) {
   // The queries DescribePlacement makes of the same plan, in the same order.

@@ -22,8 +22,8 @@ std::vector<bool> Anchored(const Task& task) {
   }
   std::vector<bool> anchored(task.tables.size());
   for (size_t t = 0; t < task.tables.size(); ++t) {
-    anchored[t] = task.tables[t].pinned_device.has_value() ||
-                  colocated.count(task.tables[t].name) > 0;
+    anchored[t] =
+        task.tables[t].pinned_device.has_value() || colocated.count(task.tables[t].name) > 0;
   }
   return anchored;
 }
@@ -163,8 +163,8 @@ TypeStart ChooseTypeStart(const Task& task, const CostModel& model) {
     }
     if (best[t].type == ShardingType::kTableWise) continue;
     start.forced[t] = too_large || !column_level;
-    start.gain[t] = std::max(balanced, column_ms[t]) -
-                    (balanced - column_ms[t] / num_devices + best[t].ms);
+    start.gain[t] =
+        std::max(balanced, column_ms[t]) - (balanced - column_ms[t] / num_devices + best[t].ms);
   }
 
   // Forced tables first, then by gain (largest first), ties to the lower index.

@@ -68,8 +68,7 @@ std::vector<TableSharding> Moves(const Task& task, const CostModel& model, const
   const Topology& topology = task.topology;
   for (ShardingType type : kRowLevelTypes) {
     if (type == current.sharding_type || !MayUse(table, model, type)) continue;
-    const int host =
-        type == ShardingType::kTableRowWise ? LeastLoadedHost(topology, cost) : 0;
+    const int host = type == ShardingType::kTableRowWise ? LeastLoadedHost(topology, cost) : 0;
     TableSharding layout = RowLevelLayout(type, table, topology, host);
     if (!layout.shards.empty()) moves.push_back(std::move(layout));
   }

@@ -27,8 +27,8 @@ struct RefineStats {
   int64_t moves_tried = 0;
   int64_t moves_kept = 0;
   int64_t plans_costed = 0;
-  bool stopped = false;          // `stop` fired
-  bool budget_reached = false;   // kRefineShardBudget was spent
+  bool stopped = false;         // `stop` fired
+  bool budget_reached = false;  // kRefineShardBudget was spent
 };
 
 // Improves `tables` (tables[i] is task.tables[i]'s sharding; a plan within memory) in place,
@@ -38,8 +38,8 @@ struct RefineStats {
 // and, from a row-level layout, TABLE_WISE on the device with the lowest total that has room.
 // A move is better when the plan's cost (the busiest device) does not rise and cost + the mean
 // of the devices' totals drops by more than float noise (1e-9 relative); the best move, if
-// better than the plan, is kept. Up to two passes, fewer when a pass keeps nothing, the budget is spent or `stop`
-// fires. Deterministic.
+// better than the plan, is kept. Up to two passes, fewer when a pass keeps nothing, the budget is
+// spent or `stop` fires. Deterministic.
 RefineStats RefineTypes(const Task& task, const CostModel& model, const TypeStart& start,
                         const StopSignal& stop, std::vector<TableSharding>& tables,
                         PlacementCost& cost);

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "costmodels/analytic/analytic_cost_model.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "costmodels/analytic/analytic_cost_model.h"
 #include "planner/algorithms/builtin_algorithms.h"
 #include "planner/algorithms/neuroshard/neuroshard_planner.h"
 #include "planner/algorithms/neuroshard/table_layouts.h"
@@ -75,10 +75,9 @@ struct EveryTypeModel : test::FakeCostModel {
 
 // The 26 Criteo-Kaggle cardinalities, pooling factor 1, dim 16.
 Task CriteoShaped(int num_devices, int64_t device_bytes) {
-  const int64_t rows[] = {1460,  583,     10131227, 2202608, 305,   24,     12517,
-                          633,   3,       93145,    5683,    8351593, 3194, 27,
-                          14992, 5461306, 10,       5652,    2173,  4,      7046547,
-                          18,    15,      286181,   105,     142572};
+  const int64_t rows[] = {1460,  583,  10131227, 2202608, 305, 24,     12517,   633,   3,
+                          93145, 5683, 8351593,  3194,    27,  14992,  5461306, 10,    5652,
+                          2173,  4,    7046547,  18,      15,  286181, 105,     142572};
   std::vector<Table> tables;
   for (size_t i = 0; i < std::size(rows); ++i) {
     tables.push_back(MakeTable(absl::StrCat("c", i < 10 ? "0" : "", i), rows[i], 16, 1.0));
@@ -102,9 +101,9 @@ const TableSharding& ShardingOf(const shardplan::Plan& plan, const std::string& 
 
 TEST(NeuroShardTypesTest, DeclaresEveryType) {
   EXPECT_THAT(NeuroShardPlanner().info().sharding_types,
-              ::testing::UnorderedElementsAre(
-                  ShardingType::kTableWise, ShardingType::kColumnWise, ShardingType::kRowWise,
-                  ShardingType::kTableRowWise, ShardingType::kDataParallel));
+              ::testing::UnorderedElementsAre(ShardingType::kTableWise, ShardingType::kColumnWise,
+                                              ShardingType::kRowWise, ShardingType::kTableRowWise,
+                                              ShardingType::kDataParallel));
 }
 
 TEST(NeuroShardTypesTest, TableLargerThanAnyDeviceGetsRowShards) {
@@ -146,10 +145,10 @@ TEST(NeuroShardTypesTest, HotTableIsRowShardedWhenThatIsCheaper) {
   // 64 ms of lookups in one table of 4 columns (too narrow to split), a few small ones:
   // table-wise, one device carries it all; a replica's all-reduce of 160 MB costs more than row
   // shards' reduce-scatter and all-gather.
-  const Task task = test::MakeTask({MakeTable("hot", 10'000'000, 4, 1600.0),
-                                    MakeTable("a", 1000, 8), MakeTable("b", 1000, 8),
-                                    MakeTable("c", 1000, 8)},
-                                   4, 4 * kGiB);
+  const Task task =
+      test::MakeTask({MakeTable("hot", 10'000'000, 4, 1600.0), MakeTable("a", 1000, 8),
+                      MakeTable("b", 1000, 8), MakeTable("c", 1000, 8)},
+                     4, 4 * kGiB);
   absl::StatusOr<shardplan::Plan> plan = Plan(task, model, {{"baselines", "false"}});
   absl::StatusOr<shardplan::Plan> column =
       Plan(task, model, {{"baselines", "false"}, {"row_level", "false"}});
@@ -244,13 +243,16 @@ class FixedPlanAlgorithm : public Algorithm {
   absl::StatusOr<shardplan::Plan> Run(const Task& task, const PlanningContext&) const override {
     shardplan::Plan plan;
     for (const Table& table : task.tables) {
-      TableSharding sharding{.table = table.name,
-                             .sharding_type = replicate_ ? ShardingType::kDataParallel
-                                                         : ShardingType::kTableWise,
-                             .shards = {}};
+      TableSharding sharding{
+          .table = table.name,
+          .sharding_type = replicate_ ? ShardingType::kDataParallel : ShardingType::kTableWise,
+          .shards = {}};
       for (int d = 0; d < (replicate_ ? task.topology.num_devices() : 1); ++d) {
-        sharding.shards.push_back(Shard{.device = d, .row_offset = 0, .row_count = table.rows,
-                                        .column_offset = 0, .column_count = table.dim});
+        sharding.shards.push_back(Shard{.device = d,
+                                        .row_offset = 0,
+                                        .row_count = table.rows,
+                                        .column_offset = 0,
+                                        .column_count = table.dim});
       }
       plan.tables.push_back(std::move(sharding));
     }
