@@ -1,6 +1,8 @@
 #include "planner/algorithms/builtin_algorithms.h"
 
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "planner/algorithms/autoshard/autoshard_planner.h"
 #include "planner/algorithms/dreamshard/dreamshard_planner.h"
@@ -20,8 +22,12 @@ AlgorithmRegistry BuiltinAlgorithms() {
     registry.Register(std::make_unique<GreedyPlanner>(weight));
   }
   registry.Register(std::make_unique<ExhaustivePlanner>());
-  registry.Register(std::make_unique<NeuroShardPlanner>());
-  registry.Register(std::make_unique<TorchRecPlanner>());
+  // NeuroShard's portfolio costs torchrec's plan too: it gets the algorithm, not its header
+  // (algorithms never include each other). The registry owns both; its map keeps them in place.
+  auto torchrec = std::make_unique<TorchRecPlanner>();
+  registry.Register(
+      std::make_unique<NeuroShardPlanner>(std::vector<const Algorithm*>{torchrec.get()}));
+  registry.Register(std::move(torchrec));
   registry.Register(std::make_unique<AutoShardPlanner>());
   registry.Register(std::make_unique<DreamShardPlanner>());
   return registry;

@@ -4,9 +4,11 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "planner/domain/evaluation.h"
 #include "planner/domain/memory.h"
@@ -58,7 +60,22 @@ absl::StatusOr<SearchProblem> MakeSearchProblem(const Task& task, bool allow_spl
   SearchProblem problem;
   problem.task = &task;
   problem.cost_context = CostContext::For(task);
-  SHARDPLAN_ASSIGN_OR_RETURN(problem.units, TableWiseUnits(task, kAlgorithmName));
+  // A table that forbids TABLE_WISE but allows COLUMN_WISE is still searched whole: unsplit,
+  // its plan is one COLUMN_WISE shard of all columns (PlanOfState), as TorchRec's is.
+  for (const Table& table : task.tables) {
+    if (table.Allows(ShardingType::kTableWise) || table.Allows(ShardingType::kColumnWise)) {
+      continue;
+    }
+    std::vector<std::string> allowed;
+    for (ShardingType type : table.allowed_sharding_types) {
+      allowed.push_back(ShardingTypeName(type));
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        "task is infeasible for ", kAlgorithmName, ": table \"", table.name,
+        "\" allows neither TABLE_WISE nor COLUMN_WISE (allowed: ", absl::StrJoin(allowed, ", "),
+        ") and the cost model cannot cost its types or its layout does not fit"));
+  }
+  SHARDPLAN_ASSIGN_OR_RETURN(problem.units, PlacementUnits(task));
   problem.unit_of_table.assign(task.tables.size(), 0);
   problem.splittable.assign(task.tables.size(), false);
   for (size_t u = 0; u < problem.units.size(); ++u) {

@@ -34,8 +34,9 @@ struct SearchProblem {
   double mean_dim = 0.0;  // sum of dims / devices; invariant under splits
 };
 
-// FAILED_PRECONDITION as TableWiseUnits does (tables that forbid TABLE_WISE); `allow_splits`
-// false makes no table splittable.
+// FAILED_PRECONDITION naming a table that allows neither TABLE_WISE nor COLUMN_WISE (one that
+// allows COLUMN_WISE only is searched whole and planned as one COLUMN_WISE shard when unsplit);
+// `allow_splits` false makes no table splittable.
 absl::StatusOr<SearchProblem> MakeSearchProblem(const Task& task, bool allow_splits);
 
 // The memory of pieces[i] (all rows, its columns).

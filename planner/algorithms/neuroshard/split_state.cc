@@ -49,8 +49,11 @@ Plan PlanOfState(const Task& task, const SplitState& state,
     sharding.shards = std::move(shards_of_table[t]);
     std::sort(sharding.shards.begin(), sharding.shards.end(),
               [](const Shard& a, const Shard& b) { return a.column_offset < b.column_offset; });
+    // One piece is TABLE_WISE, unless the table forbids it: then one COLUMN_WISE shard.
     sharding.sharding_type =
-        sharding.shards.size() == 1 ? ShardingType::kTableWise : ShardingType::kColumnWise;
+        sharding.shards.size() == 1 && task.tables[t].Allows(ShardingType::kTableWise)
+            ? ShardingType::kTableWise
+            : ShardingType::kColumnWise;
     plan.tables.push_back(std::move(sharding));
   }
   for (int index : state.steps())

@@ -43,7 +43,8 @@ class SplitState {
   std::vector<int> steps_;
 };
 
-// The plan that puts pieces[i] on device_of_piece[i]: TABLE_WISE for an unsplit table,
+// The plan that puts pieces[i] on device_of_piece[i]: TABLE_WISE for an unsplit table (one
+// COLUMN_WISE shard if the table forbids TABLE_WISE),
 // COLUMN_WISE with one shard per piece (ascending column offsets) otherwise, and
 // column_splits naming the table of every step in order. Figures are left for EvaluatePlan.
 Plan PlanOfState(const Task& task, const SplitState& state,

@@ -7,9 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
-#include "planner/algorithms/torchrec/shard_geometry.h"
 #include "planner/domain/memory.h"
 #include "planner/domain/sharding_semantics.h"
+#include "planner/search/row_blocks.h"
 
 namespace shardplan::torchrec {
 namespace {

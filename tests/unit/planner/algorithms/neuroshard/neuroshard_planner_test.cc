@@ -67,6 +67,7 @@ TEST(NeuroShardTest, RegisteredWithItsParameters) {
                               {"grid_search", "true"},
                               {"cost_cache", "true"},
                               {"baselines", "true"},
+                              {"row_level", "true"},
                               {"threads", "1"}}));
 }
 

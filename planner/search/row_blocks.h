@@ -1,5 +1,5 @@
-#ifndef SHARDPLAN_PLANNER_ALGORITHMS_TORCHREC_SHARD_GEOMETRY_H_
-#define SHARDPLAN_PLANNER_ALGORITHMS_TORCHREC_SHARD_GEOMETRY_H_
+#ifndef SHARDPLAN_PLANNER_SEARCH_ROW_BLOCKS_H_
+#define SHARDPLAN_PLANNER_SEARCH_ROW_BLOCKS_H_
 
 // TorchRec's row blocks (sharding_plan.py, calculate_shard_sizes_and_offsets) for ROW_WISE and
 // TABLE_ROW_WISE shards.
@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-namespace shardplan::torchrec {
+namespace shardplan {
 
 // One shard's rows: [offset, offset + count).
 struct RowBlock {
@@ -25,6 +25,6 @@ std::vector<RowBlock> EvenRowBlocks(int64_t rows, int shards);
 std::vector<RowBlock> MemoryProportionalRowBlocks(int64_t rows,
                                                   std::span<const int64_t> device_memory);
 
-}  // namespace shardplan::torchrec
+}  // namespace shardplan
 
-#endif  // SHARDPLAN_PLANNER_ALGORITHMS_TORCHREC_SHARD_GEOMETRY_H_
+#endif  // SHARDPLAN_PLANNER_SEARCH_ROW_BLOCKS_H_

@@ -1,6 +1,6 @@
-#include "planner/algorithms/torchrec/shard_geometry.h"
+#include "planner/search/row_blocks.h"
 
-namespace shardplan::torchrec {
+namespace shardplan {
 namespace {
 
 std::vector<RowBlock> WithOffsets(std::vector<int64_t> counts) {
@@ -45,4 +45,4 @@ std::vector<RowBlock> MemoryProportionalRowBlocks(int64_t rows,
   return WithOffsets(std::move(counts));
 }
 
-}  // namespace shardplan::torchrec
+}  // namespace shardplan
