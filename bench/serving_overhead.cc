@@ -6,15 +6,19 @@
 // serving a plan is measured on the path users take. docs/benchmarks.md explains the output.
 //
 //   build/bench/serving_overhead [--devices 4,8] [--max-dim 128] [--tasks 100] [--rounds 2]
+//       [--sizes TxD,...] [--params k=v,...]
 //       [--model sim-rtx2080ti@2] [--algorithm neuroshard] [--seed 0]
 //       [--pool data/table_pool/dlrm_856.json] [--models-dir models] [--server_args "..."]
 //       [--out bench/results/serving_overhead]
 //
 // Tasks are the reference's (GenerateTask: T uniform per task, ids and dims redrawn until they
-// fit). Every task is planned once each way before measuring (unmeasured), so that the
-// process-wide latent memos of both processes are equally warm. Each round then visits the
-// tasks with the four paths in a rotating order. Times are wall clock as the caller sees them;
-// the server's own planning time (Plan.stats.planning_time_ms) is reported beside them.
+// fit), or with --sizes T tables on D devices (SyntheticTask with the histograms the server
+// imputes, hosts of 8 devices) per size, the
+// planning-time scale from 4 to 128 devices. Every task is planned once each way before measuring
+// (unmeasured), so that the process-wide latent memos of both processes are equally warm. Each
+// round then visits the tasks with the four paths in a rotating order. Times are wall clock as the
+// caller sees them; the server's own planning time (Plan.stats.planning_time_ms) is reported beside
+// them.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -23,10 +27,12 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -35,11 +41,13 @@
 #include "base/statistics.h"
 #include "base/status_macros.h"
 #include "bench/bench_support.h"
+#include "bench/synthetic_tasks.h"
 #include "client/shardplan_client.h"
 #include "lab/data/generators.h"
 #include "lab/tools/tool_support.h"
 #include "nlohmann/json.hpp"
 #include "planner/algorithms/builtin_algorithms.h"
+#include "planner/estimators/typical_access.h"
 #include "planner/framework/algorithm_registry.h"
 #include "tests/integration/support/server_process.h"
 #include "wire/task_proto.h"
@@ -56,8 +64,19 @@ using Clock = std::chrono::steady_clock;
 constexpr const char* kPaths[] = {"in_process", "plan_call", "job", "cached_call"};
 constexpr int kNumPaths = 4;
 
+// --sizes: T tables on D devices.
+struct Size {
+  int tables = 0;
+  int devices = 0;
+};
+
+// Devices per host of the --sizes tasks (the neural comm models' layouts are hosts of 8).
+constexpr int kSizesDevicesPerHost = 8;
+
 struct Config {
   std::vector<int> devices;
+  std::vector<Size> sizes;                    // non-empty: these settings instead of devices
+  std::map<std::string, std::string> params;  // the algorithm's, on every path
   int max_dim = 0;
   int tasks = 0;
   int rounds = 0;
@@ -87,14 +106,16 @@ absl::StatusOr<v1::PlanRequest> RequestFor(const Task& task, const Config& confi
   request.set_algorithm(config.algorithm);
   request.set_model(config.model);
   request.set_bypass_cache(true);  // every call plans
+  for (const auto& [name, value] : config.params) (*request.mutable_parameters())[name] = value;
   return request;
 }
 
 // The four paths for one setting.
 class Paths {
  public:
-  Paths(const Algorithm& planner, const CostModel& model, client::PlannerClient& client)
-      : planner_(planner), model_(model), client_(client) {}
+  Paths(const Algorithm& planner, const CostModel& model, client::PlannerClient& client,
+        std::map<std::string, std::string> params)
+      : planner_(planner), model_(model), client_(client), params_(std::move(params)) {}
 
   absl::StatusOr<Timing> Run(int path, const Task& task, const v1::PlanRequest& request) {
     switch (path) {
@@ -115,7 +136,9 @@ class Paths {
  private:
   absl::StatusOr<Timing> InProcess(const Task& task) {
     const auto start = Clock::now();
-    absl::StatusOr<Plan> plan = PlanTask(planner_, CanonicalTask(task), model_, {});
+    PlanTaskOptions options;
+    options.params = params_;
+    absl::StatusOr<Plan> plan = PlanTask(planner_, CanonicalTask(task), model_, options);
     const double wall = MsSince(start);
     if (!plan.ok()) return plan.status();
     return Timing{wall, plan->stats.planning_time_ms, plan->cost_ms};
@@ -148,6 +171,7 @@ class Paths {
   const Algorithm& planner_;
   const CostModel& model_;
   client::PlannerClient& client_;
+  std::map<std::string, std::string> params_;
 };
 
 json SummaryJson(const std::vector<std::vector<Timing>>& timings) {
@@ -177,9 +201,14 @@ std::string Report(const json& result) {
   const json& c = result["config"];
   std::string report = absl::StrCat(
       "# serving_overhead: one plan in-process, as a Plan call and as a job\n\n",
-      c["algorithm"].get<std::string>(), " under ", c["model"].get<std::string>(), ", ",
-      c["tasks"].get<int>(), " tasks per setting from the reference's distribution (seed ",
-      c["seed"].get<uint64_t>(), ", max dim ", c["max_dim"].get<int>(), "), ",
+      c["algorithm"].get<std::string>(), " under ", c["model"].get<std::string>(),
+      c["params"].empty() ? "" : absl::StrCat(" (", c["params"].dump(), ")"), ", ",
+      c["tasks"].get<int>(),
+      c["sizes"].empty()
+          ? absl::StrCat(" tasks per setting from the reference's distribution (seed ",
+                         c["seed"].get<uint64_t>(), ", max dim ", c["max_dim"].get<int>(), "), ")
+          : absl::StrCat(" tasks per setting (SyntheticTask: T tables on D devices, hosts of ",
+                         kSizesDevicesPerHost, ", seed ", c["seed"].get<uint64_t>(), "), "),
       c["rounds"].get<int>(),
       " interleaved rounds after one unmeasured warm-up pass; the server was started with `",
       result["server"].get<std::string>(),
@@ -188,18 +217,18 @@ std::string Report(const json& result) {
       "the in-process median (and, in brackets, the median of per-sample ratios). cached_call: "
       "the same Plan call answered from the server's cache, the round trip without the search "
       "(its planning time is the cached plan's).\n\n",
-      "| devices | mean tables | path | median wall ms | p90 wall ms | median planning ms | "
+      "| setting | mean tables | path | median wall ms | p90 wall ms | median planning ms | "
       "ratio to in-process |\n|---|---|---|---:|---:|---:|---|\n");
   for (const json& s : result["settings"]) {
     for (int p = 0; p < kNumPaths; ++p) {
       const json& path = s["paths"][kPaths[p]];
-      absl::StrAppend(
-          &report, "| ", p == 0 ? absl::StrCat(s["devices"].get<int>()) : "", " | ",
-          p == 0 ? absl::StrFormat("%.1f", s["mean_tables"].get<double>()) : "", " | ",
-          kPaths[p], " | ", NumberOrDash(path["median_wall_ms"]), " | ",
-          NumberOrDash(path["p90_wall_ms"]), " | ", NumberOrDash(path["median_planning_ms"]),
-          " | ", NumberOrDash(path["median_ratio_to_in_process"], "%.3f"), " (",
-          NumberOrDash(path["median_per_sample_ratio"], "%.3f"), ") |\n");
+      absl::StrAppend(&report, "| ", p == 0 ? s["label"].get<std::string>() : "", " | ",
+                      p == 0 ? absl::StrFormat("%.1f", s["mean_tables"].get<double>()) : "", " | ",
+                      kPaths[p], " | ", NumberOrDash(path["median_wall_ms"]), " | ",
+                      NumberOrDash(path["p90_wall_ms"]), " | ",
+                      NumberOrDash(path["median_planning_ms"]), " | ",
+                      NumberOrDash(path["median_ratio_to_in_process"], "%.3f"), " (",
+                      NumberOrDash(path["median_per_sample_ratio"], "%.3f"), ") |\n");
     }
   }
   return report;
@@ -225,6 +254,22 @@ absl::StatusOr<Config> ParseConfig(const OptionValues& args) {
   config.models_dir = args.Get("models-dir");
   config.server_args = args.Get("server_args");
   config.out = args.Get("out");
+  for (absl::string_view part : absl::StrSplit(args.Get("sizes"), ',', absl::SkipEmpty())) {
+    const std::vector<absl::string_view> td = absl::StrSplit(part, 'x');
+    Size size;
+    if (td.size() != 2 || !absl::SimpleAtoi(td[0], &size.tables) ||
+        !absl::SimpleAtoi(td[1], &size.devices) || size.tables < 1 || size.devices < 1) {
+      return UsageError(absl::StrCat("--sizes: '", part, "' is not TABLESxDEVICES"));
+    }
+    config.sizes.push_back(size);
+  }
+  for (absl::string_view part : absl::StrSplit(args.Get("params"), ',', absl::SkipEmpty())) {
+    const std::pair<std::string, std::string> kv = absl::StrSplit(part, absl::MaxSplits('=', 1));
+    if (kv.first.empty() || kv.second.empty()) {
+      return UsageError(absl::StrCat("--params: '", part, "' is not NAME=VALUE"));
+    }
+    config.params[kv.first] = kv.second;
+  }
   return config;
 }
 
@@ -249,11 +294,13 @@ absl::Status Run(const OptionValues& args) {
   options.max_attempts = 1;  // a retry would hide a failure this run must report
   SHARDPLAN_ASSIGN_OR_RETURN(std::unique_ptr<client::PlannerClient> client,
                              client::PlannerClient::Connect(server.target(), options));
-  Paths paths(**planner, *model.model, *client);
+  Paths paths(**planner, *model.model, *client, config.params);
 
   json result = {{"config",
                   {{"devices", config.devices},
                    {"max_dim", config.max_dim},
+                   {"sizes", json::array()},
+                   {"params", config.params},
                    {"tasks", config.tasks},
                    {"rounds", config.rounds},
                    {"model", model.manifest.id()},
@@ -263,10 +310,21 @@ absl::Status Run(const OptionValues& args) {
                  {"server", absl::StrCat("shardplan-server ", absl::StrJoin(server_args, " "))},
                  {"host_cpus", static_cast<int>(std::thread::hardware_concurrency())},
                  {"settings", json::array()}};
+  // The settings: device counts of Table-1 tasks, or --sizes of synthetic ones.
+  std::vector<Size> settings;
+  for (const Size& size : config.sizes) {
+    settings.push_back(size);
+    result["config"]["sizes"].push_back(absl::StrCat(size.tables, "x", size.devices));
+  }
+  if (settings.empty()) {
+    for (int devices : config.devices) settings.push_back(Size{0, devices});
+  }
   const int per_setting = config.tasks * (config.rounds + 1) * kNumPaths;
-  Progress progress(static_cast<int>(config.devices.size()) * per_setting);
-  for (const int devices : config.devices) {
-    const std::string label = absl::StrCat(devices, " devices");
+  Progress progress(static_cast<int>(settings.size()) * per_setting);
+  for (const Size& size : settings) {
+    const int devices = size.devices;
+    const std::string label = size.tables > 0 ? absl::StrCat(size.tables, "x", devices)
+                                              : absl::StrCat(devices, " devices");
     TaskGenOptions options;
     options.num_devices = devices;
     options.max_dim = config.max_dim;
@@ -274,7 +332,18 @@ absl::Status Run(const OptionValues& args) {
     std::vector<v1::PlanRequest> requests;
     double tables = 0;
     for (int i = 0; i < config.tasks; ++i) {
-      SHARDPLAN_ASSIGN_OR_RETURN(Task task, GenerateTask(pool, options, config.seed, i));
+      Task task;
+      if (size.tables > 0) {
+        task = SyntheticTask(size.tables, devices, config.seed + static_cast<uint64_t>(i));
+        task.topology.devices_per_host = std::min(devices, kSizesDevicesPerHost);
+        // SyntheticTask's tables carry no histogram, which the server imputes and PlanTask
+        // does not: give them the server's imputation, so that both paths plan one task.
+        for (Table& table : task.tables) {
+          table.access_bins = TypicalAccessBins(table.rows, table.pooling_factor);
+        }
+      } else {
+        SHARDPLAN_ASSIGN_OR_RETURN(task, GenerateTask(pool, options, config.seed, i));
+      }
       SHARDPLAN_ASSIGN_OR_RETURN(v1::PlanRequest request, RequestFor(task, config));
       tables += static_cast<double>(task.tables.size());
       tasks.push_back(std::move(task));
@@ -301,14 +370,15 @@ absl::Status Run(const OptionValues& args) {
     for (size_t s = 0; s < timings[0].size(); ++s) {
       for (int p = 1; p < kNumPaths; ++p) {
         if (timings[p][s].cost_ms != timings[0][s].cost_ms) {
-          return absl::InternalError(absl::StrCat(label, ": ", kPaths[p],
-                                                  " found another plan than in-process (cost ",
-                                                  timings[p][s].cost_ms, " vs ",
-                                                  timings[0][s].cost_ms, ")"));
+          return absl::InternalError(
+              absl::StrCat(label, ": ", kPaths[p], " found another plan than in-process (cost ",
+                           timings[p][s].cost_ms, " vs ", timings[0][s].cost_ms, ")"));
         }
       }
     }
-    result["settings"].push_back({{"devices", devices},
+    result["settings"].push_back({{"label", size.tables > 0 ? label : absl::StrCat(devices)},
+                                  {"tables", size.tables},
+                                  {"devices", devices},
                                   {"mean_tables", tables / config.tasks},
                                   {"paths", SummaryJson(timings)}});
   }
@@ -333,8 +403,11 @@ Command ServingOverheadCommand() {
               {"max-dim", "D", "the tasks' largest table dim", "128"},
               {"tasks", "N", "tasks per device count (Table 1's at max dim 128)", "100"},
               {"rounds", "N", "measured rounds over the tasks", "2"},
-              {"model", "SPEC", "cost model (in-process and in the requests)",
-               "sim-rtx2080ti@2"},
+              {"sizes", "TxD,...",
+               "instead of --devices: T synthetic tables on D devices (hosts of 8) per setting",
+               ""},
+              {"params", "K=V,...", "the algorithm's parameters, on every path", ""},
+              {"model", "SPEC", "cost model (in-process and in the requests)", "sim-rtx2080ti@2"},
               {"algorithm", "NAME", "planning algorithm", "neuroshard"},
               {"seed", "N", "seed of the tasks", "0"},
               {"pool", "FILE", "table pool the tasks are drawn from", offline::kDefaultPool},
