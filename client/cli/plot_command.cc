@@ -14,6 +14,8 @@
 #include "client/cli/input_files.h"
 #include "client/cli/output.h"
 #include "client/cli/plan_plot.h"
+#include "client/cli/torchrec_format.h"
+#include "nlohmann/json.hpp"
 
 namespace shardplan::cli {
 namespace {
@@ -32,9 +34,17 @@ bool IsPlanFile(const std::string& argument) {
 // The plan an argument names: read from its file, or the plan of the job with that id.
 absl::StatusOr<PlotPlan> ResolvePlan(const Invocation& invocation, const std::string& argument) {
   if (IsPlanFile(argument)) {
-    absl::StatusOr<shardplan::v1::Plan> plan = ReadPlan(argument);
+    const std::string source = argument == "-" ? "<stdin>" : argument;
+    absl::StatusOr<std::string> text = ReadInput(argument);
+    if (!text.ok()) return text.status();
+    // A TorchRec plan has no figures to draw whatever its tables are (its data_parallel tables
+    // could not even be read without the task): say so before parsing it.
+    const nlohmann::json parsed = nlohmann::json::parse(text->begin(), text->end(), nullptr,
+                                                        /*allow_exceptions=*/false);
+    if (LooksLikeTorchRecPlan(parsed)) return PlotPlan{shardplan::v1::Plan(), source};
+    absl::StatusOr<shardplan::v1::Plan> plan = ParsePlan(*text, source);
     if (!plan.ok()) return plan.status();
-    return PlotPlan{*std::move(plan), argument == "-" ? "<stdin>" : argument};
+    return PlotPlan{*std::move(plan), source};
   }
   absl::StatusOr<shardplan::v1::JobStatus> status = invocation.client->GetPlan(argument);
   if (!status.ok()) return status.status();

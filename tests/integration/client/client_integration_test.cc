@@ -26,7 +26,8 @@ shardplan::v1::PlanRequest RequestFor(shardplan::v1::Task task) {
   return request;
 }
 
-// Every task table exactly once, whole, on existing devices; cost = the bottleneck's total.
+// Every task table exactly once, whole, on existing devices (a DATA_PARALLEL table once per
+// replica); cost = the bottleneck's total.
 void ExpectPlanCoversTask(const shardplan::v1::Plan& plan, const shardplan::v1::Task& task) {
   std::map<std::string, const shardplan::v1::Table*> tables;
   for (const auto& table : task.tables()) tables[table.name()] = &table;
@@ -40,7 +41,10 @@ void ExpectPlanCoversTask(const shardplan::v1::Plan& plan, const shardplan::v1::
       EXPECT_LT(shard.device(), task.topology().num_devices());
       elements += shard.row_count() * shard.column_count();
     }
-    EXPECT_EQ(elements, it->second->rows() * it->second->dim()) << sharding.table();
+    const int64_t copies = sharding.sharding_type() == shardplan::v1::DATA_PARALLEL
+                               ? task.topology().num_devices()
+                               : 1;
+    EXPECT_EQ(elements, copies * it->second->rows() * it->second->dim()) << sharding.table();
     tables.erase(it);
   }
   EXPECT_TRUE(tables.empty());
