@@ -128,8 +128,10 @@ absl::StatusOr<CollectResult> CollectFile(HardwareBackend& backend, const Backen
   // A terminal gets lines twice a second; a log file one every 10 s.
   options.progress_interval = std::chrono::milliseconds(::isatty(2) ? 500 : 10000);
   const SampleGenerator generator =
-      kind == "compute" ? ComputeSamples(pool.pool, choice.seed)
-                        : CommSamples(choice.num_devices, choice.seed, choice.max_dims);
+      kind == "compute"      ? ComputeSamples(pool.pool, choice.seed)
+      : kind == "shards"     ? ShardComputeSamples(pool.pool, choice.seed, choice.only_type)
+      : kind == "collective" ? CollectiveSamples(choice.seed)
+                             : CommSamples(choice.num_devices, choice.seed, choice.max_dims);
   return Collect(backend, &pool.pool, generator, options);
 }
 
