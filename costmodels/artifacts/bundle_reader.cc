@@ -105,10 +105,9 @@ absl::StatusOr<NeuralComputeModel> ReadCompute(const ManifestReader& reader,
                              reader.Strings(*entry, "features", where));
   const std::vector<std::string> expected = ShardFeatureNames(feature_set);
   if (features != expected) {
-    return reader.Error(absl::StrCat("compute.features [", absl::StrJoin(features, ","),
-                                     "] is not this build's feature order [",
-                                     absl::StrJoin(expected, ","), "] (feature set ",
-                                     ShardFeatureSetName(feature_set), ")"));
+    return reader.Error(absl::StrCat(
+        "compute.features [", absl::StrJoin(features, ","), "] is not this build's feature order [",
+        absl::StrJoin(expected, ","), "] (feature set ", ShardFeatureSetName(feature_set), ")"));
   }
   SHARDPLAN_ASSIGN_OR_RETURN(std::vector<int> table_sizes,
                              reader.Ints(*entry, "table_mlp_sizes", where));
@@ -139,10 +138,9 @@ absl::StatusOr<NeuralComputeModel> ReadCompute(const ManifestReader& reader,
   SHARDPLAN_ASSIGN_OR_RETURN(Mlp pred_mlp,
                              TakeMlpTensors("pred_mlp", pred_sizes, false, path, tensors));
   SHARDPLAN_RETURN_IF_ERROR(RefuseLeftovers(path, tensors));
-  auto compute =
-      NeuralComputeModel::Create(std::move(normalizer), std::move(table_mlp), std::move(pred_mlp),
-                                 NeuralComputeModel::kDefaultLatentMemoCapacity, transform,
-                                 feature_set);
+  auto compute = NeuralComputeModel::Create(
+      std::move(normalizer), std::move(table_mlp), std::move(pred_mlp),
+      NeuralComputeModel::kDefaultLatentMemoCapacity, transform, feature_set);
   if (!compute.ok()) return reader.Error(absl::StrCat("compute: ", compute.status().message()));
   return compute;
 }

@@ -13,7 +13,9 @@
 namespace shardplan {
 namespace {
 
-float Log10Bytes(double bytes) { return static_cast<float>(std::log10(1.0 + std::max(0.0, bytes))); }
+float Log10Bytes(double bytes) {
+  return static_cast<float>(std::log10(1.0 + std::max(0.0, bytes)));
+}
 
 }  // namespace
 
@@ -40,7 +42,8 @@ std::vector<CollectiveCall> FuseCollectiveCalls(std::span<const CollectiveDemand
       if (found == call.peers.end() || *found != device) continue;
       const size_t member = static_cast<size_t>(found - call.peers.begin());
       call.volume[member] += demand.bytes;
-      if (demand.sharding == ShardingType::kDataParallel) call.replica_bytes[member] += demand.bytes;
+      if (demand.sharding == ShardingType::kDataParallel)
+        call.replica_bytes[member] += demand.bytes;
     }
   }
   return calls;
@@ -48,10 +51,12 @@ std::vector<CollectiveCall> FuseCollectiveCalls(std::span<const CollectiveDemand
 
 const std::vector<std::string>& CollectiveCallFeatureNames() {
   static const std::vector<std::string> kNames = {
-      "is_all_to_all",       "is_reduce_scatter",  "is_all_gather",      "is_all_reduce",
-      "backward",            "log10_ring_bytes",   "log10_volume",       "log10_max_volume",
-      "log10_total_volume",  "log10_replica_bytes", "log2_group_size",   "hosts",
-      "min_members_per_host", "local_rank_spread", "log2_devices",       "devices_per_host"};
+      "is_all_to_all",        "is_reduce_scatter", "is_all_gather",
+      "is_all_reduce",        "backward",          "log10_ring_bytes",
+      "log10_volume",         "log10_max_volume",  "log10_total_volume",
+      "log10_replica_bytes",  "log2_group_size",   "hosts",
+      "min_members_per_host", "local_rank_spread", "log2_devices",
+      "devices_per_host"};
   return kNames;
 }
 
@@ -102,11 +107,11 @@ absl::StatusOr<NeuralCollectiveModel> NeuralCollectiveModel::Create(FeatureNorma
                                                                     Mlp mlp) {
   if (mlp.input_size() != kNumCollectiveCallFeatures || mlp.output_size() != 1 ||
       mlp.relu_on_output() || normalizer.size() != kNumCollectiveCallFeatures) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "collective model: MLP ", mlp.input_size(), "->", mlp.output_size(),
-        mlp.relu_on_output() ? " with" : " without", " output ReLU and ", normalizer.size(),
-        " normaliser entries; need ", kNumCollectiveCallFeatures, "->1 without, and ",
-        kNumCollectiveCallFeatures, " entries"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("collective model: MLP ", mlp.input_size(), "->", mlp.output_size(),
+                     mlp.relu_on_output() ? " with" : " without", " output ReLU and ",
+                     normalizer.size(), " normaliser entries; need ", kNumCollectiveCallFeatures,
+                     "->1 without, and ", kNumCollectiveCallFeatures, " entries"));
   }
   return NeuralCollectiveModel(std::move(normalizer), std::move(mlp));
 }

@@ -74,10 +74,11 @@ std::string HeaderMismatch(const CostRecord& record, const CostRecord& run) {
   if (record.batch_size != run.batch_size) {
     return differs("batch_size", record.batch_size, run.batch_size);
   }
-  if (record.kind == "comm" && record.num_devices != run.num_devices) {
+  const bool layout = record.kind == "comm" || record.kind == "collective";
+  if (layout && record.num_devices != run.num_devices) {
     return differs("num_devices", record.num_devices, run.num_devices);
   }
-  if (record.kind == "comm" && record.devices_per_host != run.devices_per_host) {
+  if (layout && record.devices_per_host != run.devices_per_host) {
     return differs("devices_per_host", record.devices_per_host, run.devices_per_host);
   }
   if (record.pool_sha256 != run.pool_sha256) {
@@ -291,8 +292,13 @@ absl::StatusOr<CollectResult> Collect(HardwareBackend& backend, const TablePool*
   }
   if (options.samples < 0) return absl::InvalidArgumentError("samples is negative");
   if (options.batch_size <= 0) return absl::InvalidArgumentError("batch_size is not positive");
-  if (options.kind == "comm" && options.num_devices <= 0) {
-    return absl::InvalidArgumentError("comm collection needs num_devices > 0");
+  const bool layout = options.kind == "comm" || options.kind == "collective";
+  if (layout && options.num_devices <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(options.kind, " collection needs num_devices > 0"));
+  }
+  if (options.kind == "collective" && options.devices_per_host <= 0) {
+    return absl::InvalidArgumentError("collective collection needs devices_per_host > 0");
   }
   CostRecord header;
   header.kind = options.kind;
@@ -300,8 +306,8 @@ absl::StatusOr<CollectResult> Collect(HardwareBackend& backend, const TablePool*
   header.hardware_profile = backend.hardware_profile();
   header.seed = options.seed;
   header.batch_size = options.batch_size;
-  header.num_devices = options.kind == "comm" ? options.num_devices : 0;
-  header.devices_per_host = options.kind == "comm" ? options.devices_per_host : 0;
+  header.num_devices = layout ? options.num_devices : 0;
+  header.devices_per_host = layout ? options.devices_per_host : 0;
   header.pool = options.pool;
   header.pool_sha256 = options.pool_sha256;
 

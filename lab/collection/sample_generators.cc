@@ -93,20 +93,19 @@ SampleGenerator ShardComputeSamples(const TablePool& pool, uint64_t seed,
   };
 }
 
-SampleGenerator CollectiveSamples(uint64_t seed) {
-  return [seed](int64_t id, CostRecord& record) -> absl::Status {
+SampleGenerator CollectiveSamples(uint64_t seed, int32_t num_devices, int32_t devices_per_host) {
+  return [seed, num_devices, devices_per_host](int64_t id, CostRecord& record) -> absl::Status {
+    if (num_devices < 1 || devices_per_host < 1 || devices_per_host > num_devices) {
+      return absl::InvalidArgumentError(absl::StrCat(num_devices, " devices in hosts of ",
+                                                     devices_per_host, " is not a layout"));
+    }
     std::mt19937_64 rng = SampleRng(seed, static_cast<uint64_t>(id));
-    static constexpr int32_t kHostSizes[] = {2, 4, 8};
-    const int32_t world = Pick(rng, kWorldSizes);
-    // A quarter of the layouts are one host of all devices (up to 8).
-    const bool one_host = world <= 8 && UniformBelow(rng, 4) == 0;
-    int32_t per_host = one_host ? world : Pick(rng, kHostSizes);
-    per_host = std::min(per_host, world);
+    const int32_t world = num_devices;
     Topology topology;
     topology.memory_bytes.assign(static_cast<size_t>(world), int64_t{1} << 36);
-    topology.devices_per_host = per_host;
+    topology.devices_per_host = devices_per_host;
     record.num_devices = world;
-    record.devices_per_host = per_host;
+    record.devices_per_host = devices_per_host;
 
     static constexpr ShardingType kTypes[] = {ShardingType::kRowWise, ShardingType::kTableRowWise,
                                               ShardingType::kDataParallel};

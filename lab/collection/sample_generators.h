@@ -26,11 +26,12 @@ SampleGenerator CommSamples(int32_t num_devices, uint64_t seed, std::vector<int3
 SampleGenerator ShardComputeSamples(const TablePool& pool, uint64_t seed,
                                     std::optional<ShardingType> only = std::nullopt);
 
-// One collective call of row-level or data-parallel shards: a random layout (2 to 128 devices
-// in hosts of 2, 4 or 8, or one host), 1 to 8 tables of one type (ROW_WISE, TABLE_ROW_WISE or
-// DATA_PARALLEL) with random columns (4 to 128), rows and batch, their demands
-// (TableCollectives), and of their calls one drawn at random: its demands go into the record.
-SampleGenerator CollectiveSamples(uint64_t seed);
+// One collective call of row-level or data-parallel shards on `num_devices` devices in hosts
+// of `devices_per_host` (the simulator measures one layout per run): 1 to 8 tables of one type
+// (ROW_WISE, TABLE_ROW_WISE or DATA_PARALLEL) with random columns (4 to 128), rows and batch,
+// their demands (TableCollectives), and of their calls one drawn at random: its demands go into
+// the record.
+SampleGenerator CollectiveSamples(uint64_t seed, int32_t num_devices, int32_t devices_per_host);
 
 }  // namespace shardplan
 

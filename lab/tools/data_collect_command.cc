@@ -37,10 +37,16 @@ absl::Status RunCollect(const OptionValues& args) {
   int64_t devices_per_host = 0;
   if (args.Has("devices-per-host")) {
     SHARDPLAN_ASSIGN_OR_RETURN(devices_per_host, args.GetInt("devices-per-host"));
-    if (kind != "comm") return UsageError("--devices-per-host is for --kind comm");
+    if (kind != "comm" && kind != "collective") {
+      return UsageError("--devices-per-host is for --kind comm and collective");
+    }
     if (devices_per_host < 1 || devices_per_host > devices) {
       return UsageError("--devices-per-host must be in [1, --devices]");
     }
+  }
+
+  if (kind == "collective" && devices_per_host == 0) {
+    return UsageError("--kind collective needs --devices-per-host (its records' layout)");
   }
 
   std::vector<int32_t> max_dims;
@@ -108,7 +114,8 @@ Command DataCollectCommand() {
           "combination of the pool (compute; 1..15 tables under 4 GB) or a random placement\n"
           "with start offsets (comm); shards: a combination whose tables are given random\n"
           "sharding types, shard counts and row blocks (one device's shards); collective: one\n"
-          "collective call of row-level or data-parallel tables on a random layout. Rerunning with the same options appends only the missing\n"
+          "collective call of row-level or data-parallel tables on --devices in hosts of\n"
+          "--devices-per-host. Rerunning with the same options appends only the missing\n"
           "samples; an unfinished last line is dropped; Ctrl-C stops between records (exit 9).\n"
           "The record format is in docs/cost-data.md.\n",
       .flags =
@@ -120,7 +127,7 @@ Command DataCollectCommand() {
               {"out", "FILE", "the JSONL file, created or resumed", "", true},
               {"profile", "NAME", "sim hardware profile (rtx2080ti, h100-sxm, a100-sxm4)",
                "rtx2080ti"},
-              {"devices", "N", "devices of the comm measurement (sim)", "4"},
+              {"devices", "N", "devices of the comm or collective measurement (sim)", "4"},
               {"max-dims", "D,D,...",
                "comm: each sample's max dim drawn from these, its dims from that grid "
                "(default: every dim from the 4..128 grid, as the reference)",

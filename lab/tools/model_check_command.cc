@@ -119,9 +119,9 @@ absl::Status RunCheck(const OptionValues& args) {
   std::vector<std::unique_ptr<training::CommDataset>> comm;
   training::ModelCheckData data;
   if (!compute_file.empty()) {
-    SHARDPLAN_ASSIGN_OR_RETURN(
-        compute, training::LoadComputeDataset(compute_file, PoolFromFile(),
-                                              bundle.model->compute().feature_set()));
+    SHARDPLAN_ASSIGN_OR_RETURN(compute,
+                               training::LoadComputeDataset(compute_file, PoolFromFile(),
+                                                            bundle.model->compute().feature_set()));
     data.compute = &compute;
   }
   // The data must be of the bundle's profile (CheckModel refuses others), so its hosts are too.

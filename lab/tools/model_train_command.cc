@@ -52,8 +52,7 @@ struct TrainFlags {
 
 absl::StatusOr<TrainFlags> ParseTrainFlags(const OptionValues& args) {
   TrainFlags flags;
-  for (absl::string_view file :
-       absl::StrSplit(args.Get("compute-data"), ',', absl::SkipEmpty())) {
+  for (absl::string_view file : absl::StrSplit(args.Get("compute-data"), ',', absl::SkipEmpty())) {
     flags.compute_data.emplace_back(file);
   }
   for (absl::string_view file :
@@ -252,8 +251,8 @@ absl::Status RunTrain(const OptionValues& args) {
     backends.push_back(&compute->backend);
     profiles.push_back(&compute->hardware_profile);
     // One file: its SHA-256; several: the SHA-256 of their SHA-256s (as --comm-any-data).
-    sha256[compute_files] = flags.compute_data.size() == 1 ? hashes.substr(0, 64)
-                                                           : Sha256Hex(hashes);
+    sha256[compute_files] =
+        flags.compute_data.size() == 1 ? hashes.substr(0, 64) : Sha256Hex(hashes);
   } else if (!flags.compute_from.empty()) {
     SHARDPLAN_ASSIGN_OR_RETURN(base, ReadModelBundle(flags.compute_from));
     backends.push_back(&base->info.backend);

@@ -63,8 +63,8 @@ TEST(FuseCollectiveCallsTest, FusesTheSameCollectivePassAndPeerSet) {
   const Topology topology = Hosts(4, 4);
   std::vector<CollectiveDemand> demands =
       TableCollectives(a, Sharded(ShardingType::kRowWise, {0, 1, 2, 3}, 800, 16), topology, 1024);
-  for (CollectiveDemand& d :
-       TableCollectives(b, Sharded(ShardingType::kRowWise, {3, 2, 1, 0}, 800, 32), topology, 1024)) {
+  for (CollectiveDemand& d : TableCollectives(
+           b, Sharded(ShardingType::kRowWise, {3, 2, 1, 0}, 800, 32), topology, 1024)) {
     demands.push_back(d);
   }
   const std::vector<CollectiveCall> calls = FuseCollectiveCalls(demands);
@@ -96,8 +96,8 @@ TEST(CollectiveCallFeaturesTest, DescribeTheGroupOnItsHosts) {
   std::array<float, kNumCollectiveCallFeatures> f;
   const size_t member = 1;  // device 2, which holds the shard
   CollectiveCallFeatures(*across, member, topology, f);
-  EXPECT_EQ(f[0], 1.0f);  // all-to-all
-  EXPECT_EQ(f[4], 0.0f);  // forward
+  EXPECT_EQ(f[0], 1.0f);                       // all-to-all
+  EXPECT_EQ(f[4], 0.0f);                       // forward
   const double bytes = 800.0 / 8 * 4 * 8 * 4;  // (B / W) x hosts x dim x 4
   EXPECT_FLOAT_EQ(f[6], static_cast<float>(std::log10(1 + bytes)));
   EXPECT_FLOAT_EQ(f[10], 2.0f);  // log2 of 4 members
@@ -118,8 +118,8 @@ TEST(NeuralCollectiveModelTest, SumsItsCallsPerDeviceAndChargesNoOneElse) {
   const Table dp = MakeTable("dp", 500, 16, 3);
   // Row-wise over host 0 only is not a valid plan, so use a table-row-wise table there: its
   // reduce-scatter and all-gather span devices 0-3, its all-to-alls a device of each host.
-  std::vector<CollectiveDemand> demands = TableCollectives(
-      rw, Sharded(ShardingType::kTableRowWise, {0, 1}, 4000, 64), topology, 4096);
+  std::vector<CollectiveDemand> demands =
+      TableCollectives(rw, Sharded(ShardingType::kTableRowWise, {0, 1}, 4000, 64), topology, 4096);
   const CollectiveCosts costs = model.Predict(topology, demands);
   ASSERT_EQ(costs.forward_ms.size(), 8u);
   ASSERT_EQ(costs.backward_ms.size(), 8u);
@@ -146,9 +146,8 @@ TEST(NeuralCollectiveModelTest, SumsItsCallsPerDeviceAndChargesNoOneElse) {
   EXPECT_DOUBLE_EQ(costs.forward_ms[0], expected);
 
   // A data-parallel table's all-reduce spans every device, in the backward pass only.
-  demands = TableCollectives(dp, Sharded(ShardingType::kDataParallel, {0, 1, 2, 3, 4, 5, 6, 7},
-                                         500, 16),
-                             topology, 4096);
+  demands = TableCollectives(
+      dp, Sharded(ShardingType::kDataParallel, {0, 1, 2, 3, 4, 5, 6, 7}, 500, 16), topology, 4096);
   const CollectiveCosts replicated = model.Predict(topology, demands);
   for (int d = 0; d < 8; ++d) {
     EXPECT_EQ(replicated.forward_ms[d], 0.0);
@@ -166,8 +165,8 @@ TEST(NeuralCollectiveModelTest, AGroupOfOneWithoutAReplicaCostsNothing) {
       TableCollectives(t, Sharded(ShardingType::kTableRowWise, {2}, 100, 8), topology, 64));
   // The in-host reduce-scatter has one member: free; the all-to-alls across the 4 hosts are not.
   for (int d = 0; d < 4; ++d) EXPECT_GT(costs.forward_ms[d], 0.0) << d;
-  std::vector<CollectiveDemand> alone = TableCollectives(
-      t, Sharded(ShardingType::kTableRowWise, {0}, 100, 8), Hosts(1, 1), 64);
+  std::vector<CollectiveDemand> alone =
+      TableCollectives(t, Sharded(ShardingType::kTableRowWise, {0}, 100, 8), Hosts(1, 1), 64);
   const CollectiveCosts single = model.Predict(Hosts(1, 1), alone);
   EXPECT_EQ(single.forward_ms[0], 0.0);
   EXPECT_EQ(single.backward_ms[0], 0.0);

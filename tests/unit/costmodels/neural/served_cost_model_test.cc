@@ -51,11 +51,10 @@ FeatureNormalizer Normalizer(int n) {
 NeuralComputeModel Compute(ShardFeatureSet set, uint32_t seed) {
   std::mt19937 rng(seed);
   const int n = NumShardFeatures(set);
-  return *NeuralComputeModel::Create(Normalizer(n),
-                                     *Mlp::Create(RandomLayers({n, 16, 8}, rng), true),
-                                     *Mlp::Create(RandomLayers({8, 4, 1}, rng)),
-                                     NeuralComputeModel::kDefaultLatentMemoCapacity,
-                                     FeatureTransform::kRaw, set);
+  return *NeuralComputeModel::Create(
+      Normalizer(n), *Mlp::Create(RandomLayers({n, 16, 8}, rng), true),
+      *Mlp::Create(RandomLayers({8, 4, 1}, rng)), NeuralComputeModel::kDefaultLatentMemoCapacity,
+      FeatureTransform::kRaw, set);
 }
 
 NeuralCollectiveModel Collectives(uint32_t seed) {
@@ -96,10 +95,10 @@ TEST(ServedCostModelTest, CostsEveryTypeOnlyWithServedFeaturesAndACollectiveMode
     bool collectives;
     bool row_level;
   };
-  for (const Case& c : {Case{ShardFeatureSet::kReference, false, false},
-                        Case{ShardFeatureSet::kReference, true, false},
-                        Case{ShardFeatureSet::kServed, false, false},
-                        Case{ShardFeatureSet::kServed, true, true}}) {
+  for (const Case& c :
+       {Case{ShardFeatureSet::kReference, false, false},
+        Case{ShardFeatureSet::kReference, true, false},
+        Case{ShardFeatureSet::kServed, false, false}, Case{ShardFeatureSet::kServed, true, true}}) {
     const NeuralCostModel model = Model(c.set, c.collectives);
     for (ShardingType type : kAllTypes) {
       EXPECT_EQ(model.CostsShardingType(type), IsColumnLevel(type) || c.row_level)
@@ -137,8 +136,11 @@ TEST(ServedCostModelTest, ComputeIsTheModelOfWhatEachShardServes) {
   EXPECT_NE(compute.Predict({&tw, 1}), compute.Predict({&rw, 1}));
   EXPECT_NE(compute.Predict({&tw, 1}), compute.Predict({&dp, 1}));
   // An empty block of rows adds nothing.
-  const ShardView empty{.table = &table, .rows = 0, .columns = 64,
-                        .sharding = ShardingType::kRowWise, .group_size = 4};
+  const ShardView empty{.table = &table,
+                        .rows = 0,
+                        .columns = 64,
+                        .sharding = ShardingType::kRowWise,
+                        .group_size = 4};
   const ShardView with_empty[] = {tw, empty};
   EXPECT_EQ(compute.Predict(with_empty), compute.Predict({&tw, 1}));
   // The search's latent path agrees with ComputeCost.
@@ -152,8 +154,8 @@ TEST(ServedCostModelTest, ComputeIsTheModelOfWhatEachShardServes) {
 TEST(ServedCostModelTest, AReferenceModelCostsATableAsToday) {
   const NeuralCostModel model = Model(ShardFeatureSet::kReference, false);
   const Table table = SomeTable();
-  const ShardView cw{.table = &table, .rows = table.rows, .columns = 32,
-                     .sharding = ShardingType::kColumnWise};
+  const ShardView cw{
+      .table = &table, .rows = table.rows, .columns = 32, .sharding = ShardingType::kColumnWise};
   std::array<float, kNumTableFeatures> f;
   TableFeatures(table, 32, f);
   EXPECT_EQ(model.compute().Predict({&cw, 1}), model.compute().PredictFromFeatures(f));
@@ -190,7 +192,8 @@ TEST(ServedCostModelTest, CostCollectivesIsPerDeviceAndFinite) {
     EXPECT_GT(with_dp.backward_ms[d], costs.backward_ms[d]);
   }
   // Without a collective model: NaN where charged (the interface's default).
-  const CollectiveCosts none = Model(ShardFeatureSet::kServed, false).CostCollectives(context, demands);
+  const CollectiveCosts none =
+      Model(ShardFeatureSet::kServed, false).CostCollectives(context, demands);
   EXPECT_TRUE(std::isnan(none.backward_ms[0]));
 }
 
@@ -205,10 +208,12 @@ TEST(ServedCostModelTest, RefusesACollectiveModelWithoutAnInterconnect) {
 TEST(ServedCostModelTest, RefusesFeaturesOfAnotherSet) {
   std::mt19937 rng(1);
   auto compute = NeuralComputeModel::Create(
-      Normalizer(kNumTableFeatures), *Mlp::Create(RandomLayers({kNumTableFeatures, 8, 4}, rng), true),
+      Normalizer(kNumTableFeatures),
+      *Mlp::Create(RandomLayers({kNumTableFeatures, 8, 4}, rng), true),
       *Mlp::Create(RandomLayers({4, 1}, rng)), 0, FeatureTransform::kRaw, ShardFeatureSet::kServed);
   ASSERT_FALSE(compute.ok());
-  EXPECT_THAT(std::string(compute.status().message()), HasSubstr("need 21 of each (feature set served)"));
+  EXPECT_THAT(std::string(compute.status().message()),
+              HasSubstr("need 21 of each (feature set served)"));
 }
 
 }  // namespace

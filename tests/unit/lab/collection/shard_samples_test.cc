@@ -1,12 +1,12 @@
 // The shards and collective cost data: record lines, the generators and their collection.
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <set>
 #include <string>
 #include <tuple>
 #include <vector>
-
-#include <unistd.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -81,13 +81,13 @@ CostRecord Header(const std::string& kind) {
 
 TEST(ShardCostRecordTest, ShardsAndCollectiveRecordsRoundTrip) {
   CostRecord shards = Header("shards");
-  shards.shards = {{.table = 3, .dim = 64, .type = ShardingType::kRowWise, .group_size = 4,
-                    .rows = 1250},
-                   {.table = 1, .dim = 8, .type = ShardingType::kDataParallel, .group_size = 16,
-                    .rows = 4001}};
+  shards.shards = {
+      {.table = 3, .dim = 64, .type = ShardingType::kRowWise, .group_size = 4, .rows = 1250},
+      {.table = 1, .dim = 8, .type = ShardingType::kDataParallel, .group_size = 16, .rows = 4001}};
   shards.ms = 2.5;
   const std::string line = CostRecordToJsonLine(shards);
-  EXPECT_THAT(line, HasSubstr(R"("shards":[[3,64,"ROW_WISE",4,1250],[1,8,"DATA_PARALLEL",16,4001]])"));
+  EXPECT_THAT(line,
+              HasSubstr(R"("shards":[[3,64,"ROW_WISE",4,1250],[1,8,"DATA_PARALLEL",16,4001]])"));
   absl::StatusOr<CostRecord> back = CostRecordFromJsonLine(line);
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->shards, shards.shards);
@@ -105,8 +105,9 @@ TEST(ShardCostRecordTest, ShardsAndCollectiveRecordsRoundTrip) {
   collective.forward_ms = {0, 0.25, 0, 0.25};
   collective.backward_ms = {0, 0, 0, 0};
   const std::string collective_line = CostRecordToJsonLine(collective);
-  EXPECT_THAT(collective_line,
-              HasSubstr(R"("demands":[["all_to_all","forward","TABLE_ROW_WISE",4096.5,[1],[1,3]]])"));
+  EXPECT_THAT(
+      collective_line,
+      HasSubstr(R"("demands":[["all_to_all","forward","TABLE_ROW_WISE",4096.5,[1],[1,3]]])"));
   back = CostRecordFromJsonLine(collective_line);
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->demands, collective.demands);
@@ -152,14 +153,14 @@ TEST(ShardComputeSamplesTest, DrawEveryTypeWithRowBlocksOfTheirTable) {
 }
 
 TEST(CollectiveSamplesTest, EachRecordIsOneCallOfValidDevices) {
-  const SampleGenerator generate = CollectiveSamples(4);
+  const SampleGenerator generate = CollectiveSamples(4, 16, 4);
   std::set<Collective> collectives;
   for (int64_t id = 0; id < 80; ++id) {
     CostRecord record = Header("collective");
     ASSERT_TRUE(generate(id, record).ok()) << id;
     ASSERT_FALSE(record.demands.empty());
-    EXPECT_GE(record.devices_per_host, 1);
-    EXPECT_LE(record.devices_per_host, record.num_devices);
+    EXPECT_EQ(record.num_devices, 16);
+    EXPECT_EQ(record.devices_per_host, 4);
     std::set<std::tuple<Collective, Pass, std::vector<int32_t>>> calls;
     for (const CostDemand& d : record.demands) {
       std::vector<int32_t> peers = d.peers;
@@ -172,6 +173,8 @@ TEST(CollectiveSamplesTest, EachRecordIsOneCallOfValidDevices) {
     EXPECT_EQ(calls.size(), 1u) << id;
   }
   EXPECT_EQ(collectives.size(), 4u);
+  CostRecord record = Header("collective");
+  EXPECT_FALSE(CollectiveSamples(4, 4, 8)(0, record).ok());  // hosts larger than the layout
 }
 
 TEST(CollectShardsTest, MeasuresEveryKernelCallAndEveryDevicesCall) {
@@ -203,7 +206,10 @@ TEST(CollectShardsTest, MeasuresEveryKernelCallAndEveryDevicesCall) {
     std::vector<ShardView> views;
     for (size_t i = 0; i < tables.size(); ++i) {
       const CostShard& s = record->shards[i];
-      views.push_back({.table = &tables[i], .rows = s.rows, .columns = s.dim, .sharding = s.type,
+      views.push_back({.table = &tables[i],
+                       .rows = s.rows,
+                       .columns = s.dim,
+                       .sharding = s.type,
                        .group_size = s.group_size});
     }
     FakeBackend expected;
@@ -216,7 +222,9 @@ TEST(CollectShardsTest, MeasuresEveryKernelCallAndEveryDevicesCall) {
 
   options.kind = "collective";
   options.out_path = dir + "/collective.jsonl";
-  ASSERT_TRUE(Collect(backend, nullptr, CollectiveSamples(1), options).ok());
+  options.num_devices = 8;
+  options.devices_per_host = 4;
+  ASSERT_TRUE(Collect(backend, nullptr, CollectiveSamples(1, 8, 4), options).ok());
   const std::vector<std::string> collective_lines =
       absl::StrSplit(testing_files::ReadFile(options.out_path), '\n', absl::SkipEmpty());
   ASSERT_EQ(collective_lines.size(), 5u);

@@ -50,12 +50,14 @@ TEST(ServedComputeDatasetTest, ReadsWholeTablesAndShardsAsWhatTheyServe) {
   whole.tables = {{1, 16}};
   whole.ms = 1.5;
   CostRecord shards = Base(0, "shards");
-  shards.shards = {{.table = 1, .dim = 8, .type = ShardingType::kRowWise, .group_size = 4,
-                    .rows = 500},
-                   {.table = 0, .dim = 4, .type = ShardingType::kDataParallel, .group_size = 8,
-                    .rows = 1000},
-                   {.table = 0, .dim = 4, .type = ShardingType::kRowWise, .group_size = 4,
-                    .rows = 0}};  // an empty block: no row
+  shards.shards = {
+      {.table = 1, .dim = 8, .type = ShardingType::kRowWise, .group_size = 4, .rows = 500},
+      {.table = 0, .dim = 4, .type = ShardingType::kDataParallel, .group_size = 8, .rows = 1000},
+      {.table = 0,
+       .dim = 4,
+       .type = ShardingType::kRowWise,
+       .group_size = 4,
+       .rows = 0}};  // an empty block: no row
   shards.ms = 0.75;
   WriteFile(dir + "/compute.jsonl", Lines({whole}));
   WriteFile(dir + "/shards.jsonl", Lines({shards}));
@@ -90,12 +92,12 @@ TEST(ServedComputeDatasetTest, ReadsWholeTablesAndShardsAsWhatTheyServe) {
   EXPECT_NE(data->row_variants[1], 0);
 
   // The reference feature set reads no shards records.
-  const absl::Status refused =
-      LoadComputeDataset(dir + "/shards.jsonl", TwoTables()).status();
+  const absl::Status refused = LoadComputeDataset(dir + "/shards.jsonl", TwoTables()).status();
   EXPECT_NE(refused.message().find("kind: 'shards', expected 'compute'"), std::string::npos)
       << refused;
   // Files of another feature set do not mix.
-  absl::StatusOr<ComputeDataset> reference = LoadComputeDataset(dir + "/compute.jsonl", TwoTables());
+  absl::StatusOr<ComputeDataset> reference =
+      LoadComputeDataset(dir + "/compute.jsonl", TwoTables());
   ASSERT_TRUE(reference.ok());
   EXPECT_FALSE(AppendComputeDataset(*reference, *more).ok());
 }
