@@ -34,10 +34,17 @@ ROOT=${MODELS_ROOT:-models}
 # on the relative loss (--compute-loss relative: docs/training.md); device-set comm models
 # trained on the version-4 layouts plus the same layouts with per-sample max dims of 4..128
 # (comm_<N>x<L>_alldims), which cover small tasks' per-device dim sums.
+# Version 6 (the sim bundles only): a compute model on the served feature set (--compute-features
+# served: docs/cost-models.md, "The served feature set"), trained on version 5's compute data and
+# shards of every sharding type (shards_3424, scripts/collect_shard_cost_data.sh), and a collective
+# model (--collective-data: collective_layouts/); version 5's device-set comm models (--comm-from).
+# At most 40 epochs (--epochs 40): 150,000 compute samples take about 8 s an epoch on the 2 shared
+# cores it was trained on, and the version's training had a budget of minutes.
 SEED=0
 CHANGE_2="v2: compute data collected again with combination sizes uniform on 1..15, as the reference's compute_bench.py draws them (v1's generator redrew the size with every memory rejection, mean 5.1 tables instead of 8)"
 CHANGE_4="v4: version 3's compute model; device-set comm models for any device count and host layout (trained on 2 to 128 devices in hosts of 2 to 8), equivariant to renumbering devices within a host"
 CHANGE_5="v5: compute data from a pool with a log-uniform coverage draw (data/table_pool/train_3424.json), trained on each set's error relative to its cost; device-set comm models also trained on placements of every max dim (4 to 128)"
+CHANGE_6="v6: a compute model on the served feature set (what each shard serves) trained on the version-5 compute data plus shards of every type, and a collective model of row-wise, table-row-wise and data-parallel shards' collectives: costs every sharding type; version 5's comm models, reused"
 CHANGE_3="v3: compute data drawn from the shipped pool plus two more draws of its generator (data/table_pool/dlrm_2568.json), covering tiny hot tables; records the range of its training data"
 
 train() {  # version name description change args...
@@ -79,6 +86,14 @@ for profile in rtx2080ti h100-sxm; do
   train 5 "sim-$profile" "NeuroShard cost models on the simulated $profile cluster (any device count)" \
       "$CHANGE_5" --compute-data "$data/compute_3424.jsonl.gz" --compute-loss relative \
       --comm-any-data "$layouts"
+done
+for profile in rtx2080ti h100-sxm; do
+  data="data/cost_data/sim-$profile"
+  collectives=$(ls $data/collective_layouts/collective_*.jsonl.gz | sort -V | paste -sd,)
+  train 6 "sim-$profile" "NeuroShard cost models on the simulated $profile cluster (every sharding type, any device count)" \
+      "$CHANGE_6" --compute-data "$data/compute_3424.jsonl.gz,$data/shards_3424.jsonl.gz" \
+      --compute-features served --compute-loss relative --comm-from "$ROOT/sim-$profile/5" \
+      --collective-data "$collectives" --epochs 40
 done
 train 2 cpu-amd-epyc "NeuroShard compute model measured on this project's CPU kernel; no interconnect" \
     "$CHANGE_2" --compute-data data/cost_data/cpu-amd-epyc/compute.jsonl.gz --zero-comm

@@ -36,6 +36,7 @@ std::vector<std::string> SubModelNames(const NeuralCostModel& model) {
     names.push_back(DeviceSetCommSubModelName(NeuralCommModel::Direction::kForward));
     names.push_back(DeviceSetCommSubModelName(NeuralCommModel::Direction::kBackward));
   }
+  if (model.collectives().has_value()) names.push_back(kCollectivesSubModel);
   return names;
 }
 
@@ -158,10 +159,13 @@ absl::StatusOr<BundleFiles> EncodeBundle(const BundleInfo& info, const NeuralCos
   AppendMlpTensors("pred_mlp", compute.pred_mlp(), tensors);
   SHARDPLAN_ASSIGN_OR_RETURN(std::string compute_bytes, SerializeWeights(tensors));
 
-  // Format 2 adds the device-set comm models and the compute feature transform; a bundle without
-  // either stays format 1, readable by older builds and byte-identical to what they wrote.
-  const bool format_2 =
-      model.device_set_comm().has_value() || compute.feature_transform() != FeatureTransform::kRaw;
+  // Format 2 adds the device-set comm models, the compute feature transform and feature set and
+  // the collective model; a bundle without any stays format 1, readable by older builds and
+  // byte-identical to what they wrote.
+  const bool served = compute.feature_set() != ShardFeatureSet::kReference;
+  const bool format_2 = model.device_set_comm().has_value() ||
+                        compute.feature_transform() != FeatureTransform::kRaw || served ||
+                        model.collectives().has_value();
   json manifest = {
       {"format_version", format_2 ? 2 : 1},
       {"name", info.name},
@@ -177,11 +181,12 @@ absl::StatusOr<BundleFiles> EncodeBundle(const BundleInfo& info, const NeuralCos
                         {"sha256", Sha256Hex(compute_bytes)},
                         {"table_mlp_sizes", MlpSizes(compute.table_mlp())},
                         {"pred_mlp_sizes", MlpSizes(compute.pred_mlp())},
-                        {"features", FeatureNames()},
+                        {"features", ShardFeatureNames(compute.feature_set())},
                         {"normalization", NormalizationJson(compute.normalizer())}};
   if (compute.feature_transform() != FeatureTransform::kRaw) {
     compute_entry["feature_transform"] = FeatureTransformName(compute.feature_transform());
   }
+  if (served) compute_entry["feature_set"] = ShardFeatureSetName(compute.feature_set());
   if (model.training_range().has_value()) {
     compute_entry["training_range"] = {{"min", model.training_range()->min},
                                        {"max", model.training_range()->max}};
@@ -214,6 +219,21 @@ absl::StatusOr<BundleFiles> EncodeBundle(const BundleInfo& info, const NeuralCos
       files.weights.emplace_back(file, std::move(bytes));
     }
     manifest["device_set_comm"] = std::move(entries);
+  }
+  if (const auto& collectives = model.collectives(); collectives.has_value()) {
+    tensors.clear();
+    AppendMlpTensors("mlp", collectives->mlp(), tensors);
+    SHARDPLAN_ASSIGN_OR_RETURN(std::string bytes, SerializeWeights(tensors));
+    const std::string file = std::string(kCollectivesSubModel) + ".weights";
+    json entry = {{"weights", file},
+                  {"sha256", Sha256Hex(bytes)},
+                  {"mlp_sizes", MlpSizes(collectives->mlp())},
+                  {"inputs", CollectiveCallFeatureNames()},
+                  {"normalization", NormalizationJson(collectives->normalizer())},
+                  {"output", kCollectivesOutput}};
+    AddTraining(info, kCollectivesSubModel, entry);
+    manifest["collectives"] = std::move(entry);
+    files.weights.emplace_back(file, std::move(bytes));
   }
   files.manifest = manifest.dump(2) + "\n";
   return files;

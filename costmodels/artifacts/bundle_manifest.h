@@ -25,6 +25,10 @@ using json = nlohmann::json;
 
 inline constexpr char kManifestFile[] = "manifest.json";
 inline constexpr char kComputeWeightsFile[] = "compute.weights";
+// The collective model (format 2): its sub-model name (weights "collectives.weights") and what
+// its output is.
+inline constexpr char kCollectivesSubModel[] = "collectives";
+inline constexpr char kCollectivesOutput[] = "log_ms";
 
 // ---- Names ----------------------------------------------------------------------------------
 

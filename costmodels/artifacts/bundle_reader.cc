@@ -27,6 +27,8 @@ using bundle_internal::CommSubModelName;
 using bundle_internal::DeviceSetCommSubModelName;
 using bundle_internal::FeatureNames;
 using bundle_internal::json;
+using bundle_internal::kCollectivesOutput;
+using bundle_internal::kCollectivesSubModel;
 using bundle_internal::kComputeWeightsFile;
 using bundle_internal::kManifestFile;
 using bundle_internal::ManifestReader;
@@ -88,12 +90,24 @@ absl::StatusOr<NeuralComputeModel> ReadCompute(const ManifestReader& reader,
                                                int64_t format_version, BundleInfo& info) {
   SHARDPLAN_ASSIGN_OR_RETURN(const json* entry, reader.Field(manifest, "compute", ""));
   const std::string where = "compute";
+  ShardFeatureSet feature_set = ShardFeatureSet::kReference;
+  if (entry->contains("feature_set")) {
+    SHARDPLAN_ASSIGN_OR_RETURN(const std::string name, reader.String(*entry, "feature_set", where));
+    if (format_version < 2) {
+      return reader.Error("field 'compute.feature_set' needs format_version 2 or later");
+    }
+    if (!ParseShardFeatureSet(name, &feature_set)) {
+      return reader.Error(
+          absl::StrCat("compute.feature_set '", name, "' is not 'reference' or 'served'"));
+    }
+  }
   SHARDPLAN_ASSIGN_OR_RETURN(std::vector<std::string> features,
                              reader.Strings(*entry, "features", where));
-  if (features != FeatureNames()) {
-    return reader.Error(absl::StrCat("compute.features [", absl::StrJoin(features, ","),
-                                     "] is not this build's feature order [",
-                                     absl::StrJoin(FeatureNames(), ","), "]"));
+  const std::vector<std::string> expected = ShardFeatureNames(feature_set);
+  if (features != expected) {
+    return reader.Error(absl::StrCat(
+        "compute.features [", absl::StrJoin(features, ","), "] is not this build's feature order [",
+        absl::StrJoin(expected, ","), "] (feature set ", ShardFeatureSetName(feature_set), ")"));
   }
   SHARDPLAN_ASSIGN_OR_RETURN(std::vector<int> table_sizes,
                              reader.Ints(*entry, "table_mlp_sizes", where));
@@ -124,9 +138,9 @@ absl::StatusOr<NeuralComputeModel> ReadCompute(const ManifestReader& reader,
   SHARDPLAN_ASSIGN_OR_RETURN(Mlp pred_mlp,
                              TakeMlpTensors("pred_mlp", pred_sizes, false, path, tensors));
   SHARDPLAN_RETURN_IF_ERROR(RefuseLeftovers(path, tensors));
-  auto compute =
-      NeuralComputeModel::Create(std::move(normalizer), std::move(table_mlp), std::move(pred_mlp),
-                                 NeuralComputeModel::kDefaultLatentMemoCapacity, transform);
+  auto compute = NeuralComputeModel::Create(
+      std::move(normalizer), std::move(table_mlp), std::move(pred_mlp),
+      NeuralComputeModel::kDefaultLatentMemoCapacity, transform, feature_set);
   if (!compute.ok()) return reader.Error(absl::StrCat("compute: ", compute.status().message()));
   return compute;
 }
@@ -323,6 +337,30 @@ absl::StatusOr<std::optional<DeviceSetCommModels>> ReadDeviceSetComms(
   return DeviceSetCommModels{*std::move(forward), *std::move(backward), std::move(layouts)};
 }
 
+// The optional `collectives` entry (format 2): the collective model's MLP over call features.
+absl::StatusOr<std::optional<NeuralCollectiveModel>> ReadCollectives(
+    const ManifestReader& reader, const std::string& directory, const json& manifest,
+    int64_t format_version, bool zero_comm, BundleInfo& info) {
+  if (!manifest.contains("collectives")) return std::nullopt;
+  if (format_version < 2) {
+    return reader.Error("field 'collectives' needs format_version 2 or later");
+  }
+  if (zero_comm) return reader.Error("comm_costs is 'zero' but collectives is listed");
+  const std::string where = kCollectivesSubModel;
+  const json& entry = manifest[where];
+  SHARDPLAN_ASSIGN_OR_RETURN(const std::string output, reader.String(entry, "output", where));
+  if (output != kCollectivesOutput) {
+    return reader.Error(
+        absl::StrCat("collectives.output '", output, "' is not '", kCollectivesOutput, "'"));
+  }
+  SHARDPLAN_ASSIGN_OR_RETURN(CommMlp read,
+                             ReadCommMlp(reader, directory, entry, where, kCollectivesSubModel,
+                                         CollectiveCallFeatureNames(), info));
+  auto model = NeuralCollectiveModel::Create(std::move(read.normalizer), std::move(read.mlp));
+  if (!model.ok()) return reader.Error(absl::StrCat("collectives: ", model.status().message()));
+  return *std::move(model);
+}
+
 }  // namespace
 
 namespace bundle_internal {
@@ -390,6 +428,9 @@ absl::StatusOr<LoadedBundle> ReadModelBundle(const std::string& directory) {
   SHARDPLAN_ASSIGN_OR_RETURN(
       std::optional<DeviceSetCommModels> device_set_comm,
       ReadDeviceSetComms(reader, directory, manifest, format_version, zero_comm, info));
+  SHARDPLAN_ASSIGN_OR_RETURN(
+      std::optional<NeuralCollectiveModel> collectives,
+      ReadCollectives(reader, directory, manifest, format_version, zero_comm, info));
   if (format_version < 2) {
     for (const auto& [sub_model, training] : info.training) {
       if (!training.test_mse_by_layout.empty()) {
@@ -408,7 +449,7 @@ absl::StatusOr<LoadedBundle> ReadModelBundle(const std::string& directory) {
   auto model = NeuralCostModel::Create(
       info.name, info.version, std::move(compute), std::move(comm),
       zero_comm ? NeuralCostModel::CommCosts::kZero : NeuralCostModel::CommCosts::kNeural,
-      std::move(training_range), std::move(device_set_comm));
+      std::move(training_range), std::move(device_set_comm), std::move(collectives));
   if (!model.ok()) return reader.Error(std::string(model.status().message()));
   bundle.model = std::make_shared<const NeuralCostModel>(*std::move(model));
   bundle.manifest = ManifestOfBundle(info, *bundle.model);

@@ -26,7 +26,10 @@ namespace shardplan {
 // is cleared (cheap to refill, and no eviction bookkeeping on the hot path).
 class LatentMemo {
  public:
-  using Key = std::array<float, kNumTableFeatures>;
+  // The raw features, zero-padded to the widest feature set (and to whole 8-byte words, which
+  // the hash reads).
+  static constexpr int kKeyFloats = (kMaxComputeFeatures + 1) / 2 * 2;
+  using Key = std::array<float, kKeyFloats>;
 
   struct Stats {
     int64_t hits = 0;

@@ -45,11 +45,14 @@ void Grow(std::vector<float>& v, size_t n) {
 absl::StatusOr<NeuralComputeModel> NeuralComputeModel::Create(FeatureNormalizer normalizer,
                                                               Mlp table_mlp, Mlp pred_mlp,
                                                               size_t latent_memo_capacity,
-                                                              FeatureTransform transform) {
-  if (normalizer.size() != kNumTableFeatures || table_mlp.input_size() != kNumTableFeatures) {
+                                                              FeatureTransform transform,
+                                                              ShardFeatureSet features) {
+  const int inputs = NumShardFeatures(features);
+  if (normalizer.size() != inputs || table_mlp.input_size() != inputs) {
     return absl::InvalidArgumentError(absl::StrCat(
         "compute model: ", normalizer.size(), " normaliser entries and a table MLP of ",
-        table_mlp.input_size(), " inputs; need ", kNumTableFeatures, " of each"));
+        table_mlp.input_size(), " inputs; need ", inputs, " of each (feature set ",
+        ShardFeatureSetName(features), ")"));
   }
   if (!table_mlp.relu_on_output()) {
     return absl::InvalidArgumentError(
@@ -67,34 +70,54 @@ absl::StatusOr<NeuralComputeModel> NeuralComputeModel::Create(FeatureNormalizer 
     memo = std::make_shared<LatentMemo>(latent_memo_capacity, table_mlp.output_size());
   }
   return NeuralComputeModel(std::move(normalizer), std::move(table_mlp), std::move(pred_mlp),
-                            std::move(memo), transform);
+                            std::move(memo), transform, features);
 }
 
 NeuralComputeModel::NeuralComputeModel(FeatureNormalizer normalizer, Mlp table_mlp, Mlp pred_mlp,
-                                       std::shared_ptr<LatentMemo> memo, FeatureTransform transform)
+                                       std::shared_ptr<LatentMemo> memo, FeatureTransform transform,
+                                       ShardFeatureSet features)
     : normalizer_(std::move(normalizer)),
       table_mlp_(std::move(table_mlp)),
       pred_mlp_(std::move(pred_mlp)),
       memo_(std::move(memo)),
-      transform_(transform) {}
+      transform_(transform),
+      features_(features) {}
 
 void NeuralComputeModel::LatentOfFeatures(const LatentMemo::Key& raw,
                                           std::span<float> latent) const {
   ComputeScratch& s = ThreadComputeScratch();
   Grow(s.mlp, std::max(table_mlp_.scratch_size(), pred_mlp_.scratch_size()));
   LatentMemo::Key features = raw;
-  TransformFeatures(transform_, features);
+  TransformFeatures(transform_, std::span<float>(features).first<kNumTableFeatures>());
   normalizer_.Apply(features);
   table_mlp_.Forward(features.data(), 1, latent.data(), s.mlp);
 }
 
-void NeuralComputeModel::TableLatent(const Table& table, int32_t columns,
-                                     std::span<float> latent) const {
-  LatentMemo::Key raw;
-  TableFeatures(table, columns, raw);
+void NeuralComputeModel::LatentOfKey(const LatentMemo::Key& raw, std::span<float> latent) const {
   if (memo_ != nullptr && memo_->Find(raw, latent)) return;
   LatentOfFeatures(raw, latent);
   if (memo_ != nullptr) memo_->Insert(raw, latent);
+}
+
+void NeuralComputeModel::TableLatent(const Table& table, int32_t columns,
+                                     std::span<float> latent) const {
+  ShardLatentOf(ShardView{.table = &table, .rows = table.rows, .columns = columns}, latent);
+}
+
+void NeuralComputeModel::ShardLatentOf(const ShardView& shard, std::span<float> latent) const {
+  LatentMemo::Key raw{};
+  if (features_ == ShardFeatureSet::kServed && shard.rows <= 0 && !IsColumnLevel(shard.sharding) &&
+      shard.sharding != ShardingType::kDataParallel) {
+    // An empty block of rows serves nothing and runs no kernel (the simulator leaves it out).
+    std::fill(latent.begin(), latent.end(), 0.0f);
+    return;
+  }
+  if (features_ == ShardFeatureSet::kServed) {
+    ServedShardFeatures(shard, std::span<float>(raw).first<kNumServedFeatures>());
+  } else {
+    TableFeatures(*shard.table, shard.columns, std::span<float>(raw).first<kNumTableFeatures>());
+  }
+  LatentOfKey(raw, latent);
 }
 
 double NeuralComputeModel::PredictFromLatentSum(std::span<const float> latent_sum) const {
@@ -112,7 +135,7 @@ double NeuralComputeModel::Predict(std::span<const ShardView> shards) const {
   Grow(s.sum, k);
   std::fill(s.sum.begin(), s.sum.begin() + k, 0.0f);
   for (const ShardView& shard : shards) {
-    TableLatent(*shard.table, shard.columns, std::span<float>(s.latent.data(), k));
+    ShardLatentOf(shard, std::span<float>(s.latent.data(), k));
     for (size_t j = 0; j < k; ++j) s.sum[j] += s.latent[j];
   }
   return PredictFromLatentSum(std::span<const float>(s.sum.data(), k));
@@ -121,10 +144,10 @@ double NeuralComputeModel::Predict(std::span<const ShardView> shards) const {
 double NeuralComputeModel::PredictFromFeatures(std::span<const float> raw_rows) const {
   const size_t k = static_cast<size_t>(latent_size());
   std::vector<float> latent(k), sum(k, 0.0f);
-  for (size_t row = 0; row + kNumTableFeatures <= raw_rows.size(); row += kNumTableFeatures) {
-    LatentMemo::Key raw;
-    std::copy_n(raw_rows.begin() + static_cast<std::ptrdiff_t>(row), kNumTableFeatures,
-                raw.begin());
+  const size_t width = static_cast<size_t>(num_features());
+  for (size_t row = 0; row + width <= raw_rows.size(); row += width) {
+    LatentMemo::Key raw{};
+    std::copy_n(raw_rows.begin() + static_cast<std::ptrdiff_t>(row), width, raw.begin());
     LatentOfFeatures(raw, latent);
     for (size_t j = 0; j < k; ++j) sum[j] += latent[j];
   }
@@ -187,7 +210,8 @@ absl::StatusOr<NeuralCostModel> NeuralCostModel::Create(
     std::string name, std::string version, NeuralComputeModel compute,
     std::map<int, NeuralCommModels> comm, CommCosts comm_costs,
     std::optional<TableFeatureRange> training_range,
-    std::optional<DeviceSetCommModels> device_set_comm) {
+    std::optional<DeviceSetCommModels> device_set_comm,
+    std::optional<NeuralCollectiveModel> collectives) {
   if (name.empty() || version.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("neural cost model: name \"", name,
                                                    "\" and version \"", version,
@@ -203,7 +227,8 @@ absl::StatusOr<NeuralCostModel> NeuralCostModel::Create(
                        models.forward.num_devices(), " and ", models.backward.num_devices(), ")"));
     }
   }
-  if (comm_costs == CommCosts::kZero && (!comm.empty() || device_set_comm.has_value())) {
+  if (comm_costs == CommCosts::kZero &&
+      (!comm.empty() || device_set_comm.has_value() || collectives.has_value())) {
     return absl::InvalidArgumentError(absl::StrCat("neural cost model ", name, "@", version,
                                                    ": comm models given with zero comm costs"));
   }
@@ -239,7 +264,8 @@ absl::StatusOr<NeuralCostModel> NeuralCostModel::Create(
     }
   }
   return NeuralCostModel(std::move(name), std::move(version), std::move(compute), std::move(comm),
-                         comm_costs, std::move(training_range), std::move(device_set_comm));
+                         comm_costs, std::move(training_range), std::move(device_set_comm),
+                         std::move(collectives));
 }
 
 std::vector<std::string> NeuralCostModel::OutsideTrainingRange(const Table& table) const {
@@ -282,14 +308,16 @@ std::string NeuralCostModel::OutsideTrainedTopology(const Topology& topology) co
 NeuralCostModel::NeuralCostModel(std::string name, std::string version, NeuralComputeModel compute,
                                  std::map<int, NeuralCommModels> comm, CommCosts comm_costs,
                                  std::optional<TableFeatureRange> training_range,
-                                 std::optional<DeviceSetCommModels> device_set_comm)
+                                 std::optional<DeviceSetCommModels> device_set_comm,
+                                 std::optional<NeuralCollectiveModel> collectives)
     : name_(std::move(name)),
       version_(std::move(version)),
       compute_(std::move(compute)),
       comm_(std::move(comm)),
       comm_costs_(comm_costs),
       training_range_(std::move(training_range)),
-      device_set_comm_(std::move(device_set_comm)) {}
+      device_set_comm_(std::move(device_set_comm)),
+      collectives_(std::move(collectives)) {}
 
 std::string NeuralCostModel::id() const { return absl::StrCat(name_, "@", version_); }
 
@@ -310,6 +338,19 @@ absl::Status NeuralCostModel::CheckSupports(const Task& task) const {
 double NeuralCostModel::ComputeCost(const CostContext& context,
                                     std::span<const ShardView> shards) const {
   return compute_.Predict(shards);
+}
+
+bool NeuralCostModel::CostsShardingType(ShardingType type) const {
+  if (IsColumnLevel(type)) return true;
+  return compute_.feature_set() == ShardFeatureSet::kServed && collectives_.has_value();
+}
+
+CollectiveCosts NeuralCostModel::CostCollectives(const CostContext& context,
+                                                 std::span<const CollectiveDemand> demands) const {
+  if (!collectives_.has_value() || context.topology == nullptr) {
+    return CostModel::CostCollectives(context, demands);
+  }
+  return collectives_->Predict(*context.topology, demands);
 }
 
 std::vector<double> NeuralCostModel::BackwardCommCosts(const CostContext& context,

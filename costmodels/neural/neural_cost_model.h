@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "costmodels/neural/collective_model.h"
 #include "costmodels/neural/device_set_comm_model.h"
 #include "costmodels/neural/latent_memo.h"
 #include "costmodels/neural/table_features.h"
@@ -37,36 +38,43 @@ class NeuralComputeModel : public SumPooledCompute {
   // output size and gives 1 value without output activation. `latent_memo_capacity` 0 turns
   // the memo off.
   // `transform` maps the raw features to the model's inputs before the normaliser (kRaw: the
-  // reference's).
+  // reference's). `features` says what a shard is described by (kReference: its table's 20
+  // features; kServed: what it serves, 21): the normaliser and the table MLP take that many.
   static absl::StatusOr<NeuralComputeModel> Create(
       FeatureNormalizer normalizer, Mlp table_mlp, Mlp pred_mlp,
       size_t latent_memo_capacity = kDefaultLatentMemoCapacity,
-      FeatureTransform transform = FeatureTransform::kRaw);
+      FeatureTransform transform = FeatureTransform::kRaw,
+      ShardFeatureSet features = ShardFeatureSet::kReference);
 
-  // Cost (ms) of one device holding `shards`; the "dim" feature is each shard's column count,
-  // "row" its table's row count. Thread-safe; allocation-free after a thread's first calls
-  // (memo inserts aside).
+  // Cost (ms) of one device holding `shards`, each described by the model's feature set (the
+  // reference's: "dim" each shard's column count, "row" its table's row count). Thread-safe;
+  // allocation-free after a thread's first calls (memo inserts aside).
   double Predict(std::span<const ShardView> shards) const;
 
-  // The table MLP's output for `table` seen with `columns` columns (latent_size() floats).
+  // The table MLP's output for one shard (latent_size() floats).
+  void ShardLatentOf(const ShardView& shard, std::span<float> latent) const;
+  // The table MLP's output for `table` seen with `columns` columns: a whole table, or a
+  // column-wise shard of it (latent_size() floats).
   void TableLatent(const Table& table, int32_t columns, std::span<float> latent) const;
   // The pred MLP on a summed latent.
   double PredictFromLatentSum(std::span<const float> latent_sum) const;
-  // Cost (ms) of one device holding tables given by their raw features (rows of
-  // kNumTableFeatures floats, TableFeatures order), as cost data stores them. Bypasses the memo.
+  // Cost (ms) of one device holding shards given by their raw features (rows of
+  // num_features() floats, the feature set's order), as cost data stores them. Bypasses the memo.
   double PredictFromFeatures(std::span<const float> raw_rows) const;
 
   int latent_size() const override { return table_mlp_.output_size(); }
   // SumPooledCompute: TableLatent of the shard's table at its columns, and the pred MLP.
   void ShardLatent(const CostContext& context, const ShardView& shard,
                    std::span<float> latent) const override {
-    TableLatent(*shard.table, shard.columns, latent);
+    ShardLatentOf(shard, latent);
   }
   double CostOfLatentSum(std::span<const float> latent_sum) const override {
     return PredictFromLatentSum(latent_sum);
   }
   const FeatureNormalizer& normalizer() const { return normalizer_; }
   FeatureTransform feature_transform() const { return transform_; }
+  ShardFeatureSet feature_set() const { return features_; }
+  int num_features() const { return NumShardFeatures(features_); }
   const Mlp& table_mlp() const { return table_mlp_; }
   const Mlp& pred_mlp() const { return pred_mlp_; }
   // Null when the memo is off.
@@ -74,16 +82,20 @@ class NeuralComputeModel : public SumPooledCompute {
 
  private:
   NeuralComputeModel(FeatureNormalizer normalizer, Mlp table_mlp, Mlp pred_mlp,
-                     std::shared_ptr<LatentMemo> memo, FeatureTransform transform);
+                     std::shared_ptr<LatentMemo> memo, FeatureTransform transform,
+                     ShardFeatureSet features);
 
   // The table MLP on raw features (normalised here into scratch).
   void LatentOfFeatures(const LatentMemo::Key& raw, std::span<float> latent) const;
+  // The memoised latent of raw features.
+  void LatentOfKey(const LatentMemo::Key& raw, std::span<float> latent) const;
 
   FeatureNormalizer normalizer_;
   Mlp table_mlp_;
   Mlp pred_mlp_;
   std::shared_ptr<LatentMemo> memo_;
   FeatureTransform transform_;
+  ShardFeatureSet features_;
 };
 
 // The reference's CommCostNet for one device count N: an MLP (in->128->64->32->16->N in the
@@ -146,11 +158,15 @@ class NeuralCostModel : public CostModel {
   // `training_range`: the raw features the compute model was trained on (the manifest's
   // record), which OutsideTrainingRange checks tables against; none for bundles that predate it.
   // `device_set_comm`: comm models for every device count without a fixed-N pair.
+  // `collectives`: the model of row-level and data-parallel shards' collectives; with a compute
+  // model on the kServed feature set it makes the model cost every sharding type. INVALID_ARGUMENT
+  // when given with CommCosts::kZero (no interconnect was measured).
   static absl::StatusOr<NeuralCostModel> Create(
       std::string name, std::string version, NeuralComputeModel compute,
       std::map<int, NeuralCommModels> comm, CommCosts comm_costs = CommCosts::kNeural,
       std::optional<TableFeatureRange> training_range = std::nullopt,
-      std::optional<DeviceSetCommModels> device_set_comm = std::nullopt);
+      std::optional<DeviceSetCommModels> device_set_comm = std::nullopt,
+      std::optional<NeuralCollectiveModel> collectives = std::nullopt);
 
   std::string id() const override;  // "name@version"
   // FAILED_PRECONDITION naming the device count when no comm models cover it.
@@ -162,14 +178,22 @@ class NeuralCostModel : public CostModel {
   // outside the trained device counts, devices per host or host counts.
   std::string OutsideTrainedTopology(const Topology& topology) const override;
   const SumPooledCompute* sum_pooled_compute() const override { return &compute_; }
+  // Every type when the compute model describes shards by what they serve (kServed) and a
+  // collective model costs what row-level and data-parallel shards cause; else the column level,
+  // as the reference's models.
+  bool CostsShardingType(ShardingType type) const override;
   double ComputeCost(const CostContext& context, std::span<const ShardView> shards) const override;
   std::vector<double> BackwardCommCosts(const CostContext& context,
                                         std::span<const int64_t> dim_sums) const override;
   std::vector<double> ForwardCommCosts(const CostContext& context,
                                        std::span<const int64_t> dim_sums,
                                        std::span<const double> waits) const override;
+  // The collective model's per-device times; the default (NaN where charged) without one.
+  CollectiveCosts CostCollectives(const CostContext& context,
+                                  std::span<const CollectiveDemand> demands) const override;
 
   const NeuralComputeModel& compute() const { return compute_; }
+  const std::optional<NeuralCollectiveModel>& collectives() const { return collectives_; }
   const std::map<int, NeuralCommModels>& comm() const { return comm_; }
   const std::optional<DeviceSetCommModels>& device_set_comm() const { return device_set_comm_; }
   CommCosts comm_costs() const { return comm_costs_; }
@@ -179,7 +203,8 @@ class NeuralCostModel : public CostModel {
   NeuralCostModel(std::string name, std::string version, NeuralComputeModel compute,
                   std::map<int, NeuralCommModels> comm, CommCosts comm_costs,
                   std::optional<TableFeatureRange> training_range,
-                  std::optional<DeviceSetCommModels> device_set_comm);
+                  std::optional<DeviceSetCommModels> device_set_comm,
+                  std::optional<NeuralCollectiveModel> collectives);
 
   // The fixed-N pair for the device count when there is one, else the device-set model.
   std::vector<double> PredictComm(const CostContext& context, CommDirection direction,
@@ -193,6 +218,7 @@ class NeuralCostModel : public CostModel {
   CommCosts comm_costs_;
   std::optional<TableFeatureRange> training_range_;
   std::optional<DeviceSetCommModels> device_set_comm_;
+  std::optional<NeuralCollectiveModel> collectives_;
 };
 
 }  // namespace shardplan

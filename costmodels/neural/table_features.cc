@@ -39,6 +39,41 @@ void TableFeatures(const Table& table, int32_t dim, std::span<float, kNumTableFe
   out[kRowPosition] = static_cast<float>(table.rows);
 }
 
+int NumShardFeatures(ShardFeatureSet set) {
+  return set == ShardFeatureSet::kServed ? kNumServedFeatures : kNumTableFeatures;
+}
+
+const char* ShardFeatureSetName(ShardFeatureSet set) {
+  return set == ShardFeatureSet::kServed ? "served" : "reference";
+}
+
+bool ParseShardFeatureSet(std::string_view name, ShardFeatureSet* set) {
+  if (name == "reference") {
+    *set = ShardFeatureSet::kReference;
+  } else if (name == "served") {
+    *set = ShardFeatureSet::kServed;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::string> ShardFeatureNames(ShardFeatureSet set) {
+  std::vector<std::string> names;
+  for (std::string_view name : TableFeatureNames()) names.emplace_back(name);
+  if (set == ShardFeatureSet::kServed) names.emplace_back("batch_share");
+  return names;
+}
+
+void ServedShardFeatures(const ShardView& shard, std::span<float, kNumServedFeatures> out) {
+  TableFeatures(*shard.table, shard.columns, out.first<kNumTableFeatures>());
+  const double batch_share = BatchShare(shard, shard.group_size);
+  out[kPoolingFactorPosition] =
+      static_cast<float>(shard.table->pooling_factor * LookupShare(shard) / batch_share);
+  out[kRowPosition] = static_cast<float>(shard.rows);
+  out[kNumTableFeatures] = static_cast<float>(batch_share);
+}
+
 const char* FeatureTransformName(FeatureTransform transform) {
   return transform == FeatureTransform::kLog ? "log" : "raw";
 }

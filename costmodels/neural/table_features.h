@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "planner/domain/sharding_semantics.h"
 #include "planner/domain/table.h"
 
 namespace shardplan {
@@ -25,6 +26,32 @@ const std::array<std::string_view, kNumTableFeatures>& TableFeatureNames();
 // (kNumTableFeatures floats). `row` is the table's row count and `pooling_factor` is raw, as in
 // the reference. An empty access histogram gives 17 zero bins.
 void TableFeatures(const Table& table, int32_t dim, std::span<float, kNumTableFeatures> out);
+
+// What a compute model is fed per shard (docs/cost-models.md, "Compute feature sets"):
+//   kReference  the reference's 20 TableFeatures of the shard's table at the shard's columns
+//               (`row` the table's rows): costs TABLE_WISE and COLUMN_WISE shards only;
+//   kServed     what the shard serves, so that every sharding type (and later frequency-ranked
+//               row groups) shares one description: the same 20 names, with `row` the rows the
+//               shard holds and `pooling_factor` the lookups it serves per sample it produces
+//               (pooling factor x LookupShare / BatchShare), then `batch_share` (BatchShare).
+//               The bins are its table's: a block of hashed rows holds every access class in
+//               proportion, and a replica serves a batch slice of the same ids, as the
+//               simulator sees them (groundtruth/shard_kernels.h). For a TABLE_WISE or
+//               COLUMN_WISE shard the first 20 are TableFeatures and batch_share is 1.
+enum class ShardFeatureSet { kReference, kServed };
+inline constexpr int kNumServedFeatures = kNumTableFeatures + 1;
+// The most features any set has: the memo key's and the scratch rows' width.
+inline constexpr int kMaxComputeFeatures = kNumServedFeatures;
+int NumShardFeatures(ShardFeatureSet set);
+// "reference" / "served", and back (false for another name).
+const char* ShardFeatureSetName(ShardFeatureSet set);
+bool ParseShardFeatureSet(std::string_view name, ShardFeatureSet* set);
+// The feature names of `set` in order (TableFeatureNames, then "batch_share" for kServed).
+std::vector<std::string> ShardFeatureNames(ShardFeatureSet set);
+
+// Writes the kServed features of `shard` into `out`. A DATA_PARALLEL replica's batch share is
+// 1 / its replica count (one replica per device).
+void ServedShardFeatures(const ShardView& shard, std::span<float, kNumServedFeatures> out);
 
 // How a compute model turns raw features into its inputs before z-scoring them
 // (docs/cost-models.md, "Compute feature sets"):

@@ -18,6 +18,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "base/status_macros.h"
+#include "groundtruth/shard_kernels.h"
 #include "lab/collection/progress.h"
 #include "planner/domain/topology.h"
 
@@ -73,10 +74,11 @@ std::string HeaderMismatch(const CostRecord& record, const CostRecord& run) {
   if (record.batch_size != run.batch_size) {
     return differs("batch_size", record.batch_size, run.batch_size);
   }
-  if (record.kind == "comm" && record.num_devices != run.num_devices) {
+  const bool layout = record.kind == "comm" || record.kind == "collective";
+  if (layout && record.num_devices != run.num_devices) {
     return differs("num_devices", record.num_devices, run.num_devices);
   }
-  if (record.kind == "comm" && record.devices_per_host != run.devices_per_host) {
+  if (layout && record.devices_per_host != run.devices_per_host) {
     return differs("devices_per_host", record.devices_per_host, run.devices_per_host);
   }
   if (record.pool_sha256 != run.pool_sha256) {
@@ -145,7 +147,84 @@ absl::Status WriteLine(int fd, const std::string& line, const std::string& path)
   return absl::OkStatus();
 }
 
+absl::Status CheckMeasuredMs(const CostRecord& record, double ms) {
+  if (std::isfinite(ms) && ms >= 0) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat("sample ", record.id, ": backend returned ", ms, " ms"));
+}
+
+// A "shards" record: the device's fused kernels (DeviceKernelCalls), one after another, as
+// ground truth measures a device (groundtruth/ground_truth.h).
+absl::Status MeasureShards(HardwareBackend& backend, const TablePool* pool, CostRecord& record) {
+  if (pool == nullptr) return absl::InvalidArgumentError("shards collection needs a table pool");
+  std::vector<Table> tables;
+  tables.reserve(record.shards.size());
+  for (const CostShard& shard : record.shards) {
+    if (shard.table < 0 || static_cast<size_t>(shard.table) >= pool->tables.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("sample ", record.id, ": pool index ",
+                                                     shard.table, " is outside the pool of ",
+                                                     pool->tables.size(), " tables"));
+    }
+    tables.push_back(pool->tables[static_cast<size_t>(shard.table)]);
+    tables.back().dim = shard.dim;
+  }
+  std::vector<ShardView> views;
+  for (size_t i = 0; i < record.shards.size(); ++i) {
+    const CostShard& shard = record.shards[i];
+    views.push_back(ShardView{.table = &tables[i],
+                              .rows = shard.rows,
+                              .columns = shard.dim,
+                              .sharding = shard.type,
+                              .group_size = shard.group_size});
+  }
+  double total_ms = 0.0;
+  for (const KernelCall& call : DeviceKernelCalls(views, record.batch_size)) {
+    SHARDPLAN_ASSIGN_OR_RETURN(const double ms, backend.MeasureCompute(call.tables, call.batch_size));
+    SHARDPLAN_RETURN_IF_ERROR(CheckMeasuredMs(record, ms));
+    total_ms += ms;
+  }
+  record.ms = RoundMs(total_ms);
+  return absl::OkStatus();
+}
+
+// A "collective" record: every device's time in the call its demands make.
+absl::Status MeasureCollective(HardwareBackend& backend, CostRecord& record) {
+  const size_t n = static_cast<size_t>(record.num_devices);
+  if (n == 0 || record.devices_per_host <= 0 || record.demands.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "sample ", record.id, ": the generator gave no layout or no demands"));
+  }
+  Topology topology;
+  topology.memory_bytes.assign(n, 0);
+  topology.devices_per_host = record.devices_per_host;
+  std::vector<CollectiveDemand> demands;
+  for (const CostDemand& d : record.demands) {
+    demands.push_back(CollectiveDemand{.collective = d.collective,
+                                       .pass = d.pass,
+                                       .sharding = d.sharding,
+                                       .devices = d.devices,
+                                       .peers = d.peers,
+                                       .bytes = d.bytes});
+  }
+  SHARDPLAN_ASSIGN_OR_RETURN(const CollectiveCosts measured,
+                             backend.MeasureCollectives(topology, demands));
+  if (measured.forward_ms.size() != n || measured.backward_ms.size() != n) {
+    return absl::InternalError(absl::StrCat("sample ", record.id, ": backend returned times for ",
+                                            measured.forward_ms.size(), " devices, expected ", n));
+  }
+  record.forward_ms.clear();
+  record.backward_ms.clear();
+  for (size_t d = 0; d < n; ++d) {
+    SHARDPLAN_RETURN_IF_ERROR(CheckMeasuredMs(record, measured.forward_ms[d]));
+    SHARDPLAN_RETURN_IF_ERROR(CheckMeasuredMs(record, measured.backward_ms[d]));
+    record.forward_ms.push_back(RoundMs(measured.forward_ms[d]));
+    record.backward_ms.push_back(RoundMs(measured.backward_ms[d]));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Measure(HardwareBackend& backend, const TablePool* pool, CostRecord& record) {
+  if (record.kind == "shards") return MeasureShards(backend, pool, record);
+  if (record.kind == "collective") return MeasureCollective(backend, record);
   if (record.kind == "compute") {
     if (pool == nullptr) return absl::InvalidArgumentError("compute collection needs a table pool");
     std::vector<Table> tables;
@@ -202,14 +281,24 @@ absl::Status Measure(HardwareBackend& backend, const TablePool* pool, CostRecord
 absl::StatusOr<CollectResult> Collect(HardwareBackend& backend, const TablePool* pool,
                                       const SampleGenerator& generator,
                                       const CollectOptions& options) {
-  if (options.kind != "compute" && options.kind != "comm") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("kind is '", options.kind, "', expected 'compute' or 'comm'"));
+  if (options.kind != "compute" && options.kind != "comm" && options.kind != "shards" &&
+      options.kind != "collective") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "kind is '", options.kind, "', expected 'compute', 'comm', 'shards' or 'collective'"));
+  }
+  if (options.kind == "collective" && !backend.measures_collectives()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the ", backend.name(), " backend does not measure collectives"));
   }
   if (options.samples < 0) return absl::InvalidArgumentError("samples is negative");
   if (options.batch_size <= 0) return absl::InvalidArgumentError("batch_size is not positive");
-  if (options.kind == "comm" && options.num_devices <= 0) {
-    return absl::InvalidArgumentError("comm collection needs num_devices > 0");
+  const bool layout = options.kind == "comm" || options.kind == "collective";
+  if (layout && options.num_devices <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(options.kind, " collection needs num_devices > 0"));
+  }
+  if (options.kind == "collective" && options.devices_per_host <= 0) {
+    return absl::InvalidArgumentError("collective collection needs devices_per_host > 0");
   }
   CostRecord header;
   header.kind = options.kind;
@@ -217,8 +306,8 @@ absl::StatusOr<CollectResult> Collect(HardwareBackend& backend, const TablePool*
   header.hardware_profile = backend.hardware_profile();
   header.seed = options.seed;
   header.batch_size = options.batch_size;
-  header.num_devices = options.kind == "comm" ? options.num_devices : 0;
-  header.devices_per_host = options.kind == "comm" ? options.devices_per_host : 0;
+  header.num_devices = layout ? options.num_devices : 0;
+  header.devices_per_host = layout ? options.devices_per_host : 0;
   header.pool = options.pool;
   header.pool_sha256 = options.pool_sha256;
 

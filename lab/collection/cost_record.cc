@@ -1,5 +1,7 @@
 #include "lab/collection/cost_record.h"
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -49,7 +51,124 @@ absl::Status ReadList(const json& object, const char* key, int64_t expected, std
   return absl::OkStatus();
 }
 
+constexpr ShardingType kTypes[] = {ShardingType::kTableWise, ShardingType::kColumnWise,
+                                   ShardingType::kRowWise, ShardingType::kTableRowWise,
+                                   ShardingType::kDataParallel};
+constexpr Collective kCollectives[] = {Collective::kAllToAll, Collective::kReduceScatter,
+                                       Collective::kAllGather, Collective::kAllReduce};
+
+absl::Status ReadShards(const json& object, CostRecord& record) {
+  const auto it = object.find("shards");
+  if (it == object.end()) return absl::InvalidArgumentError("missing field 'shards'");
+  if (!it->is_array()) return absl::InvalidArgumentError("field 'shards' is not a list");
+  for (size_t i = 0; i < it->size(); ++i) {
+    const json& s = (*it)[i];
+    CostShard shard;
+    const bool shaped = s.is_array() && s.size() == 5 && s[0].is_number_integer() &&
+                        s[1].is_number_integer() && s[2].is_string() &&
+                        s[3].is_number_integer() && s[4].is_number_integer();
+    if (!shaped || s[0].get<int64_t>() < 0 || s[1].get<int64_t>() <= 0 ||
+        s[3].get<int64_t>() <= 0 || s[4].get<int64_t>() < 0 ||
+        !ParseShardingTypeName(s[2].get<std::string>(), &shard.type)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "field 'shards[", i,
+          "]' is not a [pool index >= 0, dim > 0, sharding type, group size > 0, rows >= 0] list"));
+    }
+    shard.table = s[0].get<int32_t>();
+    shard.dim = s[1].get<int32_t>();
+    shard.group_size = s[3].get<int32_t>();
+    shard.rows = s[4].get<int64_t>();
+    record.shards.push_back(shard);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadDevices(const json& list, int32_t num_devices, std::vector<int32_t>& out) {
+  if (!list.is_array()) return absl::InvalidArgumentError("is not a list");
+  for (const json& d : list) {
+    if (!d.is_number_integer() || d.get<int64_t>() < 0 || d.get<int64_t>() >= num_devices) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("holds ", d.dump(), ", not a device in [0, ", num_devices, ")"));
+    }
+    out.push_back(d.get<int32_t>());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadDemands(const json& object, CostRecord& record) {
+  const auto it = object.find("demands");
+  if (it == object.end()) return absl::InvalidArgumentError("missing field 'demands'");
+  if (!it->is_array() || it->empty()) {
+    return absl::InvalidArgumentError("field 'demands' is not a non-empty list");
+  }
+  for (size_t i = 0; i < it->size(); ++i) {
+    const json& d = (*it)[i];
+    const std::string at = absl::StrCat("field 'demands[", i, "]'");
+    if (!d.is_array() || d.size() != 6 || !d[0].is_string() || !d[1].is_string() ||
+        !d[2].is_string() || !d[3].is_number() || !(d[3].get<double>() >= 0.0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          at, " is not a [collective, pass, sharding type, bytes >= 0, devices, peers] list"));
+    }
+    CostDemand demand;
+    const std::string collective = d[0].get<std::string>();
+    const auto found = std::find_if(std::begin(kCollectives), std::end(kCollectives),
+                                    [&](Collective c) { return collective == CollectiveName(c); });
+    if (found == std::end(kCollectives)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, ": collective '", collective, "' is not known"));
+    }
+    demand.collective = *found;
+    const std::string pass = d[1].get<std::string>();
+    if (pass != "forward" && pass != "backward") {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, ": pass '", pass, "' is not 'forward' or 'backward'"));
+    }
+    demand.pass = pass == "forward" ? Pass::kForward : Pass::kBackward;
+    if (!ParseShardingTypeName(d[2].get<std::string>(), &demand.sharding)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, ": sharding type '", d[2].get<std::string>(), "' is not known"));
+    }
+    demand.bytes = d[3].get<double>();
+    if (absl::Status s = ReadDevices(d[4], record.num_devices, demand.devices); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(at, " devices ", s.message()));
+    }
+    if (absl::Status s = ReadDevices(d[5], record.num_devices, demand.peers); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(at, " peers ", s.message()));
+    }
+    record.demands.push_back(std::move(demand));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadLayout(const json& object, CostRecord& record) {
+  if (absl::Status read = Read(object, "num_devices", record.num_devices); !read.ok()) {
+    return read;
+  }
+  if (record.num_devices <= 0) {
+    return absl::InvalidArgumentError("field 'num_devices' is not positive");
+  }
+  if (object.contains("devices_per_host")) {
+    if (absl::Status read = Read(object, "devices_per_host", record.devices_per_host); !read.ok()) {
+      return read;
+    }
+    if (record.devices_per_host <= 0 || record.devices_per_host > record.num_devices) {
+      return absl::InvalidArgumentError("field 'devices_per_host' is not in [1, num_devices]");
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+bool ParseShardingTypeName(const std::string& name, ShardingType* type) {
+  for (ShardingType t : kTypes) {
+    if (name == ShardingTypeName(t)) {
+      *type = t;
+      return true;
+    }
+  }
+  return false;
+}
 
 std::string CostRecordToJsonLine(const CostRecord& record) {
   // ordered_json keeps the documented field order, so files diff and read well.
@@ -67,6 +186,25 @@ std::string CostRecordToJsonLine(const CostRecord& record) {
     for (const auto& [index, dim] : record.tables) tables.push_back({index, dim});
     line["tables"] = std::move(tables);
     line["ms"] = record.ms;
+  } else if (record.kind == "shards") {
+    nlohmann::ordered_json shards = nlohmann::ordered_json::array();
+    for (const CostShard& s : record.shards) {
+      shards.push_back({s.table, s.dim, ShardingTypeName(s.type), s.group_size, s.rows});
+    }
+    line["shards"] = std::move(shards);
+    line["ms"] = record.ms;
+  } else if (record.kind == "collective") {
+    line["num_devices"] = record.num_devices;
+    if (record.devices_per_host > 0) line["devices_per_host"] = record.devices_per_host;
+    nlohmann::ordered_json demands = nlohmann::ordered_json::array();
+    for (const CostDemand& d : record.demands) {
+      demands.push_back({CollectiveName(d.collective),
+                         d.pass == Pass::kForward ? "forward" : "backward",
+                         ShardingTypeName(d.sharding), d.bytes, d.devices, d.peers});
+    }
+    line["demands"] = std::move(demands);
+    line["forward_ms"] = record.forward_ms;
+    line["backward_ms"] = record.backward_ms;
   } else {
     line["num_devices"] = record.num_devices;
     if (record.devices_per_host > 0) line["devices_per_host"] = record.devices_per_host;
@@ -117,22 +255,19 @@ absl::StatusOr<CostRecord> CostRecordFromJsonLine(const std::string& line) {
     }
     if (absl::Status read = Read(object, "ms", record.ms); !read.ok()) return read;
     if (!(record.ms >= 0.0)) return absl::InvalidArgumentError("field 'ms' is negative");
+  } else if (record.kind == "shards") {
+    if (absl::Status read = ReadShards(object, record); !read.ok()) return read;
+    if (absl::Status read = Read(object, "ms", record.ms); !read.ok()) return read;
+    if (!(record.ms >= 0.0)) return absl::InvalidArgumentError("field 'ms' is negative");
+  } else if (record.kind == "collective") {
+    if (absl::Status read = ReadLayout(object, record); !read.ok()) return read;
+    if (absl::Status read = ReadDemands(object, record); !read.ok()) return read;
+    const int64_t n = record.num_devices;
+    check(ReadList(object, "forward_ms", n, record.forward_ms));
+    check(ReadList(object, "backward_ms", n, record.backward_ms));
+    if (!status.ok()) return status;
   } else if (record.kind == "comm") {
-    if (absl::Status read = Read(object, "num_devices", record.num_devices); !read.ok()) {
-      return read;
-    }
-    if (record.num_devices <= 0) {
-      return absl::InvalidArgumentError("field 'num_devices' is not positive");
-    }
-    if (object.contains("devices_per_host")) {
-      if (absl::Status read = Read(object, "devices_per_host", record.devices_per_host);
-          !read.ok()) {
-        return read;
-      }
-      if (record.devices_per_host <= 0 || record.devices_per_host > record.num_devices) {
-        return absl::InvalidArgumentError("field 'devices_per_host' is not in [1, num_devices]");
-      }
-    }
+    if (absl::Status read = ReadLayout(object, record); !read.ok()) return read;
     const int64_t n = record.num_devices;
     check(ReadList(object, "dim_sums", n, record.dim_sums));
     check(ReadList(object, "start_offsets_ms", n, record.start_offsets_ms));
@@ -141,7 +276,8 @@ absl::StatusOr<CostRecord> CostRecordFromJsonLine(const std::string& line) {
     if (!status.ok()) return status;
   } else {
     return absl::InvalidArgumentError(
-        absl::StrCat("field 'kind' is '", record.kind, "', expected 'compute' or 'comm'"));
+        absl::StrCat("field 'kind' is '", record.kind,
+                     "', expected 'compute', 'comm', 'shards' or 'collective'"));
   }
   return record;
 }

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "planner/domain/sharding_semantics.h"
+#include "planner/domain/table.h"
 
 namespace shardplan {
 
@@ -22,12 +24,44 @@ namespace shardplan {
 //           "start_offsets_ms": [...], "forward_ms": [...], "backward_ms": [...], "time": ...}
 //           and "devices_per_host": 8 when the run chose the host layout (absent: the
 //           backend's own machines, for the simulator hosts of its profile's devices_per_host)
+// shards:   as compute, with "shards": [[812, 64, "ROW_WISE", 4, 1250], ...] instead of "tables":
+//           (pool index, columns, sharding type, group size, rows held) of one device's shards
+//           (docs/cost-data.md, "Shards and collectives")
+// collective: {..., "kind": "collective", "num_devices": 16, "devices_per_host": 8,
+//           "demands": [["all_reduce", "backward", "DATA_PARALLEL", 4096000.0, [0, 1, ...],
+//           [0, 1, ...]]], "forward_ms": [...], "backward_ms": [...]}: the demands of one
+//           collective call (same collective, pass and peers) and every device's time in it
 //
 // `id` is the sample's index: sample i's inputs are drawn from a generator seeded by (seed, i),
 // so a resumed collection regenerates exactly the samples that are missing.
+// One shard of a "shards" record: a table of the pool seen with `dim` columns, of a sharding
+// type, one of `group_size` row shards (or replicas) holding `rows` rows.
+struct CostShard {
+  int32_t table = 0;  // pool index
+  int32_t dim = 0;
+  ShardingType type = ShardingType::kTableWise;
+  int32_t group_size = 1;
+  int64_t rows = 0;
+  friend bool operator==(const CostShard&, const CostShard&) = default;
+};
+
+// One demand of a "collective" record (CollectiveDemand without its table).
+struct CostDemand {
+  Collective collective = Collective::kAllToAll;
+  Pass pass = Pass::kForward;
+  ShardingType sharding = ShardingType::kRowWise;
+  double bytes = 0.0;
+  std::vector<int32_t> devices;
+  std::vector<int32_t> peers;
+  friend bool operator==(const CostDemand&, const CostDemand&) = default;
+};
+
+// The type whose ShardingTypeName is `name` (false for another name).
+bool ParseShardingTypeName(const std::string& name, ShardingType* type);
+
 struct CostRecord {
   int64_t id = 0;
-  std::string kind;  // "compute" or "comm"
+  std::string kind;  // "compute", "comm", "shards" or "collective"
   std::string backend;
   std::string hardware_profile;
   uint64_t seed = 0;
@@ -38,6 +72,10 @@ struct CostRecord {
   // compute
   std::vector<std::pair<int32_t, int32_t>> tables;  // (pool index, dim)
   double ms = 0.0;
+  // shards (with ms)
+  std::vector<CostShard> shards;
+  // collective (with num_devices, devices_per_host, forward_ms, backward_ms)
+  std::vector<CostDemand> demands;
   // comm
   int32_t num_devices = 0;
   int32_t devices_per_host = 0;  // 0: not recorded (the backend's own layout)

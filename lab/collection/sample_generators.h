@@ -2,6 +2,7 @@
 #define SHARDPLAN_LAB_COLLECTION_SAMPLE_GENERATORS_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "lab/collection/collector.h"
@@ -14,6 +15,23 @@ namespace shardplan {
 // placement on `num_devices` devices with start offsets (comm). `pool` must outlive the result.
 SampleGenerator ComputeSamples(const TablePool& pool, uint64_t seed);
 SampleGenerator CommSamples(int32_t num_devices, uint64_t seed, std::vector<int32_t> max_dims = {});
+
+// One device's shards of every sharding type (docs/cost-data.md, "Shards and collectives"): a
+// random table combination of `pool` as ComputeSamples draws it, each table then given a type
+// (TABLE_WISE 30%, ROW_WISE 25%, TABLE_ROW_WISE 20%, DATA_PARALLEL 25%), a group size (row
+// shards: 2 to 128 for ROW_WISE, 2 to 8 for TABLE_ROW_WISE; replicas: 2 to 128) and, for a row
+// shard, one block of the table's even split. With `only`, every shard is of that type (the
+// held-out checks per type: docs/cost-models.md, "Held-out errors by sharding type"). `pool` must
+// outlive the result.
+SampleGenerator ShardComputeSamples(const TablePool& pool, uint64_t seed,
+                                    std::optional<ShardingType> only = std::nullopt);
+
+// One collective call of row-level or data-parallel shards on `num_devices` devices in hosts
+// of `devices_per_host` (the simulator measures one layout per run): 1 to 8 tables of one type
+// (ROW_WISE, TABLE_ROW_WISE or DATA_PARALLEL) with random columns (4 to 128), rows and batch,
+// their demands (TableCollectives), and of their calls one drawn at random: its demands go into
+// the record.
+SampleGenerator CollectiveSamples(uint64_t seed, int32_t num_devices, int32_t devices_per_host);
 
 }  // namespace shardplan
 

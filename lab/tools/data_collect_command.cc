@@ -2,6 +2,7 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "base/exit_codes.h"
 #include "base/status_macros.h"
 #include "lab/collection/collector.h"
+#include "lab/collection/cost_record.h"
 #include "lab/tools/commands.h"
 #include "lab/tools/tool_support.h"
 
@@ -20,8 +22,9 @@ namespace {
 
 absl::Status RunCollect(const OptionValues& args) {
   const std::string backend_name = args.Get("backend");
-  SHARDPLAN_ASSIGN_OR_RETURN(const std::string kind, args.GetOneOf("kind", {"compute", "comm"}));
-  if (backend_name == "cpu" && kind == "comm") {
+  SHARDPLAN_ASSIGN_OR_RETURN(const std::string kind,
+                             args.GetOneOf("kind", {"compute", "comm", "shards", "collective"}));
+  if (backend_name == "cpu" && (kind == "comm" || kind == "collective")) {
     return UsageError("--backend cpu measures compute only (a CPU has no interconnect); use sim");
   }
   SHARDPLAN_ASSIGN_OR_RETURN(const int64_t samples, args.GetInt("samples"));
@@ -34,10 +37,16 @@ absl::Status RunCollect(const OptionValues& args) {
   int64_t devices_per_host = 0;
   if (args.Has("devices-per-host")) {
     SHARDPLAN_ASSIGN_OR_RETURN(devices_per_host, args.GetInt("devices-per-host"));
-    if (kind != "comm") return UsageError("--devices-per-host is for --kind comm");
+    if (kind != "comm" && kind != "collective") {
+      return UsageError("--devices-per-host is for --kind comm and collective");
+    }
     if (devices_per_host < 1 || devices_per_host > devices) {
       return UsageError("--devices-per-host must be in [1, --devices]");
     }
+  }
+
+  if (kind == "collective" && devices_per_host == 0) {
+    return UsageError("--kind collective needs --devices-per-host (its records' layout)");
   }
 
   std::vector<int32_t> max_dims;
@@ -51,8 +60,21 @@ absl::Status RunCollect(const OptionValues& args) {
   }
   if (!max_dims.empty() && kind != "comm") return UsageError("--max-dims is for --kind comm");
 
+  std::optional<ShardingType> only_type;
+  if (args.Has("sharding-type")) {
+    if (kind != "shards") return UsageError("--sharding-type is for --kind shards");
+    ShardingType type;
+    if (!ParseShardingTypeName(args.Get("sharding-type"), &type)) {
+      return UsageError(absl::StrCat("--sharding-type: '", args.Get("sharding-type"),
+                                     "' is not TABLE_WISE, COLUMN_WISE, ROW_WISE, "
+                                     "TABLE_ROW_WISE or DATA_PARALLEL"));
+    }
+    only_type = type;
+  }
+
   BackendChoice choice;
   choice.backend = backend_name;
+  choice.only_type = only_type;
   choice.max_dims = max_dims;
   choice.profile = args.Get("profile");
   choice.num_devices = static_cast<int>(devices);
@@ -90,22 +112,28 @@ Command DataCollectCommand() {
       .description =
           "Sample i is drawn from (seed, i) by the reference's generators: a random table\n"
           "combination of the pool (compute; 1..15 tables under 4 GB) or a random placement\n"
-          "with start offsets (comm). Rerunning with the same options appends only the missing\n"
+          "with start offsets (comm); shards: a combination whose tables are given random\n"
+          "sharding types, shard counts and row blocks (one device's shards); collective: one\n"
+          "collective call of row-level or data-parallel tables on --devices in hosts of\n"
+          "--devices-per-host. Rerunning with the same options appends only the missing\n"
           "samples; an unfinished last line is dropped; Ctrl-C stops between records (exit 9).\n"
           "The record format is in docs/cost-data.md.\n",
       .flags =
           {
               {"backend", "cpu|sim", "the hardware backend", "", true},
-              {"kind", "compute|comm", "what to measure (comm: sim only)", "", true},
+              {"kind", "compute|comm|shards|collective",
+               "what to measure (comm, collective: sim only)", "", true},
               {"samples", "N", "the file ends up with samples 0..N-1", "", true},
               {"out", "FILE", "the JSONL file, created or resumed", "", true},
               {"profile", "NAME", "sim hardware profile (rtx2080ti, h100-sxm, a100-sxm4)",
                "rtx2080ti"},
-              {"devices", "N", "devices of the comm measurement (sim)", "4"},
+              {"devices", "N", "devices of the comm or collective measurement (sim)", "4"},
               {"max-dims", "D,D,...",
                "comm: each sample's max dim drawn from these, its dims from that grid "
                "(default: every dim from the 4..128 grid, as the reference)",
                ""},
+              {"sharding-type", "TYPE",
+               "shards: every shard of this type (default: drawn per table)", ""},
               {"devices-per-host", "L",
                "comm: hosts of L devices, recorded (default: the profile's, not recorded)", ""},
               {"batch-size", "B", "global batch (default: 65536 sim, 2048 cpu)", ""},

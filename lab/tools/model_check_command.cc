@@ -86,11 +86,16 @@ absl::Status RunCheck(const OptionValues& args) {
     comm_files.emplace_back(file);
   }
   std::string compute_file = args.Get("compute-data");
+  std::vector<std::string> collective_files;
+  for (absl::string_view file :
+       absl::StrSplit(args.Get("collective-data"), ',', absl::SkipEmpty())) {
+    collective_files.emplace_back(file);
+  }
   const bool measure = !args.Get("backend").empty();
-  if (measure == (!compute_file.empty() || !comm_files.empty())) {
+  if (measure == (!compute_file.empty() || !comm_files.empty() || !collective_files.empty())) {
     return UsageError(
-        "give the fresh data (--compute-data and/or --comm-data) or a backend to measure it on "
-        "(--backend sim), not both");
+        "give the fresh data (--compute-data, --comm-data and/or --collective-data) or a backend "
+        "to measure it on (--backend sim), not both");
   }
   SHARDPLAN_ASSIGN_OR_RETURN(const double max_ratio, args.GetDouble("max-mse-ratio"));
   if (!(max_ratio > 0.0)) return UsageError("--max-mse-ratio must be > 0");
@@ -114,7 +119,9 @@ absl::Status RunCheck(const OptionValues& args) {
   std::vector<std::unique_ptr<training::CommDataset>> comm;
   training::ModelCheckData data;
   if (!compute_file.empty()) {
-    SHARDPLAN_ASSIGN_OR_RETURN(compute, training::LoadComputeDataset(compute_file, PoolFromFile()));
+    SHARDPLAN_ASSIGN_OR_RETURN(compute,
+                               training::LoadComputeDataset(compute_file, PoolFromFile(),
+                                                            bundle.model->compute().feature_set()));
     data.compute = &compute;
   }
   // The data must be of the bundle's profile (CheckModel refuses others), so its hosts are too.
@@ -124,6 +131,11 @@ absl::Status RunCheck(const OptionValues& args) {
     SHARDPLAN_ASSIGN_OR_RETURN(training::CommDataset loaded, training::LoadCommDataset(file));
     comm.push_back(std::make_unique<training::CommDataset>(std::move(loaded)));
     data.comm.push_back(comm.back().get());
+  }
+  training::CollectiveDataset collectives;
+  if (!collective_files.empty()) {
+    SHARDPLAN_ASSIGN_OR_RETURN(collectives, training::LoadCollectiveDataset(collective_files));
+    data.collectives = &collectives;
   }
   SHARDPLAN_ASSIGN_OR_RETURN(const training::ModelCheckReport report,
                              training::CheckModel(bundle, data, max_ratio));
@@ -160,6 +172,8 @@ Command ModelCheckCommand() {
               {"models-root", "DIR", "where bundles live", "models"},
               {"compute-data", "FILE", "fresh compute cost data (.jsonl or .jsonl.gz)", ""},
               {"comm-data", "FILE[,FILE]", "fresh comm cost data, one file per device count", ""},
+              {"collective-data", "FILE[,FILE]",
+               "fresh collective cost data: the collective model's error per collective", ""},
               {"max-mse-ratio", "X", "drifted above X times the manifest's test MSE", "2"},
               {"backend", "sim|cpu", "measure fresh data now instead (the bundle's profile)", ""},
               {"data-dir", "DIR", "with --backend: where the fresh data goes (resumable)", ""},

@@ -35,9 +35,12 @@ using training::SubModelReport;
 using training::TrainOptions;
 
 struct TrainFlags {
-  std::string compute_data;
+  std::vector<std::string> compute_data;
   std::string compute_from;  // a bundle directory whose compute model is reused
+  std::string comm_from;     // a bundle directory whose comm models are reused
+  std::vector<std::string> collective_data;
   training::ComputeFeatureSet compute_features;
+  ShardFeatureSet shard_features = ShardFeatureSet::kReference;
   training::ComputeLoss compute_loss;
   std::vector<std::string> comm_data;
   std::vector<std::string> comm_any_data;
@@ -49,7 +52,14 @@ struct TrainFlags {
 
 absl::StatusOr<TrainFlags> ParseTrainFlags(const OptionValues& args) {
   TrainFlags flags;
-  flags.compute_data = args.Get("compute-data");
+  for (absl::string_view file : absl::StrSplit(args.Get("compute-data"), ',', absl::SkipEmpty())) {
+    flags.compute_data.emplace_back(file);
+  }
+  for (absl::string_view file :
+       absl::StrSplit(args.Get("collective-data"), ',', absl::SkipEmpty())) {
+    flags.collective_data.emplace_back(file);
+  }
+  flags.comm_from = args.Get("comm-from");
   for (absl::string_view file : absl::StrSplit(args.Get("comm-data"), ',', absl::SkipEmpty())) {
     flags.comm_data.emplace_back(file);
   }
@@ -58,13 +68,14 @@ absl::StatusOr<TrainFlags> ParseTrainFlags(const OptionValues& args) {
   }
   flags.compute_from = args.Get("compute-from");
   SHARDPLAN_ASSIGN_OR_RETURN(const std::string feature_set,
-                             args.GetOneOf("compute-features", {"raw", "log"}));
+                             args.GetOneOf("compute-features", {"raw", "log", "served"}));
   if (feature_set != "raw" && flags.compute_data.empty()) {
     return UsageError(
         "--compute-features sets the feature set of a compute model trained here: it needs "
         "--compute-data (a model reused with --compute-from keeps its own)");
   }
   if (feature_set == "log") flags.compute_features = training::ComputeFeatureSet::Log();
+  if (feature_set == "served") flags.shard_features = ShardFeatureSet::kServed;
   SHARDPLAN_ASSIGN_OR_RETURN(const std::string loss,
                              args.GetOneOf("compute-loss", {"mse", "relative"}));
   if (loss != "mse" && flags.compute_data.empty()) {
@@ -81,15 +92,22 @@ absl::StatusOr<TrainFlags> ParseTrainFlags(const OptionValues& args) {
         "--compute-from (reuse a bundle's compute model) and --compute-data "
         "exclude each other");
   }
-  const bool has_comm = !flags.comm_data.empty() || !flags.comm_any_data.empty();
+  if (!flags.comm_from.empty() && (!flags.comm_data.empty() || !flags.comm_any_data.empty())) {
+    return UsageError(
+        "--comm-from (reuse a bundle's comm models) excludes --comm-data and --comm-any-data");
+  }
+  const bool has_comm =
+      !flags.comm_data.empty() || !flags.comm_any_data.empty() || !flags.comm_from.empty();
   const bool has_compute = !flags.compute_data.empty() || !flags.compute_from.empty();
   if (!has_compute && !has_comm) {
     return UsageError(
         "nothing to train: give --compute-data (or --compute-from) and/or --comm-data or "
         "--comm-any-data");
   }
-  if (flags.zero_comm && has_comm) {
-    return UsageError("--zero-comm (no comm models) excludes --comm-data and --comm-any-data");
+  if (flags.zero_comm && (has_comm || !flags.collective_data.empty())) {
+    return UsageError(
+        "--zero-comm (no comm models) excludes --comm-data, --comm-any-data, --comm-from and "
+        "--collective-data");
   }
   if (has_compute && !flags.zero_comm && !has_comm) {
     return UsageError(
@@ -117,6 +135,18 @@ absl::StatusOr<TrainFlags> ParseTrainFlags(const OptionValues& args) {
   flags.options.threads = static_cast<int>(threads);
   flags.options.progress = &std::cerr;
   return flags;
+}
+
+// The range of the first kNumTableFeatures of every row (the served set's 21st, batch_share,
+// has no place in the manifest's per-table range).
+TableFeatureRange RangeOfTableFeatures(const ComputeDataset& data) {
+  if (data.width == kNumTableFeatures) return RangeOfFeatures(data.features);
+  std::vector<float> table_features;
+  for (size_t at = 0; at + data.width <= data.features.size(); at += data.width) {
+    table_features.insert(table_features.end(), data.features.begin() + at,
+                          data.features.begin() + at + kNumTableFeatures);
+  }
+  return RangeOfFeatures(table_features);
 }
 
 // The file's SHA-256, for the manifest's provenance.
@@ -187,6 +217,7 @@ absl::Status RunTrain(const OptionValues& args) {
   info.description = args.Get("description");
   info.seed = flags.options.seed;
   const bool write_bundle = !flags.compute_data.empty() || !flags.compute_from.empty();
+  const std::string compute_files = absl::StrJoin(flags.compute_data, ",");
   if (write_bundle) {
     // Versions are immutable: refuse before minutes of training, not after.
     const std::string directory = ModelBundleDirectory(flags.models_root, info.name, info.version);
@@ -204,11 +235,24 @@ absl::Status RunTrain(const OptionValues& args) {
   std::map<std::string, std::string> sha256;  // per data file
   std::optional<LoadedBundle> base;
   if (!flags.compute_data.empty()) {
-    SHARDPLAN_ASSIGN_OR_RETURN(compute,
-                               training::LoadComputeDataset(flags.compute_data, PoolFromFile()));
+    std::string hashes;
+    for (const std::string& file : flags.compute_data) {
+      SHARDPLAN_ASSIGN_OR_RETURN(
+          ComputeDataset loaded,
+          training::LoadComputeDataset(file, PoolFromFile(), flags.shard_features));
+      if (compute.has_value()) {
+        SHARDPLAN_RETURN_IF_ERROR(training::AppendComputeDataset(*compute, loaded));
+      } else {
+        compute.emplace(std::move(loaded));
+      }
+      SHARDPLAN_ASSIGN_OR_RETURN(const std::string hash, FileSha256(file));
+      absl::StrAppend(&hashes, hash, "\n");
+    }
     backends.push_back(&compute->backend);
     profiles.push_back(&compute->hardware_profile);
-    SHARDPLAN_ASSIGN_OR_RETURN(sha256[flags.compute_data], FileSha256(flags.compute_data));
+    // One file: its SHA-256; several: the SHA-256 of their SHA-256s (as --comm-any-data).
+    sha256[compute_files] =
+        flags.compute_data.size() == 1 ? hashes.substr(0, 64) : Sha256Hex(hashes);
   } else if (!flags.compute_from.empty()) {
     SHARDPLAN_ASSIGN_OR_RETURN(base, ReadModelBundle(flags.compute_from));
     backends.push_back(&base->info.backend);
@@ -245,6 +289,26 @@ absl::Status RunTrain(const OptionValues& args) {
     comm_any_files = absl::StrJoin(flags.comm_any_data, ",");
     sha256[comm_any_files] = Sha256Hex(hashes);
   }
+  std::optional<LoadedBundle> comm_base;
+  if (!flags.comm_from.empty()) {
+    SHARDPLAN_ASSIGN_OR_RETURN(comm_base, ReadModelBundle(flags.comm_from));
+    backends.push_back(&comm_base->info.backend);
+    profiles.push_back(&comm_base->info.hardware_profile);
+  }
+  std::optional<training::CollectiveDataset> collective;
+  std::string collective_files;
+  if (!flags.collective_data.empty()) {
+    SHARDPLAN_ASSIGN_OR_RETURN(collective, training::LoadCollectiveDataset(flags.collective_data));
+    backends.push_back(&collective->backend);
+    profiles.push_back(&collective->hardware_profile);
+    std::string hashes;
+    for (const std::string& file : flags.collective_data) {
+      SHARDPLAN_ASSIGN_OR_RETURN(const std::string hash, FileSha256(file));
+      absl::StrAppend(&hashes, hash, "\n");
+    }
+    collective_files = absl::StrJoin(flags.collective_data, ",");
+    sha256[collective_files] = Sha256Hex(hashes);
+  }
   SHARDPLAN_RETURN_IF_ERROR(ResolveProvenance(args, backends, profiles, info));
 
   std::map<std::string, SubModelReport> reports;
@@ -280,10 +344,29 @@ absl::Status RunTrain(const OptionValues& args) {
         training::TrainedCompute trained,
         training::TrainComputeModel(*compute, options, flags.compute_features, flags.compute_loss));
     compute_model.emplace(std::move(trained.model));
-    record("compute", flags.compute_data, 1, std::move(trained.report), {},
+    record("compute", compute_files, 1, std::move(trained.report), {},
            flags.compute_loss.Describe());
   }
   std::map<int, NeuralCommModels> comm_models;
+  std::optional<DeviceSetCommModels> comm_any_models;
+  if (comm_base.has_value()) {
+    comm_models = comm_base->model->comm();
+    comm_any_models = comm_base->model->device_set_comm();
+    for (const auto& [sub_model, training] : comm_base->info.training) {
+      if (sub_model.rfind("comm_", 0) == 0) info.training[sub_model] = training;
+    }
+    std::cout << "comm models: " << comm_base->info.name << "@" << comm_base->info.version
+              << " (reused, not trained)\n";
+  }
+  std::optional<NeuralCollectiveModel> collective_model;
+  if (collective.has_value()) {
+    TrainOptions options = flags.options;
+    options.label = "collectives";
+    SHARDPLAN_ASSIGN_OR_RETURN(training::TrainedCollectives trained,
+                               training::TrainCollectiveModel(*collective, options));
+    collective_model.emplace(std::move(trained.model));
+    record("collectives", collective_files, 1, std::move(trained.report), {}, "ln(ms)");
+  }
   for (const CommDataset& data : comms) {
     std::optional<NeuralCommModel> direction_models[2];
     const NeuralCommModel::Direction directions[2] = {NeuralCommModel::Direction::kForward,
@@ -301,7 +384,6 @@ absl::Status RunTrain(const OptionValues& args) {
     comm_models.emplace(data.num_devices, NeuralCommModels{*std::move(direction_models[0]),
                                                            *std::move(direction_models[1])});
   }
-  std::optional<DeviceSetCommModels> comm_any_models;
   if (comm_any.has_value()) {
     std::optional<DeviceSetCommModel> models[2];
     const CommDirection directions[2] = {CommDirection::kForward, CommDirection::kBackward};
@@ -341,8 +423,8 @@ absl::Status RunTrain(const OptionValues& args) {
           // Every table the data holds, not only the training split's: the
           // range of what the model was built from, for the server's
           // out-of-range warnings.
-          compute.has_value() ? std::optional(RangeOfFeatures(compute->features)) : training_range,
-          std::move(comm_any_models)));
+          compute.has_value() ? std::optional(RangeOfTableFeatures(*compute)) : training_range,
+          std::move(comm_any_models), std::move(collective_model)));
   SHARDPLAN_RETURN_IF_ERROR(WriteModelBundle(flags.models_root, info, model));
   std::cout << "bundle: " << ModelBundleDirectory(flags.models_root, info.name, info.version)
             << " (" << info.backend << ", " << info.hardware_profile << ", seed " << info.seed
@@ -366,10 +448,14 @@ Command ModelTrainCommand() {
           "written atomically (an interrupted run leaves nothing; rerun it).\n",
       .flags =
           {
-              {"compute-data", "FILE", "compute cost data (.jsonl or .jsonl.gz)", ""},
-              {"compute-features", "raw|log",
-               "the compute model's feature set: the reference's raw features, or log rows and "
-               "pooling factor with the bins' stds floored at 0.05 (bundle format 2)",
+              {"compute-data", "FILE[,FILE]",
+               "compute cost data (.jsonl or .jsonl.gz); with --compute-features served also "
+               "shards data (data collect --kind shards)",
+               ""},
+              {"compute-features", "raw|log|served",
+               "the compute model's feature set: the reference's raw features, log rows and "
+               "pooling factor with the bins' stds floored at 0.05, or what each shard serves "
+               "(every sharding type; bundle format 2)",
                "raw"},
               {"compute-loss", "mse|relative",
                "the compute model's training loss: the reference's squared error, or each "
@@ -381,6 +467,11 @@ Command ModelTrainCommand() {
               {"comm-any-data", "FILE[,FILE]",
                "comm cost data of many device counts and host layouts: one device-set comm "
                "model pair for any device count (bundle format 2)",
+               ""},
+              {"comm-from", "DIR", "reuse the comm models of the bundle in DIR", ""},
+              {"collective-data", "FILE[,FILE]",
+               "collective cost data (data collect --kind collective): the collective model of "
+               "row-wise, table-row-wise and data-parallel shards (bundle format 2)",
                ""},
               {"zero-comm", "", "no comm models: comm costs 0 (cpu data)", ""},
               {"name", "NAME", "bundle name (required with --compute-data)", ""},

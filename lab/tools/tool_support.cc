@@ -119,8 +119,9 @@ absl::StatusOr<CollectResult> CollectFile(HardwareBackend& backend, const Backen
   options.out_path = out;
   options.seed = choice.seed;
   options.batch_size = choice.batch_size;
-  options.num_devices = kind == "comm" ? choice.num_devices : 0;
-  options.devices_per_host = kind == "comm" ? choice.devices_per_host : 0;
+  const bool layout = kind == "comm" || kind == "collective";
+  options.num_devices = layout ? choice.num_devices : 0;
+  options.devices_per_host = layout ? choice.devices_per_host : 0;
   options.pool = pool.path;
   options.pool_sha256 = pool.sha256;
   options.stop = InstallStopOnSignal();
@@ -128,8 +129,11 @@ absl::StatusOr<CollectResult> CollectFile(HardwareBackend& backend, const Backen
   // A terminal gets lines twice a second; a log file one every 10 s.
   options.progress_interval = std::chrono::milliseconds(::isatty(2) ? 500 : 10000);
   const SampleGenerator generator =
-      kind == "compute" ? ComputeSamples(pool.pool, choice.seed)
-                        : CommSamples(choice.num_devices, choice.seed, choice.max_dims);
+      kind == "compute"      ? ComputeSamples(pool.pool, choice.seed)
+      : kind == "shards"     ? ShardComputeSamples(pool.pool, choice.seed, choice.only_type)
+      : kind == "collective" ? CollectiveSamples(choice.seed, choice.num_devices,
+                                                 choice.devices_per_host)
+                             : CommSamples(choice.num_devices, choice.seed, choice.max_dims);
   return Collect(backend, &pool.pool, generator, options);
 }
 

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,7 @@ struct BackendChoice {
   int num_devices = 1;
   int devices_per_host = 0;  // comm data: hosts of this many devices; 0: the profile's
   std::vector<int32_t> max_dims;  // comm data: per-sample max dims (PlacementOptions::max_dims)
+  std::optional<ShardingType> only_type;  // shards data: every shard of this type
   double noise_sigma = 0.0;
   uint64_t seed = 0;
   int64_t batch_size = 0;

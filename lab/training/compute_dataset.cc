@@ -10,15 +10,32 @@
 
 namespace shardplan::training {
 
+namespace {
+
+// What tells a shard's config apart besides its (table, dim): 0 for a whole table.
+int64_t ShardVariant(const CostShard& shard) {
+  if (shard.type == ShardingType::kTableWise || shard.type == ShardingType::kColumnWise) return 0;
+  return (static_cast<int64_t>(shard.type) + 1) << 56 |
+         static_cast<int64_t>(shard.group_size & 0xffff) << 40 | (shard.rows & ((int64_t{1} << 40) - 1));
+}
+
+}  // namespace
+
 absl::StatusOr<ComputeDataset> LoadComputeDataset(const std::string& path,
-                                                  const PoolLoader& load_pool) {
+                                                  const PoolLoader& load_pool,
+                                                  ShardFeatureSet feature_set) {
   ComputeDataset data;
   data.path = path;
+  data.feature_set = feature_set;
+  data.width = NumShardFeatures(feature_set);
+  const bool served = feature_set == ShardFeatureSet::kServed;
   data.row_offsets.push_back(0);
+  const std::vector<std::string> kinds =
+      served ? std::vector<std::string>{"compute", "shards"} : std::vector<std::string>{"compute"};
   // Pools by (path, sha256): loaded and verified once.
   std::map<std::pair<std::string, std::string>, HashedPool> pools;
   const absl::Status status = ForEachRecord(
-      path, "compute", [&](int64_t line, const CostRecord& record) -> absl::Status {
+      path, kinds, [&](int64_t line, const CostRecord& record) -> absl::Status {
         if (data.labels.empty()) {
           data.backend = record.backend;
           data.hardware_profile = record.hardware_profile;
@@ -41,24 +58,53 @@ absl::StatusOr<ComputeDataset> LoadComputeDataset(const std::string& path,
           it = pools.emplace(key, *std::move(pool)).first;
         }
         const std::vector<Table>& tables = it->second.pool.tables;
-        if (record.tables.empty()) return RecordError(path, line, "tables: empty");
         if (!std::isfinite(record.ms)) return RecordError(path, line, "ms: not finite");
-        for (size_t t = 0; t < record.tables.size(); ++t) {
-          const auto [index, dim] = record.tables[t];
+        std::vector<CostShard> shards = record.shards;
+        const char* field = "shards";
+        if (record.kind == "compute") {
+          field = "tables";
+          for (const auto& [index, dim] : record.tables) {
+            shards.push_back(CostShard{.table = index, .dim = dim});
+          }
+        }
+        if (shards.empty()) return RecordError(path, line, absl::StrCat(field, ": empty"));
+        const int64_t first_row = static_cast<int64_t>(data.row_keys.size());
+        for (size_t t = 0; t < shards.size(); ++t) {
+          const int32_t index = shards[t].table;
+          const int32_t dim = shards[t].dim;
           if (index < 0 || static_cast<size_t>(index) >= tables.size()) {
             return RecordError(path, line,
-                               absl::StrCat("tables[", t, "]: pool index ", index,
+                               absl::StrCat(field, "[", t, "]: pool index ", index,
                                             " is outside the pool's ", tables.size(), " tables"));
           }
           if (dim <= 0) {
-            return RecordError(path, line, absl::StrCat("tables[", t, "]: dim ", dim, " <= 0"));
+            return RecordError(path, line, absl::StrCat(field, "[", t, "]: dim ", dim, " <= 0"));
           }
           const size_t at = data.features.size();
-          data.features.resize(at + kNumTableFeatures);
-          TableFeatures(tables[index], dim,
-                        std::span<float, kNumTableFeatures>(data.features.data() + at,
-                                                            kNumTableFeatures));
+          if (!served) {
+            data.features.resize(at + kNumTableFeatures);
+            TableFeatures(tables[index], dim,
+                          std::span<float, kNumTableFeatures>(data.features.data() + at,
+                                                              kNumTableFeatures));
+            data.row_keys.emplace_back(index, dim);
+            continue;
+          }
+          const CostShard& shard = shards[t];
+          const bool whole = record.kind == "compute";
+          const ShardView view{.table = &tables[index],
+                               .rows = whole ? tables[index].rows : shard.rows,
+                               .columns = dim,
+                               .sharding = shard.type,
+                               .group_size = shard.group_size};
+          if (view.rows <= 0 && shard.type != ShardingType::kDataParallel) continue;
+          data.features.resize(at + kNumServedFeatures);
+          ServedShardFeatures(view, std::span<float, kNumServedFeatures>(
+                                        data.features.data() + at, kNumServedFeatures));
           data.row_keys.emplace_back(index, dim);
+          data.row_variants.push_back(whole ? 0 : ShardVariant(shard));
+        }
+        if (static_cast<int64_t>(data.row_keys.size()) == first_row) {
+          return absl::OkStatus();  // only empty blocks: nothing the model describes
         }
         data.row_offsets.push_back(static_cast<int64_t>(data.row_keys.size()));
         data.labels.push_back(static_cast<float>(record.ms));
@@ -66,6 +112,34 @@ absl::StatusOr<ComputeDataset> LoadComputeDataset(const std::string& path,
       });
   if (!status.ok()) return status;
   return data;
+}
+
+absl::Status AppendComputeDataset(ComputeDataset& data, const ComputeDataset& more) {
+  if (data.backend != more.backend || data.hardware_profile != more.hardware_profile ||
+      data.feature_set != more.feature_set) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        data.path, " and ", more.path, ": different backends, profiles or feature sets ('",
+        data.backend, "/", data.hardware_profile, "' and '", more.backend, "/",
+        more.hardware_profile, "'); train them apart"));
+  }
+  const int64_t row_base = static_cast<int64_t>(data.row_keys.size());
+  data.path = absl::StrCat(data.path, ",", more.path);
+  data.features.insert(data.features.end(), more.features.begin(), more.features.end());
+  data.row_keys.insert(data.row_keys.end(), more.row_keys.begin(), more.row_keys.end());
+  if (!data.row_variants.empty() || !more.row_variants.empty()) {
+    data.row_variants.resize(static_cast<size_t>(row_base), 0);
+    if (more.row_variants.empty()) {
+      data.row_variants.resize(data.row_keys.size(), 0);
+    } else {
+      data.row_variants.insert(data.row_variants.end(), more.row_variants.begin(),
+                               more.row_variants.end());
+    }
+  }
+  for (size_t i = 1; i < more.row_offsets.size(); ++i) {
+    data.row_offsets.push_back(row_base + more.row_offsets[i]);
+  }
+  data.labels.insert(data.labels.end(), more.labels.begin(), more.labels.end());
+  return absl::OkStatus();
 }
 
 }  // namespace shardplan::training

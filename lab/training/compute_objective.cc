@@ -30,8 +30,8 @@ std::vector<float> RelativeLossWeights(std::span<const float> labels, double flo
   return weights;
 }
 
-MlpShape ComputeObjective::DefaultTableShape() {
-  return MlpShape({kNumTableFeatures, 128, 32}, /*relu_on_output=*/true);
+MlpShape ComputeObjective::DefaultTableShape(int features) {
+  return MlpShape({features, 128, 32}, /*relu_on_output=*/true);
 }
 MlpShape ComputeObjective::DefaultPredShape() { return MlpShape({32, 64, 1}, false); }
 

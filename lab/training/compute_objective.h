@@ -5,6 +5,7 @@
 #include <span>
 #include <vector>
 
+#include "costmodels/neural/table_features.h"
 #include "lab/training/objective.h"
 #include "nn/trainable_mlp.h"
 
@@ -22,8 +23,9 @@ std::vector<float> RelativeLossWeights(std::span<const float> labels, double flo
 
 class ComputeObjective : public Objective {
  public:
-  // The reference's 20->128->32 (ReLU on the output) and 32->64->1.
-  static MlpShape DefaultTableShape();
+  // The reference's 20->128->32 (ReLU on the output; `features` inputs for another feature set)
+  // and 32->64->1.
+  static MlpShape DefaultTableShape(int features = kNumTableFeatures);
   static MlpShape DefaultPredShape();
 
   // `features`: normalised rows (table.input_size() floats each); sample i owns the rows

@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "costmodels/neural/device_set_comm_model.h"
+#include "costmodels/neural/table_features.h"
 #include "lab/data/table_pool.h"
 
 namespace shardplan::training {
@@ -16,15 +17,21 @@ namespace shardplan::training {
 // Cost data (docs/cost-data.md) turned into training samples. Every loader error names the
 // file, the line and the field ("compute.jsonl.gz:17: tables[2]: pool index 900 ...").
 
-// Compute samples: each is a set of table rows (20 raw features each, TableFeatures order) and
-// the device's measured ms.
+// Compute samples: each is a set of shard rows (raw features of the feature set: the reference's
+// 20 per table, TableFeatures order, or the 21 served ones per shard) and the device's measured
+// ms.
 struct ComputeDataset {
   std::string path;
   std::string backend;           // of the records (all must agree)
   std::string hardware_profile;  // idem
-  std::vector<float> features;   // rows x kNumTableFeatures, raw
+  ShardFeatureSet feature_set = ShardFeatureSet::kReference;
+  int width = kNumTableFeatures;  // NumShardFeatures(feature_set)
+  std::vector<float> features;   // rows x width, raw
   // (pool index, dim) of every row: the normaliser's statistics are over distinct configs.
   std::vector<std::pair<int32_t, int32_t>> row_keys;
+  // Per row, what else tells configs apart (a shard's type, group and rows; 0 for a whole
+  // table); empty: 0 for every row.
+  std::vector<int64_t> row_variants;
   std::vector<int64_t> row_offsets;  // sample i's rows are [row_offsets[i], row_offsets[i+1])
   std::vector<float> labels;         // ms per sample
 
@@ -85,8 +92,39 @@ using PoolLoader = std::function<absl::StatusOr<HashedPool>(const std::string& p
 // would not be the ones measured). INVALID_ARGUMENT naming file:line for a bad record, a record
 // of another kind, backend or hardware profile than the first, a pool index out of range or a
 // dim <= 0, a non-finite ms; also for an empty file.
-absl::StatusOr<ComputeDataset> LoadComputeDataset(const std::string& path,
-                                                  const PoolLoader& load_pool);
+// With ShardFeatureSet::kServed it also reads "shards" records (one device's shards of any
+// type: ServedShardFeatures rows; empty row blocks, which run no kernel, are left out), and a
+// "compute" record's tables become whole-table shards (batch_share 1).
+absl::StatusOr<ComputeDataset> LoadComputeDataset(
+    const std::string& path, const PoolLoader& load_pool,
+    ShardFeatureSet feature_set = ShardFeatureSet::kReference);
+
+// Appends `more` (another file of the same backend, profile and feature set) to `data`; `path`
+// becomes both paths joined by ','. INVALID_ARGUMENT naming both files when they differ.
+absl::Status AppendComputeDataset(ComputeDataset& data, const ComputeDataset& more);
+
+// Collective samples for the collective model (NeuralCollectiveModel): one row of
+// CollectiveCallFeatures per (record, member of its call) whose time is not zero by
+// construction, labelled ln(ms) of the member's time in the call's pass. Records stay whole in
+// a split (record_offsets).
+struct CollectiveDataset {
+  std::vector<std::string> paths;
+  std::string backend;
+  std::string hardware_profile;
+  std::vector<float> rows;              // rows x kNumCollectiveCallFeatures, raw
+  std::vector<float> labels;            // ln(ms), per row
+  std::vector<int32_t> row_collective;  // per row, its Collective (for errors by kind)
+  std::vector<int64_t> record_offsets;  // record i's rows are [offsets[i], offsets[i+1])
+
+  int64_t size() const {
+    return record_offsets.empty() ? 0 : static_cast<int64_t>(record_offsets.size()) - 1;
+  }
+};
+
+// Reads "collective" cost-data files. INVALID_ARGUMENT naming file:line for a bad record,
+// demands that make more than one call, a member's time that is not positive, and for files of
+// different backends or profiles.
+absl::StatusOr<CollectiveDataset> LoadCollectiveDataset(const std::vector<std::string>& paths);
 
 // Reads a comm cost-data file. INVALID_ARGUMENT naming file:line for a bad record, another kind,
 // backend, profile or num_devices than the first record, arrays of the wrong length, non-finite

@@ -10,8 +10,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "base/statistics.h"
 #include "base/status_macros.h"
+#include "costmodels/neural/collective_model.h"
 #include "costmodels/neural/table_features.h"
 
 namespace shardplan::training {
@@ -82,11 +84,18 @@ absl::Status CheckProfile(const LoadedBundle& bundle, const std::string& file,
 absl::StatusOr<SubModelCheck> CheckCompute(const LoadedBundle& bundle, const ComputeDataset& data,
                                            double max_mse_ratio) {
   SHARDPLAN_RETURN_IF_ERROR(CheckProfile(bundle, data.path, data.hardware_profile));
+  if (data.feature_set != bundle.model->compute().feature_set()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(data.path, ": read as ", ShardFeatureSetName(data.feature_set),
+                     " features, but ", bundle.manifest.id(), "'s compute model takes ",
+                     ShardFeatureSetName(bundle.model->compute().feature_set()), " ones"));
+  }
   Errors errors;
   const std::span<const float> features(data.features);
+  const size_t width = static_cast<size_t>(data.width);
   for (int64_t i = 0; i < data.size(); ++i) {
-    const auto begin = static_cast<size_t>(data.row_offsets[i]) * kNumTableFeatures;
-    const auto end = static_cast<size_t>(data.row_offsets[i + 1]) * kNumTableFeatures;
+    const auto begin = static_cast<size_t>(data.row_offsets[i]) * width;
+    const auto end = static_cast<size_t>(data.row_offsets[i + 1]) * width;
     errors.Add(bundle.model->compute().PredictFromFeatures(features.subspan(begin, end - begin)),
                data.labels[i]);
   }
@@ -150,6 +159,44 @@ absl::StatusOr<std::vector<SubModelCheck>> CheckComm(const LoadedBundle& bundle,
   return checks;
 }
 
+absl::StatusOr<std::vector<SubModelCheck>> CheckCollectives(const LoadedBundle& bundle,
+                                                            const CollectiveDataset& data,
+                                                            double max_mse_ratio) {
+  const std::string file = absl::StrJoin(data.paths, ",");
+  SHARDPLAN_RETURN_IF_ERROR(CheckProfile(bundle, file, data.hardware_profile));
+  const std::optional<NeuralCollectiveModel>& model = bundle.model->collectives();
+  if (!model.has_value()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(file, ": ", bundle.manifest.id(), " has no collective model"));
+  }
+  // Per collective: squared errors of ln(ms) (the model's training loss), relative of ms.
+  constexpr Collective kKinds[] = {Collective::kAllToAll, Collective::kReduceScatter,
+                                   Collective::kAllGather, Collective::kAllReduce};
+  std::vector<Errors> errors(4);
+  std::vector<int64_t> count(4, 0);
+  for (size_t r = 0; r < data.labels.size(); ++r) {
+    const double ms = model->PredictMemberMs(std::span<const float>(
+        data.rows.data() + r * kNumCollectiveCallFeatures, kNumCollectiveCallFeatures));
+    const double measured = std::exp(static_cast<double>(data.labels[r]));
+    Errors& e = errors[static_cast<size_t>(data.row_collective[r])];
+    const double d = std::log(ms) - data.labels[r];
+    e.squared_sum += d * d;
+    e.relative.push_back(std::abs(ms - measured) / measured);
+    ++count[static_cast<size_t>(data.row_collective[r])];
+  }
+  std::vector<SubModelCheck> checks;
+  for (Collective kind : kKinds) {
+    const size_t k = static_cast<size_t>(kind);
+    if (count[k] == 0) continue;
+    SHARDPLAN_ASSIGN_OR_RETURN(SubModelCheck check,
+                               Summarise(bundle, "collectives", file, data.size(), errors[k],
+                                         count[k], max_mse_ratio));
+    check.layout = CollectiveName(kind);
+    checks.push_back(std::move(check));
+  }
+  return checks;
+}
+
 }  // namespace
 
 bool ModelCheckReport::drifted() const {
@@ -163,7 +210,7 @@ absl::StatusOr<ModelCheckReport> CheckModel(const LoadedBundle& bundle, const Mo
     return absl::InvalidArgumentError(
         absl::StrCat("max_mse_ratio: must be > 0, got ", max_mse_ratio));
   }
-  if (data.compute == nullptr && data.comm.empty()) {
+  if (data.compute == nullptr && data.comm.empty() && data.collectives == nullptr) {
     return absl::InvalidArgumentError("no cost data to check the model on");
   }
   ModelCheckReport report;
@@ -183,6 +230,15 @@ absl::StatusOr<ModelCheckReport> CheckModel(const LoadedBundle& bundle, const Mo
     SHARDPLAN_ASSIGN_OR_RETURN(
         std::vector<SubModelCheck> checks,
         CheckComm(bundle, *comm, max_mse_ratio, data.default_devices_per_host));
+    for (SubModelCheck& check : checks) report.sub_models.push_back(std::move(check));
+  }
+  if (data.collectives != nullptr) {
+    if (data.collectives->labels.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(absl::StrJoin(data.collectives->paths, ","), ": no samples"));
+    }
+    SHARDPLAN_ASSIGN_OR_RETURN(std::vector<SubModelCheck> checks,
+                               CheckCollectives(bundle, *data.collectives, max_mse_ratio));
     for (SubModelCheck& check : checks) report.sub_models.push_back(std::move(check));
   }
   return report;

@@ -44,6 +44,9 @@ struct ModelCheckReport {
 struct ModelCheckData {
   const ComputeDataset* compute = nullptr;  // may be null
   std::vector<const CommDataset*> comm;     // any number
+  // Collective calls, for the collective model: one line per collective kind (its name in the
+  // layout column), MSEs of ln(ms) as the manifest's, relative errors of ms. May be null.
+  const CollectiveDataset* collectives = nullptr;
   // The hosts of comm records that do not record theirs, for device-set comm models.
   int default_devices_per_host = 0;
 };

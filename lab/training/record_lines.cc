@@ -1,6 +1,9 @@
 #include "lab/training/record_lines.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "lab/training/gzip_lines.h"
 
@@ -13,6 +16,13 @@ absl::Status RecordError(const std::string& path, int64_t line, const std::strin
 absl::Status ForEachRecord(
     const std::string& path, const std::string& kind,
     const std::function<absl::Status(int64_t, const CostRecord&)>& on_record) {
+  return ForEachRecord(path, std::vector<std::string>{kind}, on_record);
+}
+
+absl::Status ForEachRecord(
+    const std::string& path, const std::vector<std::string>& kinds,
+    const std::function<absl::Status(int64_t, const CostRecord&)>& on_record) {
+  std::string kind;  // the first record's
   std::string backend;
   std::string profile;
   int64_t records = 0;
@@ -23,9 +33,15 @@ absl::Status ForEachRecord(
         if (!record.ok()) {
           return RecordError(path, line_number, std::string(record.status().message()));
         }
+        if (records == 0 &&
+            std::find(kinds.begin(), kinds.end(), record->kind) != kinds.end()) {
+          kind = record->kind;
+        }
         if (record->kind != kind) {
           return RecordError(path, line_number,
-                             absl::StrCat("kind: '", record->kind, "', expected '", kind, "'"));
+                             absl::StrCat("kind: '", record->kind, "', expected '",
+                                          kind.empty() ? absl::StrJoin(kinds, "' or '") : kind,
+                                          "'"));
         }
         if (records++ == 0) {
           backend = record->backend;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "lab/collection/cost_record.h"
@@ -17,6 +18,10 @@ namespace shardplan::training {
 // a location; INVALID_ARGUMENT for a file with no records.
 absl::Status ForEachRecord(
     const std::string& path, const std::string& kind,
+    const std::function<absl::Status(int64_t, const CostRecord&)>& on_record);
+// The same for records of any of `kinds` (a file may still hold one kind only: its first's).
+absl::Status ForEachRecord(
+    const std::string& path, const std::vector<std::string>& kinds,
     const std::function<absl::Status(int64_t, const CostRecord&)>& on_record);
 
 // "<path>:<line>: <message>" as INVALID_ARGUMENT.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -40,22 +41,26 @@ absl::StatusOr<TrainedCompute> TrainComputeModel(const ComputeDataset& data,
                                                  ComputeFeatureSet feature_set, ComputeLoss loss) {
   SHARDPLAN_RETURN_IF_ERROR(CheckSize(data.size(), data.path));
   // The model's inputs: the raw features through its transform (then z-scored).
+  const size_t width = static_cast<size_t>(data.width);
   std::vector<float> features = data.features;
-  for (size_t row = 0; row + kNumTableFeatures <= features.size(); row += kNumTableFeatures) {
+  for (size_t row = 0; row + width <= features.size(); row += width) {
     TransformFeatures(feature_set.transform, std::span<float, kNumTableFeatures>(
                                                  features.data() + row, kNumTableFeatures));
   }
   const Split split = SplitDataset(data.size(), options.seed);
-  // Statistics over the distinct table configs of the training samples, first occurrence each.
-  std::map<std::pair<int32_t, int32_t>, int64_t> distinct;
+  // Statistics over the distinct table (shard) configs of the training samples, first
+  // occurrence each.
+  std::map<std::tuple<int32_t, int32_t, int64_t>, int64_t> distinct;
   for (int64_t sample : split.train) {
     for (int64_t r = data.row_offsets[sample]; r < data.row_offsets[sample + 1]; ++r) {
-      distinct.emplace(data.row_keys[r], r);
+      const int64_t variant = data.row_variants.empty() ? 0 : data.row_variants[r];
+      distinct.emplace(std::make_tuple(data.row_keys[r].first, data.row_keys[r].second, variant),
+                       r);
     }
   }
   std::vector<int64_t> stat_rows;
   for (const auto& [key, row] : distinct) stat_rows.push_back(row);
-  FeatureStats stats = ComputeFeatureStats(features, kNumTableFeatures, stat_rows);
+  FeatureStats stats = ComputeFeatureStats(features, data.width, stat_rows);
   for (int f = 0; f < kNumAccessBins; ++f) {  // the bins are the first features
     stats.stds[f] = std::max(stats.stds[f], feature_set.min_bin_std);
   }
@@ -67,7 +72,7 @@ absl::StatusOr<TrainedCompute> TrainComputeModel(const ComputeDataset& data,
                                          ? RelativeLossWeights(data.labels, loss.relative_floor_ms)
                                          : std::vector<float>();
   ComputeObjective objective(features, data.row_offsets, data.labels,
-                             ComputeObjective::DefaultTableShape(),
+                             ComputeObjective::DefaultTableShape(data.width),
                              ComputeObjective::DefaultPredShape(), weights);
   SubModelReport report;
   report.samples = data.size();
@@ -82,7 +87,7 @@ absl::StatusOr<TrainedCompute> TrainComputeModel(const ComputeDataset& data,
       NeuralComputeModel model,
       NeuralComputeModel::Create(std::move(normalizer), std::move(table), std::move(pred),
                                  NeuralComputeModel::kDefaultLatentMemoCapacity,
-                                 feature_set.transform));
+                                 feature_set.transform, data.feature_set));
   return TrainedCompute{std::move(model), std::move(report)};
 }
 
@@ -176,6 +181,40 @@ absl::StatusOr<TrainedDeviceSetComm> TrainDeviceSetCommModel(const DeviceSetComm
                              DeviceSetCommModel::Create(direction, std::move(normalizer),
                                                         std::move(mlp), data.batch_size));
   return TrainedDeviceSetComm{std::move(model), std::move(report), std::move(by_layout)};
+}
+
+absl::StatusOr<TrainedCollectives> TrainCollectiveModel(const CollectiveDataset& data,
+                                                       const TrainOptions& options) {
+  SHARDPLAN_RETURN_IF_ERROR(CheckSize(data.size(), absl::StrJoin(data.paths, ",")));
+  constexpr int kWidth = kNumCollectiveCallFeatures;
+  // Records, then their rows (a call's members stay in one split).
+  const Split records = SplitDataset(data.size(), options.seed);
+  const auto rows_of = [&](const std::vector<int64_t>& ids) {
+    std::vector<int64_t> out;
+    for (int64_t id : ids) {
+      for (int64_t r = data.record_offsets[id]; r < data.record_offsets[id + 1]; ++r) {
+        out.push_back(r);
+      }
+    }
+    return out;
+  };
+  const Split split{rows_of(records.train), rows_of(records.valid), rows_of(records.test)};
+  std::vector<float> rows = data.rows;
+  const FeatureStats stats = ComputeFeatureStats(rows, kWidth, split.train);
+  SHARDPLAN_ASSIGN_OR_RETURN(FeatureNormalizer normalizer,
+                             FeatureNormalizer::Create(stats.means, stats.stds));
+  NormalizeRows(normalizer, rows);
+
+  CommObjective objective(rows, data.labels, MlpShape({kWidth, 32, 32, 1}, false));
+  SubModelReport report;
+  report.samples = static_cast<int64_t>(data.labels.size());
+  report.result = Train(objective, split, options);
+  report.test_samples = split.test;
+  report.test_measured = LabelsOf(objective, split.test);
+  SHARDPLAN_ASSIGN_OR_RETURN(Mlp mlp, ToMlp(objective.shape(), report.result.params));
+  SHARDPLAN_ASSIGN_OR_RETURN(NeuralCollectiveModel model,
+                             NeuralCollectiveModel::Create(std::move(normalizer), std::move(mlp)));
+  return TrainedCollectives{std::move(model), std::move(report)};
 }
 
 }  // namespace shardplan::training

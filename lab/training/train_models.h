@@ -29,6 +29,11 @@ struct TrainedComm {
   NeuralCommModel model;
   SubModelReport report;
 };
+struct TrainedCollectives {
+  NeuralCollectiveModel model;
+  SubModelReport report;  // samples, test_samples: rows (one per record and call member); the
+                          // MSEs are of ln(ms)
+};
 struct TrainedDeviceSetComm {
   DeviceSetCommModel model;
   SubModelReport report;  // samples, test_samples: rows (one per record and device)
@@ -69,6 +74,11 @@ absl::StatusOr<TrainedComm> TrainCommModel(const CommDataset& data,
 // The device-set comm model of `direction`: records split 80/10/10 (SplitDataset over records,
 // so a record's devices stay in one split), z-scored with the training rows' statistics, an MLP
 // in->32->32->1 trained on every row.
+// The collective model: records split 80/10/10 (a call's members stay in one split), z-scored
+// with the training rows' statistics, an MLP 16->32->32->1 on ln(ms) of every row.
+absl::StatusOr<TrainedCollectives> TrainCollectiveModel(const CollectiveDataset& data,
+                                                       const TrainOptions& options);
+
 absl::StatusOr<TrainedDeviceSetComm> TrainDeviceSetCommModel(const DeviceSetCommDataset& data,
                                                              CommDirection direction,
                                                              const TrainOptions& options);

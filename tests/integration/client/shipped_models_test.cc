@@ -2,6 +2,7 @@
 // and plans the example tasks of the device counts it covers, with the baselines and with
 // neuroshard; the plan records the exact version.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -15,7 +16,8 @@ namespace shardplan::testing {
 namespace {
 
 // What each shipped bundle must cover (keep in step with scripts/train_shipped_models.sh).
-// The sim bundles' latest is version 5 (since version 4 device-set comm models: any device count),
+// The sim bundles' latest is version 6 (since version 4 device-set comm models: any device count;
+// since version 6 every sharding type),
 // the cpu bundle's version 2 (zero comm costs: any device count); older versions stay for plans
 // pinned to them.
 struct ShippedModel {
@@ -29,12 +31,14 @@ const std::vector<ShippedModel>& Shipped() {
                                                              {"sim-rtx2080ti@2", {4, 8}},
                                                              {"sim-rtx2080ti@3", {4, 8}},
                                                              {"sim-rtx2080ti@4", {}},
-                                                             {"sim-rtx2080ti@5", {}, true},
+                                                             {"sim-rtx2080ti@5", {}},
+                                                             {"sim-rtx2080ti@6", {}, true},
                                                              {"sim-h100-sxm@1", {4, 8}},
                                                              {"sim-h100-sxm@2", {4, 8}},
                                                              {"sim-h100-sxm@3", {4, 8}},
                                                              {"sim-h100-sxm@4", {}},
-                                                             {"sim-h100-sxm@5", {}, true},
+                                                             {"sim-h100-sxm@5", {}},
+                                                             {"sim-h100-sxm@6", {}, true},
                                                              {"cpu-amd-epyc@1", {}, false, false},
                                                              {"cpu-amd-epyc@2", {}, true, false}};
   return *shipped;
@@ -124,7 +128,7 @@ TEST_F(ShippedModelsTest, NeuroShardPlansWithEveryBundle) {
 // The version-4 bundles' device-set comm models: one bundle plans 2 to 128 devices, and says when
 // a layout lies outside the ones its comm data held (2 to 128 devices, hosts of 2 to 8).
 TEST_F(ShippedModelsTest, TheLatestSimBundlesPlanAnyDeviceCount) {
-  for (const char* model : {"sim-rtx2080ti@5", "sim-h100-sxm@5"}) {
+  for (const char* model : {"sim-rtx2080ti@6", "sim-h100-sxm@6"}) {
     for (const auto& [devices, per_host] :
          std::vector<std::pair<int, int>>{{2, 0}, {16, 8}, {32, 8}, {128, 8}, {256, 8}}) {
       SCOPED_TRACE(absl::StrCat(model, " ", devices, "x", per_host));
@@ -158,7 +162,7 @@ TEST_F(ShippedModelsTest, TheLatestSimBundlesCostARenumberedPlanTheSame) {
   const shardplan::v1::Task task = ExampleTask("task_8dev.json");  // 2 hosts of 4
   ASSERT_EQ(task.topology().devices_per_host(), 4);
   const std::vector<int> renumber = {6, 4, 7, 5, 1, 3, 0, 2};
-  for (const char* model : {"sim-rtx2080ti@5", "sim-h100-sxm@5"}) {
+  for (const char* model : {"sim-rtx2080ti@6", "sim-h100-sxm@6"}) {
     SCOPED_TRACE(model);
     shardplan::v1::PlanRequest request;
     *request.mutable_task() = task;
@@ -194,15 +198,16 @@ TEST_F(ShippedModelsTest, ADeviceCountWithoutCommModelsIsAFailedPrecondition) {
   EXPECT_NE(response.status().message().find("2 devices"), std::string::npos) << response.status();
   // The cpu bundle has no interconnect to model, the version-4 sim bundles model any: any
   // device count.
-  for (const char* any : {"cpu-amd-epyc", "sim-rtx2080ti@5"}) {
+  for (const char* any : {"cpu-amd-epyc", "sim-rtx2080ti@6"}) {
     request.set_model(any);
     EXPECT_TRUE(client_->Plan(request).ok()) << any;
   }
 }
 
-TEST_F(ShippedModelsTest, RowLevelShardsAreRefusedByEveryBundleAndCostedByAnalytic) {
-  // t0 row-wise over the 4 devices, the others table-wise: the neural models and the cpu data
-  // cost the column level only (docs/cost-models.md, "Sharding semantics").
+TEST_F(ShippedModelsTest, RowLevelShardsAreRefusedByTheReferenceBundlesAndCostedByTheOthers) {
+  // t0 row-wise over the 4 devices, the others table-wise: the bundles of the reference feature
+  // set and the cpu data cost the column level only; version 6 (served features and a collective
+  // model) and analytic@1 cost every type (docs/cost-models.md, "Sharding semantics").
   const shardplan::v1::Task task = SmallTask(3, 4);
   shardplan::v1::EvaluatePlanRequest request;
   *request.mutable_task() = task;
@@ -223,6 +228,11 @@ TEST_F(ShippedModelsTest, RowLevelShardsAreRefusedByEveryBundleAndCostedByAnalyt
     SCOPED_TRACE(shipped.id);
     request.set_model(shipped.id);
     auto evaluated = client_->EvaluatePlan(request);
+    if (shipped.id.ends_with("@6")) {
+      ASSERT_TRUE(evaluated.ok()) << evaluated.status();
+      EXPECT_GT(evaluated->plan().cost_ms(), 0.0);
+      continue;
+    }
     ASSERT_EQ(evaluated.status().code(), absl::StatusCode::kFailedPrecondition)
         << evaluated.status();
     EXPECT_NE(evaluated.status().message().find("cannot cost ROW_WISE shards (table \"t0\")"),
@@ -234,6 +244,72 @@ TEST_F(ShippedModelsTest, RowLevelShardsAreRefusedByEveryBundleAndCostedByAnalyt
   ASSERT_TRUE(evaluated.ok()) << evaluated.status();
   EXPECT_GT(evaluated->plan().cost_ms(), 0.0);
   EXPECT_EQ(evaluated->plan().local_world_size(), 4);
+}
+
+// Version 6 costs a plan with every sharding type on the 8-device example (2 hosts of 4): t0
+// table-wise, t1 column-wise in two halves, t2 row-wise over every device, t3 table-row-wise on
+// host 1, t4 data-parallel; the rest table-wise. Each collective shows on the devices it spans.
+TEST_F(ShippedModelsTest, TheVersion6BundlesCostAPlanWithEverySharding) {
+  const shardplan::v1::Task task = ExampleTask("task_8dev.json");
+  ASSERT_GE(task.tables_size(), 5);
+  shardplan::v1::EvaluatePlanRequest request;
+  *request.mutable_task() = task;
+  for (int i = 0; i < task.tables_size(); ++i) {
+    const auto& table = task.tables(i);
+    auto* sharding = request.mutable_plan()->add_tables();
+    sharding->set_table(table.name());
+    const auto add = [&](int device, int64_t row_offset, int64_t rows, int column_offset,
+                         int columns) {
+      auto* shard = sharding->add_shards();
+      shard->set_device(device);
+      shard->set_row_offset(row_offset);
+      shard->set_row_count(rows);
+      shard->set_column_offset(column_offset);
+      shard->set_column_count(columns);
+    };
+    const int64_t rows = table.rows();
+    const int dim = table.dim();
+    switch (i) {
+      case 1:
+        sharding->set_sharding_type(shardplan::v1::COLUMN_WISE);
+        add(1, 0, rows, 0, dim / 2);
+        add(2, 0, rows, dim / 2, dim - dim / 2);
+        break;
+      case 2:
+        sharding->set_sharding_type(shardplan::v1::ROW_WISE);
+        for (int d = 0; d < 8; ++d) add(d, rows * d / 8, rows * (d + 1) / 8 - rows * d / 8, 0, dim);
+        break;
+      case 3:
+        sharding->set_sharding_type(shardplan::v1::TABLE_ROW_WISE);
+        for (int k = 0; k < 4; ++k) {
+          add(4 + k, rows * k / 4, rows * (k + 1) / 4 - rows * k / 4, 0, dim);
+        }
+        break;
+      case 4:
+        sharding->set_sharding_type(shardplan::v1::DATA_PARALLEL);
+        for (int d = 0; d < 8; ++d) add(d, 0, rows, 0, dim);
+        break;
+      default:
+        sharding->set_sharding_type(shardplan::v1::TABLE_WISE);
+        add(i % 8, 0, rows, 0, dim);
+    }
+  }
+  for (const char* model : {"sim-rtx2080ti@6", "sim-h100-sxm@6"}) {
+    SCOPED_TRACE(model);
+    request.set_model(model);
+    auto evaluated = client_->EvaluatePlan(request);
+    ASSERT_TRUE(evaluated.ok()) << evaluated.status();
+    EXPECT_EQ(evaluated->plan().cost_model(), model);
+    EXPECT_GT(evaluated->plan().cost_ms(), 0.0);
+    ASSERT_EQ(evaluated->plan().devices_size(), 8);
+    for (const auto& device : evaluated->plan().devices()) {
+      // Every device takes part in the row-wise table's reduce-scatter and all-gather and the
+      // data-parallel all-reduce: positive, finite comm in both passes.
+      EXPECT_GT(device.forward_comm_ms(), 0.0) << device.device();
+      EXPECT_GT(device.backward_comm_ms(), 0.0) << device.device();
+      EXPECT_TRUE(std::isfinite(device.total_ms())) << device.device();
+    }
+  }
 }
 
 TEST_F(ShippedModelsTest, NoModelNamedGetsTheNewestBundleThatCoversTheTask) {

@@ -85,6 +85,30 @@ inline NeuralCostModel RandomDeviceSetModel(const std::string& name, const std::
                                   std::move(comm));
 }
 
+inline NeuralCollectiveModel RandomCollectives(std::mt19937& rng) {
+  return *NeuralCollectiveModel::Create(
+      RandomNormalizer(kNumCollectiveCallFeatures, rng),
+      RandomMlp({kNumCollectiveCallFeatures, 8, 4, 1}, false, rng));
+}
+
+// RandomDeviceSetModel with a compute model on the kServed feature set (21->128->32) and a
+// collective model: a model that costs every sharding type.
+inline NeuralCostModel RandomServedModel(const std::string& name, const std::string& version,
+                                         uint32_t seed = 13) {
+  std::mt19937 rng(seed);
+  NeuralComputeModel compute = *NeuralComputeModel::Create(
+      RandomNormalizer(kNumServedFeatures, rng),
+      RandomMlp({kNumServedFeatures, 128, 32}, true, rng), RandomMlp({32, 64, 1}, false, rng),
+      NeuralComputeModel::kDefaultLatentMemoCapacity, FeatureTransform::kRaw,
+      ShardFeatureSet::kServed);
+  DeviceSetCommModels comm{RandomDeviceSetComm(CommDirection::kForward, rng),
+                           RandomDeviceSetComm(CommDirection::kBackward, rng),
+                           {{2, 2}, {8, 8}, {16, 8}, {8, 4}}};
+  return *NeuralCostModel::Create(name, version, std::move(compute), {},
+                                  NeuralCostModel::CommCosts::kNeural, std::nullopt,
+                                  std::move(comm), RandomCollectives(rng));
+}
+
 inline std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;

@@ -27,8 +27,25 @@ using ::testing::IsEmpty;
 using testing_bundle::MakeTempDir;
 using testing_bundle::RandomDeviceSetModel;
 using testing_bundle::RandomModel;
+using testing_bundle::RandomServedModel;
 using testing_bundle::ReadFile;
 using testing_bundle::WriteFile;
+
+Table MakeTable(const char* name, int64_t rows, int32_t dim, double pooling_factor) {
+  Table table;
+  table.name = name;
+  table.rows = rows;
+  table.dim = dim;
+  table.pooling_factor = pooling_factor;
+  return table;
+}
+
+TableSharding ShardingOf(ShardingType type) {
+  TableSharding sharding;
+  sharding.table = "t";
+  sharding.sharding_type = type;
+  return sharding;
+}
 
 SubModelTraining Training(const std::string& data, int64_t samples, double test_mse) {
   return {absl::StrCat("data/", data, ".jsonl"),
@@ -278,6 +295,70 @@ TEST_F(ModelBundleTest, TheComputeFeatureTransformRoundTripsAsFormat2) {
   EXPECT_THAT(Refusal(dir), HasSubstr("'compute.feature_transform' needs format_version 2"));
   // A raw model writes no transform and stays format 1.
   EXPECT_FALSE(ReadManifest(WriteStandard())["compute"].contains("feature_transform"));
+}
+
+TEST_F(ModelBundleTest, ServedFeaturesAndTheCollectiveModelRoundTripAsFormat2) {
+  const NeuralCostModel model = RandomServedModel("served", "6");
+  BundleInfo info = Info("served", "6");
+  info.training.erase("comm_4_forward");
+  info.training.erase("comm_4_backward");
+  info.training.erase("comm_8_forward");
+  info.training["collectives"] = Training("collectives", 4000, 0.02);
+  ASSERT_TRUE(WriteModelBundle(root_, info, model).ok());
+  const std::string dir = ModelBundleDirectory(root_, "served", "6");
+  nlohmann::json m = ReadManifest(dir);
+  EXPECT_EQ(m["format_version"], 2);
+  EXPECT_EQ(m["compute"]["feature_set"], "served");
+  EXPECT_EQ(m["compute"]["features"].size(), 21u);
+  EXPECT_EQ(m["compute"]["features"].back(), "batch_share");
+  EXPECT_EQ(m["collectives"]["output"], "log_ms");
+  EXPECT_EQ(m["collectives"]["weights"], "collectives.weights");
+  auto bundle = ReadModelBundle(dir);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  const NeuralCostModel& read = *bundle->model;
+  EXPECT_EQ(read.compute().feature_set(), ShardFeatureSet::kServed);
+  ASSERT_TRUE(read.collectives().has_value());
+  EXPECT_TRUE(read.CostsShardingType(ShardingType::kDataParallel));
+  EXPECT_EQ(bundle->info.training.at("collectives").samples, 4000);
+  ExpectSamePredictions(model, read);
+  // Bit-identical collective costs for a row-wise table on 2 hosts of 4.
+  Table table = MakeTable("t", 1000, 32, 3);
+  Topology topology;
+  topology.memory_bytes.assign(8, int64_t{1} << 34);
+  topology.devices_per_host = 4;
+  TableSharding sharding = ShardingOf(ShardingType::kRowWise);
+  for (int d = 0; d < 8; ++d) sharding.shards.push_back({d, d * 125, 125, 0, 32});
+  const std::vector<CollectiveDemand> demands =
+      TableCollectives(table, sharding, topology, 65536);
+  const CostContext context{&topology, 65536};
+  const CollectiveCosts a = model.CostCollectives(context, demands);
+  const CollectiveCosts b = read.CostCollectives(context, demands);
+  EXPECT_EQ(a.forward_ms, b.forward_ms);
+  EXPECT_EQ(a.backward_ms, b.backward_ms);
+
+  // A corrupt collective model is refused, naming its file.
+  const std::string weights = dir + "/collectives.weights";
+  const std::string good = ReadFile(weights);
+  std::string bytes = good;
+  bytes[bytes.size() - 5] ^= 0x10;
+  WriteFile(weights, bytes);
+  EXPECT_THAT(Refusal(dir), HasSubstr(weights + ": SHA-256 mismatch"));
+  WriteFile(weights, good);
+  m["collectives"]["output"] = "ms";
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("collectives.output 'ms' is not 'log_ms'"));
+  m["collectives"]["output"] = "log_ms";
+  m["compute"]["feature_set"] = "reference";
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("is not this build's feature order"));
+  m["compute"]["feature_set"] = "served";
+  m["format_version"] = 1;
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("'compute.feature_set' needs format_version 2"));
+  // A reference model writes neither field.
+  const nlohmann::json standard = ReadManifest(WriteStandard());
+  EXPECT_FALSE(standard["compute"].contains("feature_set"));
+  EXPECT_FALSE(standard.contains("collectives"));
 }
 
 TEST_F(ModelBundleTest, TheTrainingRangeRoundTripsAndIsOptional) {

@@ -150,4 +150,63 @@ TEST(FeatureNormalizerTest, RejectsBadStatistics) {
 }
 
 }  // namespace
+TEST(ServedShardFeaturesTest, TableAndColumnWiseShardsReduceToTheTableFeatures) {
+  const Table table = HandBuiltTable();
+  for (ShardingType type : {ShardingType::kTableWise, ShardingType::kColumnWise}) {
+    const ShardView shard{.table = &table, .rows = table.rows, .columns = 16, .sharding = type};
+    std::array<float, kNumServedFeatures> served;
+    ServedShardFeatures(shard, served);
+    std::array<float, kNumTableFeatures> reference;
+    TableFeatures(table, 16, reference);
+    for (int p = 0; p < kNumTableFeatures; ++p) EXPECT_EQ(served[p], reference[p]) << p;
+    EXPECT_EQ(served[kNumTableFeatures], 1.0f);
+  }
+}
+
+TEST(ServedShardFeaturesTest, ARowWiseShardOfNServesOneNthOfTheLookups) {
+  const Table table = HandBuiltTable();
+  for (ShardingType type : {ShardingType::kRowWise, ShardingType::kTableRowWise}) {
+    const ShardView shard{.table = &table,
+                          .rows = 30864,
+                          .columns = 64,
+                          .sharding = type,
+                          .group_size = 4,
+                          .row_offset = 30864};
+    std::array<float, kNumServedFeatures> f;
+    ServedShardFeatures(shard, f);
+    EXPECT_FLOAT_EQ(f[18], 7.5f / 4);  // pooling_factor: lookups per (whole-batch) sample
+    EXPECT_EQ(f[19], 30864.0f);        // row: the rows it holds
+    EXPECT_EQ(f[17], 64.0f);
+    EXPECT_EQ(f[kNumTableFeatures], 1.0f);  // partial sums for the whole batch
+    EXPECT_FLOAT_EQ(f[0], 0.01f);           // its table's access classes
+  }
+}
+
+TEST(ServedShardFeaturesTest, ADataParallelReplicaServesItsSliceOfTheBatch) {
+  const Table table = HandBuiltTable();
+  const ShardView replica{.table = &table,
+                          .rows = table.rows,
+                          .columns = 64,
+                          .sharding = ShardingType::kDataParallel,
+                          .group_size = 8};
+  std::array<float, kNumServedFeatures> f;
+  ServedShardFeatures(replica, f);
+  EXPECT_FLOAT_EQ(f[kNumTableFeatures], 1.0f / 8);
+  EXPECT_FLOAT_EQ(f[18], 7.5f);  // every lookup of each sample it serves
+  EXPECT_EQ(f[19], 123456.0f);
+}
+
+TEST(ShardFeatureSetTest, NamesAndCounts) {
+  EXPECT_EQ(NumShardFeatures(ShardFeatureSet::kReference), kNumTableFeatures);
+  EXPECT_EQ(NumShardFeatures(ShardFeatureSet::kServed), kNumTableFeatures + 1);
+  EXPECT_EQ(ShardFeatureNames(ShardFeatureSet::kReference).size(), 20u);
+  EXPECT_EQ(ShardFeatureNames(ShardFeatureSet::kServed).back(), "batch_share");
+  ShardFeatureSet set = ShardFeatureSet::kReference;
+  EXPECT_TRUE(ParseShardFeatureSet("served", &set));
+  EXPECT_EQ(set, ShardFeatureSet::kServed);
+  EXPECT_STREQ(ShardFeatureSetName(set), "served");
+  EXPECT_FALSE(ParseShardFeatureSet("rows", &set));
+  EXPECT_EQ(set, ShardFeatureSet::kServed);
+}
+
 }  // namespace shardplan
