@@ -19,6 +19,7 @@
 #include "base/sha256.h"
 #include "base/status_macros.h"
 #include "costmodels/artifacts/model_bundle.h"
+#include "costmodels/neural/access_shapes.h"
 #include "lab/tools/commands.h"
 #include "lab/tools/tool_support.h"
 #include "lab/tools/training_pools.h"
@@ -264,9 +265,11 @@ absl::Status RunTrain(const OptionValues& args) {
       };
   std::optional<NeuralComputeModel> compute_model;
   std::optional<TableFeatureRange> training_range;
+  std::optional<AccessShapeSummary> access_shapes;
   if (base.has_value()) {
     compute_model.emplace(base->model->compute());
     training_range = base->model->training_range();
+    access_shapes = base->model->access_shapes();
     if (auto it = base->info.training.find("compute"); it != base->info.training.end()) {
       info.training["compute"] = it->second;
     }
@@ -343,6 +346,16 @@ absl::Status RunTrain(const OptionValues& args) {
           // out-of-range warnings.
           compute.has_value() ? std::optional(RangeOfFeatures(compute->features)) : training_range,
           std::move(comm_any_models)));
+  // The shapes of the same histograms, for the warnings on tables whose access shape the data
+  // never held (docs/cost-models.md, "Outside the training data"); a reused compute model keeps
+  // its bundle's.
+  SHARDPLAN_ASSIGN_OR_RETURN(
+      model, NeuralCostModel::WithAccessShapes(
+                 std::move(model), compute.has_value()
+                                       ? std::optional(SummarizeAccessShapes(
+                                             compute->features, kDefaultAccessShapeCentres,
+                                             kDefaultAccessShapeThreshold))
+                                       : access_shapes));
   SHARDPLAN_RETURN_IF_ERROR(WriteModelBundle(flags.models_root, info, model));
   std::cout << "bundle: " << ModelBundleDirectory(flags.models_root, info.name, info.version)
             << " (" << info.backend << ", " << info.hardware_profile << ", seed " << info.seed
