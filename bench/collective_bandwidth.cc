@@ -161,9 +161,12 @@ absl::Status Run(const OptionValues& args) {
         const double torchrec_bus = busbw(torchrec_ms);
         const auto [begin, end] =
             references.equal_range({profile.name, NcclTestName(collective), n, bytes});
-        json row = {{"profile", profile.name},  {"collective", NcclTestName(collective)},
-                    {"bytes", bytes},           {"sim_us", sim_ms * 1e3},
-                    {"sim_busbw", sim_bus},     {"torchrec_busbw", torchrec_bus},
+        json row = {{"profile", profile.name},
+                    {"collective", NcclTestName(collective)},
+                    {"bytes", bytes},
+                    {"sim_us", sim_ms * 1e3},
+                    {"sim_busbw", sim_bus},
+                    {"torchrec_busbw", torchrec_bus},
                     {"published", json::array()}};
         const std::string prefix = absl::StrFormat(
             "| %s | %s | %s | %.1f | %.1f | %.1f | ", profile.name, NcclTestName(collective),
@@ -192,9 +195,8 @@ absl::Status Run(const OptionValues& args) {
   }
   const std::string out = args.Get("out");
   SHARDPLAN_RETURN_IF_ERROR(offline::WriteTextFile(
-      out + ".json", json{{"devices", devices}, {"devices_per_host", per_host}, {"rows", rows}}
-                             .dump(2) +
-                         "\n"));
+      out + ".json",
+      json{{"devices", devices}, {"devices_per_host", per_host}, {"rows", rows}}.dump(2) + "\n"));
   return WriteReport(out, report);
 }
 
@@ -214,8 +216,7 @@ Command CollectiveBandwidthCommand() {
               {"devices-per-host", "N", "hosts of this many devices", "8"},
               {"sizes", "LIST", "message sizes, bytes",
                "1048576,4194304,16777216,67108864,268435456,1073741824,4294967296"},
-              {"references", "FILE", "published figures (CSV)",
-               "bench/collective_references.csv"},
+              {"references", "FILE", "published figures (CSV)", "bench/collective_references.csv"},
               {"out", "PREFIX", "where the results go (.md, .json)",
                "bench/results/collective_bandwidth"},
           },
@@ -227,6 +228,5 @@ Command CollectiveBandwidthCommand() {
 }  // namespace shardplan::bench
 
 int main(int argc, char** argv) {
-  return shardplan::bench::CommandMain(shardplan::bench::CollectiveBandwidthCommand(), argc,
-                                       argv);
+  return shardplan::bench::CommandMain(shardplan::bench::CollectiveBandwidthCommand(), argc, argv);
 }

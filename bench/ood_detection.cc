@@ -28,8 +28,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "base/exit_codes.h"
@@ -72,7 +72,7 @@ struct Case {
   double shape_distance = 0.0;
   bool range_flag = false;
   double error = 0.0;  // (predicted - truth) / truth
-  int64_t rows = 0;  // the table's, for --cases-out
+  int64_t rows = 0;    // the table's, for --cases-out
   double pooling_factor = 0.0;
   std::vector<double> bins;
 };
@@ -129,8 +129,7 @@ absl::StatusOr<ModelUnderTest> LoadModel(const std::string& models_dir, const st
     return absl::FailedPreconditionError(
         absl::StrCat(model.id, " records neither access shapes nor its compute data"));
   }
-  std::cerr << model.id << ": deriving access shapes from " << training->second.data_file
-            << "\n";
+  std::cerr << model.id << ": deriving access shapes from " << training->second.data_file << "\n";
   SHARDPLAN_ASSIGN_OR_RETURN(
       const training::ComputeDataset data,
       training::LoadComputeDataset(training->second.data_file, offline::PoolFromFile()));
@@ -202,9 +201,8 @@ absl::Status Run(const OptionValues& args) {
   for (const PoolSpec& spec : specs) {
     SHARDPLAN_ASSIGN_OR_RETURN(const std::vector<uint64_t> seeds, SeedList(args, spec.flag));
     for (const uint64_t seed : seeds) {
-      SHARDPLAN_ASSIGN_OR_RETURN(
-          const auto tables,
-          PoolTables(seed, spec.set == "steep", steep_mean, steep_sd, steep_min));
+      SHARDPLAN_ASSIGN_OR_RETURN(const auto tables, PoolTables(seed, spec.set == "steep",
+                                                               steep_mean, steep_sd, steep_min));
       for (size_t m = 0; m < models.size(); ++m) {
         const ModelUnderTest& model = models[m];
         SHARDPLAN_ASSIGN_OR_RETURN(std::unique_ptr<HardwareBackend> truth,
@@ -224,19 +222,20 @@ absl::Status Run(const OptionValues& args) {
             const double predicted = neural.compute().PredictFromFeatures(features);
             SHARDPLAN_ASSIGN_OR_RETURN(const double measured,
                                        truth->MeasureCompute({&table, 1}, kBatchSize));
-            Case c{.set = spec.set,
-                   .choice = spec.choice,
-                   .seed = seed,
-                   .table = static_cast<int>(i),
-                   .dim = dim,
-                   .exponent = tables[i].second,
-                   .shape_distance = distance,
-                   .range_flag = neural.training_range().has_value() &&
-                                 !FeaturesOutsideRange(table, dim, *neural.training_range()).empty(),
-                   .error = (predicted - measured) / measured,
-                   .rows = table.rows,
-                   .pooling_factor = table.pooling_factor,
-                   .bins = table.access_bins};
+            Case c{
+                .set = spec.set,
+                .choice = spec.choice,
+                .seed = seed,
+                .table = static_cast<int>(i),
+                .dim = dim,
+                .exponent = tables[i].second,
+                .shape_distance = distance,
+                .range_flag = neural.training_range().has_value() &&
+                              !FeaturesOutsideRange(table, dim, *neural.training_range()).empty(),
+                .error = (predicted - measured) / measured,
+                .rows = table.rows,
+                .pooling_factor = table.pooling_factor,
+                .bins = table.access_bins};
             cases[m].push_back(c);
           }
         }
@@ -311,8 +310,7 @@ absl::Status Run(const OptionValues& args) {
                       " | ", Share(t.bad_range, t.bad), " | ", Share(t.bad_shape, t.bad), " | ",
                       Share(t.bad_either, t.bad), " | ", Share(t.fine_range, fine), " | ",
                       Share(t.fine_shape, fine), " | ", Share(t.fine_either, fine), " | ",
-                      absl::StrFormat("%.0f%% / %.0f%%", 100 * quantile(0.95),
-                                      100 * quantile(1.0)),
+                      absl::StrFormat("%.0f%% / %.0f%%", 100 * quantile(0.95), 100 * quantile(1.0)),
                       " |\n");
       result["rows"].push_back({{"model", models[m].id},
                                 {"set", spec.set},
@@ -328,11 +326,13 @@ absl::Status Run(const OptionValues& args) {
     std::ofstream out(path);
     for (size_t m = 0; m < models.size(); ++m) {
       for (const Case& c : cases[m]) {
-        out << json{{"model", models[m].id}, {"set", c.set},         {"choice", c.choice},
-                    {"seed", c.seed},        {"table", c.table},     {"dim", c.dim},
+        out << json{{"model", models[m].id},  {"set", c.set},
+                    {"choice", c.choice},     {"seed", c.seed},
+                    {"table", c.table},       {"dim", c.dim},
                     {"exponent", c.exponent}, {"shape", c.shape_distance},
-                    {"range", c.range_flag}, {"error", c.error},
-                    {"rows", c.rows}, {"pooling", c.pooling_factor}, {"bins", c.bins}}
+                    {"range", c.range_flag},  {"error", c.error},
+                    {"rows", c.rows},         {"pooling", c.pooling_factor},
+                    {"bins", c.bins}}
                    .dump()
             << "\n";
       }
@@ -361,8 +361,7 @@ Command OodDetectionCommand() {
               {"dims", "LIST", "dims of every table", "4,8,16,32,64,128"},
               {"choice-pools", "LIST", "DLRM pool seeds that choose the threshold", "1,2"},
               {"report-pools", "LIST", "DLRM pool seeds the results are reported on", "7"},
-              {"steep-choice-pools", "LIST", "steep pool seeds that choose the threshold",
-               "11,12"},
+              {"steep-choice-pools", "LIST", "steep pool seeds that choose the threshold", "11,12"},
               {"steep-report-pools", "LIST", "steep pool seeds reported on", "17"},
               {"steep-exponent-mean", "X", "Zipf exponent mean of the steep pools", "1.6"},
               {"steep-exponent-sd", "X", "its standard deviation", "0.3"},
@@ -371,8 +370,7 @@ Command OodDetectionCommand() {
               {"centres", "N", "centres of a summary derived from cost data", "128"},
               {"threshold", "T", "shape threshold (default: chosen on the choice pools)", ""},
               {"cases-out", "FILE", "also write every case as JSONL", ""},
-              {"out", "PREFIX", "where the results go (.md, .json)",
-               "bench/results/ood_detection"},
+              {"out", "PREFIX", "where the results go (.md, .json)", "bench/results/ood_detection"},
           },
       .run = Run,
   };

@@ -271,8 +271,8 @@ absl::StatusOr<std::optional<AccessShapeSummary>> ReadAccessShapes(const Manifes
   const json& entry = compute_entry["access_shapes"];
   SHARDPLAN_ASSIGN_OR_RETURN(const std::string metric, reader.String(entry, "metric", path));
   if (metric != kAccessShapeMetric) {
-    return reader.Error(absl::StrCat(path, ".metric '", metric, "' is not '", kAccessShapeMetric,
-                                     "'"));
+    return reader.Error(
+        absl::StrCat(path, ".metric '", metric, "' is not '", kAccessShapeMetric, "'"));
   }
   AccessShapeSummary shapes;
   SHARDPLAN_ASSIGN_OR_RETURN(shapes.threshold, reader.Double(entry, "threshold", path));

@@ -349,13 +349,12 @@ absl::Status RunTrain(const OptionValues& args) {
   // The shapes of the same histograms, for the warnings on tables whose access shape the data
   // never held (docs/cost-models.md, "Outside the training data"); a reused compute model keeps
   // its bundle's.
-  SHARDPLAN_ASSIGN_OR_RETURN(
-      model, NeuralCostModel::WithAccessShapes(
-                 std::move(model), compute.has_value()
-                                       ? std::optional(SummarizeAccessShapes(
-                                             compute->features, kDefaultAccessShapeCentres,
-                                             kDefaultAccessShapeThreshold))
-                                       : access_shapes));
+  if (compute.has_value()) {
+    access_shapes = SummarizeAccessShapes(compute->features, kDefaultAccessShapeCentres,
+                                          kDefaultAccessShapeThreshold);
+  }
+  SHARDPLAN_ASSIGN_OR_RETURN(model,
+                             NeuralCostModel::WithAccessShapes(std::move(model), access_shapes));
   SHARDPLAN_RETURN_IF_ERROR(WriteModelBundle(flags.models_root, info, model));
   std::cout << "bundle: " << ModelBundleDirectory(flags.models_root, info.name, info.version)
             << " (" << info.backend << ", " << info.hardware_profile << ", seed " << info.seed

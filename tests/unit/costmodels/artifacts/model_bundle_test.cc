@@ -12,8 +12,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/sha256.h"
-#include "costmodels/neural/access_shapes.h"
 #include "costmodels/artifacts/weights_file.h"
+#include "costmodels/neural/access_shapes.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -360,7 +360,9 @@ TEST_F(ModelBundleTest, TheAccessShapesRoundTripAndAreOptional) {
 
   // Malformed ones are refused, naming the field.
   m["compute"]["access_shapes"] = {
-      {"metric", "lookup_l1"}, {"threshold", 0.3}, {"cover_radius", 0.0},
+      {"metric", "lookup_l1"},
+      {"threshold", 0.3},
+      {"cover_radius", 0.0},
       {"centres", nlohmann::json::array({nlohmann::json::array({0.5, 0.5})})}};
   WriteManifest(dir, m);
   EXPECT_THAT(Refusal(dir),

@@ -78,8 +78,8 @@ TEST(AccessShapesTest, CentresCoverEveryTrainingHistogramWithinTheRadius) {
   for (size_t row = 0; row < features.size(); row += kNumTableFeatures) {
     Table table;
     table.access_bins.resize(kNumAccessBins);
-    const std::array<int, kNumAccessBins> kPosition = {0, 1, 9, 10, 11, 12, 13, 14, 15,
-                                                       16, 2, 3, 4, 5, 6, 7, 8};
+    const std::array<int, kNumAccessBins> kPosition = {0,  1, 9, 10, 11, 12, 13, 14, 15,
+                                                       16, 2, 3, 4,  5,  6,  7,  8};
     for (int j = 0; j < kNumAccessBins; ++j) table.access_bins[j] = features[row + kPosition[j]];
     AccessShape shape;
     ASSERT_TRUE(AccessShapeOf(table, &shape));

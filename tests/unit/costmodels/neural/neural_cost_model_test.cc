@@ -380,7 +380,8 @@ TEST_F(NeuralCostModelTest, OutsideTrainingRangeAddsAnAccessShapeTheDataNeverHel
               ElementsAre(HasSubstr("row 2e+07 (trained on 0 to 1e+07)"),
                           HasSubstr("lookups by access class 0.286 (L1)")));
   // No summary: no shape warnings; a malformed one is refused, naming the model.
-  EXPECT_FALSE(NeuralCostModel::WithAccessShapes(shaped, std::nullopt)->access_shapes().has_value());
+  EXPECT_FALSE(
+      NeuralCostModel::WithAccessShapes(shaped, std::nullopt)->access_shapes().has_value());
   shapes.threshold = -1.0;
   const auto refused = NeuralCostModel::WithAccessShapes(ranged, shapes);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);

@@ -19,9 +19,9 @@
 namespace shardplan {
 namespace {
 
+using offline::OfflineMain;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using offline::OfflineMain;
 using testing_files::FreshDir;
 using testing_files::ReadFile;
 
