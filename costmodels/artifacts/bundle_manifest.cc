@@ -191,6 +191,9 @@ absl::StatusOr<BundleFiles> EncodeBundle(const BundleInfo& info, const NeuralCos
     compute_entry["training_range"] = {{"min", model.training_range()->min},
                                        {"max", model.training_range()->max}};
   }
+  if (const auto& shapes = model.access_shapes(); shapes.has_value()) {
+    compute_entry["access_shapes"] = AccessShapesJson(*shapes);
+  }
   AddTraining(info, "compute", compute_entry);
   manifest["compute"] = std::move(compute_entry);
   files.weights.emplace_back(kComputeWeightsFile, std::move(compute_bytes));
@@ -267,6 +270,51 @@ absl::StatusOr<std::optional<TableFeatureRange>> ReadTrainingRange(const Manifes
                                      " values each, one per feature"));
   }
   return range;
+}
+
+json AccessShapesJson(const AccessShapeSummary& shapes) {
+  json centres = json::array();
+  for (const AccessShape& centre : shapes.centres) centres.push_back(centre);
+  return {{"metric", kAccessShapeMetric},
+          {"threshold", shapes.threshold},
+          {"cover_radius", shapes.cover_radius},
+          {"centres", std::move(centres)}};
+}
+
+absl::StatusOr<std::optional<AccessShapeSummary>> ReadAccessShapes(const ManifestReader& reader,
+                                                                   const json& compute_entry,
+                                                                   const std::string& where) {
+  if (!compute_entry.is_object() || !compute_entry.contains("access_shapes")) {
+    return std::nullopt;
+  }
+  const std::string path = ManifestReader::Path(where, "access_shapes");
+  const json& entry = compute_entry["access_shapes"];
+  SHARDPLAN_ASSIGN_OR_RETURN(const std::string metric, reader.String(entry, "metric", path));
+  if (metric != kAccessShapeMetric) {
+    return reader.Error(
+        absl::StrCat(path, ".metric '", metric, "' is not '", kAccessShapeMetric, "'"));
+  }
+  AccessShapeSummary shapes;
+  SHARDPLAN_ASSIGN_OR_RETURN(shapes.threshold, reader.Double(entry, "threshold", path));
+  SHARDPLAN_ASSIGN_OR_RETURN(shapes.cover_radius, reader.Double(entry, "cover_radius", path));
+  SHARDPLAN_ASSIGN_OR_RETURN(const json* centres, reader.Field(entry, "centres", path));
+  if (!centres->is_array()) return reader.Error(absl::StrCat(path, ".centres must be an array"));
+  for (size_t c = 0; c < centres->size(); ++c) {
+    const json& bins = (*centres)[c];
+    bool valid = bins.is_array() && bins.size() == static_cast<size_t>(kNumAccessBins);
+    for (size_t j = 0; valid && j < bins.size(); ++j) valid = bins[j].is_number();
+    if (!valid) {
+      return reader.Error(absl::StrCat(path, ".centres[", c, "] must be an array of ",
+                                       kNumAccessBins, " numbers, one per bin"));
+    }
+    AccessShape centre;
+    for (int j = 0; j < kNumAccessBins; ++j) centre[j] = bins[j].get<double>();
+    shapes.centres.push_back(centre);
+  }
+  if (absl::Status valid = CheckAccessShapeSummary(shapes); !valid.ok()) {
+    return reader.Error(absl::StrCat(path, ": ", valid.message()));
+  }
+  return shapes;
 }
 
 absl::Status ReadTraining(const ManifestReader& reader, const json& entry, const std::string& where,

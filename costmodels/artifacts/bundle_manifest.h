@@ -202,6 +202,16 @@ absl::StatusOr<std::optional<TableFeatureRange>> ReadTrainingRange(const Manifes
                                                                    const json& compute_entry,
                                                                    const std::string& where);
 
+// The compute entry's optional "access_shapes" (docs/model-bundles.md): the metric ("lookup_l1"),
+// the threshold, the cover radius and the centres, each an array of 17 fractions in bin order.
+inline constexpr char kAccessShapeMetric[] = "lookup_l1";
+json AccessShapesJson(const AccessShapeSummary& shapes);
+// nullopt when absent (bundles written before it); an error naming the field when malformed or
+// refused by CheckAccessShapeSummary.
+absl::StatusOr<std::optional<AccessShapeSummary>> ReadAccessShapes(const ManifestReader& reader,
+                                                                   const json& compute_entry,
+                                                                   const std::string& where);
+
 // Training is optional (an imported checkpoint has none).
 absl::Status ReadTraining(const ManifestReader& reader, const json& entry, const std::string& where,
                           const std::string& sub_model, BundleInfo& info);

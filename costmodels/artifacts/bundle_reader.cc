@@ -33,6 +33,7 @@ using bundle_internal::kComputeWeightsFile;
 using bundle_internal::kManifestFile;
 using bundle_internal::ManifestReader;
 using bundle_internal::NameAndVersionOf;
+using bundle_internal::ReadAccessShapes;
 using bundle_internal::ReadNormalizer;
 using bundle_internal::ReadTraining;
 using bundle_internal::ReadTrainingRange;
@@ -450,6 +451,12 @@ absl::StatusOr<LoadedBundle> ReadModelBundle(const std::string& directory) {
       info.name, info.version, std::move(compute), std::move(comm),
       zero_comm ? NeuralCostModel::CommCosts::kZero : NeuralCostModel::CommCosts::kNeural,
       std::move(training_range), std::move(device_set_comm), std::move(collectives));
+  if (!model.ok()) return reader.Error(std::string(model.status().message()));
+  SHARDPLAN_ASSIGN_OR_RETURN(
+      std::optional<AccessShapeSummary> access_shapes,
+      ReadAccessShapes(reader, manifest.contains("compute") ? manifest["compute"] : json(),
+                       "compute"));
+  model = NeuralCostModel::WithAccessShapes(*std::move(model), std::move(access_shapes));
   if (!model.ok()) return reader.Error(std::string(model.status().message()));
   bundle.model = std::make_shared<const NeuralCostModel>(*std::move(model));
   bundle.manifest = ManifestOfBundle(info, *bundle.model);

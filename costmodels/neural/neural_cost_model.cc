@@ -268,9 +268,29 @@ absl::StatusOr<NeuralCostModel> NeuralCostModel::Create(
                          std::move(collectives));
 }
 
+absl::StatusOr<NeuralCostModel> NeuralCostModel::WithAccessShapes(
+    NeuralCostModel model, std::optional<AccessShapeSummary> access_shapes) {
+  if (access_shapes.has_value()) {
+    if (absl::Status valid = CheckAccessShapeSummary(*access_shapes); !valid.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("neural cost model ", model.id(), ": ", valid.message()));
+    }
+  }
+  model.access_shapes_ = std::move(access_shapes);
+  return model;
+}
+
 std::vector<std::string> NeuralCostModel::OutsideTrainingRange(const Table& table) const {
-  if (!training_range_.has_value()) return {};
-  return FeaturesOutsideRange(table, table.dim, *training_range_);
+  std::vector<std::string> outside;
+  if (training_range_.has_value()) {
+    outside = FeaturesOutsideRange(table, table.dim, *training_range_);
+  }
+  if (access_shapes_.has_value()) {
+    if (std::string shape = AccessShapeOutside(table, *access_shapes_); !shape.empty()) {
+      outside.push_back(std::move(shape));
+    }
+  }
+  return outside;
 }
 
 std::string NeuralCostModel::OutsideTrainedTopology(const Topology& topology) const {

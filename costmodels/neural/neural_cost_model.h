@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "costmodels/neural/access_shapes.h"
 #include "costmodels/neural/collective_model.h"
 #include "costmodels/neural/device_set_comm_model.h"
 #include "costmodels/neural/latent_memo.h"
@@ -168,11 +169,19 @@ class NeuralCostModel : public CostModel {
       std::optional<DeviceSetCommModels> device_set_comm = std::nullopt,
       std::optional<NeuralCollectiveModel> collectives = std::nullopt);
 
+  // `model` with the access-shape summary of its compute data recorded (the manifest's
+  // compute.access_shapes), which OutsideTrainingRange checks tables' histograms against;
+  // nullopt records none (bundles that predate it never flag by shape). INVALID_ARGUMENT naming
+  // the model when CheckAccessShapeSummary refuses the summary.
+  static absl::StatusOr<NeuralCostModel> WithAccessShapes(
+      NeuralCostModel model, std::optional<AccessShapeSummary> access_shapes);
+
   std::string id() const override;  // "name@version"
   // FAILED_PRECONDITION naming the device count when no comm models cover it.
   absl::Status CheckSupports(const Task& task) const override;
   bool ReadsAccessHistograms() const override { return true; }
-  // The table at its full dim against the training range, when the bundle records one.
+  // The table at its full dim against the training range, and its access histogram against
+  // the training histograms, for what the bundle records.
   std::vector<std::string> OutsideTrainingRange(const Table& table) const override;
   // Only for a task the device-set comm models cost (no fixed-N pair for its device count):
   // outside the trained device counts, devices per host or host counts.
@@ -198,6 +207,7 @@ class NeuralCostModel : public CostModel {
   const std::optional<DeviceSetCommModels>& device_set_comm() const { return device_set_comm_; }
   CommCosts comm_costs() const { return comm_costs_; }
   const std::optional<TableFeatureRange>& training_range() const { return training_range_; }
+  const std::optional<AccessShapeSummary>& access_shapes() const { return access_shapes_; }
 
  private:
   NeuralCostModel(std::string name, std::string version, NeuralComputeModel compute,
@@ -219,6 +229,7 @@ class NeuralCostModel : public CostModel {
   std::optional<TableFeatureRange> training_range_;
   std::optional<DeviceSetCommModels> device_set_comm_;
   std::optional<NeuralCollectiveModel> collectives_;
+  std::optional<AccessShapeSummary> access_shapes_;
 };
 
 }  // namespace shardplan

@@ -81,6 +81,10 @@ double RingCollectiveMs(const HardwareProfile& profile, const DeviceLinks& links
     bus = std::min(bus, links.socket_bytes_per_ms());
   }
   if (hosts.hosts > 1) bus = std::min(bus, hosts.min_members * links.inter_bytes_per_ms());
+  // The links' figures are at the all-to-all's efficiency; rings may reach another.
+  if (profile.ring_efficiency > 0.0 && profile.link_efficiency > 0.0) {
+    bus *= profile.ring_efficiency / profile.link_efficiency;
+  }
   return latency_us * 1e-3 + static_cast<double>(steps) / members * bytes / bus;
 }
 

@@ -25,7 +25,8 @@ namespace shardplan {
 //                2 (H - 1) of them across hosts
 //   latency    = ring_base + (steps - inter steps) * intra_hop + inter steps * inter_hop
 //   bus        = min(intra link, socket link where the group spans sockets of a staged host,
-//                    k * NIC share where it spans hosts: NCCL runs one ring per NIC)
+//                    k * NIC share where it spans hosts: NCCL runs one ring per NIC), each at
+//                    the profile's ring efficiency
 //   time       = latency + steps / P * bytes / bus
 // A group of one device moves nothing and costs 0.
 double RingCollectiveMs(const HardwareProfile& profile, const DeviceLinks& links,

@@ -109,6 +109,8 @@ HardwareProfile H100Sxm() {
   p.rows_in_flight_per_warp = 0.5;
   p.l2_usable_fraction = 0.5;
   p.link_efficiency = 0.70;
+  // ~370 GB/s ring bus bandwidth on 8 H100 SXM of 450 GB/s NVLink (nccl-tests issue 212).
+  p.ring_efficiency = 370.0 / 450.0;
   return p;
 }
 

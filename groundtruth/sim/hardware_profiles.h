@@ -60,6 +60,10 @@ struct HardwareProfile {
   double rows_in_flight_per_warp = 0.0;
   double l2_usable_fraction = 0.0;  // share of L2 that can hold embedding rows
   double link_efficiency = 0.0;     // achieved / peak link bandwidth in NCCL all-to-all
+  // Achieved / peak link bandwidth of NCCL's ring reduce-scatter, all-gather and all-reduce, where
+  // published benchmarks of the machine give it (docs/simulator.md, "Collectives against
+  // published benchmarks"); 0: link_efficiency.
+  double ring_efficiency = 0.0;
 };
 
 // GB/s (10^9 bytes per second, as the profiles give bandwidths) in bytes per ms.

@@ -19,6 +19,7 @@
 #include "base/sha256.h"
 #include "base/status_macros.h"
 #include "costmodels/artifacts/model_bundle.h"
+#include "costmodels/neural/access_shapes.h"
 #include "lab/tools/commands.h"
 #include "lab/tools/tool_support.h"
 #include "lab/tools/training_pools.h"
@@ -137,16 +138,16 @@ absl::StatusOr<TrainFlags> ParseTrainFlags(const OptionValues& args) {
   return flags;
 }
 
-// The range of the first kNumTableFeatures of every row (the served set's 21st, batch_share,
-// has no place in the manifest's per-table range).
-TableFeatureRange RangeOfTableFeatures(const ComputeDataset& data) {
-  if (data.width == kNumTableFeatures) return RangeOfFeatures(data.features);
+// The first kNumTableFeatures of every row: what the manifest's per-table range and access
+// shapes describe (the served set's 21st, batch_share, is not a table's feature).
+std::vector<float> TableFeatureRows(const ComputeDataset& data) {
+  if (data.width == kNumTableFeatures) return data.features;
   std::vector<float> table_features;
   for (size_t at = 0; at + data.width <= data.features.size(); at += data.width) {
     table_features.insert(table_features.end(), data.features.begin() + at,
                           data.features.begin() + at + kNumTableFeatures);
   }
-  return RangeOfFeatures(table_features);
+  return table_features;
 }
 
 // The file's SHA-256, for the manifest's provenance.
@@ -328,9 +329,11 @@ absl::Status RunTrain(const OptionValues& args) {
       };
   std::optional<NeuralComputeModel> compute_model;
   std::optional<TableFeatureRange> training_range;
+  std::optional<AccessShapeSummary> access_shapes;
   if (base.has_value()) {
     compute_model.emplace(base->model->compute());
     training_range = base->model->training_range();
+    access_shapes = base->model->access_shapes();
     if (auto it = base->info.training.find("compute"); it != base->info.training.end()) {
       info.training["compute"] = it->second;
     }
@@ -415,6 +418,8 @@ absl::Status RunTrain(const OptionValues& args) {
                  "--compute-from)\n";
     return absl::OkStatus();
   }
+  const std::optional<std::vector<float>> table_rows =
+      compute.has_value() ? std::optional(TableFeatureRows(*compute)) : std::nullopt;
   SHARDPLAN_ASSIGN_OR_RETURN(
       NeuralCostModel model,
       NeuralCostModel::Create(
@@ -423,8 +428,17 @@ absl::Status RunTrain(const OptionValues& args) {
           // Every table the data holds, not only the training split's: the
           // range of what the model was built from, for the server's
           // out-of-range warnings.
-          compute.has_value() ? std::optional(RangeOfTableFeatures(*compute)) : training_range,
+          compute.has_value() ? std::optional(RangeOfFeatures(*table_rows)) : training_range,
           std::move(comm_any_models), std::move(collective_model)));
+  // The shapes of the same histograms, for the warnings on tables whose access shape the data
+  // never held (docs/cost-models.md, "Outside the training data"); a reused compute model keeps
+  // its bundle's.
+  if (compute.has_value()) {
+    access_shapes =
+        SummarizeAccessShapes(*table_rows, kDefaultAccessShapeCentres, kDefaultAccessShapeThreshold);
+  }
+  SHARDPLAN_ASSIGN_OR_RETURN(model,
+                             NeuralCostModel::WithAccessShapes(std::move(model), access_shapes));
   SHARDPLAN_RETURN_IF_ERROR(WriteModelBundle(flags.models_root, info, model));
   std::cout << "bundle: " << ModelBundleDirectory(flags.models_root, info.name, info.version)
             << " (" << info.backend << ", " << info.hardware_profile << ", seed " << info.seed

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/sha256.h"
 #include "costmodels/artifacts/weights_file.h"
+#include "costmodels/neural/access_shapes.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -397,6 +398,64 @@ TEST_F(ModelBundleTest, TheTrainingRangeRoundTripsAndIsOptional) {
   m["compute"]["training_range"] = {{"min", range.max}, {"max", range.min}};  // min > max
   WriteManifest(dir, m);
   EXPECT_THAT(Refusal(dir), HasSubstr("finite min <= max pairs"));
+}
+
+TEST_F(ModelBundleTest, TheAccessShapesRoundTripAndAreOptional) {
+  AccessShapeSummary shapes;
+  AccessShape hot{}, cold{};
+  hot[15] = 0.75;
+  hot[16] = 0.25;
+  cold[0] = 0.125;
+  cold[1] = 0.875;
+  shapes.centres = {hot, cold};
+  shapes.cover_radius = 0.0625;
+  shapes.threshold = 0.3;
+  const NeuralCostModel shaped =
+      *NeuralCostModel::WithAccessShapes(RandomModel("shaped", "1", {4, 8}), shapes);
+  ASSERT_TRUE(WriteModelBundle(root_, Info("shaped", "1"), shaped).ok());
+  auto bundle = ReadModelBundle(ModelBundleDirectory(root_, "shaped", "1"));
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  ASSERT_TRUE(bundle->model->access_shapes().has_value());
+  EXPECT_EQ(*bundle->model->access_shapes(), shapes);
+  nlohmann::json m = ReadManifest(bundle->directory);
+  EXPECT_EQ(m["compute"]["access_shapes"]["metric"], "lookup_l1");
+  EXPECT_EQ(m["compute"]["access_shapes"]["centres"][1][1], 0.875);
+  // Additive: the format stays 1 for a raw model without device-set comm models.
+  EXPECT_EQ(m["format_version"], 1);
+
+  // A bundle written before the field never flags by shape, however odd the histogram.
+  const std::string dir = WriteStandard();
+  m = ReadManifest(dir);
+  ASSERT_FALSE(m["compute"].contains("access_shapes"));
+  auto old = ReadModelBundle(dir);
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_FALSE(old->model->access_shapes().has_value());
+  Table table;
+  table.name = "t";
+  table.rows = 1000;
+  table.dim = 4;
+  table.access_bins.assign(kNumAccessBins, 0.0);
+  table.access_bins[8] = 1.0;
+  EXPECT_TRUE(old->model->OutsideTrainingRange(table).empty());
+  EXPECT_FALSE(bundle->model->OutsideTrainingRange(table).empty());
+
+  // Malformed ones are refused, naming the field.
+  m["compute"]["access_shapes"] = {
+      {"metric", "lookup_l1"},
+      {"threshold", 0.3},
+      {"cover_radius", 0.0},
+      {"centres", nlohmann::json::array({nlohmann::json::array({0.5, 0.5})})}};
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir),
+              HasSubstr("compute.access_shapes.centres[0] must be an array of 17 numbers"));
+  m["compute"]["access_shapes"]["centres"] = nlohmann::json::array({hot});
+  m["compute"]["access_shapes"]["metric"] = "emd";
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("compute.access_shapes.metric 'emd' is not 'lookup_l1'"));
+  m["compute"]["access_shapes"]["metric"] = "lookup_l1";
+  m["compute"]["access_shapes"]["threshold"] = -1.0;
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("compute.access_shapes: access shapes: threshold is -1"));
 }
 
 TEST_F(ModelBundleTest, VersionsAreImmutable) {

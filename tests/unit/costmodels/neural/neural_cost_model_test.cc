@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/domain/task.h"
 #include "tests/unit/nn/reference_mlp.h"
@@ -15,6 +16,8 @@
 namespace shardplan {
 namespace {
 
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using testing_neural::Close;
 using testing_neural::RandomLayers;
 using testing_neural::ReferenceForward;
@@ -336,6 +339,54 @@ TEST_F(NeuralCostModelTest, ConcurrentCallsAgree) {
   }
   for (auto& thread : threads) thread.join();
   for (int t = 0; t < 4; ++t) EXPECT_EQ(mismatches[t], 0) << t;
+}
+
+TEST_F(NeuralCostModelTest, OutsideTrainingRangeAddsAnAccessShapeTheDataNeverHeld) {
+  Table table;
+  table.name = "steep";
+  table.rows = 5000;
+  table.dim = 16;
+  table.pooling_factor = 4.0;
+  table.access_bins.assign(kNumAccessBins, 0.0);
+  table.access_bins[0] = 0.9;  // lookups: 0.9 x 1 on bin 0, 0.1 x 1.5 on bin 1: 6/7 and 1/7
+  table.access_bins[1] = 0.1;
+  TableFeatureRange range;  // every feature of the table inside
+  range.min.assign(kNumTableFeatures, 0.0);
+  range.max.assign(kNumTableFeatures, 1.0);
+  range.max[17] = 128.0;
+  range.max[18] = 200.0;
+  range.max[19] = 1e7;
+  NeuralCostModel ranged = *NeuralCostModel::Create("sim-a100", "3", MakeCompute(), {},
+                                                    NeuralCostModel::CommCosts::kZero, range);
+  EXPECT_TRUE(ranged.OutsideTrainingRange(table).empty());
+  AccessShapeSummary shapes;
+  shapes.centres = {AccessShape{}, AccessShape{}};
+  shapes.centres[0][0] = 1.0;  // every lookup on rows read once
+  shapes.centres[1][0] = 0.5;
+  shapes.centres[1][1] = 0.5;
+  shapes.threshold = 0.15;
+  const NeuralCostModel shaped = *NeuralCostModel::WithAccessShapes(ranged, shapes);
+  EXPECT_THAT(shaped.OutsideTrainingRange(table),
+              ElementsAre("lookups by access class 0.286 (L1) from the nearest trained table's "
+                          "(flagged beyond 0.15)"));
+  table.access_bins[0] = 0.97;  // 0.089 from the first centre: inside
+  table.access_bins[1] = 0.03;
+  EXPECT_TRUE(shaped.OutsideTrainingRange(table).empty());
+  // Per-feature reasons come first; the shape joins them.
+  table.rows = 20'000'000;
+  table.access_bins[0] = 0.9;
+  table.access_bins[1] = 0.1;
+  EXPECT_THAT(shaped.OutsideTrainingRange(table),
+              ElementsAre(HasSubstr("row 2e+07 (trained on 0 to 1e+07)"),
+                          HasSubstr("lookups by access class 0.286 (L1)")));
+  // No summary: no shape warnings; a malformed one is refused, naming the model.
+  EXPECT_FALSE(
+      NeuralCostModel::WithAccessShapes(shaped, std::nullopt)->access_shapes().has_value());
+  shapes.threshold = -1.0;
+  const auto refused = NeuralCostModel::WithAccessShapes(ranged, shapes);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(refused.status().message()),
+              HasSubstr("neural cost model sim-a100@3: access shapes: threshold is -1"));
 }
 
 TEST_F(NeuralCostModelTest, CreateRejectsMismatchedShapes) {

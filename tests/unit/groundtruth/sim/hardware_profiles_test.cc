@@ -68,6 +68,8 @@ TEST(SimHardwareProfilesTest, EveryProfileIsComplete) {
       EXPECT_GT(efficiency, 0.0);
       EXPECT_LE(efficiency, 1.0);
     }
+    EXPECT_GE(p.ring_efficiency, 0.0);  // 0: the link efficiency
+    EXPECT_LE(p.ring_efficiency, 1.0);
   }
 }
 

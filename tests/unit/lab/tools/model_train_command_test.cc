@@ -7,6 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "costmodels/artifacts/model_bundle.h"
+#include "costmodels/neural/access_shapes.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lab/data/table_pool.h"
 #include "lab/tools/commands.h"
@@ -18,6 +20,8 @@ namespace shardplan {
 namespace {
 
 using offline::OfflineMain;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using testing_files::FreshDir;
 using testing_files::ReadFile;
 
@@ -78,6 +82,19 @@ TEST_F(ModelTrainCommandTest, WritesAVerifiedBundleWithTrainingProvenance) {
   huge.rows = 1000000;
   huge.dim = 8;
   EXPECT_FALSE(bundle->model->OutsideTrainingRange(huge).empty());
+  // And the shapes of its histograms: SmallPool's tables put all rows in bin i % 17, so a table
+  // whose rows split over two bins is flagged by shape though every feature is in range.
+  ASSERT_TRUE(bundle->model->access_shapes().has_value());
+  EXPECT_EQ(bundle->model->access_shapes()->threshold, kDefaultAccessShapeThreshold);
+  EXPECT_EQ(bundle->model->access_shapes()->cover_radius, 0.0);
+  Table seen = training::SmallPool(1).tables[0];
+  seen.dim = 8;
+  EXPECT_TRUE(bundle->model->OutsideTrainingRange(seen).empty());
+  Table unseen = seen;
+  unseen.access_bins[0] = 0.5;  // every bin inside its range, the mix never seen
+  unseen.access_bins[1] = 0.5;
+  EXPECT_THAT(bundle->model->OutsideTrainingRange(unseen),
+              ElementsAre(HasSubstr("lookups by access class 0.8 (L1) from the nearest")));
   // 4 test samples (40 - 32 - 4), one line each per device, and a header.
   EXPECT_EQ(ReadFile(dir_ + "/pred/comm_3_forward.csv").find("sample,device,measured,predicted"),
             0u);
