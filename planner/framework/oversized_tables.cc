@@ -83,7 +83,8 @@ std::vector<OversizedTable> OversizedTables(const Task& task) {
     OversizedTable oversized{.index = t,
                              .bytes = bytes,
                              .largest_device = largest,
-                             .largest_device_bytes = largest_bytes};
+                             .largest_device_bytes = largest_bytes,
+                             .holders = {}};
     for (ShardingType type : kAllTypes) {
       if (CanHold(type, table, bytes, task, largest_bytes)) oversized.holders.push_back(type);
     }
