@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "base/status_prefix.h"
 #include "groundtruth/ground_truth.h"
@@ -122,6 +123,11 @@ std::vector<PlanWarning> OutsideTrainingWarnings(const Task& request_task, const
   return warnings;
 }
 
+// `message` as a clause of a selection, whose parts "; " separates (the CLI prints one per line).
+std::string Clause(absl::string_view message) {
+  return absl::StrReplaceAll(message, {{"; ", ", "}});
+}
+
 // The sharding types `algorithm` places, some table of `task` allows and `model` cannot cost
 // ("DATA_PARALLEL, ROW_WISE"): what the algorithm leaves out under that model; "" when none.
 std::string TypesLeftOut(const AlgorithmInfo& algorithm, const CostModel& model, const Task& task) {
@@ -225,7 +231,7 @@ std::optional<ResolvedModel> PlanningEngine::NewestCoveringModel(const Task& tas
       // The newest refusal says why: the model a user would have expected.
       if (refused_created.empty() || manifest.created >= refused_created) {
         refused_created = manifest.created;
-        *refused = absl::StrCat(manifest.id(), ": ", costs.message());
+        *refused = absl::StrCat(manifest.id(), ": ", Clause(costs.message()));
       }
       continue;
     }
@@ -354,7 +360,7 @@ absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request)
     algorithm = fallback;
     selection.push_back(absl::StrCat("algorithm: ", fallback->info().name,
                                      ", as the server's default ", name, " cannot plan the task (",
-                                     holds.message(), ") (no algorithm named)"));
+                                     Clause(holds.message()), ") (no algorithm named)"));
   } else if (asked.algorithm.empty()) {
     selection.push_back(
         absl::StrCat("algorithm: ", name, ", the server's default (no algorithm named)"));

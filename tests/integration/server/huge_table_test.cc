@@ -77,7 +77,7 @@ TEST_F(HugeTableTest, TheDefaultRequestPlansItAndSaysWhatItAssumed) {
                 StartsWith("algorithm: " + plan.algorithm() +
                            ", as the server's default neuroshard cannot plan the task (task is "
                            "infeasible for neuroshard: table \"user_id_hashed\" needs 30.00 GiB "
-                           "but the largest device (device 0) holds 16.00 GiB; only ROW_WISE or "
+                           "but the largest device (device 0) holds 16.00 GiB, only ROW_WISE or "
                            "TABLE_ROW_WISE shards would hold it"));
   }
 

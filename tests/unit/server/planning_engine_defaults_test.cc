@@ -236,7 +236,7 @@ TEST_F(PlanningEngineDefaultsTest, TheDefaultRequestPlansATableLargerThanEveryDe
                                         ", as the server's default neuroshard cannot plan the "
                                         "task (task is infeasible for neuroshard: table \"huge\" "
                                         "needs 30.00 GiB but the largest device (device 0) "
-                                        "holds 16.00 GiB; only ROW_WISE or TABLE_ROW_WISE")));
+                                        "holds 16.00 GiB, only ROW_WISE or TABLE_ROW_WISE")));
   }
 }
 
@@ -253,7 +253,7 @@ TEST_F(PlanningEngineDefaultsTest, AWholeTableDefaultFallsBackToAnAlgorithmThatH
           "algorithm: ", result->plan.algorithm,
           ", as the server's default size_lookup_greedy cannot plan the task (task is infeasible "
           "for size_lookup_greedy: table \"huge\" needs 30.00 GiB but the largest device (device "
-          "0) holds 16.00 GiB; only ROW_WISE or TABLE_ROW_WISE shards would hold it, and "
+          "0) holds 16.00 GiB, only ROW_WISE or TABLE_ROW_WISE shards would hold it, and "
           "size_lookup_greedy does not place ROW_WISE or TABLE_ROW_WISE shards (it places "
           "TABLE_WISE)) (no algorithm named)")));
 }
