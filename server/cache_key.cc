@@ -14,7 +14,10 @@ namespace {
 // where protobuf's JSON printer took about a millisecond per request at 70 tables.
 std::string TaskBytes(const Task& task) {
   // A prepared request's task is canonical already; copying it to sort it again is skipped.
-  const v1::Task proto = wire::TaskToProto(IsCanonical(task) ? task : CanonicalTask(task));
+  v1::Task proto = wire::TaskToProto(IsCanonical(task) ? task : CanonicalTask(task));
+  // The hardware only chooses the model, whose exact version and content are in the key: two
+  // requests that resolve to the same model get the same plan.
+  proto.mutable_topology()->clear_hardware();
   std::string bytes;
   google::protobuf::io::StringOutputStream stream(&bytes);
   google::protobuf::io::CodedOutputStream coded(&stream);
@@ -40,9 +43,9 @@ std::string PlanCacheKey(const CacheKeyInputs& inputs) {
   // Object keys are sorted (nlohmann::json uses std::map). Invalid UTF-8 cannot reach here
   // from gRPC (proto3 strings are checked), but replacing it keeps dump() from throwing. The
   // compact dump has no raw newline, so the first one ends it.
-  return Sha256Hex(absl::StrCat(
-      request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "\n",
-      TaskBytes(*inputs.task)));
+  return Sha256Hex(
+      absl::StrCat(request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "\n",
+                   TaskBytes(*inputs.task)));
 }
 
 }  // namespace shardplan

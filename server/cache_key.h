@@ -33,7 +33,8 @@ struct CacheKeyInputs {
 // is not "" (so a request without a policy keeps the key it always had; the seed as a decimal
 // string, so 64-bit values survive), object keys sorted, then a newline and CanonicalTask(task)
 // as the deterministic binary encoding of its shardplan.v1.Task (wire::TaskToProto), so a field
-// added to the proto is in every key that sets it. The task's table order and the client's JSON
+// added to the proto is in every key that sets it (but topology.hardware, which only chooses the
+// model: the model's id and content are in the key). The task's table order and the client's JSON
 // spelling do not change it; the algorithm, any parameter, the seed and the model version do.
 std::string PlanCacheKey(const CacheKeyInputs& inputs);
 

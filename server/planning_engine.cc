@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "base/status_prefix.h"
 #include "groundtruth/ground_truth.h"
@@ -19,9 +20,12 @@
 #include "planner/domain/memory.h"
 #include "planner/domain/validation.h"
 #include "planner/estimators/typical_access.h"
+#include "planner/framework/oversized_tables.h"
 #include "planner/framework/plan_task.h"
 #include "server/cache_key.h"
+#include "server/hardware.h"
 #include "server/metrics.h"
+#include "server/oversized_alternatives.h"
 
 namespace shardplan {
 namespace {
@@ -119,6 +123,27 @@ std::vector<PlanWarning> OutsideTrainingWarnings(const Task& request_task, const
   return warnings;
 }
 
+// `message` as a clause of a selection, whose parts "; " separates (the CLI prints one per line).
+std::string Clause(absl::string_view message) {
+  return absl::StrReplaceAll(message, {{"; ", ", "}});
+}
+
+// The sharding types `algorithm` places, some table of `task` allows and `model` cannot cost
+// ("DATA_PARALLEL, ROW_WISE"): what the algorithm leaves out under that model; "" when none.
+std::string TypesLeftOut(const AlgorithmInfo& algorithm, const CostModel& model, const Task& task) {
+  std::vector<std::string> names;
+  for (ShardingType type : algorithm.sharding_types) {
+    if (model.CostsShardingType(type)) continue;
+    const bool allowed = std::any_of(task.tables.begin(), task.tables.end(), [&](const Table& t) {
+      return t.allowed_sharding_types.empty() ||
+             std::find(t.allowed_sharding_types.begin(), t.allowed_sharding_types.end(), type) !=
+                 t.allowed_sharding_types.end();
+    });
+    if (allowed) names.push_back(ShardingTypeName(type));
+  }
+  return absl::StrJoin(names, ", ");
+}
+
 }  // namespace
 
 PlanningEngine::PlanningEngine(const AlgorithmRegistry* algorithms, const ModelRegistry* models,
@@ -158,12 +183,17 @@ absl::StatusOr<ResolvedModel> PlanningEngine::ResolveModelFor(const std::string&
 }
 
 std::optional<ResolvedModel> PlanningEngine::NewestCoveringModel(const Task& task,
+                                                                 const AlgorithmInfo* algorithm,
                                                                  std::string* refused) const {
   const int32_t devices = task.topology.num_devices();
+  const std::string& hardware = task.topology.hardware;
   std::optional<ResolvedModel> newest;
+  std::string refused_created;
   for (const ModelRegistry::Entry& entry : models_->List()) {
     const ModelManifest& manifest = entry.manifest;
     if (manifest.kind == "analytic") continue;  // the fallback, not a candidate
+    // A task that names its hardware gets a model of that hardware or none.
+    if (!hardware.empty() && HardwareOf(manifest) != hardware) continue;
     // Comm models for this device count (or device-set ones, for any count); a model with zero
     // comm costs would ignore the interconnect.
     const bool knows_interconnect =
@@ -183,8 +213,26 @@ std::optional<ResolvedModel> PlanningEngine::NewestCoveringModel(const Task& tas
     if (!model->model->OutsideTrainedTopology(task.topology).empty()) continue;
     absl::Status costs = model->model->CheckSupports(task);
     if (costs.ok()) costs = CheckCostsAllowedTypes(*model->model, task);
+    // A table larger than every device needs a type that holds it, which the model must cost.
+    if (costs.ok() && algorithm != nullptr) {
+      costs = CheckOversizedTables(*algorithm, model->model.get(), task);
+    }
+    // An algorithm that plans with its own estimator (torchrec) gains nothing from a learned
+    // model but would lose the types it cannot cost: it gets a model that costs them all.
+    if (costs.ok() && algorithm != nullptr && !algorithm->uses_cost_model) {
+      if (const std::string left_out = TypesLeftOut(*algorithm, *model->model, task);
+          !left_out.empty()) {
+        costs = absl::FailedPreconditionError(absl::StrCat(
+            "cannot cost ", left_out, ", which ", algorithm->name,
+            " would place (it plans with its own estimator, so the model only takes types away)"));
+      }
+    }
     if (!costs.ok()) {  // e.g. a table that allows only ROW_WISE under a column-level model
-      *refused = absl::StrCat(manifest.id(), ": ", costs.message());
+      // The newest refusal says why: the model a user would have expected.
+      if (refused_created.empty() || manifest.created >= refused_created) {
+        refused_created = manifest.created;
+        *refused = absl::StrCat(manifest.id(), ": ", Clause(costs.message()));
+      }
       continue;
     }
     newest = *std::move(model);
@@ -193,7 +241,8 @@ std::optional<ResolvedModel> PlanningEngine::NewestCoveringModel(const Task& tas
 }
 
 absl::StatusOr<ResolvedModel> PlanningEngine::ChooseModel(const std::string& spec, const Task& task,
-                                                          std::string* reason) const {
+                                                          std::string* reason,
+                                                          const AlgorithmInfo* algorithm) const {
   if (!spec.empty()) return ResolveModelFor(spec, task);
   if (!options_.default_model.empty()) {
     absl::StatusOr<ResolvedModel> model = ResolveModelFor(options_.default_model, task);
@@ -204,11 +253,26 @@ absl::StatusOr<ResolvedModel> PlanningEngine::ChooseModel(const std::string& spe
     return model;
   }
   const int32_t devices = task.topology.num_devices();
+  const std::string& hardware = task.topology.hardware;
+  // "8 devices" or "8 devices of rtx2080ti".
+  const std::string covered = absl::StrCat(devices, devices == 1 ? " device" : " devices",
+                                           hardware.empty() ? "" : absl::StrCat(" of ", hardware));
   std::string refused;
-  if (std::optional<ResolvedModel> newest = NewestCoveringModel(task, &refused)) {
-    *reason =
-        absl::StrCat("model: ", newest->manifest.id(), ", the newest loaded model that covers ",
-                     devices, devices == 1 ? " device" : " devices", " (no model named)");
+  if (std::optional<ResolvedModel> newest = NewestCoveringModel(task, algorithm, &refused)) {
+    *reason = absl::StrCat("model: ", newest->manifest.id(),
+                           ", the newest loaded model that covers ", covered, " (no model named");
+    const std::string assumed = HardwareOf(newest->manifest);
+    if (hardware.empty() && !assumed.empty()) {
+      absl::StrAppend(reason, "; the task names no hardware, so its costs assume ", assumed);
+    }
+    absl::StrAppend(reason, ")");
+    if (algorithm != nullptr) {
+      if (const std::string left_out = TypesLeftOut(*algorithm, *newest->model, task);
+          !left_out.empty()) {
+        absl::StrAppend(reason, "; it cannot cost ", left_out, ", which ", algorithm->name,
+                        " leaves out (analytic@1 costs them: --model analytic@1)");
+      }
+    }
     return *std::move(newest);
   }
   absl::StatusOr<ResolvedModel> fallback = ResolveModelFor("", task);
@@ -216,10 +280,9 @@ absl::StatusOr<ResolvedModel> PlanningEngine::ChooseModel(const std::string& spe
     *reason =
         refused.empty()
             ? absl::StrCat("model: ", fallback->manifest.id(), ", as no loaded model covers ",
-                           devices, devices == 1 ? " device" : " devices", " (no model named)")
+                           covered, " (no model named)")
             : absl::StrCat("model: ", fallback->manifest.id(), ", as no loaded model that covers ",
-                           devices, devices == 1 ? " device" : " devices", " can cost the task (",
-                           refused, ") (no model named)");
+                           covered, " can cost the task (", refused, ") (no model named)");
   }
   return fallback;
 }
@@ -248,8 +311,29 @@ absl::StatusOr<ResolvedPolicy> PlanningEngine::ChoosePolicy(const std::string& a
   return WithPrefix(policy.status(), "parameters.policy: ");
 }
 
+absl::Status PlanningEngine::OversizedRefusal(const absl::Status& status, const Task& task) const {
+  return absl::Status(
+      status.code(),
+      absl::StrCat(status.message(), "; ", OversizedAlternatives(task, *algorithms_, *models_)));
+}
+
+const Algorithm* PlanningEngine::AlgorithmThatHolds(const Task& task) const {
+  const Algorithm* found = nullptr;
+  for (const Algorithm* algorithm : algorithms_->List()) {
+    const AlgorithmInfo& info = algorithm->info();
+    if (info.uses_policy || !CheckOversizedTables(info, nullptr, task).ok()) continue;
+    // One that plans with the cost model first: learned costs then still decide the plan.
+    if (info.uses_cost_model) return algorithm;
+    if (found == nullptr) found = algorithm;
+  }
+  return found;
+}
+
 absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request) const {
   if (absl::Status valid = CheckTask(request.task); !valid.ok()) return valid;
+  if (absl::Status known = CheckHardware(request.task.topology.hardware, *models_); !known.ok()) {
+    return known;
+  }
   // In request order, before canonicalisation: the warnings name the request's fields.
   const std::vector<std::pair<size_t, std::string>> without_bins =
       TablesWithoutHistogram(request.task);
@@ -262,7 +346,22 @@ absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request)
   const std::string& name = asked.algorithm.empty() ? options_.default_algorithm : asked.algorithm;
   absl::StatusOr<const Algorithm*> algorithm = FindAlgorithm(name);
   if (!algorithm.ok()) return algorithm.status();
-  if (asked.algorithm.empty()) {
+  // A table larger than every device needs an algorithm that places shards holding it (when
+  // no type can, the tables outgrow all devices together: RunPlanning says so).
+  // On the request's own task, so that refusals name its fields in its order.
+  const std::vector<OversizedTable> oversized = OversizedTables(asked.task);
+  const bool splittable = std::all_of(oversized.begin(), oversized.end(),
+                                      [](const OversizedTable& t) { return !t.holders.empty(); });
+  absl::Status holds = splittable ? CheckOversizedTables((*algorithm)->info(), nullptr, asked.task)
+                                  : absl::OkStatus();
+  if (!holds.ok()) {
+    const Algorithm* fallback = asked.algorithm.empty() ? AlgorithmThatHolds(asked.task) : nullptr;
+    if (fallback == nullptr) return OversizedRefusal(holds, asked.task);
+    algorithm = fallback;
+    selection.push_back(absl::StrCat("algorithm: ", fallback->info().name,
+                                     ", as the server's default ", name, " cannot plan the task (",
+                                     Clause(holds.message()), ") (no algorithm named)"));
+  } else if (asked.algorithm.empty()) {
     selection.push_back(
         absl::StrCat("algorithm: ", name, ", the server's default (no algorithm named)"));
   }
@@ -273,10 +372,19 @@ absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request)
   std::string model_reason;
   // ChooseModel confirms the model can cost the task, in errors that name the model (the check
   // PreparePlanning repeats below then passes).
-  absl::StatusOr<ResolvedModel> model = ChooseModel(asked.model, prepared.task, &model_reason);
+  absl::StatusOr<ResolvedModel> model =
+      ChooseModel(asked.model, prepared.task, &model_reason, &(*algorithm)->info());
   if (!model.ok()) return model.status();
   prepared.model = *std::move(model);
   if (!model_reason.empty()) selection.push_back(std::move(model_reason));
+  // A model the client or the operator named must cost a type that holds each such table.
+  if (splittable) {
+    if (absl::Status costed =
+            CheckOversizedTables((*algorithm)->info(), prepared.model.model.get(), asked.task);
+        !costed.ok()) {
+      return OversizedRefusal(costed, asked.task);
+    }
+  }
   if ((*algorithm)->info().uses_policy) {
     // The raw value the client gave: "" leaves the choice to the server.
     const auto given = asked.params.find("policy");
@@ -304,6 +412,12 @@ absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request)
   for (PlanWarning& warning : OutsideTrainingWarnings(
            asked.task, prepared.task, *prepared.model.model, prepared.model.manifest.id())) {
     prepared.warnings.push_back(std::move(warning));
+  }
+  if (asked.model.empty()) {  // the server chose the model, hence the hardware
+    if (std::optional<PlanWarning> assumed = HardwareAssumedWarning(
+            asked.task.topology.hardware, prepared.model.manifest, *models_)) {
+      prepared.warnings.push_back(*std::move(assumed));
+    }
   }
   if (metrics_ != nullptr) metrics_->RecordPlanWarnings(prepared.warnings);
   prepared.cache_key = PlanCacheKey({.task = &prepared.task,
@@ -402,6 +516,9 @@ absl::Status PlanningEngine::CheckTaskAndPlan(const Task& task, const Plan& plan
 absl::StatusOr<PlanningResult> PlanningEngine::Evaluate(const Task& task, Plan plan,
                                                         const std::string& model_spec) const {
   if (absl::Status valid = CheckTaskAndPlan(task, plan); !valid.ok()) return valid;
+  if (absl::Status known = CheckHardware(task.topology.hardware, *models_); !known.ok()) {
+    return known;
+  }
   PlanningResult result;
   absl::StatusOr<ResolvedModel> model = ChooseModel(model_spec, task, &result.selection);
   if (!model.ok()) return model.status();
@@ -413,6 +530,12 @@ absl::StatusOr<PlanningResult> PlanningEngine::Evaluate(const Task& task, Plan p
   for (PlanWarning& warning :
        OutsideTrainingWarnings(task, costed, *model->model, model->manifest.id())) {
     result.warnings.push_back(std::move(warning));
+  }
+  if (model_spec.empty()) {
+    if (std::optional<PlanWarning> assumed =
+            HardwareAssumedWarning(task.topology.hardware, model->manifest, *models_)) {
+      result.warnings.push_back(*std::move(assumed));
+    }
   }
   if (metrics_ != nullptr) metrics_->RecordPlanWarnings(result.warnings);
   // EvaluatePlan records the model and "simulated".

@@ -53,9 +53,13 @@ class PlanningEngine {
   // finds the algorithm, resolves its parameters, chooses the model (which confirms it can cost
   // the task), for an algorithm that plans with a trained policy resolves parameters["policy"]
   // (ChoosePolicy), imputes missing histograms for models that read them, and computes the
-  // cache key. INVALID_ARGUMENT / RESOURCE_EXHAUSTED for a bad task, INVALID_ARGUMENT for an
-  // unknown algorithm or bad parameters, NOT_FOUND for an unknown model, the model's own error
-  // when it cannot cost the task; "parameters.policy: ..." errors as ChoosePolicy's.
+  // cache key. INVALID_ARGUMENT / RESOURCE_EXHAUSTED for a bad task (an unknown
+  // task.topology.hardware among them), INVALID_ARGUMENT for an unknown algorithm or bad
+  // parameters, NOT_FOUND for an unknown model, the model's own error when it cannot cost the
+  // task; "parameters.policy: ..." errors as ChoosePolicy's. A table larger than every device:
+  // with no algorithm named, one that can hold it replaces a default that cannot (the
+  // selection says why); FAILED_PRECONDITION (CheckOversizedTables', with the algorithms and
+  // models that would plan it) when the named algorithm or model cannot.
   absl::StatusOr<PreparedRequest> Prepare(PlanningRequest request) const;
 
   // CachedResult, else Compute; then AddPlanWarnings.
@@ -95,9 +99,14 @@ class PlanningEngine {
   absl::StatusOr<const Algorithm*> FindAlgorithm(const std::string& name) const;
 
   // The model `spec` names, once it confirmed it can cost `task`; for "" the server's choice
-  // (PlanningEngineOptions::default_model) and, in `reason`, why it was chosen.
+  // (PlanningEngineOptions::default_model, else NewestCoveringModel, else analytic@1) and, in
+  // `reason`, why it was chosen. With `algorithm`, the server's choice can also cost a type of
+  // it that holds each table larger than every device, and for an algorithm that plans with
+  // its own estimator (!uses_cost_model) every type it places; `reason` names the types a
+  // chosen model leaves out.
   absl::StatusOr<ResolvedModel> ChooseModel(const std::string& spec, const Task& task,
-                                            std::string* reason) const;
+                                            std::string* reason,
+                                            const AlgorithmInfo* algorithm = nullptr) const;
 
   // The trained policy a request for `algorithm` plans with: `spec` is parameters["policy"]
   // as the client gave it ("", "name" or "name@version", PolicyRegistry::Resolve), and a
@@ -118,12 +127,20 @@ class PlanningEngine {
   absl::Status CheckTaskAndPlan(const Task& task, const Plan& plan) const;
   // The model `spec` names ("model: ..." errors), once it confirmed it can cost `task`.
   absl::StatusOr<ResolvedModel> ResolveModelFor(const std::string& spec, const Task& task) const;
-  // The newest loaded model (by creation time) whose comm models cover the task's device count
-  // and that can cost it; nullopt when none does. Bundles without comm models (cpu data) only
-  // cover single-device tasks: they know no interconnect. `refused` gets why the newest model
-  // that covers the device count cannot cost the task (e.g. a table allowing only ROW_WISE),
-  // empty when none was refused.
-  std::optional<ResolvedModel> NewestCoveringModel(const Task& task, std::string* refused) const;
+  // The newest loaded model (by creation time) of the task's hardware (any, when it names
+  // none) whose comm models cover the task's device count and that can cost it (for
+  // `algorithm`, when given, as ChooseModel says); nullopt when none does. Bundles without comm
+  // models (cpu data) only cover single-device tasks: they know no interconnect. `refused` gets
+  // why the newest model that covers the device count cannot cost the task (e.g. a table
+  // allowing only ROW_WISE), empty when none was refused.
+  std::optional<ResolvedModel> NewestCoveringModel(const Task& task, const AlgorithmInfo* algorithm,
+                                                   std::string* refused) const;
+  // The first registered algorithm (one that plans with the cost model first; none that needs
+  // a trained policy) that places a type holding every table of `task` larger than any device;
+  // null when none does.
+  const Algorithm* AlgorithmThatHolds(const Task& task) const;
+  // `status` (CheckOversizedTables') with the algorithms and models that would plan the task.
+  absl::Status OversizedRefusal(const absl::Status& status, const Task& task) const;
   bool Cacheable(const PreparedRequest& request) const;
   // `plan` as the answer to `request`: with its request hash, selection and the request's
   // warnings (Run and the service add the plan's own: AddPlanWarnings).

@@ -195,6 +195,7 @@ absl::StatusOr<Task> TaskFromProto(const v1::Task& proto, const TaskLimits& limi
     return WithPrefix(domain_topology.status(), path.empty() ? "" : absl::StrCat(path, "."));
   }
   task.topology = *std::move(domain_topology);
+  task.topology.hardware = topology.hardware();
   task.batch_size = proto.batch_size() == 0 ? kDefaultBatchSize : proto.batch_size();
   for (const v1::ColocationGroup& group : proto.colocate()) {
     task.colocate.emplace_back(group.tables().begin(), group.tables().end());
@@ -255,6 +256,7 @@ v1::Task TaskToProto(const Task& task) {
   topology->set_intra_host_bandwidth_gibps(task.topology.intra_host_bandwidth_gibps);
   topology->set_inter_host_bandwidth_gibps(task.topology.inter_host_bandwidth_gibps);
   topology->set_all_reduce_bandwidth_gibps(task.topology.all_reduce_bandwidth_gibps);
+  topology->set_hardware(task.topology.hardware);
   proto.set_batch_size(task.batch_size);
   for (const std::vector<std::string>& group : task.colocate) {
     proto.add_colocate()->mutable_tables()->Add(group.begin(), group.end());

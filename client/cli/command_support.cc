@@ -91,6 +91,9 @@ std::vector<OptionSpec> PlanRequestFlags() {
       OptionSpec::Value("seed", "N", "random seed (default: 0)"),
       OptionSpec::Value("model", "NAME[@VERSION]",
                         "cost model, latest version unless given (default: the server's)"),
+      OptionSpec::Value("hardware", "KIND",
+                        "the devices' hardware (h100-sxm, a100-sxm4, rtx2080ti, ...): the server "
+                        "costs with a model of it; sets the task's topology.hardware"),
       OptionSpec::Switch("no-cache", "plan again even if the server has this plan cached"),
       OptionSpec::Value("job-key", "KEY",
                         "name the plan: the same KEY and task return the stored plan later, across "
@@ -125,6 +128,11 @@ absl::StatusOr<shardplan::v1::PlanRequest> BuildPlanRequest(const Invocation& in
       return UsageError(absl::StrCat("--model wants NAME or NAME@VERSION, got '", model, "'"));
     }
     request.set_model(model);
+  }
+  if (flags.Has("hardware")) {
+    const std::string hardware = flags.Get("hardware");
+    if (hardware.empty()) return UsageError("--hardware wants a device kind, got ''");
+    request.mutable_task()->mutable_topology()->set_hardware(hardware);
   }
   request.set_bypass_cache(flags.Has("no-cache"));
   request.set_job_key(flags.Get("job-key"));

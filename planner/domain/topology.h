@@ -2,6 +2,7 @@
 #define SHARDPLAN_PLANNER_DOMAIN_TOPOLOGY_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -26,6 +27,9 @@ struct Topology {
   // An all-reduce's bandwidth across hosts; 0: inter_host_bandwidth_gibps * local_world_size()
   // (TorchRec's: one NIC per device). all_reduce_bandwidth() resolves it.
   double all_reduce_bandwidth_gibps = 0.0;
+  // The hardware the devices are ("h100-sxm", "rtx2080ti", ...; "" not named). Planners do not
+  // read it: the server chooses the cost model by it (docs/server.md, "Defaults").
+  std::string hardware;
 
   int num_devices() const { return static_cast<int>(memory_bytes.size()); }
   // Devices per host with 0 resolved to the device count.

@@ -14,6 +14,7 @@
 #include "planner/domain/evaluation.h"
 #include "planner/domain/memory.h"
 #include "planner/domain/validation.h"
+#include "planner/framework/oversized_tables.h"
 
 namespace shardplan {
 namespace {
@@ -29,29 +30,6 @@ absl::Status PlannerBug(const std::string& algorithm, const absl::Status& status
   if (status.code() != absl::StatusCode::kInvalidArgument) return status;
   return absl::InternalError(
       absl::StrCat("algorithm ", algorithm, " produced an invalid plan: ", status.message()));
-}
-
-// An algorithm that places whole tables cannot plan a table larger than every device: say so
-// up front, naming the table, its size and the largest device, rather than as a placement that
-// found no room.
-absl::Status CheckWholeTablesFit(const AlgorithmInfo& info, const Task& task) {
-  for (ShardingType type : info.sharding_types) {
-    if (type != ShardingType::kTableWise) return absl::OkStatus();  // it may split tables
-  }
-  const std::vector<int64_t>& capacity = task.topology.memory_bytes;
-  if (capacity.empty()) return absl::OkStatus();
-  const int largest =
-      static_cast<int>(std::max_element(capacity.begin(), capacity.end()) - capacity.begin());
-  for (const Table& table : task.tables) {
-    const int64_t bytes = ShardMemoryBytes(table, table.rows, table.dim, task.memory);
-    if (bytes <= capacity[largest]) continue;
-    return absl::FailedPreconditionError(absl::StrCat(
-        "task is infeasible for ", info.name, ": table \"", table.name, "\" needs ",
-        FormatGiB(bytes), " but the largest device (device ", largest, ") holds ",
-        FormatGiB(capacity[largest]), "; ", info.name,
-        " places whole tables only: use an algorithm that shards by rows (torchrec) or columns"));
-  }
-  return absl::OkStatus();
 }
 
 // Sharding moves bytes between devices but never removes any (a replica adds some): tables that
@@ -130,7 +108,10 @@ absl::StatusOr<Plan> RunPlanning(const PreparedPlanning& prepared, const Task& t
   const auto start = StopSignal::Clock::now();
   const AlgorithmInfo& info = prepared.algorithm->info();
   SHARDPLAN_RETURN_IF_ERROR(CheckTotalMemoryFits(info, task));
-  SHARDPLAN_RETURN_IF_ERROR(CheckWholeTablesFit(info, task));
+  // A table larger than every device needs shards that split it, which the algorithm must place
+  // and the model cost: said up front, naming what is missing, rather than as a placement that
+  // found no room (or a search over proposals none of which can hold it).
+  SHARDPLAN_RETURN_IF_ERROR(CheckOversizedTables(info, prepared.model, task));
 
   // The caller's signal (cancellation and deadline) tightened by the task's own time limit.
   const StopSignal* outer = options.stop;

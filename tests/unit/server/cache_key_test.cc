@@ -31,6 +31,18 @@ TEST(PlanCacheKeyTest, IsHexSha256AndDeterministic) {
   EXPECT_EQ(PlanCacheKey(Inputs(task)), key);
 }
 
+TEST(PlanCacheKeyTest, TheHardwareIsNotInTheKey) {
+  // It only chooses the model, whose id and content the key holds already; a request that does
+  // not name it keeps the key it always had.
+  const Task task = SmallTask();
+  Task named = task;
+  named.topology.hardware = "rtx2080ti";
+  EXPECT_EQ(PlanCacheKey(Inputs(named)), PlanCacheKey(Inputs(task)));
+  CacheKeyInputs other_model = Inputs(named);
+  other_model.model_id = "sim-rtx2080ti@5";
+  EXPECT_NE(PlanCacheKey(other_model), PlanCacheKey(Inputs(task)));
+}
+
 TEST(PlanCacheKeyTest, TableOrderDoesNotMatter) {
   const Task task = SmallTask();
   Task reversed = task;

@@ -310,9 +310,16 @@ TEST_F(PlanningEngineTest, InfeasibleTasksNameTheTable) {
   Task task = SmallTask(3, 2);
   task.tables[2].name = "huge";
   task.tables[2].rows = 20 * kGiB / (4 * task.tables[2].dim);  // 20 GiB on 16 GiB devices
-  absl::Status status = PlanIt(Request(task)).status();
+  // A named whole-table planner cannot hold it (the default request falls back to one that can:
+  // planning_engine_defaults_test.cc).
+  absl::Status status = PlanIt(Request(task, "size_lookup_greedy")).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(status.message()), HasSubstr("huge"));
+  // 40 GiB outgrows both devices together: no sharding holds it, whatever the algorithm.
+  task.tables[2].rows *= 2;
+  status = PlanIt(Request(task)).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("the largest table \"huge\" needs 40.00"));
   EXPECT_EQ(cache_->entries(), 0);
 }
 

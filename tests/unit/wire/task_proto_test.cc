@@ -28,6 +28,7 @@ TEST(TaskFromProtoTest, ConvertsEveryField) {
   t0->set_pinned_device(2);
   proto.mutable_topology()->set_devices_per_host(2);
   proto.mutable_topology()->set_inter_host_bandwidth_gibps(25);
+  proto.mutable_topology()->set_hardware("rtx2080ti");
   proto.set_batch_size(4096);
   proto.add_colocate()->add_tables("t0");
   proto.mutable_colocate(0)->add_tables("t1");
@@ -51,6 +52,8 @@ TEST(TaskFromProtoTest, ConvertsEveryField) {
   EXPECT_EQ(task->topology.devices_per_host, 2);
   EXPECT_EQ(task->topology.inter_host_bandwidth_gibps, 25);
   EXPECT_EQ(task->topology.intra_host_bandwidth_gibps, kDefaultIntraHostBandwidthGiBps);
+  EXPECT_EQ(task->topology.hardware, "rtx2080ti");
+  EXPECT_EQ(TaskToProto(*task).topology().hardware(), "rtx2080ti");
   EXPECT_EQ(task->batch_size, 4096);
   EXPECT_EQ(task->colocate, (std::vector<std::vector<std::string>>{{"t0", "t1"}}));
   EXPECT_EQ(task->memory.optimizer_state_multiplier, 2);

@@ -67,15 +67,17 @@ def build_task(tables: Mapping[str, Sequence[Any]], topology: Any,
                batch_size: Optional[int] = None, constraints: Optional[Mapping[str, Any]] = None,
                sharders: Sequence[Any] = (), model: Any = None,
                storage_reservation: float = STORAGE_RESERVATION,
-               optimizer: Any = None) -> TorchRecTask:
+               optimizer: Any = None, hardware: str = "") -> TorchRecTask:
     """The task of `tables` ({module path: [configs]}, table names unique across modules) on
     `topology`. constraints: {table name: ParameterConstraints} (names of no table are ignored,
     as TorchRec does). model: when given, every module path must be one of its
-    named_modules(). Raises InvalidTaskError naming the table and field shardplan cannot
-    honour."""
+    named_modules(). hardware: what the devices are ("h100-sxm", "a100-sxm4", "rtx2080ti"; the
+    task's topology.hardware), so that the server costs with a model of it; "" leaves it unnamed.
+    Raises InvalidTaskError naming the table and field shardplan cannot honour."""
     if model is not None:
         _check_module_paths(tables, model)
     topology_msg, layout = topology_message(topology)
+    topology_msg.hardware = str(hardware or "")
     per_rank = BATCH_SIZE if batch_size is None else int(batch_size)
     if per_rank < 1:
         raise InvalidTaskError(f"batch_size: {per_rank} is not a per-rank batch size")

@@ -413,10 +413,11 @@ class Task(_message.Message):
     def __init__(self, tables: _Optional[_Iterable[_Union[Table, _Mapping]]] = ..., topology: _Optional[_Union[Topology, _Mapping]] = ..., batch_size: _Optional[int] = ..., colocate: _Optional[_Iterable[_Union[ColocationGroup, _Mapping]]] = ..., memory: _Optional[_Union[MemoryOptions, _Mapping]] = ..., max_planning_time_ms: _Optional[int] = ...) -> None: ...
 
 class Topology(_message.Message):
-    __slots__ = ["all_reduce_bandwidth_gibps", "device_memory_gib", "devices_per_host", "inter_host_bandwidth_gibps", "intra_host_bandwidth_gibps", "num_devices", "per_device_memory_gib"]
+    __slots__ = ["all_reduce_bandwidth_gibps", "device_memory_gib", "devices_per_host", "hardware", "inter_host_bandwidth_gibps", "intra_host_bandwidth_gibps", "num_devices", "per_device_memory_gib"]
     ALL_REDUCE_BANDWIDTH_GIBPS_FIELD_NUMBER: _ClassVar[int]
     DEVICES_PER_HOST_FIELD_NUMBER: _ClassVar[int]
     DEVICE_MEMORY_GIB_FIELD_NUMBER: _ClassVar[int]
+    HARDWARE_FIELD_NUMBER: _ClassVar[int]
     INTER_HOST_BANDWIDTH_GIBPS_FIELD_NUMBER: _ClassVar[int]
     INTRA_HOST_BANDWIDTH_GIBPS_FIELD_NUMBER: _ClassVar[int]
     NUM_DEVICES_FIELD_NUMBER: _ClassVar[int]
@@ -424,11 +425,12 @@ class Topology(_message.Message):
     all_reduce_bandwidth_gibps: float
     device_memory_gib: float
     devices_per_host: int
+    hardware: str
     inter_host_bandwidth_gibps: float
     intra_host_bandwidth_gibps: float
     num_devices: int
     per_device_memory_gib: _containers.RepeatedScalarFieldContainer[float]
-    def __init__(self, num_devices: _Optional[int] = ..., device_memory_gib: _Optional[float] = ..., per_device_memory_gib: _Optional[_Iterable[float]] = ..., devices_per_host: _Optional[int] = ..., intra_host_bandwidth_gibps: _Optional[float] = ..., inter_host_bandwidth_gibps: _Optional[float] = ..., all_reduce_bandwidth_gibps: _Optional[float] = ...) -> None: ...
+    def __init__(self, num_devices: _Optional[int] = ..., device_memory_gib: _Optional[float] = ..., per_device_memory_gib: _Optional[_Iterable[float]] = ..., devices_per_host: _Optional[int] = ..., intra_host_bandwidth_gibps: _Optional[float] = ..., inter_host_bandwidth_gibps: _Optional[float] = ..., all_reduce_bandwidth_gibps: _Optional[float] = ..., hardware: _Optional[str] = ...) -> None: ...
 
 class ElementType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

@@ -109,7 +109,8 @@ TEST(BuildPlanRequestTest, CarriesTheTaskAndEveryOption) {
   absl::StatusOr<shardplan::v1::PlanRequest> request =
       BuildPlanRequest(PlanInvocation({"--algorithm", "random", "--param", "respect_memory=false",
                                        "--param", "note=a=b", "--seed", "18446744073709551615",
-                                       "--model", "analytic@1", "--no-cache"}),
+                                       "--model", "analytic@1", "--hardware", "rtx2080ti",
+                                       "--no-cache"}),
                        task);
   ASSERT_TRUE(request.ok()) << request.status();
   EXPECT_EQ(request->task().tables(0).name(), "t0");
@@ -118,6 +119,7 @@ TEST(BuildPlanRequestTest, CarriesTheTaskAndEveryOption) {
               UnorderedElementsAre(Pair("respect_memory", "false"), Pair("note", "a=b")));
   EXPECT_EQ(request->seed(), 18446744073709551615u);
   EXPECT_EQ(request->model(), "analytic@1");
+  EXPECT_EQ(request->task().topology().hardware(), "rtx2080ti");
   EXPECT_TRUE(request->bypass_cache());
 }
 
@@ -129,11 +131,13 @@ TEST(BuildPlanRequestTest, LeavesServerDefaultsAlone) {
   EXPECT_TRUE(request->parameters().empty());
   EXPECT_EQ(request->seed(), 0u);
   EXPECT_EQ(request->model(), "");
+  EXPECT_EQ(request->task().topology().hardware(), "");  // the task file's, if any
   EXPECT_FALSE(request->bypass_cache());
 }
 
 TEST(BuildPlanRequestTest, RejectsMalformedValuesByOption) {
   EXPECT_EQ(BuildError({"--param", "novalue"}).message(), "--param wants KEY=VALUE, got 'novalue'");
+  EXPECT_EQ(BuildError({"--hardware", ""}).message(), "--hardware wants a device kind, got ''");
   EXPECT_EQ(BuildError({"--param", "=1"}).message(), "--param wants KEY=VALUE, got '=1'");
   EXPECT_EQ(BuildError({"--seed", "-1"}).message(),
             "--seed must be a non-negative integer, got '-1'");

@@ -50,6 +50,10 @@ class TopologyAndBatchTest(unittest.TestCase):
         self.assertEqual(task.task.topology.device_memory_gib, 64.0)
         self.assertEqual(task.layout.compute_device, "cpu")
 
+    def test_the_hardware_is_the_tasks_when_named(self):
+        self.assertEqual(build().task.topology.hardware, "")
+        self.assertEqual(build(hardware="h100-sxm").task.topology.hardware, "h100-sxm")
+
     def test_batch_size_is_per_rank_times_the_world(self):
         self.assertEqual(build(batch_size=1024).task.batch_size, 4096)
         self.assertEqual(build().task.batch_size, 512 * 4)  # TorchRec's default per rank

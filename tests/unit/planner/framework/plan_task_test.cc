@@ -177,7 +177,9 @@ TEST(PlanTaskTest, AWholeTableLargerThanEveryDeviceIsRefusedByWholeTablePlanners
   ScriptedPlanner planner = Placing({0, 1, 1});
   EXPECT_STATUS(PlanTask(planner, task, model, {}), absl::StatusCode::kFailedPrecondition,
                 "task is infeasible for scripted: table \"a\" needs 0.00 GiB but the largest "
-                "device (device 0) holds 0.00 GiB; scripted places whole tables only");
+                "device (device 0) holds 0.00 GiB; only COLUMN_WISE, ROW_WISE or "
+                "TABLE_ROW_WISE shards would hold it, and scripted does not place COLUMN_WISE, "
+                "ROW_WISE or TABLE_ROW_WISE shards (it places TABLE_WISE)");
   EXPECT_FALSE(planner.seen_model);  // refused before it ran
 }
 

@@ -295,8 +295,13 @@ TEST(TorchRecPlannerTest, ATableLargerThanAnyDeviceIsShardedByRows) {
 TEST(TorchRecPlannerTest, WithoutRowTypesATableLargerThanAnyDeviceIsNamed) {
   Task task = TableLargerThanAnyDevice();
   task.tables[0].allowed_sharding_types = {ShardingType::kTableWise};
+  // Refused before the search (RunPlanning's CheckOversizedTables), naming what excludes the
+  // types that would hold it.
   EXPECT_STATUS(PlanWithAnalytic(task), absl::StatusCode::kFailedPrecondition,
-                "table \"huge\" needs at least 30.00 GiB");
+                "table \"huge\" needs 30.00 GiB but the largest device (device 0) holds 16.00 "
+                "GiB; only COLUMN_WISE, ROW_WISE or TABLE_ROW_WISE shards would hold it, and "
+                "tables[0].allowed_sharding_types excludes COLUMN_WISE, ROW_WISE, TABLE_ROW_WISE "
+                "(it allows TABLE_WISE)");
 }
 
 TEST(TorchRecPlannerTest, TheFullTypeSetNeverRatesWorseThanTableAndColumnWise) {
