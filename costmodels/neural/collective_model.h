@@ -18,25 +18,11 @@
 #include "costmodels/neural/table_features.h"
 #include "nn/mlp.h"
 #include "planner/domain/cost_model.h"
+#include "planner/domain/collective_calls.h"
 #include "planner/domain/sharding_semantics.h"
 #include "planner/domain/topology.h"
 
 namespace shardplan {
-
-// One collective call: the demands of the same collective, pass and peers (as a set), fused as
-// TorchRec issues one collective per sharding type and process group for all its tables.
-struct CollectiveCall {
-  Collective collective = Collective::kAllToAll;
-  Pass pass = Pass::kForward;
-  std::vector<int32_t> peers;         // sorted
-  double ring_bytes = 0.0;            // the sum of the demands' bytes: a ring's tensor per device
-  std::vector<double> volume;         // per peer: bytes of the demands that charge it
-  std::vector<double> replica_bytes;  // per peer: of those, DATA_PARALLEL replicas' (updated)
-};
-
-// The calls of `demands` in order of first appearance. Devices a demand charges that are not
-// among its peers are ignored (DescribePlacement never makes such demands).
-std::vector<CollectiveCall> FuseCollectiveCalls(std::span<const CollectiveDemand> demands);
 
 // The features of one member of a call, in this order (log10 of 1 + bytes, so that calls of a
 // few KB and of GBs are told apart; group sizes as log2):

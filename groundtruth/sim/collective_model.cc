@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <tuple>
 #include <vector>
 
 #include "groundtruth/sim/comm_model.h"
+#include "planner/domain/collective_calls.h"
 
 namespace shardplan {
 namespace {
@@ -15,16 +15,6 @@ namespace {
 // gradient, then reading weights and gradient and writing the weights (SGD).
 constexpr double kReplicaUpdatePasses = 4.0;
 constexpr int kReplicaUpdateKernels = 2;  // the gradient's memset and the update
-
-// One collective call: demands fused by (collective, pass, peers).
-struct Call {
-  Collective collective;
-  Pass pass;
-  std::vector<int32_t> peers;
-  double ring_bytes = 0.0;            // ring collectives: the fused tensor per device
-  std::vector<double> volume;         // all-to-all: bytes each peer puts in
-  std::vector<double> replica_bytes;  // all-reduce of DATA_PARALLEL tables: per peer
-};
 
 // The hosts `group` spans, and the fewest members it has on one of them.
 struct GroupHosts {
@@ -51,7 +41,7 @@ GroupHosts HostsOf(const DeviceLinks& links, std::span<const int32_t> group) {
 // Per member of an all-to-all call: the fixed latency, the transfer until the busiest link is
 // done, and the member's unpack of what it received (as the pooled all-to-all, SimulateComm).
 std::vector<double> AllToAllMs(const HardwareProfile& profile, const DeviceLinks& links,
-                               const Call& call) {
+                               const CollectiveCall& call) {
   std::vector<double> ms(call.peers.size(), 0.0);
   if (call.peers.size() <= 1) return ms;
   const AllToAllTransfer transfer = SimulateAllToAllTransfer(links, call.peers, call.volume);
@@ -94,39 +84,11 @@ CollectiveCosts SimulateCollectives(const HardwareProfile& profile, const Topolo
   CollectiveCosts costs{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0)};
   const DeviceLinks links(profile, topology);
 
-  // Fuse in order of first appearance, so the result does not depend on map ordering.
-  std::vector<Call> calls;
-  std::map<std::tuple<Collective, Pass, std::vector<int32_t>>, size_t> call_of;
-  for (const CollectiveDemand& demand : demands) {
-    // A group is a set of devices: replicas listed in another order are the same group.
-    std::vector<int32_t> peers = demand.peers;
-    std::sort(peers.begin(), peers.end());
-    auto [it, inserted] =
-        call_of.emplace(std::make_tuple(demand.collective, demand.pass, peers), calls.size());
-    if (inserted) {
-      calls.push_back(Call{.collective = demand.collective,
-                           .pass = demand.pass,
-                           .peers = peers,
-                           .volume = std::vector<double>(peers.size(), 0.0),
-                           .replica_bytes = std::vector<double>(peers.size(), 0.0)});
-    }
-    Call& call = calls[it->second];
-    call.ring_bytes += demand.bytes;
-    for (int32_t device : demand.devices) {
-      const auto found = std::lower_bound(call.peers.begin(), call.peers.end(), device);
-      if (found == call.peers.end() || *found != device) continue;  // SimBackend refuses it
-      const size_t member = static_cast<size_t>(found - call.peers.begin());
-      call.volume[member] += demand.bytes;
-      if (demand.sharding == ShardingType::kDataParallel) {
-        call.replica_bytes[member] += demand.bytes;
-      }
-    }
-  }
-
+  const std::vector<CollectiveCall> calls = FuseCollectiveCalls(demands);
   const double stream_bw =
       GBpsToBytesPerMs(profile.dram_bandwidth_gbps) * profile.stream_efficiency;
   const double launch_ms = profile.kernel_launch_us * 1e-3;
-  for (const Call& call : calls) {
+  for (const CollectiveCall& call : calls) {
     std::vector<double>& pass = call.pass == Pass::kForward ? costs.forward_ms : costs.backward_ms;
     if (call.collective == Collective::kAllToAll) {
       const std::vector<double> ms = AllToAllMs(profile, links, call);

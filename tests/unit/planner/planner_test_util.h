@@ -36,6 +36,28 @@ inline Table MakeTable(std::string name, int64_t rows, int32_t dim, double pooli
   return table;
 }
 
+// An empty sharding of `type` for table `table`, to add shards to.
+inline TableSharding ShardingOf(ShardingType type, std::string table = "t") {
+  TableSharding sharding;
+  sharding.table = std::move(table);
+  sharding.sharding_type = type;
+  return sharding;
+}
+
+// `type` shards of `rows` x `columns` on `devices`, in that order: row blocks of rows / n (the
+// remainder dropped), or whole replicas for DATA_PARALLEL.
+inline TableSharding EvenShards(ShardingType type, const std::vector<int32_t>& devices,
+                                int64_t rows, int32_t columns) {
+  TableSharding sharding = ShardingOf(type);
+  const int64_t per = rows / static_cast<int64_t>(devices.size());
+  const bool replica = type == ShardingType::kDataParallel;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    sharding.shards.push_back({devices[i], replica ? 0 : static_cast<int64_t>(i) * per,
+                               replica ? rows : per, 0, columns});
+  }
+  return sharding;
+}
+
 // A table of exactly `bytes` (fp32, dim 4: rows = bytes / 16).
 inline Table TableOfBytes(std::string name, int64_t bytes, int32_t dim = 4,
                           double pooling_factor = 1.0) {

@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/unit/costmodels/artifacts/bundle_test_util.h"
+#include "tests/unit/planner/planner_test_util.h"
 
 namespace shardplan {
 namespace {
@@ -32,21 +33,8 @@ using testing_bundle::RandomServedModel;
 using testing_bundle::ReadFile;
 using testing_bundle::WriteFile;
 
-Table MakeTable(const char* name, int64_t rows, int32_t dim, double pooling_factor) {
-  Table table;
-  table.name = name;
-  table.rows = rows;
-  table.dim = dim;
-  table.pooling_factor = pooling_factor;
-  return table;
-}
-
-TableSharding ShardingOf(ShardingType type) {
-  TableSharding sharding;
-  sharding.table = "t";
-  sharding.sharding_type = type;
-  return sharding;
-}
+using test::MakeTable;
+using test::ShardingOf;
 
 SubModelTraining Training(const std::string& data, int64_t samples, double test_mse) {
   return {absl::StrCat("data/", data, ".jsonl"),
@@ -329,8 +317,7 @@ TEST_F(ModelBundleTest, ServedFeaturesAndTheCollectiveModelRoundTripAsFormat2) {
   topology.devices_per_host = 4;
   TableSharding sharding = ShardingOf(ShardingType::kRowWise);
   for (int d = 0; d < 8; ++d) sharding.shards.push_back({d, d * 125, 125, 0, 32});
-  const std::vector<CollectiveDemand> demands =
-      TableCollectives(table, sharding, topology, 65536);
+  const std::vector<CollectiveDemand> demands = TableCollectives(table, sharding, topology, 65536);
   const CostContext context{&topology, 65536};
   const CollectiveCosts a = model.CostCollectives(context, demands);
   const CollectiveCosts b = read.CostCollectives(context, demands);

@@ -8,45 +8,21 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/nn/reference_mlp.h"
+#include "tests/unit/planner/planner_test_util.h"
 
 namespace shardplan {
 namespace {
 
 using ::testing::HasSubstr;
 
-Table MakeTable(const char* name, int64_t rows, int32_t dim, double pooling_factor) {
-  Table table;
-  table.name = name;
-  table.rows = rows;
-  table.dim = dim;
-  table.pooling_factor = pooling_factor;
-  return table;
-}
-
-TableSharding ShardingOf(ShardingType type) {
-  TableSharding sharding;
-  sharding.table = "t";
-  sharding.sharding_type = type;
-  return sharding;
-}
+using test::EvenShards;
+using test::MakeTable;
 
 Topology Hosts(int devices, int per_host) {
   Topology topology;
   topology.memory_bytes.assign(devices, int64_t{1} << 34);
   topology.devices_per_host = per_host;
   return topology;
-}
-
-TableSharding Sharded(ShardingType type, const std::vector<int32_t>& devices, int64_t rows,
-                      int32_t columns) {
-  TableSharding sharding = ShardingOf(type);
-  const int64_t per = rows / static_cast<int64_t>(devices.size());
-  for (size_t i = 0; i < devices.size(); ++i) {
-    const bool replica = type == ShardingType::kDataParallel;
-    sharding.shards.push_back({devices[i], replica ? 0 : static_cast<int64_t>(i) * per,
-                               replica ? rows : per, 0, columns});
-  }
-  return sharding;
 }
 
 NeuralCollectiveModel RandomModel(uint32_t seed) {
@@ -57,33 +33,13 @@ NeuralCollectiveModel RandomModel(uint32_t seed) {
       *Mlp::Create(testing_neural::RandomLayers({kNumCollectiveCallFeatures, 8, 1}, rng)));
 }
 
-TEST(FuseCollectiveCallsTest, FusesTheSameCollectivePassAndPeerSet) {
-  const Table a = MakeTable("a", 800, 16, 2);
-  const Table b = MakeTable("b", 800, 32, 2);
-  const Topology topology = Hosts(4, 4);
-  std::vector<CollectiveDemand> demands =
-      TableCollectives(a, Sharded(ShardingType::kRowWise, {0, 1, 2, 3}, 800, 16), topology, 1024);
-  for (CollectiveDemand& d : TableCollectives(
-           b, Sharded(ShardingType::kRowWise, {3, 2, 1, 0}, 800, 32), topology, 1024)) {
-    demands.push_back(d);
-  }
-  const std::vector<CollectiveCall> calls = FuseCollectiveCalls(demands);
-  ASSERT_EQ(calls.size(), 2u);  // one reduce-scatter (forward), one all-gather (backward)
-  EXPECT_EQ(calls[0].collective, Collective::kReduceScatter);
-  EXPECT_EQ(calls[1].collective, Collective::kAllGather);
-  EXPECT_EQ(calls[0].peers, (std::vector<int32_t>{0, 1, 2, 3}));
-  EXPECT_DOUBLE_EQ(calls[0].ring_bytes, 1024.0 * (16 + 32) * 4);
-  EXPECT_DOUBLE_EQ(calls[0].volume[2], 1024.0 * (16 + 32) * 4);
-  EXPECT_DOUBLE_EQ(calls[0].replica_bytes[2], 0.0);
-}
-
 TEST(CollectiveCallFeaturesTest, DescribeTheGroupOnItsHosts) {
   // A table-row-wise table on host 1 of 4 hosts of 2: its cross-host all-to-alls span one device
   // per host.
   const Table t = MakeTable("t", 1000, 8, 1);
   const Topology topology = Hosts(8, 2);
   const std::vector<CollectiveCall> calls = FuseCollectiveCalls(
-      TableCollectives(t, Sharded(ShardingType::kTableRowWise, {2, 3}, 1000, 8), topology, 800));
+      TableCollectives(t, EvenShards(ShardingType::kTableRowWise, {2, 3}, 1000, 8), topology, 800));
   const CollectiveCall* across = nullptr;
   for (const CollectiveCall& call : calls) {
     if (call.collective == Collective::kAllToAll && call.pass == Pass::kForward) {
@@ -118,8 +74,8 @@ TEST(NeuralCollectiveModelTest, SumsItsCallsPerDeviceAndChargesNoOneElse) {
   const Table dp = MakeTable("dp", 500, 16, 3);
   // Row-wise over host 0 only is not a valid plan, so use a table-row-wise table there: its
   // reduce-scatter and all-gather span devices 0-3, its all-to-alls a device of each host.
-  std::vector<CollectiveDemand> demands =
-      TableCollectives(rw, Sharded(ShardingType::kTableRowWise, {0, 1}, 4000, 64), topology, 4096);
+  std::vector<CollectiveDemand> demands = TableCollectives(
+      rw, EvenShards(ShardingType::kTableRowWise, {0, 1}, 4000, 64), topology, 4096);
   const CollectiveCosts costs = model.Predict(topology, demands);
   ASSERT_EQ(costs.forward_ms.size(), 8u);
   ASSERT_EQ(costs.backward_ms.size(), 8u);
@@ -147,7 +103,8 @@ TEST(NeuralCollectiveModelTest, SumsItsCallsPerDeviceAndChargesNoOneElse) {
 
   // A data-parallel table's all-reduce spans every device, in the backward pass only.
   demands = TableCollectives(
-      dp, Sharded(ShardingType::kDataParallel, {0, 1, 2, 3, 4, 5, 6, 7}, 500, 16), topology, 4096);
+      dp, EvenShards(ShardingType::kDataParallel, {0, 1, 2, 3, 4, 5, 6, 7}, 500, 16), topology,
+      4096);
   const CollectiveCosts replicated = model.Predict(topology, demands);
   for (int d = 0; d < 8; ++d) {
     EXPECT_EQ(replicated.forward_ms[d], 0.0);
@@ -162,11 +119,11 @@ TEST(NeuralCollectiveModelTest, AGroupOfOneWithoutAReplicaCostsNothing) {
   const Table t = MakeTable("t", 100, 8, 1);
   const CollectiveCosts costs = model.Predict(
       topology,
-      TableCollectives(t, Sharded(ShardingType::kTableRowWise, {2}, 100, 8), topology, 64));
+      TableCollectives(t, EvenShards(ShardingType::kTableRowWise, {2}, 100, 8), topology, 64));
   // The in-host reduce-scatter has one member: free; the all-to-alls across the 4 hosts are not.
   for (int d = 0; d < 4; ++d) EXPECT_GT(costs.forward_ms[d], 0.0) << d;
   std::vector<CollectiveDemand> alone =
-      TableCollectives(t, Sharded(ShardingType::kTableRowWise, {0}, 100, 8), Hosts(1, 1), 64);
+      TableCollectives(t, EvenShards(ShardingType::kTableRowWise, {0}, 100, 8), Hosts(1, 1), 64);
   const CollectiveCosts single = model.Predict(Hosts(1, 1), alone);
   EXPECT_EQ(single.forward_ms[0], 0.0);
   EXPECT_EQ(single.backward_ms[0], 0.0);

@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/unit/nn/reference_mlp.h"
+#include "tests/unit/planner/planner_test_util.h"
 
 namespace shardplan {
 namespace {
@@ -17,21 +18,8 @@ namespace {
 using ::testing::HasSubstr;
 using testing_neural::RandomLayers;
 
-Table MakeTable(const char* name, int64_t rows, int32_t dim, double pooling_factor) {
-  Table table;
-  table.name = name;
-  table.rows = rows;
-  table.dim = dim;
-  table.pooling_factor = pooling_factor;
-  return table;
-}
-
-TableSharding ShardingOf(ShardingType type) {
-  TableSharding sharding;
-  sharding.table = "t";
-  sharding.sharding_type = type;
-  return sharding;
-}
+using test::MakeTable;
+using test::ShardingOf;
 
 constexpr ShardingType kAllTypes[] = {ShardingType::kTableWise, ShardingType::kColumnWise,
                                       ShardingType::kRowWise, ShardingType::kTableRowWise,
