@@ -263,7 +263,7 @@ absl::StatusOr<ResolvedModel> PlanningEngine::ChooseModel(const std::string& spe
                            ", the newest loaded model that covers ", covered, " (no model named");
     const std::string assumed = HardwareOf(newest->manifest);
     if (hardware.empty() && !assumed.empty()) {
-      absl::StrAppend(reason, "; the task names no hardware, so its costs assume ", assumed);
+      absl::StrAppend(reason, ", and the task names no hardware, so its costs assume ", assumed);
     }
     absl::StrAppend(reason, ")");
     if (algorithm != nullptr) {

@@ -175,7 +175,7 @@ TEST_F(PlanningEngineDefaultsTest, ATaskThatNamesNoHardwareIsToldWhichItsCostsAs
   EXPECT_EQ(result->plan.cost_model, "sim-h100-sxm@5");
   EXPECT_THAT(result->selection,
               HasSubstr("model: sim-h100-sxm@5, the newest loaded model that covers 4 devices "
-                        "(no model named; the task names no hardware, so its costs assume "
+                        "(no model named, and the task names no hardware, so its costs assume "
                         "h100-sxm)"));
   ASSERT_EQ(result->warnings.size(), 1u);
   const PlanWarning& warning = result->warnings[0];
