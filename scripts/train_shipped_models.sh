@@ -38,8 +38,11 @@ ROOT=${MODELS_ROOT:-models}
 # served: docs/cost-models.md, "The served feature set"), trained on version 5's compute data and
 # shards of every sharding type (shards_3424, scripts/collect_shard_cost_data.sh), and a collective
 # model (--collective-data: collective_layouts/); version 5's device-set comm models (--comm-from).
-# At most 40 epochs (--epochs 40): 150,000 compute samples take about 8 s an epoch on the 2 shared
-# cores it was trained on, and the version's training had a budget of minutes.
+# At most 150 epochs (--epochs 150; early stopping with the default patience may end it sooner):
+# 150,000 compute samples took about 5-6 s an epoch with both profiles training in parallel on the 2
+# shared cores they were trained on, and the version's training had a budget of about 20 minutes.
+# Retrained after the h100-sxm rings were recalibrated (collective_layouts collected again), so
+# that the bundles also record compute.access_shapes.
 SEED=0
 CHANGE_2="v2: compute data collected again with combination sizes uniform on 1..15, as the reference's compute_bench.py draws them (v1's generator redrew the size with every memory rejection, mean 5.1 tables instead of 8)"
 CHANGE_4="v4: version 3's compute model; device-set comm models for any device count and host layout (trained on 2 to 128 devices in hosts of 2 to 8), equivariant to renumbering devices within a host"
@@ -93,7 +96,7 @@ for profile in rtx2080ti h100-sxm; do
   train 6 "sim-$profile" "NeuroShard cost models on the simulated $profile cluster (every sharding type, any device count)" \
       "$CHANGE_6" --compute-data "$data/compute_3424.jsonl.gz,$data/shards_3424.jsonl.gz" \
       --compute-features served --compute-loss relative --comm-from "$ROOT/sim-$profile/5" \
-      --collective-data "$collectives" --epochs 40
+      --collective-data "$collectives" --epochs 150
 done
 train 2 cpu-amd-epyc "NeuroShard compute model measured on this project's CPU kernel; no interconnect" \
     "$CHANGE_2" --compute-data data/cost_data/cpu-amd-epyc/compute.jsonl.gz --zero-comm
