@@ -1,12 +1,11 @@
 #include "lab/collection/sample_generators.h"
 
-#include <utility>
-#include <vector>
-
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "base/seeded_rng.h"
 #include "base/status_macros.h"
@@ -26,9 +25,7 @@ int32_t Pick(std::mt19937_64& rng, std::span<const int32_t> values) {
 }
 
 // Rows of block `k` of `rows` split evenly into `n` blocks (the first rows % n one row larger).
-int64_t EvenBlock(int64_t rows, int32_t n, int32_t k) {
-  return rows / n + (k < rows % n ? 1 : 0);
-}
+int64_t EvenBlock(int64_t rows, int32_t n, int32_t k) { return rows / n + (k < rows % n ? 1 : 0); }
 
 }  // namespace
 
@@ -45,11 +42,13 @@ SampleGenerator ComputeSamples(const TablePool& pool, uint64_t seed) {
 }
 
 SampleGenerator ShardComputeSamples(const TablePool& pool, uint64_t seed,
-                                    std::optional<ShardingType> only) {
-  return [&pool, seed, only](int64_t id, CostRecord& record) -> absl::Status {
+                                    std::optional<ShardingType> only, int32_t max_tables) {
+  CombinationOptions options;
+  if (max_tables > 0) options.max_tables = max_tables;
+  return [&pool, seed, only, options](int64_t id, CostRecord& record) -> absl::Status {
     SHARDPLAN_ASSIGN_OR_RETURN(
         const std::vector<AugmentedTable> tables,
-        GenerateTableCombination(pool, CombinationOptions(), seed, static_cast<uint64_t>(id)));
+        GenerateTableCombination(pool, options, seed, static_cast<uint64_t>(id)));
     std::mt19937_64 rng = SampleRng(seed ^ kTypeStream, static_cast<uint64_t>(id));
     static constexpr int32_t kHostSizes[] = {2, 4, 8};
     for (const AugmentedTable& table : tables) {
@@ -78,8 +77,8 @@ SampleGenerator ShardComputeSamples(const TablePool& pool, uint64_t seed,
         shard.rows = rows;
       } else if (u < 0.75) {
         shard.type = u < 0.55 ? ShardingType::kRowWise : ShardingType::kTableRowWise;
-        shard.group_size = shard.type == ShardingType::kRowWise ? Pick(rng, kWorldSizes)
-                                                                : Pick(rng, kHostSizes);
+        shard.group_size =
+            shard.type == ShardingType::kRowWise ? Pick(rng, kWorldSizes) : Pick(rng, kHostSizes);
         const int32_t k = static_cast<int32_t>(UniformBelow(rng, shard.group_size));
         shard.rows = EvenBlock(rows, shard.group_size, k);
       } else {
@@ -96,8 +95,8 @@ SampleGenerator ShardComputeSamples(const TablePool& pool, uint64_t seed,
 SampleGenerator CollectiveSamples(uint64_t seed, int32_t num_devices, int32_t devices_per_host) {
   return [seed, num_devices, devices_per_host](int64_t id, CostRecord& record) -> absl::Status {
     if (num_devices < 1 || devices_per_host < 1 || devices_per_host > num_devices) {
-      return absl::InvalidArgumentError(absl::StrCat(num_devices, " devices in hosts of ",
-                                                     devices_per_host, " is not a layout"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(num_devices, " devices in hosts of ", devices_per_host, " is not a layout"));
     }
     std::mt19937_64 rng = SampleRng(seed, static_cast<uint64_t>(id));
     const int32_t world = num_devices;
@@ -134,8 +133,8 @@ SampleGenerator CollectiveSamples(uint64_t seed, int32_t num_devices, int32_t de
       sharding.sharding_type = type;
       if (type == ShardingType::kTableRowWise) {
         for (int32_t k = 0; k < twrw_shards; ++k) {
-          sharding.shards.push_back({host * local + k, 0, EvenBlock(table.rows, twrw_shards, k), 0,
-                                     table.dim});
+          sharding.shards.push_back(
+              {host * local + k, 0, EvenBlock(table.rows, twrw_shards, k), 0, table.dim});
         }
       } else {
         for (int32_t d = 0; d < world; ++d) {

@@ -23,8 +23,11 @@ SampleGenerator CommSamples(int32_t num_devices, uint64_t seed, std::vector<int3
 // shard, one block of the table's even split. With `only`, every shard is of that type (the
 // held-out checks per type: docs/cost-models.md, "Held-out errors by sharding type"). `pool` must
 // outlive the result.
+// `max_tables` > 0 draws 1..max_tables shards per device instead of the combinations' 15: planners
+// put many more on a device (TorchRec replicates a Criteo model's 16 small tables on every one).
 SampleGenerator ShardComputeSamples(const TablePool& pool, uint64_t seed,
-                                    std::optional<ShardingType> only = std::nullopt);
+                                    std::optional<ShardingType> only = std::nullopt,
+                                    int32_t max_tables = 0);
 
 // One collective call of row-level or data-parallel shards on `num_devices` devices in hosts
 // of `devices_per_host` (the simulator measures one layout per run): 1 to 8 tables of one type

@@ -72,9 +72,15 @@ absl::Status RunCollect(const OptionValues& args) {
     only_type = type;
   }
 
+  SHARDPLAN_ASSIGN_OR_RETURN(const int64_t max_tables, args.GetInt("max-tables"));
+  if (max_tables != 0 && kind != "shards") return UsageError("--max-tables is for --kind shards");
+  if (max_tables < 0 || max_tables > 256)
+    return UsageError("--max-tables must be in [0, 256] (0: the reference's 15)");
+
   BackendChoice choice;
   choice.backend = backend_name;
   choice.only_type = only_type;
+  choice.max_tables = static_cast<int32_t>(max_tables);
   choice.max_dims = max_dims;
   choice.profile = args.Get("profile");
   choice.num_devices = static_cast<int>(devices);
@@ -134,6 +140,8 @@ Command DataCollectCommand() {
                ""},
               {"sharding-type", "TYPE",
                "shards: every shard of this type (default: drawn per table)", ""},
+              {"max-tables", "N",
+               "shards: 1..N shards per device (default 0: the reference's 1..15)", "0"},
               {"devices-per-host", "L",
                "comm: hosts of L devices, recorded (default: the profile's, not recorded)", ""},
               {"batch-size", "B", "global batch (default: 65536 sim, 2048 cpu)", ""},

@@ -39,9 +39,12 @@ struct BackendChoice {
   std::string backend;  // "cpu" or "sim"
   std::string profile;  // sim profile name
   int num_devices = 1;
-  int devices_per_host = 0;  // comm data: hosts of this many devices; 0: the profile's
+  int devices_per_host = 0;       // comm data: hosts of this many devices; 0: the profile's
   std::vector<int32_t> max_dims;  // comm data: per-sample max dims (PlacementOptions::max_dims)
   std::optional<ShardingType> only_type;  // shards data: every shard of this type
+  // shards data: the most shards a device holds (CombinationOptions::max_tables); 0: the
+  // reference's 15.
+  int32_t max_tables = 0;
   double noise_sigma = 0.0;
   uint64_t seed = 0;
   int64_t batch_size = 0;

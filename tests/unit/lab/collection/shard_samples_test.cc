@@ -152,6 +152,25 @@ TEST(ShardComputeSamplesTest, DrawEveryTypeWithRowBlocksOfTheirTable) {
   EXPECT_EQ(types.size(), 4u);  // TW, RW, TWRW, DP
 }
 
+TEST(ShardComputeSamplesTest, MaxTablesBoundsTheShardsOfADevice) {
+  const TablePool pool = Pool();
+  size_t most_default = 0;
+  size_t most_wide = 0;
+  const SampleGenerator reference = ShardComputeSamples(pool, 9);
+  const SampleGenerator wide = ShardComputeSamples(pool, 9, std::nullopt, 40);
+  for (int64_t id = 0; id < 60; ++id) {
+    CostRecord record = Header("shards");
+    ASSERT_TRUE(reference(id, record).ok());
+    most_default = std::max(most_default, record.shards.size());
+    CostRecord many = Header("shards");
+    ASSERT_TRUE(wide(id, many).ok());
+    most_wide = std::max(most_wide, many.shards.size());
+    EXPECT_LE(many.shards.size(), 40u);
+  }
+  EXPECT_LE(most_default, 15u);  // the reference's combinations
+  EXPECT_GT(most_wide, 15u);
+}
+
 TEST(CollectiveSamplesTest, EachRecordIsOneCallOfValidDevices) {
   const SampleGenerator generate = CollectiveSamples(4, 16, 4);
   std::set<Collective> collectives;
