@@ -178,7 +178,8 @@ absl::Status MeasureShards(HardwareBackend& backend, const TablePool* pool, Cost
   }
   double total_ms = 0.0;
   for (const KernelCall& call : DeviceKernelCalls(views, record.batch_size)) {
-    SHARDPLAN_ASSIGN_OR_RETURN(const double ms, backend.MeasureCompute(call.tables, call.batch_size));
+    SHARDPLAN_ASSIGN_OR_RETURN(const double ms,
+                               backend.MeasureCompute(call.tables, call.batch_size));
     SHARDPLAN_RETURN_IF_ERROR(CheckMeasuredMs(record, ms));
     total_ms += ms;
   }
@@ -190,23 +191,12 @@ absl::Status MeasureShards(HardwareBackend& backend, const TablePool* pool, Cost
 absl::Status MeasureCollective(HardwareBackend& backend, CostRecord& record) {
   const size_t n = static_cast<size_t>(record.num_devices);
   if (n == 0 || record.devices_per_host <= 0 || record.demands.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "sample ", record.id, ": the generator gave no layout or no demands"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("sample ", record.id, ": the generator gave no layout or no demands"));
   }
-  Topology topology;
-  topology.memory_bytes.assign(n, 0);
-  topology.devices_per_host = record.devices_per_host;
-  std::vector<CollectiveDemand> demands;
-  for (const CostDemand& d : record.demands) {
-    demands.push_back(CollectiveDemand{.collective = d.collective,
-                                       .pass = d.pass,
-                                       .sharding = d.sharding,
-                                       .devices = d.devices,
-                                       .peers = d.peers,
-                                       .bytes = d.bytes});
-  }
-  SHARDPLAN_ASSIGN_OR_RETURN(const CollectiveCosts measured,
-                             backend.MeasureCollectives(topology, demands));
+  SHARDPLAN_ASSIGN_OR_RETURN(
+      const CollectiveCosts measured,
+      backend.MeasureCollectives(CollectiveLayoutOf(record), CollectiveDemandsOf(record)));
   if (measured.forward_ms.size() != n || measured.backward_ms.size() != n) {
     return absl::InternalError(absl::StrCat("sample ", record.id, ": backend returned times for ",
                                             measured.forward_ms.size(), " devices, expected ", n));

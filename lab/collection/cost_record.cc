@@ -65,8 +65,8 @@ absl::Status ReadShards(const json& object, CostRecord& record) {
     const json& s = (*it)[i];
     CostShard shard;
     const bool shaped = s.is_array() && s.size() == 5 && s[0].is_number_integer() &&
-                        s[1].is_number_integer() && s[2].is_string() &&
-                        s[3].is_number_integer() && s[4].is_number_integer();
+                        s[1].is_number_integer() && s[2].is_string() && s[3].is_number_integer() &&
+                        s[4].is_number_integer();
     if (!shaped || s[0].get<int64_t>() < 0 || s[1].get<int64_t>() <= 0 ||
         s[3].get<int64_t>() <= 0 || s[4].get<int64_t>() < 0 ||
         !ParseShardingTypeName(s[2].get<std::string>(), &shard.type)) {
@@ -280,6 +280,27 @@ absl::StatusOr<CostRecord> CostRecordFromJsonLine(const std::string& line) {
                      "', expected 'compute', 'comm', 'shards' or 'collective'"));
   }
   return record;
+}
+
+Topology CollectiveLayoutOf(const CostRecord& record) {
+  Topology topology;
+  topology.memory_bytes.assign(static_cast<size_t>(std::max(record.num_devices, 0)), 0);
+  topology.devices_per_host = record.devices_per_host;
+  return topology;
+}
+
+std::vector<CollectiveDemand> CollectiveDemandsOf(const CostRecord& record) {
+  std::vector<CollectiveDemand> demands;
+  demands.reserve(record.demands.size());
+  for (const CostDemand& d : record.demands) {
+    demands.push_back(CollectiveDemand{.collective = d.collective,
+                                       .pass = d.pass,
+                                       .sharding = d.sharding,
+                                       .devices = d.devices,
+                                       .peers = d.peers,
+                                       .bytes = d.bytes});
+  }
+  return demands;
 }
 
 }  // namespace shardplan

@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "planner/domain/sharding_semantics.h"
 #include "planner/domain/table.h"
+#include "planner/domain/topology.h"
 
 namespace shardplan {
 
@@ -84,6 +85,12 @@ struct CostRecord {
   std::vector<double> forward_ms;
   std::vector<double> backward_ms;
 };
+
+// A "collective" record as the domain's query: its layout (num_devices in hosts of
+// devices_per_host; no memory) and its demands. What the collector measures and the trainer
+// learns from, so both read a record the same way.
+Topology CollectiveLayoutOf(const CostRecord& record);
+std::vector<CollectiveDemand> CollectiveDemandsOf(const CostRecord& record);
 
 // One JSON line, no trailing newline.
 std::string CostRecordToJsonLine(const CostRecord& record);

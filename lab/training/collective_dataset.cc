@@ -30,19 +30,9 @@ absl::StatusOr<CollectiveDataset> LoadCollectiveDataset(const std::vector<std::s
                                               data.backend, "/", data.hardware_profile, "'"));
             }
           }
-          Topology topology;
-          topology.memory_bytes.assign(static_cast<size_t>(record.num_devices), 0);
-          topology.devices_per_host = record.devices_per_host;
-          std::vector<CollectiveDemand> demands;
-          for (const CostDemand& d : record.demands) {
-            demands.push_back(CollectiveDemand{.collective = d.collective,
-                                               .pass = d.pass,
-                                               .sharding = d.sharding,
-                                               .devices = d.devices,
-                                               .peers = d.peers,
-                                               .bytes = d.bytes});
-          }
-          const std::vector<CollectiveCall> calls = FuseCollectiveCalls(demands);
+          const Topology topology = CollectiveLayoutOf(record);
+          const std::vector<CollectiveCall> calls =
+              FuseCollectiveCalls(CollectiveDemandsOf(record));
           if (calls.size() != 1) {
             return RecordError(path, line,
                                absl::StrCat("demands: they make ", calls.size(),
