@@ -51,6 +51,12 @@ SampleGenerator ShardComputeSamples(const TablePool& pool, uint64_t seed,
         GenerateTableCombination(pool, options, seed, static_cast<uint64_t>(id)));
     std::mt19937_64 rng = SampleRng(seed ^ kTypeStream, static_cast<uint64_t>(id));
     static constexpr int32_t kHostSizes[] = {2, 4, 8};
+    // One world per device, as in a plan: its row shards span it and its replicas are one per
+    // device of it, so the simulator fuses every replica of the device into one kernel call (one
+    // call per replica count); a count drawn per shard made replicas that never fuse.
+    const int32_t world = Pick(rng, kWorldSizes);
+    // A table-row-wise table spans one host of the world: 2, 4 or 8 devices, at most the world.
+    const std::span<const int32_t> host_sizes(kHostSizes, world >= 8 ? 3 : world >= 4 ? 2 : 1);
     for (const AugmentedTable& table : tables) {
       CostShard shard{.table = table.pool_index, .dim = table.dim};
       const int64_t rows = pool.tables[static_cast<size_t>(table.pool_index)].rows;
@@ -77,13 +83,12 @@ SampleGenerator ShardComputeSamples(const TablePool& pool, uint64_t seed,
         shard.rows = rows;
       } else if (u < 0.75) {
         shard.type = u < 0.55 ? ShardingType::kRowWise : ShardingType::kTableRowWise;
-        shard.group_size =
-            shard.type == ShardingType::kRowWise ? Pick(rng, kWorldSizes) : Pick(rng, kHostSizes);
+        shard.group_size = shard.type == ShardingType::kRowWise ? world : Pick(rng, host_sizes);
         const int32_t k = static_cast<int32_t>(UniformBelow(rng, shard.group_size));
         shard.rows = EvenBlock(rows, shard.group_size, k);
       } else {
         shard.type = ShardingType::kDataParallel;
-        shard.group_size = Pick(rng, kWorldSizes);
+        shard.group_size = world;
         shard.rows = rows;
       }
       record.shards.push_back(shard);

@@ -135,8 +135,12 @@ TEST(ShardComputeSamplesTest, DrawEveryTypeWithRowBlocksOfTheirTable) {
     ASSERT_TRUE(generate(id, again).ok());
     EXPECT_EQ(record.shards, again.shards);  // (seed, id) only
     ASSERT_FALSE(record.shards.empty());
+    std::set<int32_t> worlds;  // of the row shards and replicas: one world per device
     for (const CostShard& s : record.shards) {
       types.insert(s.type);
+      if (s.type == ShardingType::kRowWise || s.type == ShardingType::kDataParallel) {
+        worlds.insert(s.group_size);
+      }
       const int64_t rows = pool.tables[s.table].rows;
       if (s.type == ShardingType::kRowWise || s.type == ShardingType::kTableRowWise) {
         EXPECT_GE(s.group_size, 2);
@@ -148,6 +152,7 @@ TEST(ShardComputeSamplesTest, DrawEveryTypeWithRowBlocksOfTheirTable) {
         EXPECT_LE(s.group_size, 8);
       }
     }
+    EXPECT_LE(worlds.size(), 1u) << "sample " << id;
   }
   EXPECT_EQ(types.size(), 4u);  // TW, RW, TWRW, DP
 }
