@@ -16,6 +16,19 @@
 namespace shardplan::training {
 namespace {
 
+// The rows of a split of records (record i's rows are [record_offsets[i], record_offsets[i + 1])),
+// so that a record's rows stay in one split.
+Split RowsOfRecords(const Split& records, const std::vector<int64_t>& record_offsets) {
+  const auto rows_of = [&](const std::vector<int64_t>& ids) {
+    std::vector<int64_t> out;
+    for (int64_t id : ids) {
+      for (int64_t r = record_offsets[id]; r < record_offsets[id + 1]; ++r) out.push_back(r);
+    }
+    return out;
+  };
+  return Split{rows_of(records.train), rows_of(records.valid), rows_of(records.test)};
+}
+
 constexpr int64_t kMinSamples = 10;
 
 absl::Status CheckSize(int64_t samples, const std::string& path) {
@@ -139,16 +152,7 @@ absl::StatusOr<TrainedDeviceSetComm> TrainDeviceSetCommModel(const DeviceSetComm
   const std::vector<float>& labels = forward ? data.forward_labels : data.backward_labels;
   // Records, then their rows.
   const Split records = SplitDataset(data.size(), options.seed);
-  const auto rows_of = [&](const std::vector<int64_t>& ids) {
-    std::vector<int64_t> out;
-    for (int64_t id : ids) {
-      for (int64_t r = data.record_offsets[id]; r < data.record_offsets[id + 1]; ++r) {
-        out.push_back(r);
-      }
-    }
-    return out;
-  };
-  const Split split{rows_of(records.train), rows_of(records.valid), rows_of(records.test)};
+  const Split split = RowsOfRecords(records, data.record_offsets);
   const FeatureStats stats = ComputeFeatureStats(rows, width, split.train);
   SHARDPLAN_ASSIGN_OR_RETURN(FeatureNormalizer normalizer,
                              FeatureNormalizer::Create(stats.means, stats.stds));
@@ -184,21 +188,12 @@ absl::StatusOr<TrainedDeviceSetComm> TrainDeviceSetCommModel(const DeviceSetComm
 }
 
 absl::StatusOr<TrainedCollectives> TrainCollectiveModel(const CollectiveDataset& data,
-                                                       const TrainOptions& options) {
+                                                        const TrainOptions& options) {
   SHARDPLAN_RETURN_IF_ERROR(CheckSize(data.size(), absl::StrJoin(data.paths, ",")));
   constexpr int kWidth = kNumCollectiveCallFeatures;
   // Records, then their rows (a call's members stay in one split).
   const Split records = SplitDataset(data.size(), options.seed);
-  const auto rows_of = [&](const std::vector<int64_t>& ids) {
-    std::vector<int64_t> out;
-    for (int64_t id : ids) {
-      for (int64_t r = data.record_offsets[id]; r < data.record_offsets[id + 1]; ++r) {
-        out.push_back(r);
-      }
-    }
-    return out;
-  };
-  const Split split{rows_of(records.train), rows_of(records.valid), rows_of(records.test)};
+  const Split split = RowsOfRecords(records, data.record_offsets);
   std::vector<float> rows = data.rows;
   const FeatureStats stats = ComputeFeatureStats(rows, kWidth, split.train);
   SHARDPLAN_ASSIGN_OR_RETURN(FeatureNormalizer normalizer,
