@@ -95,10 +95,9 @@ std::vector<CollectiveDemand> TableCollectives(const Table& table, const TableSh
     case ShardingType::kRowWise: {
       // The partial sums are reduced onto the ranks that own each sample: the whole world.
       for (Collective collective : {Collective::kReduceScatter, Collective::kAllGather}) {
-        CollectiveDemand demand =
-            Demand(collective, collective == Collective::kReduceScatter ? Pass::kForward
-                                                                        : Pass::kBackward,
-                   table, sharding, columns);
+        CollectiveDemand demand = Demand(
+            collective, collective == Collective::kReduceScatter ? Pass::kForward : Pass::kBackward,
+            table, sharding, columns);
         demand.devices = devices;
         demand.peers = AllDevices(topology);
         demand.crosses_hosts = !topology.single_host();
@@ -156,6 +155,16 @@ std::vector<CollectiveDemand> TableCollectives(const Table& table, const TableSh
   return demands;
 }
 
+ShardView ViewOfShard(const Table& table, const TableSharding& sharding, const Shard& shard) {
+  const bool column_level = IsColumnLevel(sharding.sharding_type);
+  return ShardView{.table = &table,
+                   .rows = shard.row_count,
+                   .columns = shard.column_count,
+                   .sharding = sharding.sharding_type,
+                   .group_size = column_level ? 1 : static_cast<int32_t>(sharding.shards.size()),
+                   .row_offset = shard.row_offset};
+}
+
 absl::StatusOr<PlacementQueries> DescribePlacement(const Task& task, const Plan& plan) {
   const int num_devices = task.topology.num_devices();
   std::unordered_map<std::string_view, const Table*> table_of;
@@ -173,7 +182,6 @@ absl::StatusOr<PlacementQueries> DescribePlacement(const Task& task, const Plan&
     }
     const Table& table = *it->second;
     const bool column_level = IsColumnLevel(sharding.sharding_type);
-    const int32_t group_size = static_cast<int32_t>(sharding.shards.size());
     for (size_t s = 0; s < sharding.shards.size(); ++s) {
       const Shard& shard = sharding.shards[s];
       // Formatted only for an error: this loop runs over every shard of every plan.
@@ -189,13 +197,7 @@ absl::StatusOr<PlacementQueries> DescribePlacement(const Task& task, const Plan&
             path(), ": a shard of ", shard.row_count, " x ", shard.column_count,
             " does not fit table \"", table.name, "\" (", table.rows, " x ", table.dim, ")"));
       }
-      queries.shards_per_device[shard.device].push_back(
-          ShardView{.table = &table,
-                    .rows = shard.row_count,
-                    .columns = shard.column_count,
-                    .sharding = sharding.sharding_type,
-                    .group_size = column_level ? 1 : group_size,
-                    .row_offset = shard.row_offset});
+      queries.shards_per_device[shard.device].push_back(ViewOfShard(table, sharding, shard));
       if (column_level) queries.dim_sums[shard.device] += shard.column_count;
     }
     std::vector<CollectiveDemand> demands =

@@ -43,6 +43,10 @@ struct ShardView {
 // outputs in the one all-to-all that per-device dim sums describe.
 bool IsColumnLevel(ShardingType type);
 
+// `shard` of `sharding` (table `table`) as a cost model sees it: column-level shards have a group
+// of 1, row-level shards and replicas the table's shard count.
+ShardView ViewOfShard(const Table& table, const TableSharding& sharding, const Shard& shard);
+
 // The fraction of the table's lookups in a global batch that the shard serves.
 double LookupShare(const ShardView& shard);
 // The fraction of the global batch whose (partial) pooled outputs the shard produces.
@@ -61,11 +65,11 @@ struct CollectiveDemand {
   Pass pass = Pass::kForward;
   ShardingType sharding = ShardingType::kRowWise;
   const Table* table = nullptr;
-  int32_t columns = 0;            // the embedding columns it carries
-  std::vector<int32_t> devices;   // the devices charged, one per shard
-  std::vector<int32_t> peers;     // every device the collective spans (senders and receivers)
-  bool crosses_hosts = false;     // whether `peers` sit on more than one host
-  double bytes = 0.0;             // bytes each of `devices` puts in
+  int32_t columns = 0;           // the embedding columns it carries
+  std::vector<int32_t> devices;  // the devices charged, one per shard
+  std::vector<int32_t> peers;    // every device the collective spans (senders and receivers)
+  bool crosses_hosts = false;    // whether `peers` sit on more than one host
+  double bytes = 0.0;            // bytes each of `devices` puts in
 };
 
 // A placement as cost queries: the shards each device computes, the column-level all-to-all's

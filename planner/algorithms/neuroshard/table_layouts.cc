@@ -123,13 +123,7 @@ PlacementCost LayoutCoster::Cost(const std::vector<TableSharding>& tables) {
     const bool column_level = IsColumnLevel(sharding.sharding_type);
     const int32_t group_size = static_cast<int32_t>(sharding.shards.size());
     for (const Shard& shard : sharding.shards) {
-      queries_.shards_per_device[shard.device].push_back(
-          ShardView{.table = &table,
-                    .rows = shard.row_count,
-                    .columns = shard.column_count,
-                    .sharding = sharding.sharding_type,
-                    .group_size = column_level ? 1 : group_size,
-                    .row_offset = shard.row_offset});
+      queries_.shards_per_device[shard.device].push_back(ViewOfShard(table, sharding, shard));
       if (column_level) queries_.dim_sums[shard.device] += shard.column_count;
     }
     shards_costed_ += group_size;
