@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -34,6 +35,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "base/exit_codes.h"
 #include "base/seeded_rng.h"
@@ -51,6 +53,7 @@
 #include "planner/domain/memory.h"
 #include "planner/domain/validation.h"
 #include "planner/framework/algorithm_registry.h"
+#include "wire/json_io.h"
 
 namespace shardplan::bench {
 namespace {
@@ -135,6 +138,7 @@ struct Config {
   int dlrm_tasks = 0;
   std::vector<std::string> profiles;
   std::string out;
+  std::string dump;  // empty: no task or plan files
 };
 
 absl::StatusOr<Hosts> ParseHosts(absl::string_view text) {
@@ -266,8 +270,9 @@ absl::StatusOr<std::vector<Planner>> ResolvePlanners(const std::string& profile,
   return planners;
 }
 
+// `dump_prefix` (optional): writes the plan, scored on ground truth, to PREFIX<label>.plan.json.
 json PlanOne(const Planner& planner, const Task& task, HardwareBackend& ground_truth,
-             uint64_t seed) {
+             uint64_t seed, const std::string& dump_prefix) {
   PlanTaskOptions options;
   options.seed = seed;
   options.params = planner.params;
@@ -279,6 +284,15 @@ json PlanOne(const Planner& planner, const Task& task, HardwareBackend& ground_t
   if (!truth.ok()) {
     r["error"] = truth.status().ToString();
     return r;
+  }
+  if (!dump_prefix.empty()) {
+    Plan scored = *timed.plan;
+    if (absl::Status s = EvaluatePlanOnHardware(task, ground_truth, scored); s.ok()) {
+      (void)offline::WriteTextFile(
+          absl::StrCat(dump_prefix, planner.spec.label, ".predicted.json"), wire::PlanToJson(*timed.plan));
+      (void)offline::WriteTextFile(
+          absl::StrCat(dump_prefix, planner.spec.label, ".truth.json"), wire::PlanToJson(scored));
+    }
   }
   r["ok"] = true;
   r["cost_ms"] = truth->cost_ms;
@@ -606,6 +620,7 @@ absl::StatusOr<Config> ParseConfig(const OptionValues& args) {
   config.dlrm_tasks = static_cast<int>(dlrm_tasks);
   config.dlrm_pool = args.Get("dlrm-pool");
   config.out = args.Get("out");
+  config.dump = args.Get("dump");
   if (args.Has("quick")) {
     config.seeds = 1;
     config.dlrm_tasks = std::min(config.dlrm_tasks, 1);
@@ -678,11 +693,19 @@ absl::Status Run(const OptionValues& args) {
       for (int k = 0; k < suite.tasks; ++k) {
         if (stop->load()) return InterruptedError("interrupted; rerun to resume");
         SHARDPLAN_ASSIGN_OR_RETURN(const Task task, SuiteTask(spec, dlrm_pool, config, suite, k));
+        std::string dump_prefix;
+        if (!config.dump.empty()) {
+          const std::string dir = absl::StrCat(config.dump, "/", profile, "/",
+                                               absl::StrReplaceAll(suite.name, {{" ", "_"}}), "/", k);
+          std::filesystem::create_directories(dir);
+          SHARDPLAN_RETURN_IF_ERROR(offline::WriteTextFile(dir + "/task.json", wire::TaskToJson(task, true)));
+          dump_prefix = dir + "/";
+        }
         json results = json::object();
         for (const Planner& planner : planners[profile]) {
           progress.Working(key, k + 1, suite.tasks, planner.spec.label);
-          results[planner.spec.label] =
-              PlanOne(planner, task, *ground_truth, config.seed + static_cast<uint64_t>(k));
+          results[planner.spec.label] = PlanOne(planner, task, *ground_truth,
+                                                config.seed + static_cast<uint64_t>(k), dump_prefix);
         }
         tasks.push_back(
             {{"index", k}, {"tables", task.tables.size()}, {"results", std::move(results)}});
@@ -736,6 +759,10 @@ Command CriteoSuitesCommand() {
               {"quick", "", "a smoke run: one task per suite, --out PREFIX_quick", ""},
               {"out", "PREFIX", "writes PREFIX.json and PREFIX.md", "bench/results/criteo_suites"},
               {"fresh", "", "ignore the results of a previous run", ""},
+              {"dump", "DIR",
+               "also write every task (DIR/PROFILE/SUITE/K/task.json) and each planner's plan as "
+               "planned (LABEL.predicted.json) and scored on ground truth (LABEL.truth.json)",
+               ""},
           },
       .run = Run,
   };

@@ -52,7 +52,9 @@ CommMeasurement SimulateComm(const HardwareProfile& profile, const Topology& top
   CommMeasurement out;
   out.forward_ms.assign(n, 0.0);
   out.backward_ms.assign(n, 0.0);
-  if (n == 0) return out;
+  // Without a column-level shard anywhere, TorchRec has no table-wise/column-wise sharding and
+  // issues no pooled all-to-all: nothing to pay, not even its latency.
+  if (std::all_of(dim_sums.begin(), dim_sums.end(), [](int64_t d) { return d <= 0; })) return out;
 
   std::vector<int32_t> devices(n);
   std::iota(devices.begin(), devices.end(), 0);

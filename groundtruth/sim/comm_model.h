@@ -36,6 +36,7 @@ AllToAllTransfer SimulateAllToAllTransfer(const DeviceLinks& links, std::span<co
 //   forward_ms[d]  = (max offset - offset[d]) + latency + transfer + unpack[d]
 //   backward_ms[d] =                             latency + transfer + unpack[d]
 // (gradients retrace the same bytes). unpack[d] copies the received bytes in device memory.
+// When every dim sum is 0 no device holds a column-level shard, and no all-to-all runs: 0 ms.
 CommMeasurement SimulateComm(const HardwareProfile& profile, const Topology& topology,
                              std::span<const int64_t> dim_sums,
                              std::span<const double> start_offsets_ms, int64_t batch_size);

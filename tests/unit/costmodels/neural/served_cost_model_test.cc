@@ -185,6 +185,24 @@ TEST(ServedCostModelTest, CostCollectivesIsPerDeviceAndFinite) {
   EXPECT_TRUE(std::isnan(none.backward_ms[0]));
 }
 
+// A plan without a table-wise or column-wise shard has no pooled all-to-all (as TorchRec, and the
+// simulator): the comm models, which never saw an all-zero placement, are not asked.
+TEST(ServedCostModelTest, NoColumnLevelShardCostsNoPooledAllToAll) {
+  Topology topology;
+  topology.memory_bytes.assign(8, int64_t{1} << 34);
+  topology.devices_per_host = 4;
+  const CostContext context{&topology, 65536};
+  const NeuralCostModel model = Model(ShardFeatureSet::kServed, true);
+  const std::vector<int64_t> none(8, 0);
+  const std::vector<double> waits = {0, 1, 2, 3, 0, 0, 0, 0};
+  EXPECT_EQ(model.BackwardCommCosts(context, none), std::vector<double>(8, 0.0));
+  EXPECT_EQ(model.ForwardCommCosts(context, none, waits), std::vector<double>(8, 0.0));
+  // One device with columns and the all-to-all runs for all (the others receive).
+  std::vector<int64_t> one = none;
+  one[5] = 16;
+  for (double ms : model.BackwardCommCosts(context, one)) EXPECT_NE(ms, 0.0);
+}
+
 TEST(ServedCostModelTest, RefusesACollectiveModelWithoutAnInterconnect) {
   auto model = NeuralCostModel::Create("cpu", "1", Compute(ShardFeatureSet::kServed, 1), {},
                                        NeuralCostModel::CommCosts::kZero, std::nullopt,

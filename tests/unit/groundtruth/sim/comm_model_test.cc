@@ -104,11 +104,23 @@ TEST(SimCommModelTest, CrossingHostsIsSlowerPerByte) {
   EXPECT_GT(two_hosts, one_host);
 }
 
-TEST(SimCommModelTest, NoDataCostsOnlyTheLatency) {
+// No device holds a column-level shard: TorchRec makes no table-wise sharding, so no all-to-all
+// runs, not even its latency, and nobody waits at it.
+TEST(SimCommModelTest, NoColumnLevelShardMeansNoAllToAll) {
   const HardwareProfile p = Profile("rtx2080ti");
   const CommMeasurement comm =
-      SimulateOnProfileHosts(p, std::vector<int64_t>(4, 0), std::vector<double>(4, 0.0));
-  for (double ms : comm.backward_ms) EXPECT_DOUBLE_EQ(ms, p.a2a_latency_us * 1e-3);
+      SimulateOnProfileHosts(p, std::vector<int64_t>(4, 0), {0.0, 1.0, 2.0, 3.0});
+  for (double ms : comm.backward_ms) EXPECT_EQ(ms, 0.0);
+  for (double ms : comm.forward_ms) EXPECT_EQ(ms, 0.0);
+}
+
+// A device without column-level shards still takes part in the others' all-to-all: it pays the
+// latency and unpacks what it receives.
+TEST(SimCommModelTest, ADeviceWithoutDataStillPaysTheAllToAll) {
+  const HardwareProfile p = Profile("rtx2080ti");
+  const CommMeasurement comm =
+      SimulateOnProfileHosts(p, {0, 0, 0, 16}, std::vector<double>(4, 0.0));
+  for (double ms : comm.backward_ms) EXPECT_GT(ms, p.a2a_latency_us * 1e-3);
 }
 
 // Today's figures, bit for bit: cost-data collection and the shipped model bundles (4 and 8
