@@ -32,35 +32,32 @@ int64_t ReplicaBatch(int64_t batch_size, int32_t replicas) {
 }  // namespace
 
 std::vector<KernelCall> DeviceKernelCalls(std::span<const ShardView> shards, int64_t batch_size) {
-  KernelCall column_level{.batch_size = batch_size};
-  KernelCall row_wise{.batch_size = batch_size};
-  KernelCall table_row_wise{.batch_size = batch_size};
-  std::map<int32_t, KernelCall> data_parallel;  // by replica count
+  std::map<int64_t, KernelCall> calls_by_key;  // in key order: the order the calls run in
   for (const ShardView& shard : shards) {
+    const int64_t key = KernelCallKey(shard);
+    if (key < 0) continue;  // an empty block serves nothing
+    KernelCall& call = calls_by_key[key];
     switch (shard.sharding) {
       case ShardingType::kTableWise:
       case ShardingType::kColumnWise:
-        column_level.tables.push_back(ColumnShard(shard));
+        call.batch_size = batch_size;
+        call.tables.push_back(ColumnShard(shard));
         break;
       case ShardingType::kRowWise:
       case ShardingType::kTableRowWise:
-        if (shard.rows <= 0) break;  // an empty block serves nothing
-        (shard.sharding == ShardingType::kRowWise ? row_wise : table_row_wise)
-            .tables.push_back(RowBlock(shard));
+        call.batch_size = batch_size;
+        call.tables.push_back(RowBlock(shard));
         break;
-      case ShardingType::kDataParallel: {
-        KernelCall& call = data_parallel[shard.group_size];
+      case ShardingType::kDataParallel:
         call.batch_size = ReplicaBatch(batch_size, shard.group_size);
         call.tables.push_back(ColumnShard(shard));
         break;
-      }
     }
   }
   std::vector<KernelCall> calls;
-  if (!column_level.tables.empty() || shards.empty()) calls.push_back(std::move(column_level));
-  if (!row_wise.tables.empty()) calls.push_back(std::move(row_wise));
-  if (!table_row_wise.tables.empty()) calls.push_back(std::move(table_row_wise));
-  for (auto& [replicas, call] : data_parallel) calls.push_back(std::move(call));
+  // A device without shards is measured as an empty call, as before row-level shards existed.
+  if (shards.empty()) calls.push_back(KernelCall{.batch_size = batch_size});
+  for (auto& [key, call] : calls_by_key) calls.push_back(std::move(call));
   return calls;
 }
 

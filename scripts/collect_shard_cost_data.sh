@@ -7,6 +7,13 @@
 #   data/cost_data/sim-<profile>/collective_layouts/collective_<N>x<L>.jsonl.gz   one collective
 #       call per record on N devices in hosts of L (the comm layouts' 11), 16,000 / N records
 #       (at least 500).
+# and the version-7 data:
+#   data/cost_data/sim-<profile>/shard_calls_4280.jsonl.gz   50,000 one-call devices (--one-call:
+#       one sharding type and replica count per device), tables of data/table_pool/train_4280.json;
+#   data/cost_data/sim-<profile>/shard_calls_4280_many.jsonl.gz   10,000 more of up to 48 shards
+#       (seed 1), as a device holding a Criteo model's replicated tables;
+#   data/cost_data/sim-<profile>/collective_layouts_spread/   the collective layouts again with
+#       table-row-wise tables on hosts of their own draw (--spread-hosts).
 #
 #   scripts/collect_shard_cost_data.sh [BUILD_DIR]        # default build
 set -euo pipefail
@@ -24,18 +31,32 @@ for profile in rtx2080ti h100-sxm; do
         --out "$data/shards_3424.jsonl"
     gzip -9 -n -f "$data/shards_3424.jsonl"
   fi
-  dir=$data/collective_layouts
-  mkdir -p "$dir"
-  for layout in $LAYOUTS; do
-    n=${layout%%:*}
-    l=${layout##*:}
-    name="collective_${n}x${l}"
-    samples=$(( 16000 / n > 500 ? 16000 / n : 500 ))
-    if [ ! -f "$dir/$name.jsonl.gz" ]; then
-      "$offline" data collect --backend sim --profile "$profile" --kind collective \
-          --devices "$n" --devices-per-host "$l" --samples "$samples" --seed 0 \
-          --noise-sigma 0.02 --out "$dir/$name.jsonl"
-      gzip -9 -n -f "$dir/$name.jsonl"
+  calls() {  # file seed extra-flags...
+    local file=$1 seed=$2
+    shift 2
+    if [ ! -f "$data/$file.jsonl.gz" ]; then
+      "$offline" data collect --backend sim --profile "$profile" --kind shards --one-call \
+          --seed "$seed" --noise-sigma 0.02 --pool data/table_pool/train_4280.json \
+          --out "$data/$file.jsonl" "$@"
+      gzip -9 -n -f "$data/$file.jsonl"
     fi
+  }
+  calls shard_calls_4280 0 --samples 50000
+  calls shard_calls_4280_many 1 --samples 10000 --max-tables 48
+  for spread in "" _spread; do
+    dir=$data/collective_layouts$spread
+    mkdir -p "$dir"
+    for layout in $LAYOUTS; do
+      n=${layout%%:*}
+      l=${layout##*:}
+      name="collective_${n}x${l}"
+      samples=$(( 16000 / n > 500 ? 16000 / n : 500 ))
+      if [ ! -f "$dir/$name.jsonl.gz" ]; then
+        "$offline" data collect --backend sim --profile "$profile" --kind collective \
+            --devices "$n" --devices-per-host "$l" --samples "$samples" --seed 0 \
+            --noise-sigma 0.02 --out "$dir/$name.jsonl" ${spread:+--spread-hosts}
+        gzip -9 -n -f "$dir/$name.jsonl"
+      fi
+    done
   done
 done

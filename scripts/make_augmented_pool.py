@@ -10,6 +10,13 @@ bins: docs/investigations/tiny-hot-tables.md). Tables keep their fields and are 
 
     scripts/make_augmented_pool.py                     # data/table_pool/dlrm_2568.json (v3)
     scripts/make_augmented_pool.py --coverage-seeds 5 --out data/table_pool/train_3424.json  # v5
+    scripts/make_augmented_pool.py --coverage-seeds 5 --wide-seeds 6 \
+        --out data/table_pool/train_4280.json                                          # v7
+
+Wide draws ("w<seed>_<name>") are coverage draws over wider ranges (--wide-max-rows,
+--wide-max-pooling): the row shards of tables larger than a device and the hot tables of
+sequence-heavy models (pooling factors in the thousands), which the published DLRM statistics
+(at most 12.5M rows, pooling 193) never reach.
 """
 import argparse
 import json
@@ -20,7 +27,13 @@ import tempfile
 SHIPPED = "data/table_pool/dlrm_856.json"
 
 
-def source_of(draws, max_rows):
+def describe(prefix, shape, seed, max_rows, wide):
+    if prefix == "w":
+        return f"seed {seed} (log-uniform, rows <= {wide[0]}, pooling <= {wide[1]:g})"
+    return f"seed {seed} ({shape}" + (f", rows <= {max_rows}" if max_rows and shape != "dlrm" else "") + ")"
+
+
+def source_of(draws, max_rows, wide=(0, 0)):
     """The pool's "source"; without coverage draws the words of dlrm_2568.json, whose SHA-256
     the version-3 cost data records."""
     if all(shape == "dlrm" for _, shape, _ in draws):
@@ -28,9 +41,11 @@ def source_of(draws, max_rows):
                 f"{', '.join(str(seed) for _, _, seed in draws)}, tables renamed s<seed>_<name> "
                 "(scripts/make_augmented_pool.py; docs/table-pool.md)")
     return ("dlrm_856 (GenerateSyntheticPool seed 0) and GenerateSyntheticPool " +
-            ", ".join(f"seed {seed} ({shape}" + (f", rows <= {max_rows}" if max_rows and shape != "dlrm" else "") + ")"
-                      for _, shape, seed in draws) +
-            "; tables renamed s<seed>_<name> (dlrm) or c<seed>_<name> (log-uniform) "
+            ", ".join(describe(prefix, shape, seed, max_rows, wide) for prefix, shape, seed in draws) +
+            ("; tables renamed s<seed>_<name> (dlrm), c<seed>_<name> (log-uniform) or "
+             "w<seed>_<name> (wide log-uniform) "
+             if any(prefix == "w" for prefix, _, _ in draws) else
+             "; tables renamed s<seed>_<name> (dlrm) or c<seed>_<name> (log-uniform) ") +
             "(scripts/make_augmented_pool.py; docs/table-pool.md)")
 
 
@@ -42,10 +57,15 @@ def main():
                         help="seeds of log-uniform coverage draws to add (none by default)")
     parser.add_argument("--coverage-max-rows", type=int, default=0,
                         help="the coverage draws' largest table (0: the generator's default)")
+    parser.add_argument("--wide-seeds", default="",
+                        help="seeds of wide log-uniform draws to add (none by default)")
+    parser.add_argument("--wide-max-rows", type=int, default=2_000_000_000)
+    parser.add_argument("--wide-max-pooling", type=float, default=5000.0)
     parser.add_argument("--out", default="data/table_pool/dlrm_2568.json")
     args = parser.parse_args()
     draws = [("s", "dlrm", int(s)) for s in args.seeds.split(",") if s]
     draws += [("c", "log-uniform", int(s)) for s in args.coverage_seeds.split(",") if s]
+    draws += [("w", "log-uniform", int(s)) for s in args.wide_seeds.split(",") if s]
     pools = [("s0", SHIPPED)]
     with tempfile.TemporaryDirectory() as tmp:
         for prefix, shape, seed in draws:
@@ -53,7 +73,10 @@ def main():
             subprocess.run([os.path.join(args.build, "client/cli/shardplan-offline"), "tables",
                             "generate-pool", "--seed", str(seed), "--shape", shape, "--out", path]
                            + (["--max-rows", str(args.coverage_max_rows)]
-                              if shape == "log-uniform" and args.coverage_max_rows else []),
+                              if prefix == "c" and args.coverage_max_rows else [])
+                           + (["--max-rows", str(args.wide_max_rows),
+                               "--max-pooling", str(args.wide_max_pooling)]
+                              if prefix == "w" else []),
                            check=True, capture_output=True)
             pools.append((f"{prefix}{seed}", path))
         tables = []
@@ -61,7 +84,8 @@ def main():
             for table in json.load(open(path))["tables"]:
                 tables.append(dict(table, name=f"{tag}_{table['name']}"))
     out = {"format_version": 1,
-           "source": source_of(draws, args.coverage_max_rows),
+           "source": source_of(draws, args.coverage_max_rows,
+                               (args.wide_max_rows, args.wide_max_pooling)),
            "tables": tables}
     with open(args.out, "w") as f:  # the shipped pool's layout: one table per line
         f.write('{"format_version": 1,\n "source": ' + json.dumps(out["source"]) +

@@ -43,11 +43,18 @@ ROOT=${MODELS_ROOT:-models}
 # shared cores they were trained on, and the version's training had a budget of about 20 minutes.
 # Retrained after the h100-sxm rings were recalibrated (collective_layouts collected again), so
 # that the bundles also record compute.access_shapes.
+# Version 7 (the sim bundles only): the compute model costs a device as the sum of its fused
+# kernel calls (--compute-calls kernel_call: docs/cost-models.md, "Per kernel call"), trained on
+# version 5's compute data and one-call shards of every type (shard_calls_4280*, tables of
+# data/table_pool/train_4280.json: train_3424 plus a wide draw up to 2e9 rows and pooling 5000);
+# the collective model on collective_layouts plus collective_layouts_spread (table-row-wise
+# tables on several hosts); version 5's comm models. EPOCHS_7 overrides the 150 epochs.
 SEED=0
 CHANGE_2="v2: compute data collected again with combination sizes uniform on 1..15, as the reference's compute_bench.py draws them (v1's generator redrew the size with every memory rejection, mean 5.1 tables instead of 8)"
 CHANGE_4="v4: version 3's compute model; device-set comm models for any device count and host layout (trained on 2 to 128 devices in hosts of 2 to 8), equivariant to renumbering devices within a host"
 CHANGE_5="v5: compute data from a pool with a log-uniform coverage draw (data/table_pool/train_3424.json), trained on each set's error relative to its cost; device-set comm models also trained on placements of every max dim (4 to 128)"
 CHANGE_6="v6: a compute model on the served feature set (what each shard serves) trained on the version-5 compute data plus shards of every type, and a collective model of row-wise, table-row-wise and data-parallel shards' collectives: costs every sharding type; version 5's comm models, reused"
+CHANGE_7="v7: compute costed per fused kernel call (one per sharding type and replica count, as TorchRec runs them) and trained on one-call devices of every type from a pool with wide tables (up to 2e9 rows, pooling up to 5000: data/table_pool/train_4280.json); collective model also trained on table-row-wise tables spread over several hosts; version 5's comm models"
 CHANGE_3="v3: compute data drawn from the shipped pool plus two more draws of its generator (data/table_pool/dlrm_2568.json), covering tiny hot tables; records the range of its training data"
 
 train() {  # version name description change args...
@@ -97,6 +104,15 @@ for profile in rtx2080ti h100-sxm; do
       "$CHANGE_6" --compute-data "$data/compute_3424.jsonl.gz,$data/shards_3424.jsonl.gz" \
       --compute-features served --compute-loss relative --comm-from "$ROOT/sim-$profile/5" \
       --collective-data "$collectives" --epochs 150
+done
+for profile in rtx2080ti h100-sxm; do
+  data="data/cost_data/sim-$profile"
+  collectives=$(ls $data/collective_layouts/collective_*.jsonl.gz \
+      $data/collective_layouts_spread/collective_*.jsonl.gz | sort -V | paste -sd,)
+  train 7 "sim-$profile" "NeuroShard cost models on the simulated $profile cluster (every sharding type, costed per kernel call, any device count)" \
+      "$CHANGE_7" --compute-data "$data/compute_3424.jsonl.gz,$data/shard_calls_4280.jsonl.gz,$data/shard_calls_4280_many.jsonl.gz" \
+      --compute-features served --compute-calls kernel_call --compute-loss relative \
+      --comm-from "$ROOT/sim-$profile/5" --collective-data "$collectives" --epochs "${EPOCHS_7:-150}"
 done
 train 2 cpu-amd-epyc "NeuroShard compute model measured on this project's CPU kernel; no interconnect" \
     "$CHANGE_2" --compute-data data/cost_data/cpu-amd-epyc/compute.jsonl.gz --zero-comm

@@ -163,6 +163,7 @@ absl::StatusOr<BundleFiles> EncodeBundle(const BundleInfo& info, const NeuralCos
   // the collective model; a bundle without any stays format 1, readable by older builds and
   // byte-identical to what they wrote.
   const bool served = compute.feature_set() != ShardFeatureSet::kReference;
+  const bool per_call = compute.calls() != ComputeCalls::kOnePerDevice;
   const bool format_2 = model.device_set_comm().has_value() ||
                         compute.feature_transform() != FeatureTransform::kRaw || served ||
                         model.collectives().has_value();
@@ -187,6 +188,7 @@ absl::StatusOr<BundleFiles> EncodeBundle(const BundleInfo& info, const NeuralCos
     compute_entry["feature_transform"] = FeatureTransformName(compute.feature_transform());
   }
   if (served) compute_entry["feature_set"] = ShardFeatureSetName(compute.feature_set());
+  if (per_call) compute_entry["calls"] = ComputeCallsName(compute.calls());
   if (model.training_range().has_value()) {
     compute_entry["training_range"] = {{"min", model.training_range()->min},
                                        {"max", model.training_range()->max}};

@@ -128,6 +128,17 @@ absl::StatusOr<NeuralComputeModel> ReadCompute(const ManifestReader& reader,
           absl::StrCat("compute.feature_transform '", name, "' is not 'raw' or 'log'"));
     }
   }
+  ComputeCalls calls = ComputeCalls::kOnePerDevice;
+  if (entry->contains("calls")) {
+    SHARDPLAN_ASSIGN_OR_RETURN(const std::string name, reader.String(*entry, "calls", where));
+    if (format_version < 2) {
+      return reader.Error("field 'compute.calls' needs format_version 2 or later");
+    }
+    if (!ParseComputeCalls(name, &calls)) {
+      return reader.Error(
+          absl::StrCat("compute.calls '", name, "' is not 'device' or 'kernel_call'"));
+    }
+  }
 
   const std::string path = directory + "/" + kComputeWeightsFile;
   SHARDPLAN_ASSIGN_OR_RETURN(
@@ -141,7 +152,7 @@ absl::StatusOr<NeuralComputeModel> ReadCompute(const ManifestReader& reader,
   SHARDPLAN_RETURN_IF_ERROR(RefuseLeftovers(path, tensors));
   auto compute = NeuralComputeModel::Create(
       std::move(normalizer), std::move(table_mlp), std::move(pred_mlp),
-      NeuralComputeModel::kDefaultLatentMemoCapacity, transform, feature_set);
+      NeuralComputeModel::kDefaultLatentMemoCapacity, transform, feature_set, calls);
   if (!compute.ok()) return reader.Error(absl::StrCat("compute: ", compute.status().message()));
   return compute;
 }

@@ -21,6 +21,7 @@ struct ComputeScratch {
   std::vector<float> mlp;     // Mlp scratch
   std::vector<float> latent;  // one table latent
   std::vector<float> sum;     // the sum-pooled latent
+  std::vector<int64_t> call_keys;  // the kernel calls of a device (kPerKernelCall)
 };
 
 ComputeScratch& ThreadComputeScratch() {
@@ -39,6 +40,21 @@ void Grow(std::vector<float>& v, size_t n) {
 
 }  // namespace
 
+const char* ComputeCallsName(ComputeCalls calls) {
+  return calls == ComputeCalls::kPerKernelCall ? "kernel_call" : "device";
+}
+
+bool ParseComputeCalls(std::string_view name, ComputeCalls* calls) {
+  if (name == "device") {
+    *calls = ComputeCalls::kOnePerDevice;
+  } else if (name == "kernel_call") {
+    *calls = ComputeCalls::kPerKernelCall;
+  } else {
+    return false;
+  }
+  return true;
+}
+
 // ---------------------------------------------------------------------------------------------
 // NeuralComputeModel
 
@@ -46,7 +62,13 @@ absl::StatusOr<NeuralComputeModel> NeuralComputeModel::Create(FeatureNormalizer 
                                                               Mlp table_mlp, Mlp pred_mlp,
                                                               size_t latent_memo_capacity,
                                                               FeatureTransform transform,
-                                                              ShardFeatureSet features) {
+                                                              ShardFeatureSet features,
+                                                              ComputeCalls calls) {
+  if (calls == ComputeCalls::kPerKernelCall && features != ShardFeatureSet::kServed) {
+    // Only the served features tell a row block or a replica from its whole table.
+    return absl::InvalidArgumentError(
+        "compute model: per-kernel-call costs need the served feature set");
+  }
   const int inputs = NumShardFeatures(features);
   if (normalizer.size() != inputs || table_mlp.input_size() != inputs) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -70,18 +92,19 @@ absl::StatusOr<NeuralComputeModel> NeuralComputeModel::Create(FeatureNormalizer 
     memo = std::make_shared<LatentMemo>(latent_memo_capacity, table_mlp.output_size());
   }
   return NeuralComputeModel(std::move(normalizer), std::move(table_mlp), std::move(pred_mlp),
-                            std::move(memo), transform, features);
+                            std::move(memo), transform, features, calls);
 }
 
 NeuralComputeModel::NeuralComputeModel(FeatureNormalizer normalizer, Mlp table_mlp, Mlp pred_mlp,
                                        std::shared_ptr<LatentMemo> memo, FeatureTransform transform,
-                                       ShardFeatureSet features)
+                                       ShardFeatureSet features, ComputeCalls calls)
     : normalizer_(std::move(normalizer)),
       table_mlp_(std::move(table_mlp)),
       pred_mlp_(std::move(pred_mlp)),
       memo_(std::move(memo)),
       transform_(transform),
-      features_(features) {}
+      features_(features),
+      calls_(calls) {}
 
 void NeuralComputeModel::LatentOfFeatures(const LatentMemo::Key& raw,
                                           std::span<float> latent) const {
@@ -133,6 +156,29 @@ double NeuralComputeModel::Predict(std::span<const ShardView> shards) const {
   const size_t k = static_cast<size_t>(latent_size());
   Grow(s.latent, k);
   Grow(s.sum, k);
+  if (calls_ == ComputeCalls::kPerKernelCall && !shards.empty()) {
+    // One pred MLP per kernel call, in key order (a device holds few: one per family and
+    // replica count), each over the latents of its shards in their order.
+    s.call_keys.clear();
+    for (const ShardView& shard : shards) {
+      const int64_t key = KernelCallKey(shard);
+      if (key >= 0 && std::find(s.call_keys.begin(), s.call_keys.end(), key) == s.call_keys.end()) {
+        s.call_keys.push_back(key);
+      }
+    }
+    std::sort(s.call_keys.begin(), s.call_keys.end());
+    double ms = 0.0;
+    for (int64_t key : s.call_keys) {
+      std::fill(s.sum.begin(), s.sum.begin() + k, 0.0f);
+      for (const ShardView& shard : shards) {
+        if (KernelCallKey(shard) != key) continue;
+        ShardLatentOf(shard, std::span<float>(s.latent.data(), k));
+        for (size_t j = 0; j < k; ++j) s.sum[j] += s.latent[j];
+      }
+      ms += PredictFromLatentSum(std::span<const float>(s.sum.data(), k));
+    }
+    return ms;
+  }
   std::fill(s.sum.begin(), s.sum.begin() + k, 0.0f);
   for (const ShardView& shard : shards) {
     ShardLatentOf(shard, std::span<float>(s.latent.data(), k));

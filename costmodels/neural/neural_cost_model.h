@@ -28,6 +28,16 @@ namespace shardplan {
 //
 // Table latents are memoised process-wide per (table features, columns) in a LatentMemo shared
 // by copies of the model; results are bit-identical with and without it.
+// How a device's shards become what the compute model costs: kOnePerDevice (the reference's, and
+// every bundle up to version 6): one pred MLP over the sum of all its shards' latents;
+// kPerKernelCall: one per fused kernel call (KernelCallKey: the column level, row-wise,
+// table-row-wise, data-parallel per replica count), summed, as TorchRec runs one lookup module
+// per sharding type and the simulator measures them (a model trained on calls of one family
+// cannot tell from one latent sum that a device runs two calls, each with its own overhead).
+enum class ComputeCalls { kOnePerDevice, kPerKernelCall };
+const char* ComputeCallsName(ComputeCalls calls);  // "device" / "kernel_call"
+bool ParseComputeCalls(std::string_view name, ComputeCalls* calls);
+
 class NeuralComputeModel : public SumPooledCompute {
  public:
   // Latents kept by default: a few thousand (table, dim) pairs cover a large task, and each
@@ -45,11 +55,13 @@ class NeuralComputeModel : public SumPooledCompute {
       FeatureNormalizer normalizer, Mlp table_mlp, Mlp pred_mlp,
       size_t latent_memo_capacity = kDefaultLatentMemoCapacity,
       FeatureTransform transform = FeatureTransform::kRaw,
-      ShardFeatureSet features = ShardFeatureSet::kReference);
+      ShardFeatureSet features = ShardFeatureSet::kReference,
+      ComputeCalls calls = ComputeCalls::kOnePerDevice);
 
   // Cost (ms) of one device holding `shards`, each described by the model's feature set (the
-  // reference's: "dim" each shard's column count, "row" its table's row count). Thread-safe;
-  // allocation-free after a thread's first calls (memo inserts aside).
+  // reference's: "dim" each shard's column count, "row" its table's row count), as one call or
+  // one per kernel call (calls()). Thread-safe; allocation-free after a thread's first calls
+  // (memo inserts aside).
   double Predict(std::span<const ShardView> shards) const;
 
   // The table MLP's output for one shard (latent_size() floats).
@@ -75,6 +87,7 @@ class NeuralComputeModel : public SumPooledCompute {
   const FeatureNormalizer& normalizer() const { return normalizer_; }
   FeatureTransform feature_transform() const { return transform_; }
   ShardFeatureSet feature_set() const { return features_; }
+  ComputeCalls calls() const { return calls_; }
   int num_features() const { return NumShardFeatures(features_); }
   const Mlp& table_mlp() const { return table_mlp_; }
   const Mlp& pred_mlp() const { return pred_mlp_; }
@@ -84,7 +97,7 @@ class NeuralComputeModel : public SumPooledCompute {
  private:
   NeuralComputeModel(FeatureNormalizer normalizer, Mlp table_mlp, Mlp pred_mlp,
                      std::shared_ptr<LatentMemo> memo, FeatureTransform transform,
-                     ShardFeatureSet features);
+                     ShardFeatureSet features, ComputeCalls calls);
 
   // The table MLP on raw features (normalised here into scratch).
   void LatentOfFeatures(const LatentMemo::Key& raw, std::span<float> latent) const;
@@ -97,6 +110,7 @@ class NeuralComputeModel : public SumPooledCompute {
   std::shared_ptr<LatentMemo> memo_;
   FeatureTransform transform_;
   ShardFeatureSet features_;
+  ComputeCalls calls_;
 };
 
 // The reference's CommCostNet for one device count N: an MLP (in->128->64->32->16->N in the

@@ -42,10 +42,11 @@ SampleGenerator ComputeSamples(const TablePool& pool, uint64_t seed) {
 }
 
 SampleGenerator ShardComputeSamples(const TablePool& pool, uint64_t seed,
-                                    std::optional<ShardingType> only, int32_t max_tables) {
+                                    std::optional<ShardingType> only, int32_t max_tables,
+                                    bool one_call) {
   CombinationOptions options;
   if (max_tables > 0) options.max_tables = max_tables;
-  return [&pool, seed, only, options](int64_t id, CostRecord& record) -> absl::Status {
+  return [&pool, seed, only, options, one_call](int64_t id, CostRecord& record) -> absl::Status {
     SHARDPLAN_ASSIGN_OR_RETURN(
         const std::vector<AugmentedTable> tables,
         GenerateTableCombination(pool, options, seed, static_cast<uint64_t>(id)));
@@ -57,10 +58,12 @@ SampleGenerator ShardComputeSamples(const TablePool& pool, uint64_t seed,
     const int32_t world = Pick(rng, kWorldSizes);
     // A table-row-wise table spans one host of the world: 2, 4 or 8 devices, at most the world.
     const std::span<const int32_t> host_sizes(kHostSizes, world >= 8 ? 3 : world >= 4 ? 2 : 1);
+    // One kernel call: every shard of the record draws the same type (so the same call).
+    const double call_u = one_call ? Uniform01(rng) : 0.0;
     for (const AugmentedTable& table : tables) {
       CostShard shard{.table = table.pool_index, .dim = table.dim};
       const int64_t rows = pool.tables[static_cast<size_t>(table.pool_index)].rows;
-      double u = Uniform01(rng);
+      double u = one_call ? call_u : Uniform01(rng);
       if (only.has_value()) {  // the same draws, the type's part of [0, 1) forced
         switch (*only) {
           case ShardingType::kTableWise:
@@ -97,8 +100,10 @@ SampleGenerator ShardComputeSamples(const TablePool& pool, uint64_t seed,
   };
 }
 
-SampleGenerator CollectiveSamples(uint64_t seed, int32_t num_devices, int32_t devices_per_host) {
-  return [seed, num_devices, devices_per_host](int64_t id, CostRecord& record) -> absl::Status {
+SampleGenerator CollectiveSamples(uint64_t seed, int32_t num_devices, int32_t devices_per_host,
+                                  bool spread_hosts) {
+  return [seed, num_devices, devices_per_host, spread_hosts](int64_t id,
+                                                             CostRecord& record) -> absl::Status {
     if (num_devices < 1 || devices_per_host < 1 || devices_per_host > num_devices) {
       return absl::InvalidArgumentError(
           absl::StrCat(num_devices, " devices in hosts of ", devices_per_host, " is not a layout"));
@@ -137,9 +142,11 @@ SampleGenerator CollectiveSamples(uint64_t seed, int32_t num_devices, int32_t de
       sharding.table = "t";
       sharding.sharding_type = type;
       if (type == ShardingType::kTableRowWise) {
+        const int32_t table_host =
+            spread_hosts ? static_cast<int32_t>(UniformBelow(rng, topology.num_hosts())) : host;
         for (int32_t k = 0; k < twrw_shards; ++k) {
           sharding.shards.push_back(
-              {host * local + k, 0, EvenBlock(table.rows, twrw_shards, k), 0, table.dim});
+              {table_host * local + k, 0, EvenBlock(table.rows, twrw_shards, k), 0, table.dim});
         }
       } else {
         for (int32_t d = 0; d < world; ++d) {

@@ -25,16 +25,21 @@ SampleGenerator CommSamples(int32_t num_devices, uint64_t seed, std::vector<int3
 // outlive the result.
 // `max_tables` > 0 draws 1..max_tables shards per device instead of the combinations' 15: planners
 // put many more on a device (TorchRec replicates a Criteo model's 16 small tables on every one).
+// `one_call` draws one type per record instead of one per shard, so that a record's shards run
+// in one kernel call (KernelCallKey): the data of per-kernel-call compute models.
 SampleGenerator ShardComputeSamples(const TablePool& pool, uint64_t seed,
                                     std::optional<ShardingType> only = std::nullopt,
-                                    int32_t max_tables = 0);
+                                    int32_t max_tables = 0, bool one_call = false);
 
 // One collective call of row-level or data-parallel shards on `num_devices` devices in hosts
 // of `devices_per_host` (the simulator measures one layout per run): 1 to 8 tables of one type
 // (ROW_WISE, TABLE_ROW_WISE or DATA_PARALLEL) with random columns (4 to 128), rows and batch,
 // their demands (TableCollectives), and of their calls one drawn at random: its demands go into
-// the record.
-SampleGenerator CollectiveSamples(uint64_t seed, int32_t num_devices, int32_t devices_per_host);
+// the record. TABLE_ROW_WISE tables share a shard count and, unless `spread_hosts`, one host;
+// with it each draws its host, so that the cross-host all-to-all has senders on several hosts,
+// as a plan that spreads such tables over the hosts makes.
+SampleGenerator CollectiveSamples(uint64_t seed, int32_t num_devices, int32_t devices_per_host,
+                                  bool spread_hosts = false);
 
 }  // namespace shardplan
 

@@ -77,8 +77,15 @@ absl::Status RunCollect(const OptionValues& args) {
   if (max_tables < 0 || max_tables > 256)
     return UsageError("--max-tables must be in [0, 256] (0: the reference's 15)");
 
+  if (args.Has("one-call") && kind != "shards") return UsageError("--one-call is for --kind shards");
+  if (args.Has("spread-hosts") && kind != "collective") {
+    return UsageError("--spread-hosts is for --kind collective");
+  }
+
   BackendChoice choice;
   choice.backend = backend_name;
+  choice.one_call = args.Has("one-call");
+  choice.spread_hosts = args.Has("spread-hosts");
   choice.only_type = only_type;
   choice.max_tables = static_cast<int32_t>(max_tables);
   choice.max_dims = max_dims;
@@ -142,6 +149,14 @@ Command DataCollectCommand() {
                "shards: every shard of this type (default: drawn per table)", ""},
               {"max-tables", "N",
                "shards: 1..N shards per device (default 0: the reference's 1..15)", "0"},
+              {"one-call", "",
+               "shards: one sharding type (and replica count) per record, so that a record is "
+               "one fused kernel call (model train --compute-calls kernel_call)",
+               ""},
+              {"spread-hosts", "",
+               "collective: each table-row-wise table on a host of its own draw (default: all on "
+               "one host)",
+               ""},
               {"devices-per-host", "L",
                "comm: hosts of L devices, recorded (default: the profile's, not recorded)", ""},
               {"batch-size", "B", "global batch (default: 65536 sim, 2048 cpu)", ""},

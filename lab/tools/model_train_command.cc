@@ -77,6 +77,16 @@ absl::StatusOr<TrainFlags> ParseTrainFlags(const OptionValues& args) {
   }
   if (feature_set == "log") flags.compute_features = training::ComputeFeatureSet::Log();
   if (feature_set == "served") flags.shard_features = ShardFeatureSet::kServed;
+  SHARDPLAN_ASSIGN_OR_RETURN(const std::string calls,
+                             args.GetOneOf("compute-calls", {"device", "kernel_call"}));
+  if (calls == "kernel_call") {
+    if (feature_set != "served") {
+      return UsageError(
+          "--compute-calls kernel_call needs --compute-features served (only what a shard "
+          "serves tells a row block or a replica from its table)");
+    }
+    flags.compute_features.calls = ComputeCalls::kPerKernelCall;
+  }
   SHARDPLAN_ASSIGN_OR_RETURN(const std::string loss,
                              args.GetOneOf("compute-loss", {"mse", "relative"}));
   if (loss != "mse" && flags.compute_data.empty()) {
@@ -471,6 +481,12 @@ Command ModelTrainCommand() {
                "pooling factor with the bins' stds floored at 0.05, or what each shard serves "
                "(every sharding type; bundle format 2)",
                "raw"},
+              {"compute-calls", "device|kernel_call",
+               "what a compute sample costs: a device (the reference's), or one fused kernel "
+               "call, so that a device costs the sum of its calls (one per sharding type and "
+               "replica count, as TorchRec runs them); kernel_call needs one-call data (data "
+               "collect --kind shards --one-call) and --compute-features served",
+               "device"},
               {"compute-loss", "mse|relative",
                "the compute model's training loss: the reference's squared error, or each "
                "set's error relative to its cost (floor 0.1 ms); reported MSEs stay plain",

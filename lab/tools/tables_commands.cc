@@ -42,6 +42,17 @@ absl::Status RunGeneratePool(const OptionValues& args) {
   SHARDPLAN_ASSIGN_OR_RETURN(const std::string shape,
                              args.GetOneOf("shape", {"dlrm", "log-uniform"}));
   if (shape == "log-uniform") options.shape = SyntheticPoolOptions::Shape::kLogUniform;
+  if (args.Has("max-pooling")) {
+    if (shape != "log-uniform") {
+      return UsageError("--max-pooling is for --shape log-uniform (the dlrm shape is fitted)");
+    }
+    SHARDPLAN_ASSIGN_OR_RETURN(options.max_pooling_factor, args.GetDouble("max-pooling"));
+    if (!(options.max_pooling_factor > options.min_pooling_factor) ||
+        options.max_pooling_factor > 1e6) {
+      return UsageError(absl::StrCat("--max-pooling must be in (", options.min_pooling_factor,
+                                     ", 1e6]"));
+    }
+  }
   const std::string out = args.Get("out");
   SHARDPLAN_RETURN_IF_ERROR(WriteSyntheticPool(options, out));
   std::cout << out << ": " << tables << " tables, seed " << options.seed << ", shape " << shape
@@ -86,6 +97,8 @@ Command TablesGeneratePoolCommand() {
               {"seed", "S", "seed", "0"},
               {"shape", "dlrm|log-uniform", "how rows and pooling factors are drawn", "dlrm"},
               {"max-rows", "R", "the largest table's rows (default: the published 12,543,670)", ""},
+              {"max-pooling", "P",
+               "log-uniform shape: the largest pooling factor (default: the published 193)", ""},
               {"tables", "N", "number of tables", "856"},
               {"out", "POOL.json", "the table pool to write", "", true},
           },

@@ -130,9 +130,10 @@ absl::StatusOr<CollectResult> CollectFile(HardwareBackend& backend, const Backen
   options.progress_interval = std::chrono::milliseconds(::isatty(2) ? 500 : 10000);
   const SampleGenerator generator =
       kind == "compute"      ? ComputeSamples(pool.pool, choice.seed)
-      : kind == "shards"     ? ShardComputeSamples(pool.pool, choice.seed, choice.only_type, choice.max_tables)
+      : kind == "shards"     ? ShardComputeSamples(pool.pool, choice.seed, choice.only_type,
+                                                   choice.max_tables, choice.one_call)
       : kind == "collective" ? CollectiveSamples(choice.seed, choice.num_devices,
-                                                 choice.devices_per_host)
+                                                 choice.devices_per_host, choice.spread_hosts)
                              : CommSamples(choice.num_devices, choice.seed, choice.max_dims);
   return Collect(backend, &pool.pool, generator, options);
 }

@@ -45,6 +45,8 @@ struct BackendChoice {
   // shards data: the most shards a device holds (CombinationOptions::max_tables); 0: the
   // reference's 15.
   int32_t max_tables = 0;
+  bool one_call = false;      // shards data: one type per record (one kernel call)
+  bool spread_hosts = false;  // collective data: each table-row-wise table draws its host
   double noise_sigma = 0.0;
   uint64_t seed = 0;
   int64_t batch_size = 0;

@@ -1,6 +1,7 @@
 // LoadComputeDataset: compute cost records -> table feature rows (datasets.h).
 #include <cmath>
 #include <map>
+#include <set>
 #include <span>
 
 #include "absl/strings/str_cat.h"
@@ -69,6 +70,7 @@ absl::StatusOr<ComputeDataset> LoadComputeDataset(const std::string& path,
         }
         if (shards.empty()) return RecordError(path, line, absl::StrCat(field, ": empty"));
         const int64_t first_row = static_cast<int64_t>(data.row_keys.size());
+        std::set<int64_t> calls;
         for (size_t t = 0; t < shards.size(); ++t) {
           const int32_t index = shards[t].table;
           const int32_t dim = shards[t].dim;
@@ -97,6 +99,7 @@ absl::StatusOr<ComputeDataset> LoadComputeDataset(const std::string& path,
                                .sharding = shard.type,
                                .group_size = shard.group_size};
           if (view.rows <= 0 && shard.type != ShardingType::kDataParallel) continue;
+          calls.insert(KernelCallKey(view));
           data.features.resize(at + kNumServedFeatures);
           ServedShardFeatures(view, std::span<float, kNumServedFeatures>(
                                         data.features.data() + at, kNumServedFeatures));
@@ -106,6 +109,7 @@ absl::StatusOr<ComputeDataset> LoadComputeDataset(const std::string& path,
         if (static_cast<int64_t>(data.row_keys.size()) == first_row) {
           return absl::OkStatus();  // only empty blocks: nothing the model describes
         }
+        if (calls.size() > 1) ++data.multi_call_samples;
         data.row_offsets.push_back(static_cast<int64_t>(data.row_keys.size()));
         data.labels.push_back(static_cast<float>(record.ms));
         return absl::OkStatus();
@@ -124,6 +128,7 @@ absl::Status AppendComputeDataset(ComputeDataset& data, const ComputeDataset& mo
   }
   const int64_t row_base = static_cast<int64_t>(data.row_keys.size());
   data.path = absl::StrCat(data.path, ",", more.path);
+  data.multi_call_samples += more.multi_call_samples;
   data.features.insert(data.features.end(), more.features.begin(), more.features.end());
   data.row_keys.insert(data.row_keys.end(), more.row_keys.begin(), more.row_keys.end());
   if (!data.row_variants.empty() || !more.row_variants.empty()) {

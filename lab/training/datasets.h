@@ -34,6 +34,8 @@ struct ComputeDataset {
   std::vector<int64_t> row_variants;
   std::vector<int64_t> row_offsets;  // sample i's rows are [row_offsets[i], row_offsets[i+1])
   std::vector<float> labels;         // ms per sample
+  // Samples whose shards run in several kernel calls (KernelCallKey): a device's total.
+  int64_t multi_call_samples = 0;
 
   int64_t size() const { return static_cast<int64_t>(labels.size()); }
 };

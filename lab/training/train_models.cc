@@ -53,6 +53,13 @@ absl::StatusOr<TrainedCompute> TrainComputeModel(const ComputeDataset& data,
                                                  const TrainOptions& options,
                                                  ComputeFeatureSet feature_set, ComputeLoss loss) {
   SHARDPLAN_RETURN_IF_ERROR(CheckSize(data.size(), data.path));
+  if (feature_set.calls == ComputeCalls::kPerKernelCall && data.multi_call_samples > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        data.path, ": ", data.multi_call_samples,
+        " samples hold shards of several kernel calls (sharding types or replica counts), whose "
+        "cost a per-kernel-call model cannot learn; collect with data collect --kind shards "
+        "--one-call"));
+  }
   // The model's inputs: the raw features through its transform (then z-scored).
   const size_t width = static_cast<size_t>(data.width);
   std::vector<float> features = data.features;
@@ -100,7 +107,7 @@ absl::StatusOr<TrainedCompute> TrainComputeModel(const ComputeDataset& data,
       NeuralComputeModel model,
       NeuralComputeModel::Create(std::move(normalizer), std::move(table), std::move(pred),
                                  NeuralComputeModel::kDefaultLatentMemoCapacity,
-                                 feature_set.transform, data.feature_set));
+                                 feature_set.transform, data.feature_set, feature_set.calls));
   return TrainedCompute{std::move(model), std::move(report)};
 }
 

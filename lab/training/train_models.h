@@ -51,6 +51,9 @@ struct TrainedDeviceSetComm {
 struct ComputeFeatureSet {
   FeatureTransform transform = FeatureTransform::kRaw;
   double min_bin_std = 0.0;
+  // What a sample's label is the cost of: a device (the reference's) or one kernel call
+  // (ComputeCalls::kPerKernelCall: every sample must be one call, ComputeDataset::multi_call).
+  ComputeCalls calls = ComputeCalls::kOnePerDevice;
   static ComputeFeatureSet Raw() { return {}; }
   static ComputeFeatureSet Log() { return {FeatureTransform::kLog, 0.05}; }
 };

@@ -49,6 +49,21 @@ bool IsColumnLevel(ShardingType type) {
   return type == ShardingType::kTableWise || type == ShardingType::kColumnWise;
 }
 
+int64_t KernelCallKey(const ShardView& shard) {
+  switch (shard.sharding) {
+    case ShardingType::kTableWise:
+    case ShardingType::kColumnWise:
+      return 0;
+    case ShardingType::kRowWise:
+      return shard.rows > 0 ? 1 : -1;
+    case ShardingType::kTableRowWise:
+      return shard.rows > 0 ? 2 : -1;
+    case ShardingType::kDataParallel:
+      return 3 + int64_t{shard.group_size};
+  }
+  return 0;
+}
+
 double LookupShare(const ShardView& shard) {
   switch (shard.sharding) {
     case ShardingType::kTableWise:

@@ -47,6 +47,14 @@ bool IsColumnLevel(ShardingType type);
 // of 1, row-level shards and replicas the table's shard count.
 ShardView ViewOfShard(const Table& table, const TableSharding& sharding, const Shard& shard);
 
+// The fused kernel call a shard runs in on its device, as TorchRec runs one lookup module per
+// sharding type: 0 for TABLE_WISE and COLUMN_WISE shards together (the reference fuses every
+// table of a device), 1 for ROW_WISE, 2 for TABLE_ROW_WISE, 3 + replicas for DATA_PARALLEL (one
+// call per replica count: replicas of one count serve the same batch share). Calls run in key
+// order; -1 for a row block without rows, which serves nothing and runs in no call. The
+// simulator runs these calls (groundtruth/shard_kernels.h) and per-call cost models cost them.
+int64_t KernelCallKey(const ShardView& shard);
+
 // The fraction of the table's lookups in a global batch that the shard serves.
 double LookupShare(const ShardView& shard);
 // The fraction of the global batch whose (partial) pooled outputs the shard produces.

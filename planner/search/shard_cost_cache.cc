@@ -130,7 +130,14 @@ void ShardCostCache::AddLatent(const ShardView& shard, float* sum) const {
 }
 
 double ShardCostCache::Miss(const CostContext& context, std::span<const ShardView> shards) const {
-  if (sum_pooled_ == nullptr) return model_.ComputeCost(context, shards);
+  // Latents are kept per (table, columns), which only column-level shards are described by; a
+  // device with row blocks or replicas (and, under a per-kernel-call model, its several calls)
+  // is the model's to cost.
+  if (sum_pooled_ == nullptr ||
+      !std::all_of(shards.begin(), shards.end(),
+                   [](const ShardView& s) { return IsColumnLevel(s.sharding); })) {
+    return model_.ComputeCost(context, shards);
+  }
   // Head(sum of latents), summed in shard order from zero as the model's own ComputeCost does.
   const size_t k = static_cast<size_t>(sum_pooled_->latent_size());
   std::vector<float>& sum = ThreadLatentSum(k);

@@ -94,13 +94,14 @@ inline NeuralCollectiveModel RandomCollectives(std::mt19937& rng) {
 // RandomDeviceSetModel with a compute model on the kServed feature set (21->128->32) and a
 // collective model: a model that costs every sharding type.
 inline NeuralCostModel RandomServedModel(const std::string& name, const std::string& version,
-                                         uint32_t seed = 13) {
+                                         uint32_t seed = 13,
+                                         ComputeCalls calls = ComputeCalls::kOnePerDevice) {
   std::mt19937 rng(seed);
   NeuralComputeModel compute = *NeuralComputeModel::Create(
       RandomNormalizer(kNumServedFeatures, rng),
       RandomMlp({kNumServedFeatures, 128, 32}, true, rng), RandomMlp({32, 64, 1}, false, rng),
       NeuralComputeModel::kDefaultLatentMemoCapacity, FeatureTransform::kRaw,
-      ShardFeatureSet::kServed);
+      ShardFeatureSet::kServed, calls);
   DeviceSetCommModels comm{RandomDeviceSetComm(CommDirection::kForward, rng),
                            RandomDeviceSetComm(CommDirection::kBackward, rng),
                            {{2, 2}, {8, 8}, {16, 8}, {8, 4}}};

@@ -286,13 +286,19 @@ TEST_F(ModelBundleTest, TheComputeFeatureTransformRoundTripsAsFormat2) {
   EXPECT_FALSE(ReadManifest(WriteStandard())["compute"].contains("feature_transform"));
 }
 
-TEST_F(ModelBundleTest, ServedFeaturesAndTheCollectiveModelRoundTripAsFormat2) {
-  const NeuralCostModel model = RandomServedModel("served", "6");
-  BundleInfo info = Info("served", "6");
+// A served bundle's training record: device-set comm models and collectives, no fixed-N comm.
+BundleInfo ServedInfo(const std::string& name, const std::string& version) {
+  BundleInfo info = Info(name, version);
   info.training.erase("comm_4_forward");
   info.training.erase("comm_4_backward");
   info.training.erase("comm_8_forward");
   info.training["collectives"] = Training("collectives", 4000, 0.02);
+  return info;
+}
+
+TEST_F(ModelBundleTest, ServedFeaturesAndTheCollectiveModelRoundTripAsFormat2) {
+  const NeuralCostModel model = RandomServedModel("served", "6");
+  const BundleInfo info = ServedInfo("served", "6");
   ASSERT_TRUE(WriteModelBundle(root_, info, model).ok());
   const std::string dir = ModelBundleDirectory(root_, "served", "6");
   nlohmann::json m = ReadManifest(dir);
@@ -347,6 +353,35 @@ TEST_F(ModelBundleTest, ServedFeaturesAndTheCollectiveModelRoundTripAsFormat2) {
   const nlohmann::json standard = ReadManifest(WriteStandard());
   EXPECT_FALSE(standard["compute"].contains("feature_set"));
   EXPECT_FALSE(standard.contains("collectives"));
+}
+
+TEST_F(ModelBundleTest, PerKernelCallComputeRoundTripsAndOlderBundlesStayPerDevice) {
+  const NeuralCostModel model =
+      RandomServedModel("calls", "7", 13, ComputeCalls::kPerKernelCall);
+  const BundleInfo info = ServedInfo("calls", "7");
+  ASSERT_TRUE(WriteModelBundle(root_, info, model).ok());
+  const std::string dir = ModelBundleDirectory(root_, "calls", "7");
+  nlohmann::json m = ReadManifest(dir);
+  EXPECT_EQ(m["compute"]["calls"], "kernel_call");
+  auto bundle = ReadModelBundle(dir);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_EQ(bundle->model->compute().calls(), ComputeCalls::kPerKernelCall);
+  ExpectSamePredictions(model, *bundle->model);
+
+  m["compute"]["calls"] = "shard";
+  WriteManifest(dir, m);
+  EXPECT_THAT(Refusal(dir), HasSubstr("compute.calls 'shard' is not 'device' or 'kernel_call'"));
+  m["compute"]["calls"] = "kernel_call";
+  WriteManifest(dir, m);
+  EXPECT_TRUE(ReadModelBundle(dir).ok());
+  // A per-device model writes no field, and reads back per device.
+  const NeuralCostModel per_device = RandomServedModel("device", "6");
+  ASSERT_TRUE(WriteModelBundle(root_, ServedInfo("device", "6"), per_device).ok());
+  const std::string device_dir = ModelBundleDirectory(root_, "device", "6");
+  EXPECT_FALSE(ReadManifest(device_dir)["compute"].contains("calls"));
+  auto read = ReadModelBundle(device_dir);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->model->compute().calls(), ComputeCalls::kOnePerDevice);
 }
 
 TEST_F(ModelBundleTest, TheTrainingRangeRoundTripsAndIsOptional) {

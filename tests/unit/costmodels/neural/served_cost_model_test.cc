@@ -36,13 +36,14 @@ FeatureNormalizer Normalizer(int n) {
   return *FeatureNormalizer::Create(means, stds);
 }
 
-NeuralComputeModel Compute(ShardFeatureSet set, uint32_t seed) {
+NeuralComputeModel Compute(ShardFeatureSet set, uint32_t seed,
+                           ComputeCalls calls = ComputeCalls::kOnePerDevice) {
   std::mt19937 rng(seed);
   const int n = NumShardFeatures(set);
   return *NeuralComputeModel::Create(
       Normalizer(n), *Mlp::Create(RandomLayers({n, 16, 8}, rng), true),
       *Mlp::Create(RandomLayers({8, 4, 1}, rng)), NeuralComputeModel::kDefaultLatentMemoCapacity,
-      FeatureTransform::kRaw, set);
+      FeatureTransform::kRaw, set, calls);
 }
 
 NeuralCollectiveModel Collectives(uint32_t seed) {
@@ -137,6 +138,54 @@ TEST(ServedCostModelTest, ComputeIsTheModelOfWhatEachShardServes) {
   const CostContext context{};
   pooled.ShardLatent(context, dp, latent);
   EXPECT_EQ(pooled.CostOfLatentSum(latent), model.ComputeCost(context, {&dp, 1}));
+}
+
+// Per kernel call: a device costs the sum of its calls (KernelCallKey), each the pred MLP over
+// its own shards' latents; a device of one call costs what the one-call model says.
+TEST(ServedCostModelTest, PerKernelCallModelsSumTheCallsOfADevice) {
+  const NeuralComputeModel per_device = Compute(ShardFeatureSet::kServed, 3);
+  const NeuralComputeModel per_call =
+      Compute(ShardFeatureSet::kServed, 3, ComputeCalls::kPerKernelCall);
+  EXPECT_EQ(per_call.calls(), ComputeCalls::kPerKernelCall);
+  const Table table = SomeTable();
+  const Table other = MakeTable("u", 5000, 16, 2);
+  auto view = [](const Table& t, ShardingType type, int32_t group) {
+    const bool rows = type == ShardingType::kRowWise || type == ShardingType::kTableRowWise;
+    return ShardView{.table = &t,
+                     .rows = rows ? t.rows / group : t.rows,
+                     .columns = t.dim,
+                     .sharding = type,
+                     .group_size = group};
+  };
+  const ShardView tw = view(table, ShardingType::kTableWise, 1);
+  const ShardView cw = view(other, ShardingType::kColumnWise, 1);
+  const ShardView rw = view(table, ShardingType::kRowWise, 4);
+  const ShardView dp8 = view(other, ShardingType::kDataParallel, 8);
+  const ShardView dp8b = view(table, ShardingType::kDataParallel, 8);
+  const ShardView dp4 = view(other, ShardingType::kDataParallel, 4);
+  // One call: as the one-call model.
+  const ShardView column_level[] = {tw, cw};
+  EXPECT_EQ(per_call.Predict(column_level), per_device.Predict(column_level));
+  const ShardView replicas[] = {dp8, dp8b};
+  EXPECT_EQ(per_call.Predict(replicas), per_device.Predict(replicas));
+  EXPECT_EQ(per_call.Predict({}), per_device.Predict({}));  // an empty device: one empty call
+  // Several calls: the sum of the calls, whatever the shards' order.
+  const ShardView mixed[] = {dp8, tw, dp4, rw, cw, dp8b};
+  const ShardView dp4_only[] = {dp4};
+  const ShardView rw_only[] = {rw};
+  const double sum = per_device.Predict(column_level) + per_device.Predict(rw_only) +
+                     per_device.Predict(replicas) + per_device.Predict(dp4_only);
+  EXPECT_NEAR(per_call.Predict(mixed), sum, 1e-9);
+  EXPECT_NE(per_device.Predict(mixed), per_call.Predict(mixed));
+  // Only the served features tell a block or a replica from its table.
+  std::mt19937 rng(1);
+  const int n = NumShardFeatures(ShardFeatureSet::kReference);
+  EXPECT_FALSE(NeuralComputeModel::Create(Normalizer(n),
+                                          *Mlp::Create(RandomLayers({n, 16, 8}, rng), true),
+                                          *Mlp::Create(RandomLayers({8, 4, 1}, rng)), 0,
+                                          FeatureTransform::kRaw, ShardFeatureSet::kReference,
+                                          ComputeCalls::kPerKernelCall)
+                   .ok());
 }
 
 TEST(ServedCostModelTest, AReferenceModelCostsATableAsToday) {

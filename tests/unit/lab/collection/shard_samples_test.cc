@@ -176,6 +176,58 @@ TEST(ShardComputeSamplesTest, MaxTablesBoundsTheShardsOfADevice) {
   EXPECT_GT(most_wide, 15u);
 }
 
+// --one-call: a record's shards share one kernel call (KernelCallKey), and every call is drawn.
+TEST(ShardComputeSamplesTest, OneCallRecordsHoldOneKernelCallEach) {
+  const TablePool pool = Pool();
+  const SampleGenerator generate = ShardComputeSamples(pool, 9, std::nullopt, 0, true);
+  std::set<ShardingType> types;
+  int mixed_without = 0;
+  const SampleGenerator per_shard = ShardComputeSamples(pool, 9);
+  for (int64_t id = 0; id < 80; ++id) {
+    CostRecord record = Header("shards");
+    ASSERT_TRUE(generate(id, record).ok());
+    std::set<int64_t> keys;
+    for (const CostShard& s : record.shards) {
+      types.insert(s.type);
+      const ShardView view{.table = &pool.tables[s.table],
+                           .rows = s.rows,
+                           .columns = s.dim,
+                           .sharding = s.type,
+                           .group_size = s.group_size};
+      if (KernelCallKey(view) >= 0) keys.insert(KernelCallKey(view));
+    }
+    EXPECT_LE(keys.size(), 1u) << "sample " << id;
+    CostRecord drawn = Header("shards");
+    ASSERT_TRUE(per_shard(id, drawn).ok());
+    std::set<ShardingType> drawn_types;
+    for (const CostShard& s : drawn.shards) drawn_types.insert(s.type);
+    mixed_without += drawn_types.size() > 1;
+  }
+  EXPECT_EQ(types.size(), 4u);   // TW, RW, TWRW, DP
+  EXPECT_GT(mixed_without, 10);  // without it, devices mix calls
+}
+
+TEST(CollectiveSamplesTest, SpreadHostsPutsTableRowWiseTablesOnSeveralHosts) {
+  auto hosts_sending = [](const SampleGenerator& generate) {
+    int most = 0;
+    for (int64_t id = 0; id < 300; ++id) {
+      CostRecord record = Header("collective");
+      EXPECT_TRUE(generate(id, record).ok()) << id;
+      std::set<int32_t> hosts;  // of the devices a table-row-wise all-to-all charges
+      for (const CostDemand& d : record.demands) {
+        if (d.sharding != ShardingType::kTableRowWise || d.collective != Collective::kAllToAll) {
+          continue;
+        }
+        for (int32_t device : d.devices) hosts.insert(device / 4);
+      }
+      most = std::max(most, static_cast<int>(hosts.size()));
+    }
+    return most;
+  };
+  EXPECT_EQ(hosts_sending(CollectiveSamples(4, 16, 4)), 1);
+  EXPECT_GT(hosts_sending(CollectiveSamples(4, 16, 4, true)), 1);
+}
+
 TEST(CollectiveSamplesTest, EachRecordIsOneCallOfValidDevices) {
   const SampleGenerator generate = CollectiveSamples(4, 16, 4);
   std::set<Collective> collectives;

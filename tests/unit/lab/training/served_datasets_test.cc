@@ -102,6 +102,54 @@ TEST(ServedComputeDatasetTest, ReadsWholeTablesAndShardsAsWhatTheyServe) {
   EXPECT_FALSE(AppendComputeDataset(*reference, *more).ok());
 }
 
+// A per-kernel-call model learns from samples of one call each: the loader counts the samples
+// that span several (the record above: row-wise and data-parallel shards), and training refuses
+// them, naming the file and the fix.
+TEST(ServedComputeDatasetTest, PerKernelCallTrainingRefusesSamplesOfSeveralCalls) {
+  const std::string dir = FreshDir();
+  std::vector<CostRecord> one_call;
+  for (int i = 0; i < 40; ++i) {
+    CostRecord r = Base(i, "shards");
+    r.shards = {{.table = i % 2, .dim = 8, .type = ShardingType::kRowWise, .group_size = 4,
+                 .rows = 250},
+                {.table = 1 - i % 2, .dim = 4, .type = ShardingType::kRowWise, .group_size = 8,
+                 .rows = 125}};
+    r.ms = 0.5 + 0.01 * i;
+    one_call.push_back(r);
+  }
+  CostRecord mixed = Base(40, "shards");
+  mixed.shards = {
+      {.table = 1, .dim = 8, .type = ShardingType::kRowWise, .group_size = 4, .rows = 500},
+      {.table = 0, .dim = 4, .type = ShardingType::kDataParallel, .group_size = 8, .rows = 1000}};
+  mixed.ms = 0.75;
+  WriteFile(dir + "/calls.jsonl", Lines(one_call));
+  std::vector<CostRecord> with_mixed = one_call;
+  with_mixed.push_back(mixed);
+  WriteFile(dir + "/mixed.jsonl", Lines(with_mixed));
+  absl::StatusOr<ComputeDataset> calls =
+      LoadComputeDataset(dir + "/calls.jsonl", TwoTables(), ShardFeatureSet::kServed);
+  ASSERT_TRUE(calls.ok()) << calls.status();
+  EXPECT_EQ(calls->multi_call_samples, 0);
+  absl::StatusOr<ComputeDataset> several =
+      LoadComputeDataset(dir + "/mixed.jsonl", TwoTables(), ShardFeatureSet::kServed);
+  ASSERT_TRUE(several.ok()) << several.status();
+  EXPECT_EQ(several->multi_call_samples, 1);
+
+  TrainOptions options;
+  options.max_epochs = 2;
+  ComputeFeatureSet per_call;
+  per_call.calls = ComputeCalls::kPerKernelCall;
+  const absl::Status refused =
+      TrainComputeModel(*several, options, per_call, ComputeLoss{}).status();
+  EXPECT_NE(refused.message().find("1 samples hold shards of several kernel calls"),
+            std::string::npos)
+      << refused;
+  absl::StatusOr<TrainedCompute> trained =
+      TrainComputeModel(*calls, options, per_call, ComputeLoss{});
+  ASSERT_TRUE(trained.ok()) << trained.status();
+  EXPECT_EQ(trained->model.calls(), ComputeCalls::kPerKernelCall);
+}
+
 // One record per call: a DATA_PARALLEL all-reduce over `devices` devices in hosts of 2, each
 // member's time a known function of its bytes and group.
 CostRecord AllReduceRecord(int64_t id, int devices, double bytes) {

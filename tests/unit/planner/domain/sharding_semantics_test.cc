@@ -135,5 +135,22 @@ TEST(ShardingSemanticsTest, BadShardsNameTheField) {
             "tables[0].shards[0].device: device 9 does not exist (topology.num_devices is 4)");
 }
 
+// One kernel call per sharding family and replica count, in the order they run.
+TEST(ShardingSemanticsTest, KernelCallKeysGroupShardsAsTorchRecRunsThem) {
+  const Table table = MakeTable("t", 1000, 16, 4.0);
+  auto key = [&](ShardingType type, int64_t rows, int32_t group) {
+    return KernelCallKey(ShardView{
+        .table = &table, .rows = rows, .columns = 16, .sharding = type, .group_size = group});
+  };
+  EXPECT_EQ(key(ShardingType::kTableWise, 1000, 1), key(ShardingType::kColumnWise, 1000, 1));
+  EXPECT_LT(key(ShardingType::kTableWise, 1000, 1), key(ShardingType::kRowWise, 250, 4));
+  EXPECT_LT(key(ShardingType::kRowWise, 250, 4), key(ShardingType::kTableRowWise, 500, 2));
+  EXPECT_EQ(key(ShardingType::kRowWise, 250, 4), key(ShardingType::kRowWise, 125, 8));
+  EXPECT_LT(key(ShardingType::kTableRowWise, 500, 2), key(ShardingType::kDataParallel, 1000, 2));
+  EXPECT_NE(key(ShardingType::kDataParallel, 1000, 2), key(ShardingType::kDataParallel, 1000, 8));
+  EXPECT_EQ(key(ShardingType::kRowWise, 0, 4), -1);  // an empty block runs in no call
+  EXPECT_EQ(key(ShardingType::kTableRowWise, 0, 4), -1);
+}
+
 }  // namespace
 }  // namespace shardplan
