@@ -34,6 +34,22 @@ absl::StatusOr<std::vector<int>> IntList(const OptionValues& args, const std::st
   return values;
 }
 
+absl::StatusOr<std::vector<std::pair<int, int>>> IntPairList(const OptionValues& args,
+                                                             const std::string& flag,
+                                                             absl::string_view shape) {
+  std::vector<std::pair<int, int>> pairs;
+  for (const absl::string_view part : absl::StrSplit(args.Get(flag), ',', absl::SkipEmpty())) {
+    const std::vector<absl::string_view> ab = absl::StrSplit(part, 'x');
+    std::pair<int, int> pair;
+    if (ab.size() != 2 || !absl::SimpleAtoi(ab[0], &pair.first) ||
+        !absl::SimpleAtoi(ab[1], &pair.second) || pair.first < 1 || pair.second < 1) {
+      return UsageError(absl::StrCat("--", flag, ": '", part, "' is not ", shape));
+    }
+    pairs.push_back(pair);
+  }
+  return pairs;
+}
+
 absl::Status LoadModels(const std::string& models_dir, ModelRegistry& models) {
   if (absl::Status s = RegisterBuiltinModels(models); !s.ok()) return s;
   ModelDirectoryLoader loader(models_dir, &models,

@@ -10,10 +10,12 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "base/option_values.h"
 #include "base/statistics.h"
 #include "costmodels/model_registry.h"
@@ -30,6 +32,12 @@ inline constexpr char kGroundTruthProfile[] = "rtx2080ti";
 
 // --flag as a comma-separated list of positive integers; a usage error naming the flag.
 absl::StatusOr<std::vector<int>> IntList(const OptionValues& args, const std::string& flag);
+
+// --flag as a comma-separated list of AxB pairs of positive integers ("100x8,1000x16"); a usage
+// error naming the flag and `shape` ("TABLESxDEVICES") for a malformed one. May be empty.
+absl::StatusOr<std::vector<std::pair<int, int>>> IntPairList(const OptionValues& args,
+                                                             const std::string& flag,
+                                                             absl::string_view shape);
 
 // The built-in models plus every bundle under `models_dir` (refusals are logged to stderr).
 absl::Status LoadModels(const std::string& models_dir, ModelRegistry& models);

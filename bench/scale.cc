@@ -72,16 +72,9 @@ struct Config {
 };
 
 absl::StatusOr<std::vector<Size>> Sizes(const OptionValues& args) {
+  SHARDPLAN_ASSIGN_OR_RETURN(const auto pairs, IntPairList(args, "sizes", "TABLESxDEVICES"));
   std::vector<Size> sizes;
-  for (const absl::string_view part : absl::StrSplit(args.Get("sizes"), ',', absl::SkipEmpty())) {
-    const std::vector<absl::string_view> td = absl::StrSplit(part, 'x');
-    Size size;
-    if (td.size() != 2 || !absl::SimpleAtoi(td[0], &size.tables) ||
-        !absl::SimpleAtoi(td[1], &size.devices) || size.tables < 1 || size.devices < 1) {
-      return UsageError(absl::StrCat("--sizes: '", part, "' is not TABLESxDEVICES"));
-    }
-    sizes.push_back(size);
-  }
+  for (const auto& [tables, devices] : pairs) sizes.push_back(Size{tables, devices});
   if (sizes.empty()) return UsageError("--sizes is empty");
   return sizes;
 }

@@ -254,15 +254,8 @@ absl::StatusOr<Config> ParseConfig(const OptionValues& args) {
   config.models_dir = args.Get("models-dir");
   config.server_args = args.Get("server_args");
   config.out = args.Get("out");
-  for (absl::string_view part : absl::StrSplit(args.Get("sizes"), ',', absl::SkipEmpty())) {
-    const std::vector<absl::string_view> td = absl::StrSplit(part, 'x');
-    Size size;
-    if (td.size() != 2 || !absl::SimpleAtoi(td[0], &size.tables) ||
-        !absl::SimpleAtoi(td[1], &size.devices) || size.tables < 1 || size.devices < 1) {
-      return UsageError(absl::StrCat("--sizes: '", part, "' is not TABLESxDEVICES"));
-    }
-    config.sizes.push_back(size);
-  }
+  SHARDPLAN_ASSIGN_OR_RETURN(const auto sizes, IntPairList(args, "sizes", "TABLESxDEVICES"));
+  for (const auto& [tables, devices] : sizes) config.sizes.push_back(Size{tables, devices});
   for (absl::string_view part : absl::StrSplit(args.Get("params"), ',', absl::SkipEmpty())) {
     const std::pair<std::string, std::string> kv = absl::StrSplit(part, absl::MaxSplits('=', 1));
     if (kv.first.empty() || kv.second.empty()) {

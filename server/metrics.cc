@@ -65,9 +65,22 @@ ServerMetrics::ServerMetrics()
                         "Plan calls refused with RESOURCE_EXHAUSTED because max_concurrent_plans "
                         "calls were already planning")
               .Add({})),
+      work_in_progress_(SingleGauge(*registry_, "shardplan_work_in_progress",
+                                    "Table-devices (tables x devices) of the calls converting, "
+                                    "validating, planning, evaluating or measuring tasks now")),
+      work_capacity_(SingleGauge(*registry_, "shardplan_work_capacity",
+                                 "max_concurrent_work: the table-devices admitted at once")),
+      work_rejected_(CounterFamily(*registry_, "shardplan_work_rejected_total",
+                                   "Calls refused with RESOURCE_EXHAUSTED because their task "
+                                   "would exceed max_concurrent_work")
+                         .Add({})),
       cache_hits_(CounterFamily(*registry_, "shardplan_plan_cache_hits_total",
                                 "Plan cache lookups that found a plan")
                       .Add({})),
+      imputed_histograms_(CounterFamily(*registry_, "shardplan_imputed_histograms_total",
+                                        "Tables given the typical access histogram to be "
+                                        "costed (plans computed, evaluations)")
+                              .Add({})),
       cache_misses_(CounterFamily(*registry_, "shardplan_plan_cache_misses_total",
                                   "Plan cache lookups that found none")
                         .Add({})),
@@ -228,6 +241,17 @@ void ServerMetrics::RecordSyncPlanEnd() { sync_plans_in_progress_.Decrement(); }
 void ServerMetrics::RecordSyncPlanRejected() { sync_plans_rejected_.Increment(); }
 
 void ServerMetrics::RecordCacheLookup(bool hit) { (hit ? cache_hits_ : cache_misses_).Increment(); }
+
+void ServerMetrics::SetWork(int64_t in_progress, int64_t capacity) {
+  work_in_progress_.Set(static_cast<double>(in_progress));
+  work_capacity_.Set(static_cast<double>(capacity));
+}
+
+void ServerMetrics::RecordWorkRejected() { work_rejected_.Increment(); }
+
+void ServerMetrics::RecordImputedHistograms(int64_t tables) {
+  if (tables > 0) imputed_histograms_.Increment(static_cast<double>(tables));
+}
 
 void ServerMetrics::RecordCacheEvictions(int64_t count) {
   if (count > 0) cache_evictions_.Increment(static_cast<double>(count));

@@ -33,6 +33,12 @@ namespace shardplan {
 //   shardplan_sync_plans_in_progress                 gauge of Plan calls planning (not hits)
 //   shardplan_sync_plans_rejected_total              counter of Plan calls refused for
 //                                                    max_concurrent_plans (RESOURCE_EXHAUSTED)
+//   shardplan_work_in_progress / _capacity           gauges of the table-devices of the calls
+//                                                    converting, validating, planning,
+//                                                    evaluating or measuring now, and of
+//                                                    max_concurrent_work
+//   shardplan_work_rejected_total                    counter of calls refused for
+//                                                    max_concurrent_work (RESOURCE_EXHAUSTED)
 //   shardplan_plan_cache_hits_total / _misses_total  counters of cache lookups
 //   shardplan_plan_cache_evictions_total             counter of entries evicted for space
 //   shardplan_plan_cache_bytes / _entries            gauges of the cache's content
@@ -68,6 +74,9 @@ namespace shardplan {
 //                                                    "queue near capacity" alerts)
 //   shardplan_plan_warnings_total{code}              counter of warnings given with plans, e.g.
 //                                                    IMPUTED_ACCESS_HISTOGRAM per table
+//   shardplan_imputed_histograms_total               counter of tables given the typical access
+//                                                    histogram to be costed (plans computed,
+//                                                    evaluations; never cache hits)
 //   shardplan_plan_singleflight_joins_total          counter of Plan calls that waited for an
 //                                                    identical request's computation in flight
 //                                                    instead of planning
@@ -109,6 +118,9 @@ class ServerMetrics {
   void RecordSyncPlanStart();
   void RecordSyncPlanEnd();
   void RecordSyncPlanRejected();
+  // The table-devices admitted now under max_concurrent_work, and that limit.
+  void SetWork(int64_t in_progress, int64_t capacity);
+  void RecordWorkRejected();
   void RecordCacheLookup(bool hit);
   void RecordCacheEvictions(int64_t count);
   void SetCacheSize(int64_t bytes, int64_t entries);
@@ -165,6 +177,8 @@ class ServerMetrics {
   void SetJobQueueCapacity(int64_t capacity);
   // A Plan call joined an identical request's computation in flight (SingleFlight).
   void RecordSingleFlightJoin();
+  // `tables` tables sent without an access histogram were given the typical one to be costed.
+  void RecordImputedHistograms(int64_t tables);
   // A request's plan carries `warnings` (counted by code).
   void RecordPlanWarnings(const std::vector<PlanWarning>& warnings);
   // A measured cost of a plan `model` predicted was reported; `mean_abs_relative_error` is the
@@ -180,7 +194,11 @@ class ServerMetrics {
   prometheus::Family<prometheus::Histogram>& planning_duration_;
   prometheus::Gauge& sync_plans_in_progress_;
   prometheus::Counter& sync_plans_rejected_;
+  prometheus::Gauge& work_in_progress_;
+  prometheus::Gauge& work_capacity_;
+  prometheus::Counter& work_rejected_;
   prometheus::Counter& cache_hits_;
+  prometheus::Counter& imputed_histograms_;
   prometheus::Counter& cache_misses_;
   prometheus::Counter& cache_evictions_;
   prometheus::Gauge& cache_bytes_;

@@ -19,20 +19,35 @@ int64_t ApproximatePlanBytes(const Plan& plan) {
 }
 
 std::shared_ptr<const Plan> PlanCache::Lookup(const std::string& key) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto found = index_.find(key);
-  if (found == index_.end()) return nullptr;
-  lru_.splice(lru_.begin(), lru_, found->second);
-  return found->second->plan;
+  std::optional<Hit> hit = LookupEntry(key);
+  return hit ? std::move(hit->plan) : nullptr;
 }
 
-int64_t PlanCache::Insert(const std::string& key, std::shared_ptr<const Plan> plan) {
-  const int64_t entry_bytes = ApproximatePlanBytes(*plan) + 2 * static_cast<int64_t>(key.size()) +
-                              kListNodeBytes + kHashNodeBytes + static_cast<int64_t>(sizeof(Entry));
+std::optional<PlanCache::Hit> PlanCache::LookupEntry(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto found = index_.find(key);
+  if (found == index_.end()) return std::nullopt;
+  lru_.splice(lru_.begin(), lru_, found->second);
+  return Hit{found->second->plan, found->second->imputed_table_warnings};
+}
+
+int64_t PlanCache::Insert(const std::string& key, std::shared_ptr<const Plan> plan,
+                          std::vector<TableWarning> imputed_table_warnings) {
+  int64_t warning_bytes = 0;
+  for (const TableWarning& warning : imputed_table_warnings) {
+    warning_bytes += static_cast<int64_t>(sizeof(TableWarning) + warning.table.size() +
+                                          warning.code.size() + warning.message.size());
+  }
+  const int64_t entry_bytes = ApproximatePlanBytes(*plan) + warning_bytes +
+                              2 * static_cast<int64_t>(key.size()) + kListNodeBytes +
+                              kHashNodeBytes + static_cast<int64_t>(sizeof(Entry));
   std::lock_guard<std::mutex> lock(mu_);
   if (auto found = index_.find(key); found != index_.end()) EraseLocked(found->second);
   if (entry_bytes > capacity_bytes_) return 0;
-  lru_.push_front(Entry{key, std::move(plan), entry_bytes});
+  lru_.push_front(
+      Entry{key, std::move(plan),
+            std::make_shared<const std::vector<TableWarning>>(std::move(imputed_table_warnings)),
+            entry_bytes});
   index_[key] = lru_.begin();
   bytes_ += entry_bytes;
   int64_t evicted = 0;

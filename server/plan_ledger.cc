@@ -7,12 +7,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "proto/json/json_message.h"
 #include "server/cache_key.h"
 #include "server/logging.h"
 #include "server/metrics.h"
 #include "server/request_proto.h"
 #include "server/result_proto.h"
-#include "wire/json_message.h"
 
 namespace shardplan {
 namespace {
@@ -31,12 +31,12 @@ bool JobKeyChar(char c) {
 // The request as stored: proto3 JSON of the request as asked (fields in number order,
 // defaults omitted).
 std::string RequestJson(const PlanningRequest& request) {
-  return wire::WriteJsonMessage(PlanningRequestToProto(request));
+  return proto_json::WriteJsonMessage(PlanningRequestToProto(request));
 }
 
 // The plan as stored: the API's Plan, every field.
 std::string PlanJson(const PlanningResult& result) {
-  return wire::WriteJsonMessage(ResultToProto(result), {.with_defaults = true});
+  return proto_json::WriteJsonMessage(ResultToProto(result), {.with_defaults = true});
 }
 
 std::optional<JobState> ParseState(const std::string& status) {
@@ -351,7 +351,8 @@ void PlanLedger::RecordUnresumable(PlanRecord record, const std::string& reason)
 
 absl::StatusOr<PlanningRequest> PlanLedger::StoredRequest(const PlanRecord& record) const {
   v1::PlanRequest proto;
-  if (absl::Status parsed = wire::ParseJsonMessage(record.request_json, proto); !parsed.ok()) {
+  if (absl::Status parsed = proto_json::ParseJsonMessage(record.request_json, proto);
+      !parsed.ok()) {
     absl::Status damaged = absl::DataLossError(
         absl::StrCat("plan store: the request of job ", PrintableExcerpt(record.job_id),
                      " does not parse, so the record is damaged: ",
@@ -426,7 +427,7 @@ absl::StatusOr<JobSnapshot> RecordToSnapshot(const PlanRecord& record) {
       break;
     case JobState::kSucceeded: {
       v1::Plan proto;
-      absl::Status parsed = wire::ParseJsonMessage(record.plan_json, proto);
+      absl::Status parsed = proto_json::ParseJsonMessage(record.plan_json, proto);
       absl::StatusOr<PlanningResult> result =
           parsed.ok() ? ResultFromProto(proto) : absl::StatusOr<PlanningResult>(parsed);
       if (!result.ok()) {

@@ -23,6 +23,7 @@
 #include "planner/framework/oversized_tables.h"
 #include "planner/framework/plan_task.h"
 #include "server/cache_key.h"
+#include "server/costing_warnings.h"
 #include "server/hardware.h"
 #include "server/metrics.h"
 #include "server/oversized_alternatives.h"
@@ -30,11 +31,9 @@
 namespace shardplan {
 namespace {
 
-// Names from requests are echoed in errors; a hostile megabyte-long name is not.
-std::string Quoted(const std::string& name) {
-  constexpr size_t kMaxShown = 128;
-  return absl::StrCat("\"", name.size() > kMaxShown ? name.substr(0, kMaxShown) + "..." : name,
-                      "\"");
+// OK while the work `stop` watches may go on (always without one).
+absl::Status GoOn(const StopSignal* stop) {
+  return stop == nullptr ? absl::OkStatus() : stop->Check();
 }
 
 // ValidatePlan names plan fields ("tables[0].table: ...") for malformed plans and devices
@@ -49,78 +48,6 @@ std::string SimProfileNames() {
   std::vector<std::string> names;
   for (const HardwareProfile& profile : HardwareProfiles()) names.push_back(profile.name);
   return absl::StrJoin(names, ", ");
-}
-
-// The request-order index and name of every table sent without an access histogram.
-std::vector<std::pair<size_t, std::string>> TablesWithoutHistogram(const Task& task) {
-  std::vector<std::pair<size_t, std::string>> out;
-  for (size_t i = 0; i < task.tables.size(); ++i) {
-    if (task.tables[i].access_bins.empty()) out.emplace_back(i, task.tables[i].name);
-  }
-  return out;
-}
-
-// Gives every table of `task` named in `without_bins` the typical histogram of its size
-// (TypicalAccessBins) and returns a warning per table, in request order.
-std::vector<PlanWarning> ImputeAccessHistograms(
-    const std::vector<std::pair<size_t, std::string>>& without_bins, const std::string& model_id,
-    Task& task) {
-  std::vector<PlanWarning> warnings;
-  for (const auto& [index, name] : without_bins) {
-    // clang 14 (the sanitized build) cannot capture a structured binding.
-    const std::string& wanted = name;
-    const auto table = std::find_if(task.tables.begin(), task.tables.end(),
-                                    [&](const Table& t) { return t.name == wanted; });
-    if (table == task.tables.end()) continue;
-    table->access_bins = TypicalAccessBins(table->rows, table->pooling_factor);
-    warnings.push_back(PlanWarning{
-        .code = std::string(kImputedAccessHistogram),
-        .field = absl::StrCat("task.tables[", index, "].access_bins"),
-        .message = absl::StrCat(
-            "table ", Quoted(name), " has no access histogram, which cost model ", model_id,
-            " reads: it was costed with the typical histogram of a table of its rows and pooling "
-            "factor (docs/cost-models.md, \"Tables without a histogram\"); send the table's own "
-            "histogram for a plan that fits its access pattern")});
-  }
-  return warnings;
-}
-
-// A warning for every table of `request_task` (request order, as the fields are named) whose
-// costed copy in `costed` (any order, histograms imputed) lies outside the data `model` was
-// trained on, and one for its topology when the comm models never saw such a layout: its costs
-// are extrapolations, which the plan should not hide.
-std::vector<PlanWarning> OutsideTrainingWarnings(const Task& request_task, const Task& costed,
-                                                 const CostModel& model,
-                                                 const std::string& model_id) {
-  std::vector<PlanWarning> warnings;
-  for (size_t k = 0; k < request_task.tables.size(); ++k) {
-    const std::string& wanted = request_task.tables[k].name;
-    const auto table = std::find_if(costed.tables.begin(), costed.tables.end(),
-                                    [&](const Table& t) { return t.name == wanted; });
-    if (table == costed.tables.end()) continue;
-    const std::vector<std::string> outside = model.OutsideTrainingRange(*table);
-    if (outside.empty()) continue;
-    warnings.push_back(PlanWarning{
-        .code = std::string(kOutsideTrainingRange),
-        .field = absl::StrCat("task.tables[", k, "]"),
-        .message = absl::StrCat(
-            "table ", Quoted(wanted), " lies outside the data cost model ", model_id,
-            " was trained on (", absl::StrJoin(outside, ", "),
-            "): its cost is an extrapolation and may be far off (docs/cost-models.md, \"Outside "
-            "the training data\")")});
-  }
-  if (const std::string outside = model.OutsideTrainedTopology(request_task.topology);
-      !outside.empty()) {
-    warnings.push_back(PlanWarning{
-        .code = std::string(kOutsideTrainingRange),
-        .field = "task.topology",
-        .message = absl::StrCat(
-            "the task's devices lie outside the layouts cost model ", model_id,
-            "'s comm models were trained on (", outside,
-            "): its comm costs are extrapolations and may be far off (docs/cost-models.md, "
-            "\"Comm models for any device count\")")});
-  }
-  return warnings;
 }
 
 // `message` as a clause of a selection, whose parts "; " separates (the CLI prints one per line).
@@ -162,7 +89,7 @@ absl::StatusOr<const Algorithm*> PlanningEngine::FindAlgorithm(const std::string
     if (algorithm->info().name == name) return algorithm;
     known.push_back(algorithm->info().name);
   }
-  return absl::InvalidArgumentError(absl::StrCat("algorithm: unknown algorithm ", Quoted(name),
+  return absl::InvalidArgumentError(absl::StrCat("algorithm: unknown algorithm ", QuotedName(name),
                                                  "; known: ", absl::StrJoin(known, ", ")));
 }
 
@@ -405,12 +332,15 @@ absl::StatusOr<PreparedRequest> PlanningEngine::Prepare(PlanningRequest request)
                       prepared.policy.policy.get());
   if (!planning.ok()) return planning.status();
   prepared.planning = *std::move(planning);
-  if (prepared.model.model->ReadsAccessHistograms()) {
-    prepared.warnings =
-        ImputeAccessHistograms(without_bins, prepared.model.manifest.id(), prepared.task);
+  // Histograms are imputed only when a plan is computed (TaskToCost): the cache key is of the
+  // request as sent, so a cache hit costs no imputation.
+  const bool imputes = prepared.model.model->ReadsAccessHistograms();
+  if (imputes) {
+    prepared.warnings = ImputedHistogramWarnings(without_bins, prepared.model.manifest.id());
   }
-  for (PlanWarning& warning : OutsideTrainingWarnings(
-           asked.task, prepared.task, *prepared.model.model, prepared.model.manifest.id())) {
+  for (PlanWarning& warning :
+       OutsideTrainingWarnings(asked.task, *prepared.model.model, prepared.model.manifest.id(),
+                               /*skip_tables_without_histogram=*/imputes)) {
     prepared.warnings.push_back(std::move(warning));
   }
   if (asked.model.empty()) {  // the server chose the model, hence the hardware
@@ -434,14 +364,47 @@ bool PlanningEngine::Cacheable(const PreparedRequest& request) const {
   return cache_ != nullptr && cache_->capacity_bytes() > 0 && !request.cache_key.empty();
 }
 
-PlanningResult PlanningEngine::ResultFor(const PreparedRequest& request, Plan plan) {
+PlanningResult PlanningEngine::ResultFor(const PreparedRequest& request, Plan plan,
+                                         std::vector<TableWarning> imputed_table_warnings) {
   PlanningResult result;
   result.plan = std::move(plan);
   result.request_hash = request.cache_key;
   // This request's: an identical request that named the model shares the plan, not the reason.
   result.selection = request.selection;
-  result.warnings = request.warnings;
+  result.imputed_table_warnings = std::move(imputed_table_warnings);
+  result.warnings = WarningsFor(request, result.imputed_table_warnings);
   return result;
+}
+
+std::vector<PlanWarning> PlanningEngine::WarningsFor(
+    const PreparedRequest& request, const std::vector<TableWarning>& imputed_table_warnings) {
+  std::vector<PlanWarning> warnings = request.warnings;
+  for (PlanWarning& warning : AtRequestPositions(request.asked.task, imputed_table_warnings)) {
+    warnings.push_back(std::move(warning));
+  }
+  return warnings;
+}
+
+absl::StatusOr<Task> PlanningEngine::TaskToCost(const PreparedRequest& request,
+                                                std::vector<TableWarning>* imputed_table_warnings,
+                                                const StopSignal* stop) const {
+  Task task = request.task;
+  if (!request.model.model->ReadsAccessHistograms()) return task;
+  int64_t imputed = 0;
+  absl::StatusOr<std::vector<TableWarning>> warnings = ImputeHistograms(
+      task, request.model.model.get(), request.model.manifest.id(), &imputed, stop);
+  if (metrics_ != nullptr) metrics_->RecordImputedHistograms(imputed);
+  if (!warnings.ok()) return warnings.status();
+  *imputed_table_warnings = *std::move(warnings);
+  return task;
+}
+
+absl::StatusOr<std::vector<TableWarning>> PlanningEngine::ImputedTableWarnings(
+    const PreparedRequest& request, const StopSignal* stop) const {
+  std::vector<TableWarning> warnings;
+  absl::StatusOr<Task> costed = TaskToCost(request, &warnings, stop);
+  if (!costed.ok()) return costed.status();
+  return warnings;
 }
 
 void PlanningEngine::AddPlanWarnings(const Task& task, PlanningResult& result) const {
@@ -469,16 +432,22 @@ absl::StatusOr<PlanningResult> PlanningEngine::Run(
   std::optional<PlanningResult> cached = CachedResult(request);
   absl::StatusOr<PlanningResult> result =
       cached.has_value() ? *std::move(cached) : Compute(request, stop, on_progress);
-  if (result.ok()) AddPlanWarnings(request.task, *result);
+  if (result.ok()) {
+    if (metrics_ != nullptr) {
+      metrics_->RecordPlanWarnings(
+          AtRequestPositions(request.asked.task, result->imputed_table_warnings));
+    }
+    AddPlanWarnings(request.task, *result);
+  }
   return result;
 }
 
 std::optional<PlanningResult> PlanningEngine::CachedResult(const PreparedRequest& request) const {
   if (!Cacheable(request) || request.asked.bypass_cache) return std::nullopt;
-  std::shared_ptr<const Plan> cached = cache_->Lookup(request.cache_key);
-  if (metrics_ != nullptr) metrics_->RecordCacheLookup(cached != nullptr);
-  if (cached == nullptr) return std::nullopt;
-  PlanningResult result = ResultFor(request, *cached);
+  std::optional<PlanCache::Hit> cached = cache_->LookupEntry(request.cache_key);
+  if (metrics_ != nullptr) metrics_->RecordCacheLookup(cached.has_value());
+  if (!cached.has_value()) return std::nullopt;
+  PlanningResult result = ResultFor(request, *cached->plan, *cached->imputed_table_warnings);
   result.cache_hit = true;
   return result;
 }
@@ -487,8 +456,12 @@ absl::StatusOr<PlanningResult> PlanningEngine::Compute(
     const PreparedRequest& request, const StopSignal& stop,
     const JobManager::ProgressFn& on_progress) const {
   const auto start = std::chrono::steady_clock::now();
+  std::vector<TableWarning> imputed_table_warnings;
+  absl::StatusOr<Task> costed = TaskToCost(request, &imputed_table_warnings, &stop);
+  if (!costed.ok()) return costed.status();
+  if (absl::Status go_on = stop.Check(); !go_on.ok()) return go_on;
   absl::StatusOr<Plan> plan =
-      RunPlanning(request.planning, request.task, {.stop = &stop, .on_progress = on_progress});
+      RunPlanning(request.planning, *costed, {.stop = &stop, .on_progress = on_progress});
   if (!plan.ok()) return plan.status();
   if (metrics_ != nullptr) {
     metrics_->RecordPlan(
@@ -498,13 +471,14 @@ absl::StatusOr<PlanningResult> PlanningEngine::Compute(
   // A search a deadline cut short is not the answer to the request: a later caller with more
   // time would get a worse plan from the cache.
   if (Cacheable(request) && !plan->stats.anytime_result) {
-    const int64_t evicted = cache_->Insert(request.cache_key, std::make_shared<const Plan>(*plan));
+    const int64_t evicted = cache_->Insert(request.cache_key, std::make_shared<const Plan>(*plan),
+                                           imputed_table_warnings);
     if (metrics_ != nullptr) {
       metrics_->RecordCacheEvictions(evicted);
       metrics_->SetCacheSize(cache_->bytes(), cache_->entries());
     }
   }
-  return ResultFor(request, *std::move(plan));
+  return ResultFor(request, *std::move(plan), std::move(imputed_table_warnings));
 }
 
 absl::Status PlanningEngine::CheckTaskAndPlan(const Task& task, const Plan& plan) const {
@@ -514,21 +488,25 @@ absl::Status PlanningEngine::CheckTaskAndPlan(const Task& task, const Plan& plan
 }
 
 absl::StatusOr<PlanningResult> PlanningEngine::Evaluate(const Task& task, Plan plan,
-                                                        const std::string& model_spec) const {
+                                                        const std::string& model_spec,
+                                                        const StopSignal* stop) const {
+  if (absl::Status go_on = GoOn(stop); !go_on.ok()) return go_on;
   if (absl::Status valid = CheckTaskAndPlan(task, plan); !valid.ok()) return valid;
+  if (absl::Status go_on = GoOn(stop); !go_on.ok()) return go_on;
   if (absl::Status known = CheckHardware(task.topology.hardware, *models_); !known.ok()) {
     return known;
   }
   PlanningResult result;
   absl::StatusOr<ResolvedModel> model = ChooseModel(model_spec, task, &result.selection);
   if (!model.ok()) return model.status();
+  // The warnings in the order a Plan call gives them (Prepare, then WarningsFor).
   Task costed = task;
-  if (model->model->ReadsAccessHistograms()) {
-    result.warnings =
-        ImputeAccessHistograms(TablesWithoutHistogram(task), model->manifest.id(), costed);
+  const bool imputes = model->model->ReadsAccessHistograms();
+  if (imputes) {
+    result.warnings = ImputedHistogramWarnings(TablesWithoutHistogram(task), model->manifest.id());
   }
-  for (PlanWarning& warning :
-       OutsideTrainingWarnings(task, costed, *model->model, model->manifest.id())) {
+  for (PlanWarning& warning : OutsideTrainingWarnings(task, *model->model, model->manifest.id(),
+                                                      /*skip_tables_without_histogram=*/imputes)) {
     result.warnings.push_back(std::move(warning));
   }
   if (model_spec.empty()) {
@@ -537,7 +515,18 @@ absl::StatusOr<PlanningResult> PlanningEngine::Evaluate(const Task& task, Plan p
       result.warnings.push_back(*std::move(assumed));
     }
   }
+  if (imputes) {
+    int64_t imputed = 0;
+    absl::StatusOr<std::vector<TableWarning>> imputed_warnings =
+        ImputeHistograms(costed, model->model.get(), model->manifest.id(), &imputed, stop);
+    if (metrics_ != nullptr) metrics_->RecordImputedHistograms(imputed);
+    if (!imputed_warnings.ok()) return imputed_warnings.status();
+    for (PlanWarning& warning : AtRequestPositions(task, *imputed_warnings)) {
+      result.warnings.push_back(std::move(warning));
+    }
+  }
   if (metrics_ != nullptr) metrics_->RecordPlanWarnings(result.warnings);
+  if (absl::Status go_on = GoOn(stop); !go_on.ok()) return go_on;
   // EvaluatePlan records the model and "simulated".
   if (absl::Status evaluated = EvaluatePlan(costed, *model->model, plan); !evaluated.ok()) {
     return PlanError(evaluated);
@@ -547,15 +536,18 @@ absl::StatusOr<PlanningResult> PlanningEngine::Evaluate(const Task& task, Plan p
   return result;
 }
 
-absl::StatusOr<PlanningResult> PlanningEngine::EvaluateOnGroundTruth(
-    const Task& task, Plan plan, const std::string& spec) const {
+absl::StatusOr<PlanningResult> PlanningEngine::EvaluateOnGroundTruth(const Task& task, Plan plan,
+                                                                     const std::string& spec,
+                                                                     const StopSignal* stop) const {
   const std::vector<std::string> parts = absl::StrSplit(spec, absl::MaxSplits(':', 1));
   if (parts.size() != 2 || parts[0] != "sim" || parts[1].empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "ground_truth: ", Quoted(spec),
+        "ground_truth: ", QuotedName(spec),
         " is not \"sim:<profile>\" (the cluster simulator; profiles: ", SimProfileNames(), ")"));
   }
+  if (absl::Status go_on = GoOn(stop); !go_on.ok()) return go_on;
   if (absl::Status valid = CheckTaskAndPlan(task, plan); !valid.ok()) return valid;
+  if (absl::Status go_on = GoOn(stop); !go_on.ok()) return go_on;
   absl::StatusOr<std::unique_ptr<HardwareBackend>> backend =
       MakeSimBackend(parts[1], task.topology.num_devices());
   if (!backend.ok()) {
@@ -563,9 +555,15 @@ absl::StatusOr<PlanningResult> PlanningEngine::EvaluateOnGroundTruth(
   }
   PlanningResult result;
   Task simulated = task;
-  result.warnings = ImputeAccessHistograms(TablesWithoutHistogram(task),
-                                           (*backend)->hardware_profile(), simulated);
+  result.warnings =
+      ImputedHistogramWarnings(TablesWithoutHistogram(task), (*backend)->hardware_profile());
+  int64_t imputed = 0;
+  absl::Status imputation =
+      ImputeHistograms(simulated, nullptr, (*backend)->hardware_profile(), &imputed, stop).status();
+  if (metrics_ != nullptr) metrics_->RecordImputedHistograms(imputed);
+  if (!imputation.ok()) return imputation;
   if (metrics_ != nullptr) metrics_->RecordPlanWarnings(result.warnings);
+  if (absl::Status go_on = GoOn(stop); !go_on.ok()) return go_on;
   // EvaluatePlanOnHardware records the hardware profile and "ground_truth".
   if (absl::Status measured = EvaluatePlanOnHardware(simulated, **backend, plan); !measured.ok()) {
     return WithPrefix(measured, "ground_truth: ");

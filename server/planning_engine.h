@@ -52,8 +52,9 @@ class PlanningEngine {
   // Checks and resolves a request without planning, once: validates and canonicalises the task,
   // finds the algorithm, resolves its parameters, chooses the model (which confirms it can cost
   // the task), for an algorithm that plans with a trained policy resolves parameters["policy"]
-  // (ChoosePolicy), imputes missing histograms for models that read them, and computes the
-  // cache key. INVALID_ARGUMENT / RESOURCE_EXHAUSTED for a bad task (an unknown
+  // (ChoosePolicy), and computes the cache key of the request as sent: the histograms a model
+  // reads are imputed for tables sent without one only when a plan is computed (Compute), so a
+  // cache hit costs no imputation. INVALID_ARGUMENT / RESOURCE_EXHAUSTED for a bad task (an unknown
   // task.topology.hardware among them), INVALID_ARGUMENT for an unknown algorithm or bad
   // parameters, NOT_FOUND for an unknown model, the model's own error when it cannot cost the
   // task; "parameters.policy: ..." errors as ChoosePolicy's. A table larger than every device:
@@ -76,15 +77,29 @@ class PlanningEngine {
   absl::StatusOr<PlanningResult> Compute(const PreparedRequest& request, const StopSignal& stop,
                                          const JobManager::ProgressFn& on_progress) const;
 
+  // The warnings of an answer to `request` whose plan's computation found
+  // `imputed_table_warnings` (PlanningResult::imputed_table_warnings): the request's own, then
+  // those, naming the tables at the request's positions.
+  static std::vector<PlanWarning> WarningsFor(
+      const PreparedRequest& request, const std::vector<TableWarning>& imputed_table_warnings);
+
+  // What computing a plan for `request` finds about the tables whose histogram it imputes, for
+  // an answer whose plan came without them (the plan store's): imputes them to find out, until
+  // `stop` (may be null) fires.
+  absl::StatusOr<std::vector<TableWarning>> ImputedTableWarnings(const PreparedRequest& request,
+                                                                 const StopSignal* stop) const;
+
   // Appends the warnings of the plan itself (TORCHREC_MEMORY) to an answer for `task` and
   // counts them: once per answer, whether the plan was computed, cached or stored.
   void AddPlanWarnings(const Task& task, PlanningResult& result) const;
 
   // Recomputes the figures of `plan` (its tables[].shards) for `task` under `model` (as
   // ChooseModel resolves it), after ValidateTask and ValidatePlan. The result carries the
-  // selection and the imputed histograms' warnings; cost_kind "simulated".
-  absl::StatusOr<PlanningResult> Evaluate(const Task& task, Plan plan,
-                                          const std::string& model) const;
+  // selection and the imputed histograms' warnings; cost_kind "simulated". With `stop`, it
+  // stops between its stages (validation, model choice, imputation, evaluation) with
+  // CANCELLED or DEADLINE_EXCEEDED once `stop` fires.
+  absl::StatusOr<PlanningResult> Evaluate(const Task& task, Plan plan, const std::string& model,
+                                          const StopSignal* stop = nullptr) const;
 
   // Scores `plan` for `task` on the ground truth `spec` names, "sim:<profile>" (the cluster
   // simulator, noise off, with the task's device count; docs/simulator.md): the per-device
@@ -92,8 +107,10 @@ class PlanningEngine {
   // hardware profile ("sim-rtx2080ti"). INVALID_ARGUMENT ("ground_truth: ...") for a malformed
   // spec or an unknown profile; tables without a histogram are simulated with the typical one
   // (TypicalAccessBins), with a warning each.
+  // `stop` as Evaluate's.
   absl::StatusOr<PlanningResult> EvaluateOnGroundTruth(const Task& task, Plan plan,
-                                                       const std::string& spec) const;
+                                                       const std::string& spec,
+                                                       const StopSignal* stop = nullptr) const;
 
   // The algorithm called `name`; INVALID_ARGUMENT "algorithm: unknown algorithm ..." otherwise.
   absl::StatusOr<const Algorithm*> FindAlgorithm(const std::string& name) const;
@@ -144,7 +161,15 @@ class PlanningEngine {
   bool Cacheable(const PreparedRequest& request) const;
   // `plan` as the answer to `request`: with its request hash, selection and the request's
   // warnings (Run and the service add the plan's own: AddPlanWarnings).
-  static PlanningResult ResultFor(const PreparedRequest& request, Plan plan);
+  static PlanningResult ResultFor(const PreparedRequest& request, Plan plan,
+                                  std::vector<TableWarning> imputed_table_warnings);
+  // The task a plan for `request` is computed on: its canonical task with the typical
+  // histogram of each table sent without one, where the model reads histograms (counted in
+  // shardplan_imputed_histograms_total); `imputed_table_warnings` gets those tables' warnings.
+  // Stops with `stop`'s reason once it fires (`stop` may be null).
+  absl::StatusOr<Task> TaskToCost(const PreparedRequest& request,
+                                  std::vector<TableWarning>* imputed_table_warnings,
+                                  const StopSignal* stop) const;
 
   const AlgorithmRegistry* const algorithms_;
   const ModelRegistry* const models_;

@@ -33,8 +33,9 @@ struct PreparedRequest {
   // The request as the client asked it, tables in the client's order: what the plan store
   // keeps (a resumed job is prepared from it again) and job keys compare.
   PlanningRequest asked;
-  // What is planned and costed: the task in canonical order (tables sorted by name), with the
-  // typical histogram of each table sent without one when the model reads histograms.
+  // The task in canonical order (tables sorted by name), as sent: the cache key's. A plan is
+  // computed on it with the typical histogram of each table sent without one where the model
+  // reads histograms (PlanningEngine::TaskToCost), which only a computation pays for.
   Task task;
   ResolvedModel model;
   // The trained policy, for algorithms that plan with one (AlgorithmInfo::uses_policy); empty
@@ -45,7 +46,10 @@ struct PreparedRequest {
   // Why the algorithm, model and policy were chosen, where the request left them to the
   // server; "" when it named them all.
   std::string selection;
-  // Tables costed with an imputed access histogram, in request order.
+  // What the request itself is warned about, in request order: tables costed with an imputed
+  // access histogram, tables and topologies outside the model's training data (but tables sent
+  // without a histogram, which only their imputation checks: PlanningResult::
+  // imputed_table_warnings), the hardware the server assumed.
   std::vector<PlanWarning> warnings;
 };
 

@@ -25,6 +25,17 @@ struct PlanWarning {
   friend bool operator==(const PlanWarning&, const PlanWarning&) = default;
 };
 
+// A warning about one table, named by the table rather than by its place in a request: what a
+// plan shared by identical requests (cache, single flight) carries for the warnings that only
+// its computation finds (the out-of-range check of imputed histograms), so that each request
+// that gets the plan names the table at its own position (PlanningEngine::WarningsFor).
+struct TableWarning {
+  std::string table;
+  std::string code;
+  std::string message;
+  friend bool operator==(const TableWarning&, const TableWarning&) = default;
+};
+
 // What a planning request yields: the plan, what the server adds to it (the API's Plan carries
 // both: server/result_proto.h), and where it came from.
 struct PlanningResult {
@@ -33,6 +44,10 @@ struct PlanningResult {
   // Why this algorithm and cost model served the request, where it left them to the server.
   std::string selection;
   std::vector<PlanWarning> warnings;  // e.g. tables costed with an imputed histogram
+  // The warnings computing the plan found about tables whose histogram it imputed, by table:
+  // part of `warnings` too, carried apart so that another request that gets this plan names
+  // them at its own positions.
+  std::vector<TableWarning> imputed_table_warnings;
   bool cache_hit = false;             // the plan cache supplied the plan
   // An identical request in flight computed it and this call waited for that (SingleFlight).
   bool joined = false;

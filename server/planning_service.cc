@@ -10,7 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "base/status_prefix.h"
+#include "server/costing_warnings.h"
 #include "server/durable_jobs.h"
+#include "server/logging.h"
 #include "server/metrics.h"
 #include "server/planning_time_cap.h"
 #include "server/retry_after.h"
@@ -29,6 +31,10 @@ constexpr auto kCancellationPollInterval = std::chrono::milliseconds(1);
 constexpr absl::Duration kPlanSlotRetryAfter = absl::Milliseconds(100);
 // How long CancelJob waits for a running job to stop, so the answer usually shows CANCELLED.
 constexpr auto kCancelGrace = std::chrono::seconds(2);
+// What a device may plausibly take per training iteration: a kernel launch alone takes
+// microseconds, and an iteration of an hour is no training job's.
+constexpr double kMinPlausibleStepMs = 1e-3;
+constexpr double kMaxPlausibleStepMs = 3.6e6;
 // How often WatchJob wakes to see whether its caller went away.
 constexpr auto kWatchPollInterval = std::chrono::milliseconds(100);
 // How often WatchJob re-reads a job that only the plan store knows (another replica's).
@@ -41,7 +47,7 @@ bool DeadlinePassed(const CallContext& call) {
 }
 
 absl::Status DeadlineExceeded() {
-  return absl::DeadlineExceededError("the call's deadline passed before planning finished");
+  return absl::DeadlineExceededError("the call's deadline passed before its work finished");
 }
 
 // Transports also mark a call cancelled when its deadline passes, so a planner stopped that way
@@ -51,6 +57,11 @@ absl::Status StopReason(const absl::Status& status, const StopSignal& stop) {
     return DeadlineExceeded();
   }
   return status;
+}
+
+// The stop signal of the work done for `call`: its deadline and cancellation.
+StopSignal StopOf(const CallContext& call) {
+  return StopSignal(call.deadline, call.cancelled, kCancellationPollInterval);
 }
 
 // Why a Plan call that waits stops waiting: its caller went away or its deadline passed.
@@ -103,7 +114,8 @@ PlanningService::PlanningService(const PlanningEngine* engine, JobManager* jobs,
       plan_slots_(plan_slots),
       clients_(clients),
       metrics_(metrics),
-      options_(options) {}
+      options_(options),
+      work_(options.work, metrics) {}
 
 absl::Status PlanningService::Admit(CallKind kind, const std::string& job_key) const {
   if (draining_.load()) {
@@ -143,7 +155,7 @@ absl::StatusOr<PlanningResult> PlanningService::PlanNow(const PreparedRequest& r
   }
   metrics_->RecordSyncPlanStart();
   absl::Cleanup end = [this] { metrics_->RecordSyncPlanEnd(); };
-  StopSignal stop(call.deadline, call.cancelled, kCancellationPollInterval);
+  StopSignal stop = StopOf(call);
   const std::optional<SteadyClock::time_point> cap =
       CapPlanningTime(stop, options_.max_planning_time_ms);
   absl::StatusOr<PlanningResult> result = engine_->Compute(request, stop, nullptr);
@@ -206,8 +218,10 @@ absl::StatusOr<PlanAnswer> PlanningService::AnswerFromRecord(const PlanRecord& r
 absl::StatusOr<PlanAnswer> PlanningService::PlanAndRecord(PlanningRequest request,
                                                           const CallContext& call,
                                                           bool replace_key) {
+  if (absl::Status stopped = CallStopped(call); !stopped.ok()) return stopped;
   absl::StatusOr<PreparedRequest> prepared = engine_->Prepare(std::move(request));
   if (!prepared.ok()) return prepared.status();
+  if (absl::Status stopped = CallStopped(call); !stopped.ok()) return stopped;
   const std::string& job_key = prepared->asked.job_key;
   // A cache hit does no planning, so it is served whatever max_concurrent_plans allows; so is
   // a plan for exactly this request that the store kept (e.g. from before a restart).
@@ -223,9 +237,19 @@ absl::StatusOr<PlanAnswer> PlanningService::PlanAndRecord(PlanningRequest reques
   absl::StatusOr<PlanningResult> result = cached ? *std::move(cached) : PlanOnce(*prepared, call);
   if (!result.ok()) return result.status();
   // The plan may be another request's (stored, or computed by an identical call in flight):
-  // the selection and the warnings are this request's.
+  // the selection and the warnings are this request's. A stored plan does not carry what its
+  // computation found about imputed histograms: finding it again costs the imputation.
+  if (stored) {
+    const StopSignal stop = StopOf(call);
+    absl::StatusOr<std::vector<TableWarning>> found =
+        engine_->ImputedTableWarnings(*prepared, &stop);
+    if (!found.ok()) return StopReason(found.status(), stop);
+    result->imputed_table_warnings = *std::move(found);
+  }
   result->selection = prepared->selection;
-  result->warnings = prepared->warnings;
+  result->warnings = PlanningEngine::WarningsFor(*prepared, result->imputed_table_warnings);
+  metrics_->RecordPlanWarnings(
+      AtRequestPositions(prepared->asked.task, result->imputed_table_warnings));
   engine_->AddPlanWarnings(prepared->task, *result);
 
   PlanAnswer answer;
@@ -297,8 +321,10 @@ absl::StatusOr<JobSnapshot> PlanningService::Submit(PlanningRequest request,
     return ledger_->Snapshot(*keyed->record);
   }
   // Bad requests fail here, synchronously, rather than as FAILED jobs.
+  if (absl::Status stopped = CallStopped(call); !stopped.ok()) return stopped;
   absl::StatusOr<PreparedRequest> prepared = engine_->Prepare(std::move(request));
   if (!prepared.ok()) return prepared.status();
+  if (absl::Status stopped = CallStopped(call); !stopped.ok()) return stopped;
   absl::StatusOr<ClientLimiter::Slot> client_slot = clients_->Acquire(call.client);
   if (!client_slot.ok()) return client_slot.status();
   const std::string job_key = prepared->asked.job_key;
@@ -444,18 +470,24 @@ absl::StatusOr<JobSnapshot> PlanningService::CancelJob(const std::string& job_id
 
 absl::StatusOr<PlanningResult> PlanningService::Evaluate(const Task& task, ::shardplan::Plan plan,
                                                          const std::string& model,
-                                                         const std::string& ground_truth) const {
+                                                         const std::string& ground_truth,
+                                                         const CallContext& call) const {
   if (!ground_truth.empty() && !model.empty()) {
     return absl::InvalidArgumentError(
         "model, ground_truth: set at most one (a cost model's prediction, or ground truth)");
   }
-  return ground_truth.empty() ? engine_->Evaluate(task, std::move(plan), model)
-                              : engine_->EvaluateOnGroundTruth(task, std::move(plan), ground_truth);
+  const StopSignal stop = StopOf(call);
+  absl::StatusOr<PlanningResult> result =
+      ground_truth.empty()
+          ? engine_->Evaluate(task, std::move(plan), model, &stop)
+          : engine_->EvaluateOnGroundTruth(task, std::move(plan), ground_truth, &stop);
+  if (!result.ok()) return StopReason(result.status(), stop);
+  return result;
 }
 
 absl::StatusOr<MeasurementReport> PlanningService::ReportMeasurement(
     const Task& task, ::shardplan::Plan plan, const std::string& model,
-    std::span<const double> device_ms) {
+    std::span<const double> device_ms, const CallContext& call) {
   if (model.empty()) {
     return absl::InvalidArgumentError(
         "model: name the model version whose prediction the measurement checks (the plan's "
@@ -471,16 +503,41 @@ absl::StatusOr<MeasurementReport> PlanningService::ReportMeasurement(
       return absl::InvalidArgumentError(
           absl::StrCat("device_ms[", d, "]: must be a finite time > 0 ms, got ", device_ms[d]));
     }
+    if (device_ms[d] < kMinPlausibleStepMs || device_ms[d] > kMaxPlausibleStepMs) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "device_ms[", d, "]: ", device_ms[d], " ms is not a plausible time per iteration (",
+          kMinPlausibleStepMs, " to ", kMaxPlausibleStepMs, " ms)"));
+    }
   }
-  absl::StatusOr<PlanningResult> evaluated = engine_->Evaluate(task, std::move(plan), model);
-  if (!evaluated.ok()) return evaluated.status();
+  if (options_.measurement_rate != nullptr) {
+    if (absl::Status within = options_.measurement_rate->Take(call.client); !within.ok()) {
+      return within;
+    }
+  }
+  absl::StatusOr<ClientLimiter::Slot> client_slot = clients_->Acquire(call.client);
+  if (!client_slot.ok()) return client_slot.status();
+  const StopSignal stop = StopOf(call);
+  absl::StatusOr<PlanningResult> evaluated = engine_->Evaluate(task, std::move(plan), model, &stop);
+  if (!evaluated.ok()) return StopReason(evaluated.status(), stop);
+  // Recorded only for a caller still waiting: a report whose caller gave up is not applied.
+  if (absl::Status stopped = CallStopped(call); !stopped.ok()) return stopped;
   MeasurementReport report;
   report.predicted_ms = evaluated->plan.cost_ms;
   report.measured_ms = *std::max_element(device_ms.begin(), device_ms.end());
   report.relative_error = (report.predicted_ms - report.measured_ms) / report.measured_ms;
   const std::string& version = evaluated->plan.cost_model;
-  report.window = measurements_.Record(version, report.relative_error);
+  report.window = measurements_.Record(version, call.client, report.relative_error);
   metrics_->RecordMeasurement(version, report.window.mean_abs_relative_error);
+  // Who moved a model's error gauge, and by how much, stays on record.
+  Log(LogLevel::kInfo, "measurement reported",
+      {{"model", version},
+       {"reporter", call.client},
+       {"predicted_ms", report.predicted_ms},
+       {"measured_ms", report.measured_ms},
+       {"relative_error", report.relative_error},
+       {"model_error", report.window.mean_abs_relative_error},
+       {"reporters", report.window.reporters}},
+      absl::StrCat("measurement reported by ", call.client));
   report.evaluated = *std::move(evaluated);
   return report;
 }

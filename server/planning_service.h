@@ -19,8 +19,10 @@
 #include "server/planning_request.h"
 #include "server/planning_result.h"
 #include "server/security/client_limiter.h"
+#include "server/security/client_rate_limiter.h"
 #include "server/single_flight.h"
 #include "server/stream_limits.h"
+#include "server/work_admission.h"
 
 namespace shardplan {
 
@@ -61,6 +63,12 @@ struct PlanningServiceOptions {
   // Bounds WatchPlan streams (max_streams, max_streams_per_client); null: unbounded. Must
   // outlive the service.
   StreamLimits* streams = nullptr;
+  // Bounds the heavy work of calls in progress, in table-devices (max_concurrent_work): see
+  // AdmitWork. Null: unbounded. Must outlive the service.
+  ConcurrencyLimiter* work = nullptr;
+  // Bounds each client's ReportMeasurement calls (max_measurements_per_client_per_minute).
+  // Null: unbounded. Must outlive the service.
+  ClientRateLimiter* measurement_rate = nullptr;
 };
 
 // The planning service without its transport: the use cases of shardplan.v1.PlannerService
@@ -88,6 +96,18 @@ class PlanningService {
   // draining server refuses a call without converting its task.
   absl::Status Admit(CallKind kind, const std::string& job_key) const;
 
+  // Admits the heavy work of one call on a task of `tables` tables and `devices` devices
+  // (converting, validating, planning, evaluating or measuring it) within max_concurrent_work:
+  // the transport asks before it converts the task and holds the ticket until it answers.
+  // RESOURCE_EXHAUSTED with a Retry-After when the budget is taken.
+  absl::StatusOr<WorkAdmission::Ticket> AdmitWork(int64_t tables, int64_t devices) const {
+    return work_.Admit(tables, devices);
+  }
+
+  // Every call below stops with DEADLINE_EXCEEDED or CANCELLED between its stages (conversion,
+  // validation, planning, evaluation, ground truth, measurement) once its caller's deadline
+  // passed or the caller went away: no work is done for a caller that gave up.
+  //
   // A plan for `request`: under its job key, the key's stored plan when it holds one for the
   // same request (FAILED_PRECONDITION when it names another request); else from the cache, the
   // plan store, an identical call in flight, or planned now. A plan computed here is recorded
@@ -117,18 +137,21 @@ class PlanningService {
   // `plan`'s figures for `task`: under a cost model (`model`, "" for the server's choice), or
   // measured on ground truth (`ground_truth`, "sim:<profile>"); at most one of the two.
   absl::StatusOr<PlanningResult> Evaluate(const Task& task, ::shardplan::Plan plan,
-                                          const std::string& model,
-                                          const std::string& ground_truth) const;
+                                          const std::string& model, const std::string& ground_truth,
+                                          const CallContext& call = CallContext{}) const;
 
   // A training job measured `device_ms` (per iteration, one per device) running `plan`: the
   // plan is evaluated under `model` (its exact version; INVALID_ARGUMENT when empty), the
   // relative error of the predicted step against the slowest measured device is recorded for
-  // that version (the ledger and shardplan_model_prediction_error) and returned.
+  // that version and the caller (the ledger, whose robust aggregate is
+  // shardplan_model_prediction_error, and a log line naming the reporter) and returned.
   // INVALID_ARGUMENT naming device_ms for a count other than the task's devices or a time that
-  // is not finite and > 0.
+  // is not a plausible time per iteration (1 us to 1 hour); RESOURCE_EXHAUSTED past
+  // max_measurements_per_client_per_minute or max_requests_per_client.
   absl::StatusOr<MeasurementReport> ReportMeasurement(const Task& task, ::shardplan::Plan plan,
                                                       const std::string& model,
-                                                      std::span<const double> device_ms);
+                                                      std::span<const double> device_ms,
+                                                      const CallContext& call = CallContext{});
 
   const PlanningEngine& engine() const { return *engine_; }
 
@@ -170,6 +193,7 @@ class PlanningService {
   const PlanningServiceOptions options_;
   SingleFlight<PlanningResult> flights_;  // Plan calls planning, by request hash
   MeasurementLedger measurements_;        // reported prediction errors, per model version
+  const WorkAdmission work_;              // max_concurrent_work
   std::atomic<bool> draining_{false};
 };
 

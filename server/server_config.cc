@@ -42,6 +42,12 @@ const std::vector<Option>& Options() {
       {"workers", &ServerConfig::workers, "N", "job worker threads"},
       {"max_concurrent_plans", &ServerConfig::max_concurrent_plans, "N",
        "Plan calls planning at once, then RESOURCE_EXHAUSTED (cache hits exempt)"},
+      {"max_concurrent_work", &ServerConfig::max_concurrent_work, "TABLE_DEVICES",
+       "tables x devices of the tasks being converted, validated, planned, evaluated or "
+       "measured at once, then RESOURCE_EXHAUSTED"},
+      {"max_measurements_per_client_per_minute",
+       &ServerConfig::max_measurements_per_client_per_minute, "N",
+       "ReportMeasurement calls per client identity a minute (0: no limit)"},
       {"max_rpc_threads", &ServerConfig::max_rpc_threads, "N",
        "gRPC handler threads, one per call (>= max_concurrent_plans + 2)"},
       {"queue_capacity", &ServerConfig::queue_capacity, "N",
@@ -253,6 +259,10 @@ absl::Status ValidateServerConfig(const ServerConfig& config) {
   for (const absl::Status& status : {
            CheckRange("workers", config.workers, 1, 1024),
            CheckRange("max_concurrent_plans", config.max_concurrent_plans, 1, 1024),
+           CheckRange("max_concurrent_work", config.max_concurrent_work, 1,
+                      std::numeric_limits<int64_t>::max() / 2),
+           CheckRange("max_measurements_per_client_per_minute",
+                      config.max_measurements_per_client_per_minute, 0, 1000000),
            CheckRange("max_rpc_threads", config.max_rpc_threads, 3, 100000),
            CheckRange("queue_capacity", config.queue_capacity, 1, 1000000),
            CheckRange("cache_bytes", config.cache_bytes, 0, std::numeric_limits<int64_t>::max()),

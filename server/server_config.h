@@ -36,6 +36,16 @@ struct ServerConfig {
   // which counts the host's CPUs, not a container's CPU quota: set it to the cores this server
   // may use, less `workers`.
   int64_t max_concurrent_plans = 8;
+  // The heavy work of the calls in progress, in table-devices (a task's tables times its
+  // devices): converting, validating, planning, evaluating and measuring tasks. A Plan, Replan,
+  // SubmitPlan, EvaluatePlan or ReportMeasurement call whose task would exceed it answers
+  // RESOURCE_EXHAUSTED before its task is even converted; one larger than the whole budget runs
+  // only alone. 2,000,000 is two 100,000-table tasks on 10 devices, or 2,500 tasks of 100
+  // tables on 8.
+  int64_t max_concurrent_work = 2000000;
+  // ReportMeasurement calls one client identity may make a minute (a token bucket holding a
+  // minute's worth); 0: no limit. A training job reports once per run or per epoch.
+  int64_t max_measurements_per_client_per_minute = 60;
   // gRPC's synchronous handler threads (grpc::ResourceQuota::SetMaxThreads). Every call but the
   // health checks (which gRPC serves on its own threads) holds one while it runs, a WatchPlan
   // stream for as long as it watches; beyond the cap gRPC itself answers RESOURCE_EXHAUSTED

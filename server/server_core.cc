@@ -11,6 +11,7 @@
 #include "planner/algorithms/builtin_algorithms.h"
 #include "server/durable_jobs.h"
 #include "server/logging.h"
+#include "server/policy_vetting.h"
 #include "server/store/plan_store.h"
 #include "server/store/sqlite_plan_store.h"
 
@@ -21,6 +22,9 @@ ServerCore::ServerCore(const ServerConfig& config)
       algorithms_(BuiltinAlgorithms()),
       cache_(config.cache_bytes),
       plan_slots_(config.max_concurrent_plans),
+      work_budget_(config.max_concurrent_work),
+      measurement_rate_(config.max_measurements_per_client_per_minute,
+                        "max_measurements_per_client_per_minute"),
       client_limits_(config.max_requests_per_client),
       stream_limits_(config.EffectiveMaxStreams(), config.max_streams_per_client) {}
 
@@ -30,9 +34,11 @@ absl::StatusOr<std::unique_ptr<ServerCore>> ServerCore::Create(const ServerConfi
   if (absl::Status added = RegisterBuiltinModels(s->models_); !added.ok()) return added;
   ModelReloader::Options reload_options;
   reload_options.policies = &s->policies_;
-  // A policy is served only when one of this server's algorithms can run it.
+  // A policy is served only when one of this server's algorithms can run it, and plans a
+  // sanity task sensibly (VetPolicy).
   reload_options.check_policy = [algorithms = &s->algorithms_](const Policy& policy) {
-    return algorithms->CheckPolicy(policy);
+    if (absl::Status runnable = algorithms->CheckPolicy(policy); !runnable.ok()) return runnable;
+    return VetPolicy(policy, *algorithms);
   };
   s->reloader_ = std::make_unique<ModelReloader>(config.models_dir, &s->models_, &s->metrics_,
                                                  std::move(reload_options));
@@ -55,6 +61,7 @@ absl::StatusOr<std::unique_ptr<ServerCore>> ServerCore::Create(const ServerConfi
   s->metrics_.SetCacheSize(0, 0);
   s->metrics_.SetJobLoad(0, 0);
   s->metrics_.SetJobQueueCapacity(config.queue_capacity);
+  s->metrics_.SetWork(0, config.max_concurrent_work);
 
   PlanningEngineOptions engine_options;
   engine_options.default_algorithm = config.default_algorithm;
@@ -95,7 +102,9 @@ absl::StatusOr<std::unique_ptr<ServerCore>> ServerCore::Create(const ServerConfi
       s->engine_.get(), s->jobs_.get(), s->ledger_.get(), &s->plan_slots_, &s->client_limits_,
       &s->metrics_,
       PlanningServiceOptions{.max_planning_time_ms = config.max_planning_time_ms,
-                             .streams = &s->stream_limits_});
+                             .streams = &s->stream_limits_,
+                             .work = &s->work_budget_,
+                             .measurement_rate = &s->measurement_rate_});
   return s;
 }
 

@@ -87,6 +87,8 @@ class ServerCore {
   std::unique_ptr<PlanLedger> ledger_;        // used by job work closures: outlives jobs_
   std::unique_ptr<StorePruner> pruner_;       // null without a store or without retention and bound
   ConcurrencyLimiter plan_slots_;  // max_concurrent_plans
+  ConcurrencyLimiter work_budget_;      // max_concurrent_work
+  ClientRateLimiter measurement_rate_;  // max_measurements_per_client_per_minute
   ClientLimiter client_limits_;    // max_requests_per_client; outlives the jobs holding slots
   StreamLimits stream_limits_;     // max_streams, max_streams_per_client
   std::unique_ptr<PlanningEngine> engine_;

@@ -7,22 +7,22 @@ namespace shardplan::wire {
 
 absl::StatusOr<Task> ParseTaskJson(absl::string_view json, const TaskLimits& limits) {
   v1::Task proto;
-  if (absl::Status status = ParseJsonMessage(json, proto); !status.ok()) return status;
+  if (absl::Status status = proto_json::ParseJsonMessage(json, proto); !status.ok()) return status;
   return TaskFromProto(proto, limits, /*path=*/"");
 }
 
 std::string TaskToJson(const Task& task, bool pretty) {
-  return WriteJsonMessage(TaskToProto(task), {.pretty = pretty, .with_defaults = true});
+  return proto_json::WriteJsonMessage(TaskToProto(task), {.pretty = pretty, .with_defaults = true});
 }
 
 absl::StatusOr<Plan> ParsePlanJson(absl::string_view json) {
   v1::Plan proto;
-  if (absl::Status status = ParseJsonMessage(json, proto); !status.ok()) return status;
+  if (absl::Status status = proto_json::ParseJsonMessage(json, proto); !status.ok()) return status;
   return PlanFromProto(proto, /*path=*/"");
 }
 
 std::string PlanToJson(const Plan& plan) {
-  return WriteJsonMessage(PlanToProto(plan), {.with_defaults = true});
+  return proto_json::WriteJsonMessage(PlanToProto(plan), {.with_defaults = true});
 }
 
 }  // namespace shardplan::wire

@@ -3,7 +3,7 @@
 
 // Tasks and plans as JSON files: the proto3 JSON mapping of shardplan.v1.Task and
 // shardplan.v1.Plan (proto/shardplan/v1/planner.proto) with the proto's snake_case names, read
-// and written by protobuf (wire/json_message.h) and converted to and from the domain
+// and written by protobuf (proto/json/json_message.h) and converted to and from the domain
 // (wire/task_proto.h, wire/plan_proto.h). So files are interchangeable with the CLI and the
 // Python client, and a field added to the proto needs no change here.
 
@@ -14,7 +14,7 @@
 #include "planner/domain/plan.h"
 #include "planner/domain/task.h"
 #include "planner/domain/validation.h"
-#include "wire/json_message.h"
+#include "proto/json/json_message.h"
 
 namespace shardplan::wire {
 

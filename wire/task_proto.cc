@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -61,6 +62,57 @@ v1::ElementType ElementTypeToProto(ElementType type) {
 absl::Status CheckMultiplier(const std::string& path, double value) {
   if (!std::isfinite(value) || value < 0) {
     return FieldError(path, absl::StrCat("must be a finite number >= 0, got ", value));
+  }
+  return absl::OkStatus();
+}
+
+// What a physical device and link can be: outside these a figure is a typo or an attack
+// (bandwidths of 1e-300 GiB/s made costs of 3.9e301 ms), not a cluster. 1 KiB to 1 PiB of
+// memory; 1 MiB/s to 100,000 GiB/s of bandwidth (NVLink 5 is about 1,700 GiB/s).
+constexpr double kMinDeviceMemoryGiB = 1.0 / (1024 * 1024);
+constexpr double kMaxDeviceMemoryGiB = 1024.0 * 1024;
+constexpr double kMinBandwidthGiBps = 1.0 / 1024;
+constexpr double kMaxBandwidthGiBps = 1e5;
+
+absl::Status CheckPlausible(const std::string& path, double value, double low, double high,
+                            absl::string_view unit) {
+  // Non-finite and non-positive values are the domain's to refuse, in its words.
+  if (!std::isfinite(value) || value <= 0 || (value >= low && value <= high)) {
+    return absl::OkStatus();
+  }
+  return FieldError(path, absl::StrCat(value, " ", unit, " is not a plausible value (", low, " to ",
+                                       high, " ", unit, ")"));
+}
+
+// The topology's physical figures are within what hardware can be; 0 bandwidths are defaults.
+absl::Status CheckPhysicalTopology(const v1::Topology& topology, absl::string_view path) {
+  const std::string at = Join(path, "topology");
+  if (topology.per_device_memory_gib_size() == 0) {
+    if (absl::Status memory =
+            CheckPlausible(Join(at, "device_memory_gib"), topology.device_memory_gib(),
+                           kMinDeviceMemoryGiB, kMaxDeviceMemoryGiB, "GiB");
+        !memory.ok()) {
+      return memory;
+    }
+  }
+  for (int d = 0; d < topology.per_device_memory_gib_size(); ++d) {
+    if (absl::Status memory = CheckPlausible(
+            absl::StrCat(Join(at, "per_device_memory_gib"), "[", d, "]"),
+            topology.per_device_memory_gib(d), kMinDeviceMemoryGiB, kMaxDeviceMemoryGiB, "GiB");
+        !memory.ok()) {
+      return memory;
+    }
+  }
+  for (const auto& [field, value] :
+       {std::pair<const char*, double>{"intra_host_bandwidth_gibps",
+                                       topology.intra_host_bandwidth_gibps()},
+        {"inter_host_bandwidth_gibps", topology.inter_host_bandwidth_gibps()},
+        {"all_reduce_bandwidth_gibps", topology.all_reduce_bandwidth_gibps()}}) {
+    if (absl::Status bandwidth =
+            CheckPlausible(Join(at, field), value, kMinBandwidthGiBps, kMaxBandwidthGiBps, "GiB/s");
+        !bandwidth.ok()) {
+      return bandwidth;
+    }
   }
   return absl::OkStatus();
 }
@@ -177,6 +229,9 @@ absl::StatusOr<Task> TaskFromProto(const v1::Task& proto, const TaskLimits& limi
                                                      limits.max_devices, " (max_devices)"));
   }
 
+  if (absl::Status physical = CheckPhysicalTopology(topology, path); !physical.ok()) {
+    return physical;
+  }
   Task task;
   task.tables.reserve(proto.tables_size());
   for (int i = 0; i < proto.tables_size(); ++i) {

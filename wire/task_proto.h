@@ -11,7 +11,9 @@
 
 namespace shardplan::wire {
 
-// Shapes, enums and the topology only; ValidateTask checks the values. batch_size 0 becomes
+// Shapes, enums and the topology only; ValidateTask checks the values, but for the physical
+// figures of the topology, which must be within what hardware can be (device memory 1 KiB to
+// 1 PiB, bandwidths 1 MiB/s to 100,000 GiB/s, 0 for the default). batch_size 0 becomes
 // the default. Errors are INVALID_ARGUMENT naming the field under `path` ("task" gives
 // "task.tables[2].element_type: ...", "" gives "tables[2].element_type: ..."), and
 // RESOURCE_EXHAUSTED when counts exceed `limits`, checked before anything is allocated for

@@ -8,8 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/cli/torchrec_format.h"
-#include "google/protobuf/util/json_util.h"
 #include "nlohmann/json.hpp"
+#include "proto/json/json_message.h"
 
 namespace shardplan::cli {
 namespace {
@@ -18,14 +18,10 @@ std::string SourceName(absl::string_view path) {
   return path == "-" ? "<stdin>" : std::string(path);
 }
 
-// Strict parsing: an unknown field is an error rather than a silently ignored typo.
+// The server's and the offline tools' reader: an unknown field, or one given twice in two
+// spellings, is an error rather than a silently ignored typo or a silently chosen value.
 absl::Status ParseJson(absl::string_view json, google::protobuf::Message& message) {
-  google::protobuf::util::JsonParseOptions options;
-  options.ignore_unknown_fields = false;
-  const auto status = google::protobuf::util::JsonStringToMessage(
-      google::protobuf::StringPiece(json.data(), json.size()), &message, options);
-  if (status.ok()) return absl::OkStatus();
-  return absl::InvalidArgumentError(std::string(status.message()));
+  return proto_json::ParseJsonMessage(json, message);
 }
 
 }  // namespace

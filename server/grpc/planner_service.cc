@@ -1,5 +1,6 @@
 #include "server/grpc/planner_service.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -33,6 +34,13 @@ void AnswerToProto(const PlanAnswer& answer, v1::PlanResponse* response) {
   response->set_from_store(answer.from_store);
   response->set_joined_in_flight(answer.result.joined);
   response->set_job_id(answer.job_id);
+}
+
+// The devices a task names, before conversion checks them: its device count or its per-device
+// capacities, whichever is larger.
+int64_t DevicesOf(const v1::Task& task) {
+  return std::max<int64_t>(task.topology().num_devices(),
+                           task.topology().per_device_memory_gib_size());
 }
 
 absl::Status RequireJobId(const v1::JobRequest& request) {
@@ -83,6 +91,9 @@ grpc::Status PlannerServiceImpl::Plan(grpc::ServerContext* context, const v1::Pl
         !admitted.ok()) {
       return admitted;
     }
+    absl::StatusOr<WorkAdmission::Ticket> work =
+        service_->AdmitWork(request->task().tables_size(), DevicesOf(request->task()));
+    if (!work.ok()) return work.status();
     absl::StatusOr<PlanningRequest> asked = RequestOf(*request);
     if (!asked.ok()) return asked.status();
     absl::StatusOr<PlanAnswer> answer = service_->Plan(*std::move(asked), CallOf(*context));
@@ -104,6 +115,9 @@ grpc::Status PlannerServiceImpl::Replan(grpc::ServerContext* context,
         !admitted.ok()) {
       return admitted;
     }
+    absl::StatusOr<WorkAdmission::Ticket> work =
+        service_->AdmitWork(request->task().tables_size(), DevicesOf(request->task()));
+    if (!work.ok()) return work.status();
     absl::StatusOr<PlanningRequest> asked = RequestOf(*request);
     if (!asked.ok()) return asked.status();
     absl::StatusOr<PlanAnswer> answer = service_->Replan(*std::move(asked), CallOf(*context));
@@ -125,6 +139,9 @@ grpc::Status PlannerServiceImpl::SubmitPlan(grpc::ServerContext* context,
         !admitted.ok()) {
       return admitted;
     }
+    absl::StatusOr<WorkAdmission::Ticket> work =
+        service_->AdmitWork(request->task().tables_size(), DevicesOf(request->task()));
+    if (!work.ok()) return work.status();
     absl::StatusOr<PlanningRequest> asked = RequestOf(*request);
     if (!asked.ok()) return asked.status();
     absl::StatusOr<JobSnapshot> job = service_->Submit(*std::move(asked), CallOf(*context));
@@ -185,13 +202,16 @@ grpc::Status PlannerServiceImpl::EvaluatePlan(grpc::ServerContext* context,
                                               const v1::EvaluatePlanRequest* request,
                                               v1::EvaluatePlanResponse* response) {
   return Handle(*context, "EvaluatePlan", [&](RequestLog& log) -> absl::Status {
+    absl::StatusOr<WorkAdmission::Ticket> work =
+        service_->AdmitWork(request->task().tables_size(), DevicesOf(request->task()));
+    if (!work.ok()) return work.status();
     absl::StatusOr<Task> task =
         wire::TaskFromProto(request->task(), service_->engine().options().limits);
     if (!task.ok()) return task.status();
     absl::StatusOr<::shardplan::Plan> plan = wire::PlanShardsFromProto(request->plan());
     if (!plan.ok()) return plan.status();
-    absl::StatusOr<PlanningResult> evaluated =
-        service_->Evaluate(*task, *std::move(plan), request->model(), request->ground_truth());
+    absl::StatusOr<PlanningResult> evaluated = service_->Evaluate(
+        *task, *std::move(plan), request->model(), request->ground_truth(), CallOf(*context));
     if (!evaluated.ok()) return evaluated.status();
     log.NoteResult(*evaluated);
     *response->mutable_plan() = ResultToProto(*evaluated);
@@ -203,6 +223,9 @@ grpc::Status PlannerServiceImpl::ReportMeasurement(grpc::ServerContext* context,
                                                    const v1::ReportMeasurementRequest* request,
                                                    v1::ReportMeasurementResponse* response) {
   return Handle(*context, "ReportMeasurement", [&](RequestLog& log) -> absl::Status {
+    absl::StatusOr<WorkAdmission::Ticket> work =
+        service_->AdmitWork(request->task().tables_size(), DevicesOf(request->task()));
+    if (!work.ok()) return work.status();
     absl::StatusOr<Task> task =
         wire::TaskFromProto(request->task(), service_->engine().options().limits);
     if (!task.ok()) return task.status();
@@ -212,7 +235,7 @@ grpc::Status PlannerServiceImpl::ReportMeasurement(grpc::ServerContext* context,
         request->model().empty() ? request->plan().cost_model() : request->model();
     const std::vector<double> device_ms(request->device_ms().begin(), request->device_ms().end());
     absl::StatusOr<MeasurementReport> report =
-        service_->ReportMeasurement(*task, *std::move(plan), model, device_ms);
+        service_->ReportMeasurement(*task, *std::move(plan), model, device_ms, CallOf(*context));
     if (!report.ok()) return report.status();
     log.NoteResult(report->evaluated);
     response->set_cost_model(report->evaluated.plan.cost_model);

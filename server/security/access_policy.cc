@@ -12,6 +12,7 @@ namespace shardplan {
 Access RequiredAccess(absl::string_view path) {
   if (absl::StartsWith(path, "/grpc.health.v1.Health/")) return Access::kOpen;
   if (absl::StartsWith(path, "/shardplan.v1.AdminService/")) return Access::kAdmin;
+  if (path == "/shardplan.v1.PlannerService/ReportMeasurement") return Access::kMeasurements;
   return Access::kPlanner;
 }
 
@@ -49,6 +50,13 @@ AccessDecision DecideAccess(const TokenStore& tokens, absl::string_view path,
     return {absl::PermissionDeniedError(
                 absl::StrCat(absl::StripPrefix(path, "/"), " needs role \"admin\"; the token \"",
                              entry->name, "\" has role \"", RoleName(entry->role), "\"")),
+            entry};
+  }
+  if (needed == Access::kMeasurements && !entry->may_report_measurements) {
+    return {absl::PermissionDeniedError(absl::StrCat(
+                absl::StripPrefix(path, "/"), " needs scope \"", kMeasurementsScope,
+                "\"; the token \"", entry->name, "\" has role \"", RoleName(entry->role),
+                "\" without it (auth_tokens_file: \"scopes\": [\"", kMeasurementsScope, "\"])")),
             entry};
   }
   return {absl::OkStatus(), entry};

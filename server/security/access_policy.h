@@ -15,9 +15,10 @@ namespace shardplan {
 // added later included:
 //   grpc.health.v1.Health/*           anyone (Kubernetes probes carry no token)
 //   shardplan.v1.AdminService/*       role admin
+//   PlannerService/ReportMeasurement  scope "measurements" (or role admin)
 //   everything else                   role planner (PlannerService, server
 //   reflection, ...)
-enum class Access { kOpen, kPlanner, kAdmin };
+enum class Access { kOpen, kPlanner, kMeasurements, kAdmin };
 Access RequiredAccess(absl::string_view path);
 
 // The token of an `authorization` metadata value "Bearer <token>" (scheme

@@ -27,7 +27,7 @@ absl::Status EntryError(size_t index, absl::string_view field, absl::string_view
 absl::StatusOr<TokenEntry> ParseEntry(const nlohmann::json& json, size_t index) {
   if (!json.is_object()) return EntryError(index, "", "expected an object");
   for (const auto& [key, value] : json.items()) {
-    if (key != "name" && key != "sha256" && key != "role") {
+    if (key != "name" && key != "sha256" && key != "role" && key != "scopes") {
       return EntryError(index, "", absl::StrCat("unknown key \"", key, "\""));
     }
   }
@@ -55,6 +55,22 @@ absl::StatusOr<TokenEntry> ParseEntry(const nlohmann::json& json, size_t index) 
     entry.role = Role::kAdmin;
   } else {
     return EntryError(index, ".role", "required, \"planner\" or \"admin\"");
+  }
+  entry.may_report_measurements = entry.role == Role::kAdmin;
+  if (const auto scopes = json.find("scopes"); scopes != json.end()) {
+    if (!scopes->is_array()) {
+      return EntryError(index, ".scopes",
+                        absl::StrCat("expected an array of scopes (\"", kMeasurementsScope, "\")"));
+    }
+    for (size_t s = 0; s < scopes->size(); ++s) {
+      const nlohmann::json& scope = (*scopes)[s];
+      if (!scope.is_string() || scope.get<std::string>() != kMeasurementsScope) {
+        return EntryError(
+            index, absl::StrCat(".scopes[", s, "]"),
+            absl::StrCat("unknown scope ", scope.dump(), " (known: \"", kMeasurementsScope, "\")"));
+      }
+      entry.may_report_measurements = true;
+    }
   }
   return entry;
 }

@@ -17,15 +17,22 @@ enum class Role { kPlanner, kAdmin };
 
 const char* RoleName(Role role);  // "planner", "admin"
 
+// A permission beyond the role's, granted token by token: "measurements" lets a token report
+// measured step times (ReportMeasurement), which move the models' error gauges that operators
+// alert on; a planner token without it plans but does not report.
+inline constexpr char kMeasurementsScope[] = "measurements";
+
 struct TokenEntry {
   std::string name;                  // the client's identity, e.g. "trainer-a"
   std::array<uint8_t, 32> sha256{};  // SHA-256 of the token; the token itself is never stored
   Role role = Role::kPlanner;
+  bool may_report_measurements = false;  // scope "measurements" (admins have it)
 };
 
 // The bearer tokens of auth_tokens_file:
 //   {"tokens": [{"name": "trainer-a", "sha256": "<64 hex digits>", "role":
-//   "planner"}]}
+//   "planner", "scopes": ["measurements"]}]}
+// ("scopes" optional; "measurements" is the one scope).
 // Only hashes live on disk and in memory, so a leaked file or core dump leaks
 // no token. Immutable once built; share it as std::shared_ptr<const
 // TokenStore>.

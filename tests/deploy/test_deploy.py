@@ -16,6 +16,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -293,6 +294,42 @@ class FilesTest(unittest.TestCase):
         self.assertEqual(hpa["spec"]["scaleTargetRef"]["name"], "shardplan")
         self.assertGreaterEqual(hpa["spec"]["minReplicas"], 2)
         self.assertEqual(replicas, hpa["spec"]["minReplicas"])
+
+    def test_prometheus_operator_objects(self):
+        """deploy/k8s/monitoring: the PrometheusRule is alerts.yml's rules, and the
+        ServiceMonitor scrapes the metrics port of the Service that reaches the pods."""
+        monitoring = deploy_path("k8s", "monitoring")
+        docs = k8s_docs(monitoring)
+        rule = find(docs, "PrometheusRule", "shardplan")
+        alerts = load_yaml(deploy_path("prometheus", "alerts.yml"))[0]
+        self.assertEqual(rule["spec"]["groups"], alerts["groups"],
+                         "prometheusrule.yaml is out of date: run scripts/render_prometheus_rule.py")
+        out = subprocess.run([sys.executable, os.path.join(SOURCE, "scripts",
+                                                           "render_prometheus_rule.py"), "--check"],
+                             capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        monitor = find(docs, "ServiceMonitor", "shardplan")
+        self.assertEqual(monitor["metadata"]["labels"], rule["metadata"]["labels"],
+                         "one selector label for both, as the operator's Prometheus uses")
+        base = k8s_docs(deploy_path("k8s", "base"))
+        base_kustomization = load_yaml(deploy_path("k8s", "base", "kustomization.yaml"))[0]
+        kustomization = load_yaml(os.path.join(monitoring, "kustomization.yaml"))[0]
+        self.assertEqual(kustomization["namespace"], base_kustomization["namespace"])
+        # The Service carries the kustomization's labels, which the monitor selects on.
+        service_labels = dict(find(base, "Service", "shardplan")["metadata"].get("labels", {}))
+        for pairs in base_kustomization.get("labels", []):
+            service_labels.update(pairs["pairs"])
+        for key, value in monitor["spec"]["selector"]["matchLabels"].items():
+            self.assertEqual(service_labels.get(key), value, key)
+        service_ports = {p["name"] for p in find(base, "Service", "shardplan")["spec"]["ports"]}
+        deployment = find(base, "Deployment", "shardplan")
+        container = deployment["spec"]["template"]["spec"]["containers"][0]
+        metrics_port = {p["name"]: p["containerPort"] for p in container["ports"]}["metrics"]
+        for endpoint in monitor["spec"]["endpoints"]:
+            self.assertIn(endpoint["port"], service_ports)
+            self.assertEqual(endpoint["path"], deployment["spec"]["template"]["metadata"]
+                             ["annotations"].get("prometheus.io/path", "/metrics"))
+        self.assertEqual(port_of(configmap_config(base)["metrics_address"]), metrics_port)
 
     def test_kubernetes_prometheus_config(self):
         """prometheus-kubernetes.yml passes promtool; where promtool was built without

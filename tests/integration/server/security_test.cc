@@ -46,7 +46,8 @@ class SecurityTest : public ServerTest {
     std::ofstream(File("tokens.json"))
         << R"({"tokens": [{"name": "trainer-a", "sha256": ")" << Sha256Hex(kPlannerToken)
         << R"(", "role": "planner"}, {"name": "trainer-b", "sha256": ")"
-        << Sha256Hex(kOtherPlannerToken) << R"(", "role": "planner"}, {"name": "ops", "sha256": ")"
+        << Sha256Hex(kOtherPlannerToken)
+        << R"(", "role": "planner", "scopes": ["measurements"]}, {"name": "ops", "sha256": ")"
         << Sha256Hex(kAdminToken) << R"(", "role": "admin"}]})";
   }
   std::string File(const std::string& name) const { return pki_->File(name); }
@@ -224,6 +225,30 @@ TEST_F(SecurityTest, TokensGateEveryCallByRoleAndTheRefusalsAreCounted) {
                         "method=\"grpc.reflection.v1alpha.ServerReflection/"
                         "ServerReflectionInfo\"}"),
             1);
+}
+
+TEST_F(SecurityTest, OnlyTokensWithTheMeasurementsScopeReportMeasurements) {
+  StartServer({"--auth_tokens_file", File("tokens.json")});
+  v1::PlanResponse planned;
+  ASSERT_TRUE(stub_->Plan(As(kPlannerToken).get(), QuickRequest(), &planned).ok());
+  v1::ReportMeasurementRequest report;
+  *report.mutable_task() = QuickRequest().task();
+  *report.mutable_plan() = planned.plan();
+  for (const v1::DeviceCost& device : planned.plan().devices()) {
+    report.add_device_ms(device.total_ms());
+  }
+  v1::ReportMeasurementResponse answer;
+  // trainer-a plans, but its token may not move the model's error gauge.
+  grpc::Status denied = stub_->ReportMeasurement(As(kPlannerToken).get(), report, &answer);
+  EXPECT_EQ(denied.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(denied.error_message(),
+              HasSubstr("ReportMeasurement needs scope \"measurements\"; the token \"trainer-a\""));
+  grpc::Status reported = stub_->ReportMeasurement(As(kOtherPlannerToken).get(), report, &answer);
+  ASSERT_TRUE(reported.ok()) << reported.error_message();
+  EXPECT_EQ(answer.reports(), 1);
+  EXPECT_TRUE(stub_->ReportMeasurement(As(kAdminToken).get(), report, &answer).ok());
+  // The log says who reported.
+  EXPECT_THAT(server_.log(), HasSubstr("token:trainer-b"));
 }
 
 TEST_F(SecurityTest, SighupReloadsTheTokens) {

@@ -24,6 +24,28 @@ TEST(ConcurrencyLimiterTest, GrantsUpToTheLimitThenRefusesAtOnce) {
   EXPECT_EQ(limiter.in_use(), 2);  // a refusal takes nothing
 }
 
+TEST(ConcurrencyLimiterTest, WeighedWorkTakesItsUnitsAndTheLargestRunsOnlyAlone) {
+  ConcurrencyLimiter limiter(100);
+  std::optional<ConcurrencyLimiter::Slot> sixty = limiter.TryAcquire(60);
+  ASSERT_TRUE(sixty.has_value());
+  EXPECT_EQ(limiter.in_use(), 60);
+  EXPECT_FALSE(limiter.TryAcquire(41).has_value());
+  std::optional<ConcurrencyLimiter::Slot> forty = limiter.TryAcquire(40);
+  ASSERT_TRUE(forty.has_value());
+  EXPECT_FALSE(limiter.TryAcquire().has_value());
+  forty.reset();
+  sixty.reset();
+  EXPECT_EQ(limiter.in_use(), 0);
+  // Larger than the whole limit: it takes all of it, so it waits for nothing else to run.
+  EXPECT_EQ(limiter.Clamp(1000000), 100);
+  std::optional<ConcurrencyLimiter::Slot> huge = limiter.TryAcquire(1000000);
+  ASSERT_TRUE(huge.has_value());
+  EXPECT_EQ(limiter.in_use(), 100);
+  EXPECT_FALSE(limiter.TryAcquire(1).has_value());
+  huge.reset();
+  EXPECT_EQ(limiter.Clamp(0), 1);  // no work is free
+}
+
 TEST(ConcurrencyLimiterTest, ASlotIsGivenBackWhenItGoesOutOfScope) {
   ConcurrencyLimiter limiter(1);
   {

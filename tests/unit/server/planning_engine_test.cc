@@ -114,6 +114,19 @@ class PlanningEngineTest : public ::testing::Test {
     return model;
   }
 
+  // "r@1": a HistogramReadingModel for 2 devices trained on tables of at most 3000 rows.
+  void AddModelTrainedUpTo3000Rows() {
+    ModelManifest manifest;
+    manifest.name = "r";
+    manifest.version = "1";
+    manifest.kind = "neural";
+    manifest.device_counts = {2};
+    ASSERT_TRUE(models_
+                    .Add(manifest, std::make_shared<const HistogramReadingModel>(
+                                       "r@1", std::vector<int32_t>{2}, /*max_rows=*/3000))
+                    .ok());
+  }
+
   PlanningRequest Request(Task task, std::string algorithm = "") {
     PlanningRequest request;
     request.task = std::move(task);
@@ -527,15 +540,7 @@ TEST_F(PlanningEngineTest, PlansOverTorchRecsReservationAreWarnedAbout) {
 }
 
 TEST_F(PlanningEngineTest, TablesOutsideTheTrainingDataAreWarnedAbout) {
-  ModelManifest manifest;
-  manifest.name = "r";
-  manifest.version = "1";
-  manifest.kind = "neural";
-  manifest.device_counts = {2};
-  ASSERT_TRUE(models_
-                  .Add(manifest, std::make_shared<const HistogramReadingModel>(
-                                     "r@1", std::vector<int32_t>{2}, /*max_rows=*/3000))
-                  .ok());
+  AddModelTrainedUpTo3000Rows();
   Task task = SmallTask(4, 2);  // t0..t3 of 1000..4000 rows
   for (Table& table : task.tables) table.access_bins = TypicalAccessBins(table.rows, 3.0);
   std::reverse(task.tables.begin(), task.tables.end());  // request order: t3 t2 t1 t0
@@ -562,6 +567,54 @@ TEST_F(PlanningEngineTest, TablesOutsideTheTrainingDataAreWarnedAbout) {
   evaluated = engine_->Evaluate(task, shards, "analytic@1");
   ASSERT_TRUE(evaluated.ok()) << evaluated.status();
   EXPECT_TRUE(evaluated->warnings.empty());
+}
+
+// The metric's value in the text exposition ("name value" or "name{labels} value"), 0 when absent.
+double MetricValue(const ServerMetrics& metrics, const std::string& series) {
+  const std::string text = prometheus::TextSerializer().Serialize(metrics.registry()->Collect());
+  const size_t at = text.find("\n" + series + " ");
+  if (at == std::string::npos) return 0.0;
+  return std::stod(text.substr(at + series.size() + 2));
+}
+
+TEST_F(PlanningEngineTest, ACacheHitImputesNoHistogramYetGivesTheImputedTablesWarnings) {
+  AddModelTrainedUpTo3000Rows();
+  Task task = SmallTask(4, 2);  // t0..t3 of 1000..4000 rows, none with a histogram
+  PlanningRequest request = Request(task, "size_lookup_greedy");
+  request.model = "r@1";
+  absl::StatusOr<PreparedRequest> prepared = engine_->Prepare(request);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  for (const Table& table : prepared->task.tables) EXPECT_TRUE(table.access_bins.empty());
+  EXPECT_EQ(MetricValue(metrics_, "shardplan_imputed_histograms_total"), 0.0);
+
+  absl::StatusOr<PlanningResult> computed = PlanIt(request);
+  ASSERT_TRUE(computed.ok()) << computed.status();
+  EXPECT_FALSE(computed->cache_hit);
+  EXPECT_EQ(MetricValue(metrics_, "shardplan_imputed_histograms_total"), 4.0);
+  // Four imputed histograms, and t3 (4000 rows) outside the model's range once imputed.
+  ASSERT_EQ(computed->warnings.size(), 5u);
+  EXPECT_EQ(computed->warnings[4].code, kOutsideTrainingRange);
+  EXPECT_EQ(computed->warnings[4].field, "task.tables[3]");
+
+  // The same request in another table order: a cache hit that imputes nothing, with the
+  // warnings at its own positions.
+  std::reverse(request.task.tables.begin(), request.task.tables.end());
+  absl::StatusOr<PlanningResult> hit = PlanIt(request);
+  ASSERT_TRUE(hit.ok()) << hit.status();
+  EXPECT_TRUE(hit->cache_hit);
+  EXPECT_EQ(MetricValue(metrics_, "shardplan_imputed_histograms_total"), 4.0);
+  ASSERT_EQ(hit->warnings.size(), 5u);
+  EXPECT_EQ(hit->warnings[0].field, "task.tables[0].access_bins");
+  EXPECT_THAT(hit->warnings[0].message, HasSubstr("table \"t3\" has no access histogram"));
+  EXPECT_EQ(hit->warnings[4].field, "task.tables[0]");
+  EXPECT_EQ(hit->warnings[4].message, computed->warnings[4].message);
+
+  // EvaluatePlan gives the warnings of the Plan call, in its order.
+  Plan shards;
+  shards.tables = computed->plan.tables;
+  absl::StatusOr<PlanningResult> evaluated = engine_->Evaluate(task, shards, "r@1");
+  ASSERT_TRUE(evaluated.ok()) << evaluated.status();
+  EXPECT_EQ(evaluated->warnings, computed->warnings);
 }
 
 TEST_F(PlanningEngineTest, GroundTruthScoresThePlanOnTheSimulator) {

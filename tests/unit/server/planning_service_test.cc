@@ -1,6 +1,7 @@
 #include "server/planning_service.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -11,7 +12,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/algorithms/builtin_algorithms.h"
+#include "prometheus/text_serializer.h"
 #include "server/metrics.h"
+#include "server/retry_after.h"
 #include "server/store/plan_store.h"
 #include "tests/unit/server/server_test_util.h"
 #include "tests/unit/server/service_test_fixture.h"
@@ -311,6 +314,110 @@ TEST_F(PlanningServiceTest, AMeasurementNamesWhatIsWrongWithIt) {
   EXPECT_THAT(std::string(status.message()), HasSubstr("device_ms[1]: must be a finite time > 0"));
   EXPECT_EQ(error("analytic@1", {1.0, std::nan("")}).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(error("nope@1", {1.0, 2.0}).code(), absl::StatusCode::kNotFound);
+  // Positive and finite, but no device runs an iteration in 5e-324 ms (it made the error +Inf).
+  status = error("analytic@1", {5e-324, 2.0});
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("device_ms[0]: 4.94066e-324 ms is not a plausible time per iteration "
+                        "(0.001 to 3.6e+06 ms)"));
+  EXPECT_EQ(error("analytic@1", {1.0, 1e9}).code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(PlanningServiceTest, MeasurementsAreRateLimitedAndCountedPerReporter) {
+  ClientRateLimiter rate(2, "max_measurements_per_client_per_minute");
+  PlanningService service(engine_.get(), jobs_.get(), ledger_.get(), &slots_, &clients_, &metrics_,
+                          PlanningServiceOptions{.measurement_rate = &rate});
+  Plan predicted, shards;
+  ASSERT_NO_FATAL_FAILURE(PlanShards(&predicted, &shards));
+  const Task task = SmallTask(6, 2);
+  std::vector<double> drifted, exact;
+  for (const DeviceCost& device : predicted.devices) {
+    drifted.push_back(device.total_ms / 0.8);  // predicted 20% too little
+    exact.push_back(device.total_ms);
+  }
+  const auto report = [&](const std::string& client, const std::vector<double>& device_ms) {
+    CallContext call;
+    call.client = client;
+    return service.ReportMeasurement(task, shards, "analytic@1", device_ms, call);
+  };
+  for (const std::string client : {"token:a", "token:b", "token:c"}) {
+    ASSERT_TRUE(report(client, drifted).ok());
+  }
+  // One client says the prediction was exact, as often as it may: the drift stays.
+  ASSERT_TRUE(report("token:liar", exact).ok());
+  absl::StatusOr<MeasurementReport> last = report("token:liar", exact);
+  ASSERT_TRUE(last.ok()) << last.status();
+  EXPECT_NEAR(last->window.mean_abs_relative_error, 0.2, 1e-9);
+  EXPECT_EQ(last->window.reporters, 4);
+  const absl::Status limited = report("token:liar", exact).status();
+  EXPECT_EQ(limited.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(limited.message()),
+              HasSubstr("max_measurements_per_client_per_minute: client \"token:liar\""));
+  EXPECT_TRUE(RetryAfterMs(limited).has_value());
+  EXPECT_TRUE(report("token:a", drifted).ok());  // others are not limited by it
+}
+
+TEST_F(PlanningServiceTest, NoWorkIsDoneForACallerThatGaveUp) {
+  Plan predicted, shards;
+  ASSERT_NO_FATAL_FAILURE(PlanShards(&predicted, &shards));
+  const Task task = SmallTask(6, 2);
+  std::vector<double> device_ms;
+  for (const DeviceCost& device : predicted.devices) device_ms.push_back(device.total_ms);
+  CallContext late;
+  late.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  EXPECT_EQ(service_->Evaluate(task, shards, "analytic", "", late).status().code(),
+            absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(service_->Evaluate(task, shards, "", "sim:rtx2080ti", late).status().code(),
+            absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(
+      service_->ReportMeasurement(task, shards, "analytic@1", device_ms, late).status().code(),
+      absl::StatusCode::kDeadlineExceeded);
+  // Even a cached plan: nobody waits for it.
+  EXPECT_EQ(service_->Plan(Request(), late).status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(service_->Submit(Request(), late).status().code(), absl::StatusCode::kDeadlineExceeded);
+  CallContext gone;
+  gone.cancelled = [] { return true; };
+  EXPECT_EQ(service_->Evaluate(task, shards, "analytic", "", gone).status().code(),
+            absl::StatusCode::kCancelled);
+  EXPECT_EQ(
+      service_->ReportMeasurement(task, shards, "analytic@1", device_ms, gone).status().code(),
+      absl::StatusCode::kCancelled);
+  // The reports of callers that gave up were not recorded.
+  absl::StatusOr<MeasurementReport> report =
+      service_->ReportMeasurement(task, shards, "analytic@1", device_ms, call_);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->window.reports, 1);
+}
+
+TEST_F(PlanningServiceTest, HeavyWorkIsAdmittedByItsTablesTimesDevices) {
+  ConcurrencyLimiter budget(1000);
+  PlanningService service(engine_.get(), jobs_.get(), ledger_.get(), &slots_, &clients_, &metrics_,
+                          PlanningServiceOptions{.work = &budget});
+  const auto scraped = [&] {
+    return prometheus::TextSerializer().Serialize(metrics_.registry()->Collect());
+  };
+  {
+    absl::StatusOr<WorkAdmission::Ticket> big = service.AdmitWork(100, 8);
+    ASSERT_TRUE(big.ok()) << big.status();
+    EXPECT_EQ(budget.in_use(), 800);
+    absl::StatusOr<WorkAdmission::Ticket> more = service.AdmitWork(30, 8);
+    EXPECT_EQ(more.status().code(), absl::StatusCode::kResourceExhausted);
+    EXPECT_THAT(std::string(more.status().message()),
+                HasSubstr("max_concurrent_work: this call's task is 30 tables x 8 devices = 240 "
+                          "table-devices, and calls in progress hold 800 of the server's 1000"));
+    EXPECT_TRUE(RetryAfterMs(more.status()).has_value());  // busy, not too big
+    absl::StatusOr<WorkAdmission::Ticket> fits = service.AdmitWork(25, 8);
+    ASSERT_TRUE(fits.ok()) << fits.status();
+    EXPECT_THAT(scraped(), HasSubstr("shardplan_work_in_progress 1000"));
+    EXPECT_THAT(scraped(), HasSubstr("shardplan_work_rejected_total 1"));
+  }
+  EXPECT_EQ(budget.in_use(), 0);
+  EXPECT_THAT(scraped(), HasSubstr("shardplan_work_in_progress 0"));
+  // A task larger than the whole budget runs, alone.
+  absl::StatusOr<WorkAdmission::Ticket> huge = service.AdmitWork(100000, 4096);
+  ASSERT_TRUE(huge.ok()) << huge.status();
+  EXPECT_EQ(budget.in_use(), 1000);
+  EXPECT_EQ(service.AdmitWork(1, 1).status().code(), absl::StatusCode::kResourceExhausted);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "wire/task_proto.h"
 
 #include <cmath>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -154,6 +155,40 @@ TEST(TaskFromProtoTest, ErrorsNameTheField) {
     EXPECT_THAT(std::string(status.message()), StartsWith("task.max_planning_time_ms: "));
   }
 }
+TEST(TaskFromProtoTest, PhysicalFiguresMustBePlausible) {
+  const auto error = [](const std::function<void(v1::Topology&)>& set) {
+    v1::Task proto = SmallTaskProto(3, 2);
+    set(*proto.mutable_topology());
+    return TaskFromProto(proto, TaskLimits{}).status();
+  };
+  // Finite and positive, yet no link: its costs came out as 3.9e301 ms.
+  absl::Status status = error([](v1::Topology& t) { t.set_inter_host_bandwidth_gibps(1e-300); });
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(),
+            "task.topology.inter_host_bandwidth_gibps: 1e-300 GiB/s is not a plausible value "
+            "(0.000976562 to 100000 GiB/s)");
+  EXPECT_THAT(
+      std::string(error([](v1::Topology& t) { t.set_intra_host_bandwidth_gibps(1e9); }).message()),
+      StartsWith("task.topology.intra_host_bandwidth_gibps: 1e+09 GiB/s"));
+  EXPECT_THAT(
+      std::string(error([](v1::Topology& t) { t.set_all_reduce_bandwidth_gibps(1e-6); }).message()),
+      StartsWith("task.topology.all_reduce_bandwidth_gibps: "));
+  EXPECT_THAT(
+      std::string(error([](v1::Topology& t) { t.set_device_memory_gib(1e-300); }).message()),
+      StartsWith("task.topology.device_memory_gib: 1e-300 GiB is not a plausible value"));
+  EXPECT_THAT(std::string(error([](v1::Topology& t) {
+                            t.add_per_device_memory_gib(16);
+                            t.add_per_device_memory_gib(1e7);
+                          }).message()),
+              StartsWith("task.topology.per_device_memory_gib[1]: 1e+07 GiB"));
+  // Zero bandwidths are the defaults; real clusters pass.
+  EXPECT_TRUE(error([](v1::Topology& t) {
+                t.set_intra_host_bandwidth_gibps(0);
+                t.set_inter_host_bandwidth_gibps(12.5);
+                t.set_device_memory_gib(80);
+              }).ok());
+}
+
 TEST(TaskFromProtoTest, LimitsAreCheckedBeforeAllocating) {
   TaskLimits limits;
   limits.max_tables = 3;

@@ -87,6 +87,22 @@ TEST(ParseTaskTest, UnknownFieldsAndBadJsonNameTheSource) {
   EXPECT_THAT(Message(truncated), StartsWith("<stdin>: not a shardplan.v1.Task: "));
 }
 
+TEST(ParseTaskTest, AFieldGivenTwiceIsRefusedNamingIt) {
+  // protobuf's own reader took the last spelling: the task was planned at 50.
+  const absl::Status both = ParseTask(R"({"tables": [{"name": "t0", "rows": 10, "dim": 4,
+      "pooling_factor": 1, "poolingFactor": 50}]})",
+                                      "task.json")
+                                .status();
+  EXPECT_EQ(both.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Message(both),
+            "task.json: not a shardplan.v1.Task: tables[0].pooling_factor: given twice, as "
+            "\"poolingFactor\" and as \"pooling_factor\"");
+  const absl::Status twice =
+      ParseTask(R"({"batch_size": 8, "batch_size": 16})", "task.json").status();
+  EXPECT_EQ(twice.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(twice), HasSubstr("batch_size: given twice"));
+}
+
 TEST(ParsePlanTest, AcceptsEveryShapeTheToolPrints) {
   const std::string plan = kPlanJson;
   for (const std::string& json :

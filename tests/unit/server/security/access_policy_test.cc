@@ -11,10 +11,11 @@ namespace {
 using ::testing::HasSubstr;
 
 TokenStore Tokens() {
-  absl::StatusOr<TokenStore> store =
-      TokenStore::Parse("{\"tokens\": [{\"name\": \"trainer\", \"sha256\": \"" + Sha256Hex("p") +
-                        "\", \"role\": \"planner\"}, {\"name\": \"ops\", \"sha256\": \"" +
-                        Sha256Hex("a") + "\", \"role\": \"admin\"}]}");
+  absl::StatusOr<TokenStore> store = TokenStore::Parse(
+      "{\"tokens\": [{\"name\": \"trainer\", \"sha256\": \"" + Sha256Hex("p") +
+      "\", \"role\": \"planner\"}, {\"name\": \"ops\", \"sha256\": \"" + Sha256Hex("a") +
+      "\", \"role\": \"admin\"}, {\"name\": \"meter\", " + "\"sha256\": \"" + Sha256Hex("m") +
+      "\", \"role\": \"planner\", \"scopes\": [\"measurements\"]}]}");
   EXPECT_TRUE(store.ok()) << store.status();
   return *store;
 }
@@ -68,6 +69,24 @@ TEST(AccessPolicyTest, DecisionsByTokenAndRole) {
   EXPECT_TRUE(DecideAccess(tokens, reload, "Bearer a").status.ok());
   EXPECT_TRUE(DecideAccess(tokens, plan, "Bearer a").status.ok());
   EXPECT_TRUE(DecideAccess(tokens, "/grpc.health.v1.Health/Check", std::nullopt).status.ok());
+}
+
+TEST(AccessPolicyTest, ReportingMeasurementsNeedsItsOwnScope) {
+  const TokenStore tokens = Tokens();
+  const std::string report = "/shardplan.v1.PlannerService/ReportMeasurement";
+  EXPECT_EQ(RequiredAccess(report), Access::kMeasurements);
+  AccessDecision planner = DecideAccess(tokens, report, "Bearer p");
+  EXPECT_EQ(planner.status.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(std::string(planner.status.message()),
+              HasSubstr("shardplan.v1.PlannerService/ReportMeasurement needs scope "
+                        "\"measurements\"; the token \"trainer\" has role \"planner\" without it"));
+  EXPECT_TRUE(DecideAccess(tokens, report, "Bearer m").status.ok());
+  EXPECT_TRUE(DecideAccess(tokens, report, "Bearer a").status.ok());  // admins may
+  // The scope adds a permission, it grants no role.
+  EXPECT_TRUE(DecideAccess(tokens, "/shardplan.v1.PlannerService/Plan", "Bearer m").status.ok());
+  EXPECT_EQ(
+      DecideAccess(tokens, "/shardplan.v1.AdminService/ReloadModels", "Bearer m").status.code(),
+      absl::StatusCode::kPermissionDenied);
 }
 
 TEST(AccessPolicyTest, AJobOfATokenOrCertificateIsSeenByItsOwnerAndAdminsOnly) {

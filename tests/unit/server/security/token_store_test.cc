@@ -59,6 +59,12 @@ TEST(TokenStoreTest, MalformedFilesAreRefusedNamingTheField) {
            "\", \"role\": \"root\"}]}",
        "tokens[0].role: required, \"planner\" or \"admin\""},
       {"{\"tokens\": [{\"name\": \"a\", \"token\": \"plain\"}]}", "tokens[0]: unknown key"},
+      {"{\"tokens\": [{\"name\": \"a\", \"sha256\": \"" + Sha256Hex("t") +
+           "\", \"role\": \"planner\", \"scopes\": \"measurements\"}]}",
+       "tokens[0].scopes: expected an array of scopes"},
+      {"{\"tokens\": [{\"name\": \"a\", \"sha256\": \"" + Sha256Hex("t") +
+           "\", \"role\": \"planner\", \"scopes\": [\"measurements\", \"root\"]}]}",
+       "tokens[0].scopes[1]: unknown scope \"root\" (known: \"measurements\")"},
       {"{\"tokens\": [" + good + ", " + Entry("a", "u", "admin") + "]}",
        "tokens[1].name: duplicate name \"a\""},
       {"{\"tokens\": [" + good + ", " + Entry("b", "t", "admin") + "]}",

@@ -1,17 +1,17 @@
-#include "wire/json_message.h"
+#include "proto/json/json_message.h"
 
 #include <initializer_list>
 #include <memory>
 #include <string>
 
 #include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "shardplan/v1/planner.pb.h"
 #include "tests/unit/support/proto_fields.h"
 
-namespace shardplan::wire {
+namespace shardplan::proto_json {
 namespace {
 
 using ::testing::HasSubstr;
@@ -44,13 +44,20 @@ TEST(JsonMessageTest, RefusesWhatProtobufWouldAcceptSilently) {
   EXPECT_EQ(ParseError(R"({"tables": {"name": "a"}})"), "tables: expected an array, got an object");
   EXPECT_EQ(ParseError(R"({"tables": [{"access_bins": 0.5}]})"),
             "tables[0].access_bins: expected an array, got 0.5");
-  EXPECT_EQ(ParseError(R"({"tables": [{"pooling_factor": 1, "poolingFactor": 2}]})"),
-            "tables[0].pooling_factor: given twice, as \"poolingFactor\" and as \"pooling_factor\"");
+  EXPECT_EQ(
+      ParseError(R"({"tables": [{"pooling_factor": 1, "poolingFactor": 2}]})"),
+      "tables[0].pooling_factor: given twice, as \"poolingFactor\" and as \"pooling_factor\"");
+  // In one spelling too: JSON parsers keep one of the two values, silently.
+  EXPECT_EQ(ParseError(R"({"tables": [{"rows": 1, "pooling_factor": 1, "pooling_factor": 50}]})"),
+            "pooling_factor: given twice in one object; give each field once");
+  EXPECT_EQ(ParseError(R"({"batch_size": 1, "batch_size": 1})"),
+            "batch_size: given twice in one object; give each field once");
 }
 
 TEST(JsonMessageTest, UnknownFieldsListTheKnownOnes) {
-  EXPECT_THAT(ParseError(R"({"tables": [{"pooling": 1}]})"),
-              StartsWith("tables[0].pooling: unknown field (known: name, rows, dim, pooling_factor"));
+  EXPECT_THAT(
+      ParseError(R"({"tables": [{"pooling": 1}]})"),
+      StartsWith("tables[0].pooling: unknown field (known: name, rows, dim, pooling_factor"));
   EXPECT_THAT(ParseError(R"({"task": {}})"),
               StartsWith("task: unknown field (known: tables, topology, batch_size"));
 }
@@ -71,14 +78,16 @@ TEST(JsonMessageTest, ShapesAndValuesNameTheFieldPath) {
             "tables[0].element_type: unknown ElementType \"FP64\" (expected one of "
             "ELEMENT_TYPE_UNSPECIFIED, FP32, FP16, INT8)");
   EXPECT_EQ(ParseError(R"({"tables": [5]})"), "tables[0]: expected an object, got 5");
-  EXPECT_EQ(ParseError(R"({"colocate": [["a"]]})"), "colocate[0]: expected an object, got an array");
+  EXPECT_EQ(ParseError(R"({"colocate": [["a"]]})"),
+            "colocate[0]: expected an object, got an array");
   EXPECT_EQ(ParseError(R"({"batchSize": []})"), "batch_size: expected an integer, got an array");
   EXPECT_EQ(ParseError(R"({"topology": 4})"), "topology: expected an object, got 4");
 }
 
 TEST(JsonMessageTest, UnsignedAndMapFields) {
   v1::Plan plan;
-  EXPECT_EQ(ParseJsonMessage(R"({"seed": -1})", plan).message(), "seed: must not be negative, got -1");
+  EXPECT_EQ(ParseJsonMessage(R"({"seed": -1})", plan).message(),
+            "seed: must not be negative, got -1");
   EXPECT_EQ(ParseJsonMessage(R"({"seed": "x"})", plan).message(),
             "seed: expected an unsigned integer, got \"x\"");
   EXPECT_EQ(ParseJsonMessage(R"({"parameters": []})", plan).message(),
@@ -115,7 +124,8 @@ TEST(JsonMessageTest, WritesSnakeCaseAndDefaultsOnRequest) {
   const nlohmann::json sparse = nlohmann::json::parse(WriteJsonMessage(task));
   EXPECT_EQ(sparse["tables"][0]["pooling_factor"], 2.5);
   EXPECT_FALSE(sparse["tables"][0].contains("rows"));
-  const nlohmann::json full = nlohmann::json::parse(WriteJsonMessage(task, {.with_defaults = true}));
+  const nlohmann::json full =
+      nlohmann::json::parse(WriteJsonMessage(task, {.with_defaults = true}));
   EXPECT_EQ(full["tables"][0]["rows"], "0");  // proto3 JSON writes int64 as a string
   EXPECT_EQ(full["tables"][0]["element_type"], "ELEMENT_TYPE_UNSPECIFIED");
   EXPECT_FALSE(full["tables"][0].contains("pinned_device"));  // optional: absent stays absent
@@ -153,4 +163,4 @@ TEST(JsonMessageTest, EveryFieldRoundTrips) {
 }
 
 }  // namespace
-}  // namespace shardplan::wire
+}  // namespace shardplan::proto_json

@@ -1,17 +1,19 @@
-#include "wire/json_message.h"
+#include "proto/json/json_message.h"
 
 #include <map>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/util/json_util.h"
 #include "nlohmann/json.hpp"
 
-namespace shardplan::wire {
+namespace shardplan::proto_json {
 namespace {
 
 using google::protobuf::Descriptor;
@@ -144,8 +146,8 @@ absl::Status CheckObject(const json& object, const Descriptor& type, const std::
     }
     const std::string field_path = Join(path, field->name());
     if (const auto seen = spelling.find(field); seen != spelling.end()) {
-      return FieldError(field_path, absl::StrCat("given twice, as \"", seen->second,
-                                                 "\" and as \"", key, "\""));
+      return FieldError(
+          field_path, absl::StrCat("given twice, as \"", seen->second, "\" and as \"", key, "\""));
     }
     spelling.emplace(field, key);
     if (absl::Status status = CheckField(value, *field, field_path); !status.ok()) return status;
@@ -201,16 +203,43 @@ std::string Rephrase(const std::string& message) {
   return message;
 }
 
+// `text` parsed, refusing an object that gives one key twice (nlohmann keeps the last, as
+// protobuf's parser would): a field given twice in the same spelling is as ambiguous as in two.
+absl::StatusOr<json> ParseWithoutRepeatedKeys(absl::string_view text) {
+  std::vector<std::set<std::string>> keys_of_open_objects;
+  std::string repeated;
+  const json::parser_callback_t callback = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) {
+      keys_of_open_objects.emplace_back();
+    } else if (event == json::parse_event_t::object_end && !keys_of_open_objects.empty()) {
+      keys_of_open_objects.pop_back();
+    } else if (event == json::parse_event_t::key && !keys_of_open_objects.empty() &&
+               !keys_of_open_objects.back().insert(parsed.get<std::string>()).second &&
+               repeated.empty()) {
+      repeated = parsed.get<std::string>();
+    }
+    return true;
+  };
+  json document;
+  try {
+    document = json::parse(text.begin(), text.end(), callback);
+  } catch (const json::exception& error) {  // a syntax error, or a number out of range
+    return absl::InvalidArgumentError(absl::StrCat("invalid JSON: ", error.what()));
+  }
+  if (!repeated.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(repeated, ": given twice in one object; give each field once"));
+  }
+  return document;
+}
+
 }  // namespace
 
 absl::Status ParseJsonMessage(absl::string_view text, google::protobuf::Message& message) {
   message.Clear();
-  json document;
-  try {
-    document = json::parse(text.begin(), text.end());
-  } catch (const json::exception& error) {  // a syntax error, or a number out of range
-    return absl::InvalidArgumentError(absl::StrCat("invalid JSON: ", error.what()));
-  }
+  absl::StatusOr<json> parsed = ParseWithoutRepeatedKeys(text);
+  if (!parsed.ok()) return parsed.status();
+  const json& document = *parsed;
   if (!document.is_object()) {
     return absl::InvalidArgumentError(
         absl::StrCat("JSON document: expected an object, got ", Shown(document)));
@@ -240,4 +269,4 @@ std::string WriteJsonMessage(const google::protobuf::Message& message,
   return out;
 }
 
-}  // namespace shardplan::wire
+}  // namespace shardplan::proto_json

@@ -1,5 +1,5 @@
-#ifndef SHARDPLAN_WIRE_JSON_MESSAGE_H_
-#define SHARDPLAN_WIRE_JSON_MESSAGE_H_
+#ifndef SHARDPLAN_PROTO_JSON_JSON_MESSAGE_H_
+#define SHARDPLAN_PROTO_JSON_JSON_MESSAGE_H_
 
 // Any protobuf message as proto3 JSON, through protobuf's own JSON support, with errors that
 // name the field path ("tables[2].rows: expected an integer, got \"ten\"").
@@ -18,7 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "google/protobuf/message.h"
 
-namespace shardplan::wire {
+namespace shardplan::proto_json {
 
 // Parses `json` into `message` (cleared first). INVALID_ARGUMENT naming the field path; a
 // syntax error is "invalid JSON: ...".
@@ -34,6 +34,6 @@ struct JsonWriteOptions {
 std::string WriteJsonMessage(const google::protobuf::Message& message,
                              const JsonWriteOptions& options = {});
 
-}  // namespace shardplan::wire
+}  // namespace shardplan::proto_json
 
-#endif  // SHARDPLAN_WIRE_JSON_MESSAGE_H_
+#endif  // SHARDPLAN_PROTO_JSON_JSON_MESSAGE_H_
