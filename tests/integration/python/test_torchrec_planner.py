@@ -1,19 +1,20 @@
 """shardplan.torchrec.ShardplanPlanner against the real shardplan-server, without torchrec:
 plan() of a model of TorchRec-shaped modules (tests/unit/client/python/torchrec_fakes.py) in
-the dict form, and collective_plan() over simulated ranks (threads and an injected broadcast)
-where only rank 0 asks the server.
+the dict form, collective_plan() over simulated ranks (threads and an injected broadcast)
+where only rank 0 asks the server, and a launch that waits for its server or falls back.
 
 Run by ctest like test_client.py:
     /usr/bin/python3 -m unittest -v test_torchrec_planner
 """
 
+import logging
 import threading
 import unittest
 
 import shardplan
 import torch_shard_checks
-from server_fixture import SharedServer
-from shardplan.torchrec import ShardplanPlanner, tables_by_rank
+from server_fixture import ServerProcess, SharedServer, refused_port
+from shardplan.torchrec import ShardplanPlanner, tables_by_rank, torchrec_available
 from tasks import check_plan
 from torchrec_fakes import (GIB, EmbeddingBagCollectionSharder, EmbeddingCollectionSharder,
                             EmbOptimType, Model, ParameterConstraints, Topology, bag_tables,
@@ -172,6 +173,100 @@ class CollectivePlanTest(PlannerTestCase):
         plan = planner.collective_plan(Model(bag_tables()), [], ThreadGroup(1).member(0))
         self.assertEqual(sorted(plan["plan"][EBC]), ["item_id", "user_id"])
         self.assertEqual(client.plans, 1)
+
+
+class FirstRetry(logging.Handler):
+    """Set once the client logged a retry: the launch is waiting."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.seen = threading.Event()
+
+    def emit(self, record):
+        if "retrying in" in record.getMessage():
+            self.seen.set()
+
+
+class StandInPlanner:
+    """A fallback planner: plan(module, sharders) as TorchRec's planners have it."""
+
+    def __init__(self):
+        self.calls = []
+
+    def plan(self, module, sharders):
+        self.calls.append((module, sharders))
+        return {"plan": {"planned": "by the fallback"}}
+
+
+class LaunchTest(unittest.TestCase):
+    """A launch that waits: a job whose server is not up yet waits for it until its timeout,
+    and can fall back to TorchRec's planner (here a stand-in) when it never answers."""
+
+    def test_a_job_launched_before_its_server_gets_its_plan(self):
+        sock, port = refused_port()
+        planner = ShardplanPlanner(topology(), target=f"127.0.0.1:{port}", timeout=60,
+                                   torchrec_objects=False)
+        self.addCleanup(planner.client.close)
+        retries = FirstRetry()
+        logging.getLogger("shardplan").addHandler(retries)
+        self.addCleanup(logging.getLogger("shardplan").removeHandler, retries)
+        outcome = {}
+
+        def launch():
+            try:
+                outcome["plan"] = planner.plan(Model(bag_tables()), [])
+            except Exception as error:  # pylint: disable=broad-except
+                outcome["error"] = error
+
+        job = threading.Thread(target=launch)
+        job.start()
+        self.assertTrue(retries.seen.wait(30), "the client never retried")
+        sock.close()  # the server takes the port the job dials
+        with ServerProcess(["--address", f"127.0.0.1:{port}"]):
+            job.join(60)
+        self.assertNotIn("error", outcome)
+        self.assertEqual(sorted(outcome["plan"]["plan"][EBC]), ["item_id", "user_id"])
+        self.assertEqual(planner.last_planner, "shardplan")
+
+    def test_the_fallback_plans_when_the_server_never_answers(self):
+        sock, port = refused_port()
+        fallback = StandInPlanner()
+        planner = ShardplanPlanner(topology(), target=f"127.0.0.1:{port}", timeout=0.5,
+                                   torchrec_objects=False, fallback=fallback)
+        self.addCleanup(planner.client.close)
+        model, sharders = Model(bag_tables()), [EmbeddingBagCollectionSharder()]
+        with sock, self.assertLogs("shardplan.torchrec", "WARNING") as logged:
+            plan = planner.plan(model, sharders)
+        self.assertEqual(plan, {"plan": {"planned": "by the fallback"}})
+        self.assertEqual(fallback.calls, [(model, sharders)])
+        self.assertEqual(planner.last_planner, "fallback")
+        self.assertIsNone(planner.last_plan)
+        self.assertIn("could not answer", logged.output[0])
+        self.assertIn("StandInPlanner instead (fallback)", logged.output[0])
+
+    def test_without_a_fallback_the_servers_absence_is_raised(self):
+        sock, port = refused_port()
+        planner = ShardplanPlanner(topology(), target=f"127.0.0.1:{port}", timeout=0.5)
+        self.addCleanup(planner.client.close)
+        with sock, self.assertRaises(shardplan.UnavailableError):
+            planner.plan(Model(bag_tables()), [])
+
+    def test_an_answer_about_the_task_is_never_replaced_by_the_fallback(self):
+        fallback = StandInPlanner()
+        with ServerProcess() as server:
+            planner = ShardplanPlanner(topology(hbm_gib=0.0001), target=server.target,
+                                       timeout=20, fallback=fallback)
+            self.addCleanup(planner.client.close)
+            with self.assertRaises(shardplan.InfeasibleTaskError):
+                planner.plan(Model(bag_tables()), [])
+        self.assertEqual(fallback.calls, [])
+
+    def test_a_fallback_that_cannot_plan_is_refused_at_once(self):
+        with self.assertRaisesRegex(ValueError, "fallback: 'nothing' is neither"):
+            ShardplanPlanner(topology(), fallback="nothing")
+        if not torchrec_available():
+            with self.assertRaisesRegex(ValueError, "torchrec does not import here"):
+                ShardplanPlanner(topology(), fallback="torchrec")
 
 
 if __name__ == "__main__":
