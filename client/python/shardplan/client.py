@@ -98,7 +98,9 @@ class PlannerClient(ClientBase):
     def replan(self, task: TaskLike, job_key: str, algorithm: Optional[str] = None,
                params: Params = None, seed: int = 0, model: Optional[str] = None,
                timeout: Optional[float] = None) -> planner_pb2.PlanResponse:
-        """Plans a keyed task anew and gives `job_key` the new plan; returns the PlanResponse."""
+        """Plans a keyed task anew and gives `job_key` the new plan; returns the PlanResponse.
+        model None keeps the model the key's plan was asked under, so the job's resume call
+        (plan() with that model and key) finds the new plan; a model moves the key to it."""
         request = self._plan_request(task, algorithm, params, seed, model, False, job_key)
         return self._call(self._stub.Replan, request, timeout)
 
