@@ -95,8 +95,14 @@ class ShardplanPlannerTest(PlannerTestCase):
         planner = self.planner(client, batch_size=256, constraints=constraints)
         sharders = [EmbeddingBagCollectionSharder({"optimizer": EmbOptimType.ADAM}),
                     EmbeddingCollectionSharder({"optimizer": EmbOptimType.ADAM})]
-        sharding_plan = planner.plan(Model(bag_tables(), sequence_tables()), sharders)
+        with self.assertLogs("shardplan.torchrec", "INFO") as logged:
+            sharding_plan = planner.plan(Model(bag_tables(), sequence_tables()), sharders)
         self.assertEqual(client.plans, 1)
+        # The job log's account of the plan: who planned it, every rank, every table.
+        self.assertIn("algorithm torchrec, cost model analytic@1", logged.output[0])
+        rows = [r.getMessage() for r in logged.records if r.getMessage().lstrip()[:1].isdigit()]
+        self.assertEqual([int(row.split()[0]) for row in rows], list(range(WORLD)))
+        self.assertEqual(sum("  table " in line for line in logged.output), 3)
         self.assertEqual(sorted(sharding_plan["plan"]), ["embedding_collection", EBC])
         self.assertEqual(sorted(sharding_plan["plan"][EBC]), ["item_id", "user_id"])
         history = sharding_plan["plan"]["embedding_collection"]["history"]

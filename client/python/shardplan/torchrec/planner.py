@@ -11,7 +11,9 @@ only modules of a sharder's module_type, as TorchRec plans), builds the task (ta
 server and returns a torchrec ShardingPlan of ParameterSharding objects when torchrec imports,
 else the ShardingPlan dict. collective_plan() asks on rank 0 of `pg` only and broadcasts the
 plan, or rank 0's error, to every rank (torch.distributed.broadcast_object_list, or the
-`broadcast` given). With fallback= (opt-in), a server that cannot answer before the timeout
+`broadcast` given). Each plan is logged on the "shardplan.torchrec" logger as TorchRec logs its
+stats: at INFO, the algorithm and cost model, a table of every rank (shards, memory, predicted
+costs, tables) and each table's sharding; the plan's warnings at WARNING (_plan_log.py). With fallback= (opt-in), a server that cannot answer before the timeout
 (down, restarting, busy) hands the plan to TorchRec's own planner, and the job log says so.
 """
 
@@ -24,6 +26,7 @@ from shardplan.client import PlannerClient
 from shardplan.errors import (DeadlineExceededError, ResourceExhaustedError, ShardplanError,
                               UnavailableError)
 from shardplan.torchrec._objects import sharding_plan_objects, torchrec_available
+from shardplan.torchrec._plan_log import log_plan
 from shardplan.torchrec.task import STORAGE_RESERVATION, TorchRecTask, build_task
 
 try:  # a real ShardingPlanner where torchrec is installed; a plain class elsewhere
@@ -169,6 +172,7 @@ class ShardplanPlanner(_PlannerBase):  # type: ignore[misc,valid-type]
                 raise
             return self._fallback_plan(module, sharders, error)
         self.last_planner = "shardplan"
+        log_plan(_log, self.last_plan, task.modules)
         sharding_plan = task.sharding_plan(self.last_plan)
         if self._objects:
             return sharding_plan_objects(sharding_plan, task.constraints)
