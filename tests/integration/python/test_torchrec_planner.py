@@ -16,9 +16,9 @@ import torch_shard_checks
 from server_fixture import ServerProcess, SharedServer, refused_port
 from shardplan.torchrec import ShardplanPlanner, tables_by_rank, torchrec_available
 from tasks import check_plan
-from torchrec_fakes import (GIB, EmbeddingBagCollectionSharder, EmbeddingCollectionSharder,
-                            EmbOptimType, Model, ParameterConstraints, Topology, bag_tables,
-                            sequence_tables)
+from torchrec_fakes import (GIB, EmbeddingBagCollectionSharder, EmbeddingBagConfig,
+                            EmbeddingCollectionSharder, EmbeddingConfig, EmbOptimType, Model,
+                            ParameterConstraints, Topology, bag_tables, sequence_tables)
 
 EBC = "sparse_arch.embedding_bag_collection"
 WORLD = 4
@@ -121,6 +121,43 @@ class ShardplanPlannerTest(PlannerTestCase):
         evaluated = client.evaluate(task, sharding_plan)
         self.assertAlmostEqual(evaluated.cost_ms, planner.last_plan.cost_ms, places=6)
         self.assertEqual(set(tables_by_rank(sharding_plan)), set(range(WORLD)))
+
+    def test_every_algorithm_keeps_to_the_types_the_sharders_support(self):
+        """Tables larger than a device, too narrow to cut by columns, must be cut by rows:
+        given every type, the planners take table_row_wise for all of them (issue 31). The
+        sharders allow an EmbeddingCollection table no table_row_wise (cuda or cpu), and an
+        EmbeddingBagCollection table on cpu no row types at all: every algorithm keeps to
+        that, or refuses."""
+        client = self.client()
+
+        def bag(rows):
+            return EmbeddingBagConfig(num_embeddings=rows, embedding_dim=4, name="bag")
+
+        sequence = EmbeddingConfig(num_embeddings=200_000_000, embedding_dim=4, name="seq")
+        cpu = Topology(world_size=WORLD, compute_device="cpu", ddr_cap=2 * GIB,
+                       local_world_size=2)
+        row_level = {shardplan.pb.ROW_WISE, shardplan.pb.TABLE_ROW_WISE}
+        planned = set()
+        for device, topo, bag_rows in (("cuda", topology(hbm_gib=2), 200_000_000),
+                                       ("cpu", cpu, 1_000_000)):
+            for algorithm in (a.name for a in client.list_algorithms()):
+                planner = ShardplanPlanner(topo, client=client, torchrec_objects=False,
+                                           algorithm=algorithm)
+                with self.subTest(device=device, algorithm=algorithm):
+                    try:
+                        planner.plan(Model([bag(bag_rows)], [sequence]), [])
+                    except (shardplan.InfeasibleTaskError, shardplan.NotFoundError,
+                            shardplan.ResourceExhaustedError):  # no row shards, no policy
+                        continue
+                    planned.add((device, algorithm))
+                    types = {t.table: t.sharding_type for t in planner.last_plan.tables}
+                    self.assertEqual(types["seq"], shardplan.pb.ROW_WISE)
+                    if device == "cpu":
+                        self.assertNotIn(types["bag"], row_level)
+        self.assertLessEqual({("cuda", "torchrec"), ("cpu", "torchrec")}, planned)
+        with self.assertRaises(shardplan.InfeasibleTaskError):  # TorchRec's cpu sharder too
+            ShardplanPlanner(cpu, client=client, torchrec_objects=False,
+                             algorithm="torchrec").plan(Model([bag(200_000_000)], []), [])
 
     def test_a_task_that_fits_nowhere_is_the_servers_refusal(self):
         planner = self.planner(self.client(), topology=topology(hbm_gib=0.0001))

@@ -23,6 +23,7 @@ from shardplan.errors import InvalidTaskError
 from shardplan.torchrec._constraints import table_options
 from shardplan.torchrec._format import to_torchrec
 from shardplan.torchrec._optimizers import optimizer_of, sharders_optimizer
+from shardplan.torchrec._sharders import supported_types
 from shardplan.torchrec._topology import HostLayout, topology_message
 from shardplan.v1 import planner_pb2
 
@@ -71,7 +72,11 @@ def build_task(tables: Mapping[str, Sequence[Any]], topology: Any,
     """The task of `tables` ({module path: [configs]}, table names unique across modules) on
     `topology`. constraints: {table name: ParameterConstraints} (names of no table are ignored,
     as TorchRec does). model: when given, every module path must be one of its
-    named_modules(). hardware: what the devices are ("h100-sxm", "a100-sxm4", "rtx2080ti"; the
+    named_modules(), and each module's sharder (in `sharders`, else TorchRec's default for its
+    kind) decides which sharding types its tables may take on the compute device: a table's
+    allowed_sharding_types are those it supports, narrowed by the table's constraints
+    (_sharders.py; without `model`, the default sharder of the configs' kind decides).
+    hardware: what the devices are ("h100-sxm", "a100-sxm4", "rtx2080ti"; the
     task's topology.hardware), so that the server costs with a model of it; "" leaves it unnamed.
     Raises InvalidTaskError naming the table and field shardplan cannot honour."""
     if model is not None:
@@ -92,7 +97,10 @@ def build_task(tables: Mapping[str, Sequence[Any]], topology: Any,
                             memory=memory)
     modules: Dict[str, str] = {}
     constraints = dict(constraints or {})
+    module_objects = dict(model.named_modules()) if model is not None else {}
     for path, configs in tables.items():
+        supported = supported_types(module_objects.get(path), configs, sharders,
+                                    layout.compute_device)
         for config in configs:
             name = str(getattr(config, "name", "") or "")
             if not name:
@@ -102,7 +110,8 @@ def build_task(tables: Mapping[str, Sequence[Any]], topology: Any,
                                        f"{path!r}: table names must be unique across modules")
             modules[name] = path
             where = f"table {name!r} of module {path!r}"
-            options = table_options(where, constraints.get(name), layout.compute_device)
+            options = table_options(where, constraints.get(name), layout.compute_device,
+                                    supported)
             table = task.tables.add(
                 name=name, rows=int(config.num_embeddings), dim=int(config.embedding_dim),
                 pooling_factor=options.pooling_factor,
