@@ -62,6 +62,21 @@ class PlanTest(ServerTestCase):
                 self.assertEqual(plan.parameters["min_partition"], "4")
                 check_plan_covers(self, plan, task)
 
+    def test_each_element_type_is_sized_as_torchrec_sizes_it(self):
+        """FP32 4 bytes an element, FP16 and BF16 2, INT8, UINT8 and NFP8 1: the plan's memory
+        is the tables' rows x dim x that size (weights only, the default)."""
+        for name, size in (("FP32", 4), ("FP16", 2), ("BF16", 2), ("INT8", 1), ("UINT8", 1),
+                           ("NFP8", 1)):
+            with self.subTest(element_type=name):
+                task = small_task(2, 2)
+                for table in task["tables"]:
+                    table["element_type"] = name
+                plan = self.client.plan(task, algorithm="size_lookup_greedy")
+                expected = sum(t["rows"] * t["dim"] * size for t in task["tables"])
+                self.assertEqual(sum(d.memory_bytes for d in plan.devices), expected)
+                self.assertEqual(shardplan.task_from_dict(task).tables[0].element_type,
+                                 getattr(shardplan.pb, name))
+
     def test_task_message_and_params(self):
         task = shardplan.task_from_dict(example_task("task_4dev.json"))
         plan = self.client.plan(task, algorithm="random", params={"respect_memory": True},

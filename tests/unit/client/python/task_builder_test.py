@@ -78,12 +78,22 @@ class TablesTest(unittest.TestCase):
         self.assertEqual(tables["item_id"].pooling_factor, 1.0)
         self.assertEqual(task.modules, {"user_id": EBC, "item_id": EBC})
 
-    def test_an_element_type_shardplan_does_not_plan_is_refused(self):
-        tables = [EmbeddingBagConfig(num_embeddings=10, embedding_dim=8, name="bf",
-                                     data_type=DataType.BF16)]
+    def test_torchrecs_data_types_with_a_whole_size_and_the_others_refused(self):
+        def element_type(data_type):
+            tables = [EmbeddingBagConfig(num_embeddings=10, embedding_dim=8, name="t",
+                                         data_type=data_type)]
+            return build_task({"ebc": tables}, topology()).task.tables[0].element_type
+
+        self.assertEqual(element_type(DataType.BF16), pb.BF16)
+        self.assertEqual(element_type("UINT8"), pb.UINT8)
+        self.assertEqual(element_type("NFP8"), pb.NFP8)
         with self.assertRaisesRegex(shardplan.InvalidTaskError,
-                                    "table 'bf' of module 'ebc': data_type BF16"):
-            build_task({"ebc": tables}, topology())
+                                    "table 't' of module 'ebc': data_type INT4: TorchRec stores "
+                                    "it packed two to a byte"):
+            element_type("INT4")
+        with self.assertRaisesRegex(shardplan.InvalidTaskError,
+                                    "data_type INT64: TorchRec gives it no size"):
+            element_type("INT64")
 
     def test_several_modules_keep_their_tables_and_names_must_be_unique(self):
         task = build_task({EBC: bag_tables(), "embedding_collection": sequence_tables()},
