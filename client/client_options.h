@@ -32,12 +32,17 @@ struct ClientOptions {
   // Retries: a call that fails with UNAVAILABLE (server down, restarting, connection refused),
   // or with a RESOURCE_EXHAUSTED the server marks as transient (all planning slots or the job
   // queue busy, the caller's own requests at their limit; not a task over the server's limits),
-  // is tried up to `max_attempts` times in all, sleeping initial_backoff, then x multiplier per
-  // attempt up to max_backoff (or the server's retry-after hint if longer), each sleep scaled by
-  // a random factor in [1 - jitter, 1 + jitter] so that many trainers starting together do not
-  // retry in lockstep. No other code is retried. A retry that would sleep past the call's
-  // deadline is not made: the call returns the last error. max_attempts = 1 disables retries.
-  int max_attempts = 4;
+  // is tried again until its deadline, sleeping initial_backoff, then x multiplier per attempt
+  // up to max_backoff (or the server's retry-after hint if longer), each sleep scaled by a
+  // random factor in [1 - jitter, 1 + jitter] so that many trainers starting together do not
+  // retry in lockstep. So a job launched while its server (re)starts waits for it, for as long
+  // as its deadline allows. The last sleep is cut short to leave the last attempt at least
+  // initial_backoff before the deadline; a call whose deadline leaves less makes no further
+  // attempt and returns the last error. No other code is retried. A call without a deadline
+  // (WatchPlan by default) retries until the server answers.
+  // max_attempts > 0 caps the attempts of a call in all (1 disables retries); 0, the default,
+  // leaves it to the deadline.
+  int max_attempts = 0;
   absl::Duration initial_backoff = absl::Milliseconds(200);
   absl::Duration max_backoff = absl::Seconds(5);
   double backoff_multiplier = 2.0;

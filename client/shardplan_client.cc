@@ -38,16 +38,20 @@ void PrepareContext(grpc::ClientContext& context, const ClientOptions& options,
 
 // Whether to try again after `status` failed attempt `attempt`; sleeps first if so. UNAVAILABLE
 // is retried, and RESOURCE_EXHAUSTED when the server marked it transient (`retry_after`: busy
-// now, not a task over its limits); the sleep is the backoff, or the server's hint if longer. A
-// retry is not worth making when its sleep alone would outlast the call's deadline.
+// now, not a task over its limits), until the deadline or max_attempts (when set); the sleep is
+// the backoff, or the server's hint if longer, cut short so that the next attempt still has
+// initial_backoff (a connection's worth) before the deadline.
 bool SleepBeforeRetry(const ClientOptions& options, absl::string_view method, int attempt,
                       const absl::Status& status, std::optional<absl::Duration> retry_after,
                       absl::Time deadline, Backoff& backoff) {
   const bool transient =
       absl::IsUnavailable(status) || (absl::IsResourceExhausted(status) && retry_after);
-  if (!transient || attempt >= options.max_attempts) return false;
-  const absl::Duration sleep = std::max(backoff.Next(), retry_after.value_or(absl::ZeroDuration()));
-  if (absl::Now() + sleep >= deadline) return false;
+  if (!transient || (options.max_attempts > 0 && attempt >= options.max_attempts)) return false;
+  const absl::Duration last_attempt = std::max(options.initial_backoff, absl::ZeroDuration());
+  const absl::Duration sleep =
+      std::min(std::max(backoff.Next(), retry_after.value_or(absl::ZeroDuration())),
+               deadline - absl::Now() - last_attempt);
+  if (sleep <= absl::ZeroDuration()) return false;
   if (options.on_retry) options.on_retry({std::string(method), attempt, status, sleep});
   absl::SleepFor(sleep);
   return true;

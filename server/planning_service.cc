@@ -94,6 +94,22 @@ absl::Status NoStoreForKeys() {
       "keep named plans");
 }
 
+// The model a Replan that names none keeps: the one the key's plan was asked under, as it was
+// spelled ("name" follows the name's newest version, "name@version" stays, "" stays the
+// server's choice), so that the job's resume call, which names that model, still finds its
+// plan. A key without a record, or whose record is damaged or unreadable as a request (Replan
+// is how such a key gets a new plan), keeps nothing.
+absl::StatusOr<std::string> ModelOfKeyedPlan(const PlanLedger& ledger, const std::string& job_key) {
+  absl::StatusOr<std::optional<PlanRecord>> found = ledger.FindKeyed(job_key);
+  if (!found.ok() && found.status().code() != absl::StatusCode::kDataLoss) {
+    return StoreReadError("job_key", absl::StrCat("the plan named \"", job_key, "\""),
+                          found.status());
+  }
+  if (!found.ok() || !found->has_value()) return std::string();
+  absl::StatusOr<PlanningRequest> stored = ledger.StoredRequest(**found);
+  return stored.ok() ? stored->model : std::string();
+}
+
 // What a watcher sees of a job: a stored job re-read unchanged is not sent again.
 bool SameVisibleState(const JobSnapshot& a, const JobSnapshot& b) {
   return a.state == b.state && a.progress == b.progress &&
@@ -306,6 +322,11 @@ absl::StatusOr<PlanAnswer> PlanningService::Replan(PlanningRequest request,
                                                    const CallContext& call) {
   if (absl::Status admitted = Admit(CallKind::kReplan, request.job_key); !admitted.ok()) {
     return admitted;
+  }
+  if (request.model.empty()) {
+    absl::StatusOr<std::string> kept = ModelOfKeyedPlan(*ledger_, request.job_key);
+    if (!kept.ok()) return kept.status();
+    request.model = *std::move(kept);
   }
   return PlanAndRecord(std::move(request), call, /*replace_key=*/true);
 }

@@ -22,7 +22,7 @@ absl::Status FieldError(const std::string& path, absl::string_view reason) {
   return absl::InvalidArgumentError(absl::StrCat(path, ": ", reason));
 }
 
-// "unknown ElementType 9 (expected one of ELEMENT_TYPE_UNSPECIFIED, FP32, FP16, INT8)", as the
+// "unknown ElementType 9 (expected one of ELEMENT_TYPE_UNSPECIFIED, FP32, FP16, INT8, ...)", as the
 // JSON reader says it for a name.
 absl::Status UnknownEnumValue(const google::protobuf::EnumDescriptor& type, int value,
                               absl::string_view path) {
@@ -42,6 +42,12 @@ absl::StatusOr<ElementType> ElementTypeFromProto(int value, absl::string_view pa
       return ElementType::kFp16;
     case v1::INT8:
       return ElementType::kInt8;
+    case v1::BF16:
+      return ElementType::kBf16;
+    case v1::UINT8:
+      return ElementType::kUint8;
+    case v1::NFP8:
+      return ElementType::kNfp8;
     default:
       return UnknownEnumValue(*v1::ElementType_descriptor(), value, path);
   }
@@ -53,6 +59,12 @@ v1::ElementType ElementTypeToProto(ElementType type) {
       return v1::FP16;
     case ElementType::kInt8:
       return v1::INT8;
+    case ElementType::kBf16:
+      return v1::BF16;
+    case ElementType::kUint8:
+      return v1::UINT8;
+    case ElementType::kNfp8:
+      return v1::NFP8;
     case ElementType::kFp32:
       break;
   }

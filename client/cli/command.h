@@ -29,7 +29,9 @@ struct GlobalOptions {
   std::string server;                     // --server, $SHARDPLAN_SERVER, or 127.0.0.1:50051
   std::optional<absl::Duration> timeout;  // --timeout: every call's deadline, watch included
   bool json = false;                      // --json
-  int max_attempts = 4;                   // --max-attempts: tries on UNAVAILABLE
+  // --max-attempts: tries on UNAVAILABLE; 0: until the deadline. A person waits at the
+  // terminal, so the CLI keeps a count where a job's client waits for its deadline.
+  int max_attempts = 4;
   SecurityOptions security;               // --tls*, --token-file
 };
 

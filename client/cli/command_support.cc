@@ -28,7 +28,8 @@ std::vector<OptionSpec> GlobalFlags() {
                         "deadline of each call, retries included (default: 30; watch: none)"),
       OptionSpec::Switch("json", "print proto JSON (original field names) instead of tables"),
       OptionSpec::Value("max-attempts", "N",
-                        "tries per call while the server is unavailable (default: 4; 1: no retry)"),
+                        "tries per call while the server is unavailable (default: 4; 1: no retry; "
+                        "0: until --timeout)"),
   };
   for (OptionSpec& flag : SecurityFlags()) flags.push_back(std::move(flag));
   flags.push_back(OptionSpec::Switch("help", "show help and exit", 'h'));
@@ -54,8 +55,8 @@ absl::Status ReadGlobalOptions(const OptionValues& flags, GlobalOptions& global)
   if (flags.Has("json")) global.json = true;
   if (flags.Has("max-attempts")) {
     int attempts = 0;
-    if (!absl::SimpleAtoi(flags.Get("max-attempts"), &attempts) || attempts < 1) {
-      return UsageError(absl::StrCat("--max-attempts must be an integer >= 1, got '",
+    if (!absl::SimpleAtoi(flags.Get("max-attempts"), &attempts) || attempts < 0) {
+      return UsageError(absl::StrCat("--max-attempts must be an integer >= 0, got '",
                                      flags.Get("max-attempts"), "'"));
     }
     global.max_attempts = attempts;

@@ -9,8 +9,11 @@ int ElementBytes(ElementType type) {
     case ElementType::kFp32:
       return 4;
     case ElementType::kFp16:
+    case ElementType::kBf16:
       return 2;
     case ElementType::kInt8:
+    case ElementType::kUint8:
+    case ElementType::kNfp8:
       return 1;
   }
   return 4;  // unreachable for valid enum values; ValidateTask rejects others
@@ -46,6 +49,12 @@ const char* ElementTypeName(ElementType type) {
       return "FP16";
     case ElementType::kInt8:
       return "INT8";
+    case ElementType::kBf16:
+      return "BF16";
+    case ElementType::kUint8:
+      return "UINT8";
+    case ElementType::kNfp8:
+      return "NFP8";
   }
   return "ELEMENT_TYPE_UNSPECIFIED";
 }

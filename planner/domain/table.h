@@ -11,7 +11,9 @@ namespace shardplan {
 // Number of bins of the access histogram (see Table::access_bins).
 inline constexpr int kNumAccessBins = 17;
 
-enum class ElementType { kFp32, kFp16, kInt8 };
+// TorchRec's data types that have a whole size in bytes (torchrec/modules/embedding_configs.py,
+// DATA_TYPE_NUM_BITS).
+enum class ElementType { kFp32, kFp16, kInt8, kBf16, kUint8, kNfp8 };
 
 // Bytes per stored element.
 int ElementBytes(ElementType type);

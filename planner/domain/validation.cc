@@ -44,6 +44,9 @@ bool ValidElementType(ElementType type) {
     case ElementType::kFp32:
     case ElementType::kFp16:
     case ElementType::kInt8:
+    case ElementType::kBf16:
+    case ElementType::kUint8:
+    case ElementType::kNfp8:
       return true;
   }
   return false;

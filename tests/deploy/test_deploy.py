@@ -9,6 +9,7 @@ import fnmatch
 import glob
 import hashlib
 import json
+import logging
 import os
 import re
 import shlex
@@ -18,6 +19,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 import urllib.parse
@@ -122,6 +124,12 @@ def find(docs, kind, name=None):
     if not found:
         raise AssertionError(f"no {kind} {name or ''} in the manifests")
     return found[0]
+
+
+def matches(selector, labels):
+    """Whether a label selector's matchLabels (the only form deploy/ uses) select `labels`."""
+    wanted = selector.get("matchLabels", {})
+    return bool(wanted) and all(labels.get(k) == v for k, v in wanted.items())
 
 
 def configmap_config(docs):
@@ -241,6 +249,13 @@ class FilesTest(unittest.TestCase):
         self.assertEqual(mounts["/etc/shardplan/config.json"], "config", where)
         check_setting_names(self, flag_names(args[2:]), f"{where} args")
 
+        # A readiness probe takes a pod out of the Service from its drain's first moment, and a
+        # budget covers the pods against evictions.
+        self.assertIn("readinessProbe", container, where)
+        pod_labels = deployment["spec"]["template"]["metadata"]["labels"]
+        budget = find(docs, "PodDisruptionBudget", "shardplan")
+        self.assertTrue(matches(budget["spec"]["selector"], pod_labels), f"{where}: PDB selector")
+
         # The Services reach named container ports of these pods.
         labels = deployment["spec"]["template"]["metadata"]["labels"]
         for service in (d for d in docs if d.get("kind") == "Service"):
@@ -251,13 +266,19 @@ class FilesTest(unittest.TestCase):
         return deployment, config, volumes, args
 
     def test_base_is_one_replica_on_sqlite(self):
-        docs = k8s_docs(deploy_path("k8s", "base"))
+        base = deploy_path("k8s", "base")
+        docs = rendered(base) or k8s_docs(base)
         deployment, config, volumes, _ = self.check_deployment(docs, "base")
-        # SQLite on a ReadWriteOnce volume: one writer, so one replica and no rolling overlap.
+        # SQLite on a ReadWriteOnce volume, which one server may hold at a time (its instance
+        # lock): one replica, replaced by Recreate (RolloutTest: clients wait through the gap).
         self.assertTrue(config["store"].startswith("sqlite:"))
         self.assertEqual(deployment["spec"]["replicas"], 1)
         self.assertEqual(deployment["spec"]["strategy"]["type"], "Recreate")
         self.assertFalse([d for d in docs if d.get("kind") == "HorizontalPodAutoscaler"])
+        # The one pod is never evicted behind the operator's back.
+        budget = find(docs, "PodDisruptionBudget", "shardplan")["spec"]
+        self.assertEqual(budget.get("minAvailable"), 1)
+        self.assertNotIn("maxUnavailable", budget)
         store = find(docs, "PersistentVolumeClaim",
                      volumes["store"]["persistentVolumeClaim"]["claimName"])
         self.assertEqual(store["spec"]["accessModes"], ["ReadWriteOnce"])
@@ -281,6 +302,17 @@ class FilesTest(unittest.TestCase):
         else:
             deployment, _, volumes, args = self.check_deployment(docs, "overlays/postgresql")
             replicas = deployment["spec"]["replicas"]
+            # Rolls without a gap: a new pod is ready before an old one goes. Replicas spread
+            # over nodes, and may be evicted one at a time.
+            strategy = deployment["spec"]["strategy"]
+            self.assertEqual(strategy["type"], "RollingUpdate")
+            self.assertEqual(strategy["rollingUpdate"]["maxUnavailable"], 0)
+            self.assertGreaterEqual(strategy["rollingUpdate"]["maxSurge"], 1)
+            affinity = deployment["spec"]["template"]["spec"]["affinity"]
+            self.assertIn("podAntiAffinity", affinity)
+            budget = find(docs, "PodDisruptionBudget", "shardplan")["spec"]
+            self.assertEqual(budget.get("maxUnavailable"), 1)
+            self.assertNotIn("minAvailable", budget)
             self.assertNotIn("persistentVolumeClaim", volumes["store"])
             self.assertFalse([d for d in docs if d.get("kind") == "PersistentVolumeClaim" and
                               d["metadata"]["name"] == "shardplan-store"])
@@ -593,6 +625,53 @@ class ConfigTest(unittest.TestCase):
     def test_a_misspelt_key_is_caught(self):
         with self.assertRaises(AssertionError):
             self.start_with({"adress": "0.0.0.0:50051"}, "misspelt")
+
+
+# --- the base's rollout, with real servers --------------------------------------------------
+
+class RolloutTest(unittest.TestCase):
+    """The base's rollout (Recreate) with real servers: the old server drains and exits 0; a
+    job's client that asks meanwhile retries until the new server, on the same store and
+    address, answers; the new one returns the plan the old one stored under the job's key."""
+
+    def test_a_client_waits_through_the_gap_between_old_and_new_server(self):
+        config = configmap_config(k8s_docs(deploy_path("k8s", "base")))
+        self.assertTrue(config["store"].startswith("sqlite:"))
+        with tempfile.TemporaryDirectory() as tmp:
+            args = ["--store", "sqlite:" + os.path.join(tmp, "plans.db"),
+                    "--replica_id", config["replica_id"]]
+            with ServerProcess(args) as old:
+                with shardplan.PlannerClient(old.target, timeout=30) as client:
+                    stored = client.plan(SMALL_TASK, job_key="rollout/job")
+                old.process.send_signal(signal.SIGTERM)  # Recreate: the old pod goes first
+                self.assertEqual(old.process.wait(timeout=60), 0, old.log())
+                address = old.target  # the Service's address outlives the pods
+            retried = threading.Event()
+            outcome = {}
+
+            def launch():  # a job launched during the gap, with the client's defaults
+                with shardplan.PlannerClient(address, timeout=60) as client:
+                    try:
+                        outcome["answer"] = client.plan_response(SMALL_TASK,
+                                                                 job_key="rollout/job")
+                    except shardplan.ShardplanError as error:
+                        outcome["error"] = error
+
+            class Retries(logging.Handler):  # the client logs each retry it makes
+                def emit(self, record):
+                    retried.set()
+
+            handler = Retries(logging.INFO)
+            logging.getLogger("shardplan").addHandler(handler)
+            self.addCleanup(logging.getLogger("shardplan").removeHandler, handler)
+            job = threading.Thread(target=launch)
+            job.start()
+            self.assertTrue(retried.wait(30), "the client never retried")
+            with ServerProcess(args + ["--address", address]):
+                job.join(60)
+        self.assertNotIn("error", outcome)
+        self.assertTrue(outcome["answer"].from_store)
+        self.assertEqual(outcome["answer"].plan, stored)
 
 
 # --- metric names against a live server ----------------------------------------------------

@@ -5,6 +5,7 @@ clients differ only in how they call, stream and wait.
 
 from __future__ import annotations
 
+import logging
 import os
 import random
 import time
@@ -23,6 +24,8 @@ TARGET_ENV = "SHARDPLAN_SERVER"
 TERMINAL_STATES = frozenset((planner_pb2.SUCCEEDED, planner_pb2.FAILED, planner_pb2.CANCELLED))
 
 Params = Optional[Mapping[str, Any]]
+JITTER = 0.2  # each backoff sleep is scaled by a random factor in [1 - JITTER, 1 + JITTER]
+_log = logging.getLogger("shardplan")
 
 
 def _param_value(value: Any) -> str:
@@ -74,7 +77,7 @@ class ClientBase:
     _channels: Any = grpc  # the module whose channels the client opens: grpc or grpc.aio
 
     def __init__(self, target: Optional[str] = None, timeout: Optional[float] = 30.0,
-                 retries: int = 3, *, initial_backoff: float = 0.2, max_backoff: float = 5.0,
+                 retries: Optional[int] = None, *, initial_backoff: float = 0.2, max_backoff: float = 5.0,
                  backoff_multiplier: float = 2.0,
                  credentials: Optional[grpc.ChannelCredentials] = None,
                  token: Optional[str] = None, tls_ca: Optional[str] = None,
@@ -92,7 +95,7 @@ class ClientBase:
             raise ValueError("tls_server_name: needs TLS (tls_ca, tls_cert or credentials)")
         self._credentials = credentials
         self.timeout = timeout
-        self.retries = max(0, int(retries))
+        self.retries: Optional[int] = None if retries is None else max(0, int(retries))
         self.initial_backoff = max(0.0, initial_backoff)
         self.max_backoff = max(self.initial_backoff, max_backoff)
         self.backoff_multiplier = max(1.0, backoff_multiplier)
@@ -157,28 +160,41 @@ class ClientBase:
 
     # -- deadlines and retries --------------------------------------------------------------
 
-    def _retry(self, timeout: Optional[float]) -> "Retry":
-        """The retry state of one call; `timeout` None: the client's."""
-        return Retry(self, self.timeout if timeout is None else timeout)
+    def _retry(self, timeout: Optional[float], method: Any = None) -> "Retry":
+        """The retry state of one call of `method` (a stub's multi-callable, named in the retry
+        log); `timeout` None: the client's."""
+        return Retry(self, self.timeout if timeout is None else timeout, _method_name(method))
 
     def _watch_retry(self, timeout: Optional[float]) -> "Retry":
         """The retry state of a watch: no deadline unless `timeout` is given."""
-        return Retry(self, timeout)
+        return Retry(self, timeout, "WatchPlan")
+
+
+def _method_name(method: Any) -> str:
+    """"Plan" for the stub's multi-callable of /shardplan.v1.PlannerService/Plan; "" when the
+    callable does not say (grpc keeps the path in a private attribute)."""
+    path = getattr(method, "_method", b"")
+    path = path.decode(errors="replace") if isinstance(path, bytes) else str(path)
+    return path.rsplit("/", 1)[-1]
 
 
 class Retry:
     """One call's attempts: the time left before its deadline, and after a failed attempt the
     seconds to sleep before the next, or the error raised when there is no next: it is neither
     UNAVAILABLE nor a RESOURCE_EXHAUSTED the server marked transient (busy now, not a task over
-    its limits), the retries are spent, or the sleep would pass the deadline. The sleep is the
-    backoff (scaled by a random factor in [0.8, 1.2]), or the server's retry-after hint if
-    longer."""
+    its limits), the client's `retries` (when not None) are spent, or the deadline leaves no
+    time for another attempt. The sleep is the backoff (scaled by a random factor in
+    [1 - JITTER, 1 + JITTER]), or the server's retry-after hint if longer, cut short so that the
+    last attempt starts before the deadline: a job launched while its server (re)starts waits
+    for it until the deadline, however many attempts that takes."""
 
-    def __init__(self, client: ClientBase, timeout: Optional[float]) -> None:
+    def __init__(self, client: ClientBase, timeout: Optional[float], method: str = "") -> None:
         self._client = client
+        self._method = method
         self._deadline = None if timeout is None else time.monotonic() + timeout
         self._failures = 0
         self._backoff = client.initial_backoff
+        self._last_made = False  # a sleep was cut short for the deadline: no retry after it
 
     def remaining(self) -> Optional[float]:
         """Seconds left before the deadline (None: no deadline)."""
@@ -196,12 +212,25 @@ class Retry:
         self._failures += 1
         transient = isinstance(error, UnavailableError) or (
             isinstance(error, ResourceExhaustedError) and error.retry_after is not None)
-        if not transient or self._failures > client.retries:
+        if not transient or (client.retries is not None and self._failures > client.retries):
             raise error
-        sleep = max(self._backoff * random.uniform(0.8, 1.2), error.retry_after or 0.0)
-        if self._deadline is not None and time.monotonic() + sleep >= self._deadline:
-            raise error
+        sleep = max(self._backoff * random.uniform(1.0 - JITTER, 1.0 + JITTER),
+                    error.retry_after or 0.0)
+        remaining = self.remaining()
+        if remaining is not None:
+            if self._last_made:
+                raise error
+            # The last attempt gets at least initial_backoff (a connection's worth) of the call.
+            latest = remaining - client.initial_backoff
+            if latest <= 0.0:
+                raise error
+            if sleep >= latest:
+                sleep, self._last_made = latest, True
         self._backoff = min(self._backoff * client.backoff_multiplier, client.max_backoff)
+        _log.log(logging.WARNING if isinstance(error, UnavailableError) else logging.INFO,
+                 "%s: %s: %s; retrying in %.1f s (attempt %d)", self._method or "call",
+                 error.code.name, error.message, sleep,
+                 self._failures + 1)
         return sleep
 
 

@@ -158,7 +158,7 @@ class AsyncPlannerClient(ClientBase):
 
     async def _call(self, method: Callable[..., Any], request: Any,
                     timeout: Optional[float]) -> Any:
-        retry = self._retry(timeout)
+        retry = self._retry(timeout, method)
         while True:
             try:
                 return await method(request, timeout=retry.remaining(), metadata=self._metadata)

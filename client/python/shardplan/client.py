@@ -39,9 +39,14 @@ class PlannerClient(ClientBase):
     timeout: default deadline in seconds of every call (retries and backoff included); None
         means no deadline. watch() has no deadline unless given one.
     retries: how many times a call failing with UNAVAILABLE, or with a RESOURCE_EXHAUSTED the
-        server marks as transient, is tried again (0: never).
+        server marks as transient, is tried again; None (the default): as often as its deadline
+        allows, so that a job launched while its server (re)starts waits for it; 0: never. A
+        call without a deadline (watch() by default) with retries None retries until the
+        server answers.
     initial_backoff, max_backoff, backoff_multiplier: the sleeps between attempts, in seconds;
-        each is scaled by a random factor in [0.8, 1.2].
+        each is scaled by a random factor in [0.8, 1.2], and cut short to leave the last
+        attempt initial_backoff before the deadline. Each retry is logged on the "shardplan"
+        logger (WARNING for UNAVAILABLE, INFO for a busy server).
     token: bearer token sent as "authorization: Bearer <token>" on every call (servers with
         auth_tokens_file, docs/security.md); None reads $SHARDPLAN_TOKEN, else no token.
     tls_ca: PEM file of the CA that signed the server's certificate: connects with TLS.
@@ -93,7 +98,9 @@ class PlannerClient(ClientBase):
     def replan(self, task: TaskLike, job_key: str, algorithm: Optional[str] = None,
                params: Params = None, seed: int = 0, model: Optional[str] = None,
                timeout: Optional[float] = None) -> planner_pb2.PlanResponse:
-        """Plans a keyed task anew and gives `job_key` the new plan; returns the PlanResponse."""
+        """Plans a keyed task anew and gives `job_key` the new plan; returns the PlanResponse.
+        model None keeps the model the key's plan was asked under, so the job's resume call
+        (plan() with that model and key) finds the new plan; a model moves the key to it."""
         request = self._plan_request(task, algorithm, params, seed, model, False, job_key)
         return self._call(self._stub.Replan, request, timeout)
 
@@ -204,7 +211,7 @@ class PlannerClient(ClientBase):
 
     def _call(self, method: Callable[..., _Response], request: Any,
               timeout: Optional[float]) -> _Response:
-        retry = self._retry(timeout)
+        retry = self._retry(timeout, method)
         while True:
             try:
                 return method(request, timeout=retry.remaining(), metadata=self._metadata)

@@ -1,16 +1,21 @@
-// Retries and deadlines of PlannerClient where no server listens: the calls must fail with
-// UNAVAILABLE after exactly the configured attempts, and never outlive their deadline's budget.
+// Retries and deadlines of PlannerClient where no server listens: the calls fail with
+// UNAVAILABLE after exactly the configured attempts, or retry until their deadline when no
+// count is set, and never outlive their deadline's budget; a call made before its server
+// starts gets its answer once it does.
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "client/shardplan_client.h"
 #include "gtest/gtest.h"
+#include "tests/integration/support/server_process.h"
 
 namespace shardplan::testing {
 namespace {
@@ -36,10 +41,13 @@ class ClosedPort {
       port_ = ntohs(address.sin_port);
     }
   }
-  ~ClosedPort() {
-    if (fd_ >= 0) close(fd_);
-  }
+  ~ClosedPort() { Release(); }
   int port() const { return port_; }
+  // Frees the port for a server to listen on.
+  void Release() {
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+  }
 
  private:
   int fd_ = -1;
@@ -107,6 +115,46 @@ TEST_F(ClientRetryTest, NoRetryWhoseBackoffOutlastsTheDeadline) {
   call.timeout = absl::Seconds(5);
   EXPECT_EQ((*client)->Health("", call).status().code(), absl::StatusCode::kUnavailable);
   EXPECT_TRUE(events_.empty());
+}
+
+TEST_F(ClientRetryTest, WithoutAnAttemptCountRetriesUntilTheDeadline) {
+  std::unique_ptr<PlannerClient> client = Connect(/*max_attempts=*/0);
+  ASSERT_NE(client, nullptr);
+  CallOptions call;
+  call.timeout = absl::Seconds(1);
+  EXPECT_EQ(client->ListModels(call).status().code(), absl::StatusCode::kUnavailable);
+  // 20 ms doubling to 50 ms for a second: many more retries than the old fixed count of 3.
+  EXPECT_GT(events_.size(), 3u);
+  for (const RetryEvent& event : events_) EXPECT_LE(event.backoff, absl::Milliseconds(60));
+}
+
+// The launch the client is for: a job asks before its server is up (here, until it has retried
+// once), the server starts on the address it asked, and the same call gets its answer.
+TEST_F(ClientRetryTest, ACallMadeBeforeTheServerStartsGetsItsAnswer) {
+  absl::Mutex mutex;
+  int retries = 0;
+  ClientOptions options;  // the defaults a job launches with: no attempt count
+  options.on_retry = [&](const RetryEvent&) {
+    absl::MutexLock lock(&mutex);
+    ++retries;
+  };
+  auto client = PlannerClient::Connect(absl::StrCat("127.0.0.1:", port_.port()), options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  CallOptions call;
+  call.timeout = absl::Seconds(50);
+  absl::StatusOr<shardplan::v1::ListAlgorithmsResponse> answer;
+  std::thread launch([&] { answer = (*client)->ListAlgorithms(call); });
+  {
+    absl::MutexLock lock(&mutex);
+    mutex.Await(absl::Condition(+[](int* n) { return *n >= 1; }, &retries));
+  }
+  port_.Release();
+  ServerProcess server;
+  absl::Status started = server.Start({"--address", absl::StrCat("127.0.0.1:", port_.port())});
+  launch.join();
+  ASSERT_TRUE(started.ok()) << started;
+  ASSERT_TRUE(answer.ok()) << answer.status() << "\n" << server.log();
+  EXPECT_GT(answer->algorithms_size(), 0);
 }
 
 TEST_F(ClientRetryTest, EmptyTargetIsInvalid) {

@@ -62,6 +62,21 @@ class PlanTest(ServerTestCase):
                 self.assertEqual(plan.parameters["min_partition"], "4")
                 check_plan_covers(self, plan, task)
 
+    def test_each_element_type_is_sized_as_torchrec_sizes_it(self):
+        """FP32 4 bytes an element, FP16 and BF16 2, INT8, UINT8 and NFP8 1: the plan's memory
+        is the tables' rows x dim x that size (weights only, the default)."""
+        for name, size in (("FP32", 4), ("FP16", 2), ("BF16", 2), ("INT8", 1), ("UINT8", 1),
+                           ("NFP8", 1)):
+            with self.subTest(element_type=name):
+                task = small_task(2, 2)
+                for table in task["tables"]:
+                    table["element_type"] = name
+                plan = self.client.plan(task, algorithm="size_lookup_greedy")
+                expected = sum(t["rows"] * t["dim"] * size for t in task["tables"])
+                self.assertEqual(sum(d.memory_bytes for d in plan.devices), expected)
+                self.assertEqual(shardplan.task_from_dict(task).tables[0].element_type,
+                                 getattr(shardplan.pb, name))
+
     def test_task_message_and_params(self):
         task = shardplan.task_from_dict(example_task("task_4dev.json"))
         plan = self.client.plan(task, algorithm="random", params={"respect_memory": True},
@@ -411,6 +426,22 @@ class TorchRecTest(ServerTestCase):
                          ["rank:1/cuda:1", "rank:3/cuda:1"])
 
 
+class FakeClock:
+    """The `time` module of the retry loop (monotonic, sleep): time passes only when it sleeps.
+    It replaces the modules' name `time`, never time's own functions, which threads use."""
+
+    def __init__(self):
+        self.now = 0.0
+        self.sleeps = []
+
+    def monotonic(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
 class RetryTest(unittest.TestCase):
     def test_unavailable_after_the_configured_retries(self):
         sock, port = refused_port()
@@ -430,6 +461,24 @@ class RetryTest(unittest.TestCase):
                 with self.assertRaises(shardplan.UnavailableError):
                     client.health()
             sleep.assert_not_called()
+
+    def test_without_a_count_retries_until_the_deadline(self):
+        """retries=None (the default): backoff 0.2 s doubling to 5 s, each sleep jittered, the
+        last cut short, until the 60 s deadline; on a clock that moves only when it sleeps."""
+        clock = FakeClock()
+        sock, port = refused_port()
+        with sock, shardplan.PlannerClient(f"127.0.0.1:{port}", timeout=60) as client, \
+                mock.patch("shardplan._base.time", clock), \
+                mock.patch("shardplan.client.time", clock), \
+                self.assertLogs("shardplan", "WARNING") as logged:
+            with self.assertRaises(shardplan.UnavailableError):
+                client.list_models()
+        self.assertGreater(len(clock.sleeps), 10)  # the old fixed count was 3
+        self.assertLessEqual(clock.now, 60 - 0.2)  # the last attempt starts before the deadline
+        self.assertLessEqual(max(clock.sleeps), 5 * 1.2)
+        self.assertEqual(len(set(clock.sleeps)), len(clock.sleeps))  # jittered
+        self.assertEqual(len(logged.records), len(clock.sleeps))
+        self.assertIn("ListModels: UNAVAILABLE", logged.output[0])
 
     def test_watch_retries_then_raises(self):
         sock, port = refused_port()

@@ -35,11 +35,12 @@ def make_model():
     return Model()
 
 
-def make_planner(target, world_size=2):
+def make_planner(target, world_size=2, timeout=30, **kwargs):
     from torchrec.distributed.planner import Topology  # pylint: disable=import-outside-toplevel
     topology = Topology(world_size=world_size, compute_device="cuda", hbm_cap=16 * GIB,
                         local_world_size=world_size)
-    return ShardplanPlanner(topology, target=target, timeout=30, algorithm="torchrec")
+    return ShardplanPlanner(topology, target=target, timeout=timeout, algorithm="torchrec",
+                            **kwargs)
 
 
 def sharders():
@@ -103,6 +104,39 @@ class NativeTorchRecTest(SharedServer, unittest.TestCase):
         self.assertEqual(plans[0], plans[1])
         self.assertEqual(sorted(plans[0]["plan"]["ebc"]), ["item_id", "user_id"])
 
+
+    def test_the_fallback_is_torchrecs_own_planner(self):
+        from torchrec.distributed.types import ShardingPlan  # pylint: disable=import-outside-toplevel
+        sock, port = refused_port()
+        with sock:
+            planner = make_planner(f"127.0.0.1:{port}", timeout=1, fallback="torchrec")
+            plan = planner.plan(make_model(), sharders())
+        self.assertIsInstance(plan, ShardingPlan)
+        self.assertEqual(sorted(plan.plan["ebc"]), ["item_id", "user_id"])
+        self.assertEqual(planner.last_planner, "fallback")
+
+    def test_the_default_sharders_types_written_down_are_torchrecs(self):
+        """_sharders.py's table of TorchRec's default sharders' types against the installed
+        TorchRec's sharders, on cuda and cpu, bag and sequence modules."""
+        import torch  # pylint: disable=import-outside-toplevel
+        from torchrec import (EmbeddingBagCollection, EmbeddingBagConfig,  # pylint: disable=import-outside-toplevel
+                              EmbeddingCollection, EmbeddingConfig)
+        from torchrec.distributed.embedding import (  # pylint: disable=import-outside-toplevel
+            EmbeddingCollectionSharder)
+        from shardplan.torchrec._sharders import (  # pylint: disable=import-outside-toplevel
+            supported_types)
+        meta = torch.device("meta")
+        bag = EmbeddingBagCollection(device=meta, tables=[EmbeddingBagConfig(
+            name="b", num_embeddings=8, embedding_dim=4, feature_names=["b"])])
+        sequence = EmbeddingCollection(device=meta, tables=[EmbeddingConfig(
+            name="s", num_embeddings=8, embedding_dim=4, feature_names=["s"])])
+        real = sharders() + [EmbeddingCollectionSharder()]
+        for module in (bag, sequence):
+            configs = getattr(module, "embedding_bag_configs", module.embedding_configs)()
+            for device in ("cuda", "cpu"):
+                with self.subTest(module=type(module).__name__, device=device):
+                    self.assertEqual(supported_types(module, configs, [], device).types,
+                                     supported_types(module, configs, real, device).types)
 
 
 if __name__ == "__main__":

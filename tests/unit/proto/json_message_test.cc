@@ -76,7 +76,7 @@ TEST(JsonMessageTest, ShapesAndValuesNameTheFieldPath) {
             "tables[0].access_bins[1]: expected a number, got \"x\"");
   EXPECT_EQ(ParseError(R"({"tables": [{"element_type": "FP64"}]})"),
             "tables[0].element_type: unknown ElementType \"FP64\" (expected one of "
-            "ELEMENT_TYPE_UNSPECIFIED, FP32, FP16, INT8)");
+            "ELEMENT_TYPE_UNSPECIFIED, FP32, FP16, INT8, BF16, UINT8, NFP8)");
   EXPECT_EQ(ParseError(R"({"tables": [5]})"), "tables[0]: expected an object, got 5");
   EXPECT_EQ(ParseError(R"({"colocate": [["a"]]})"),
             "colocate[0]: expected an object, got an array");

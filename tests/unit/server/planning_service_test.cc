@@ -120,6 +120,36 @@ TEST_F(PlanningServiceTest, AJobKeyBringsBackItsPlanAndRefusesAnotherRequest) {
   EXPECT_EQ(replaced->result.plan.seed, 9u);
 }
 
+TEST_F(PlanningServiceTest, ReplanKeepsTheModelTheKeysPlanAskedForUnlessToldOtherwise) {
+  PlanningRequest named = Request("run/2");
+  named.model = "analytic";
+  absl::StatusOr<PlanAnswer> first = service_->Plan(named, call_);
+  ASSERT_TRUE(first.ok()) << first.status();
+
+  // A Replan naming no model keeps "analytic", so the job's resume call still finds the plan.
+  absl::StatusOr<PlanAnswer> replanned = service_->Replan(Request("run/2"), call_);
+  ASSERT_TRUE(replanned.ok()) << replanned.status();
+  EXPECT_NE(replanned->job_id, first->job_id);
+  absl::StatusOr<PlanAnswer> resumed = service_->Plan(named, call_);
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_TRUE(resumed->from_store);
+  EXPECT_EQ(resumed->job_id, replanned->job_id);
+
+  // Told otherwise, it moves: the key names the new model's plan, and the old request is
+  // another request now.
+  PlanningRequest pinned = Request("run/2");
+  pinned.model = "analytic@1";
+  ASSERT_TRUE(service_->Replan(pinned, call_).ok());
+  EXPECT_EQ(service_->Plan(named, call_).status().code(), absl::StatusCode::kFailedPrecondition);
+  absl::StatusOr<PlanAnswer> moved = service_->Plan(pinned, call_);
+  ASSERT_TRUE(moved.ok()) << moved.status();
+  EXPECT_TRUE(moved->from_store);
+
+  // A key without a plan takes the server's choice.
+  ASSERT_TRUE(service_->Replan(Request("run/new"), call_).ok());
+  EXPECT_TRUE(service_->Plan(Request("run/new"), call_).ok());
+}
+
 TEST_F(PlanningServiceTest, SubmittedJobsRunAndAreWatchedToTheEnd) {
   absl::StatusOr<JobSnapshot> job = service_->Submit(Request("job/1"), call_);
   ASSERT_TRUE(job.ok()) << job.status();

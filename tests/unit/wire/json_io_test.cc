@@ -204,7 +204,7 @@ TEST(TaskJsonTest, ErrorsNameTheFieldPath) {
        "tables[0].access_bins[1]: expected a number, got \"x\""},
       {R"({"tables": [{"element_type": "FP64"}]})",
        "tables[0].element_type: unknown ElementType \"FP64\" (expected one of "
-       "ELEMENT_TYPE_UNSPECIFIED, FP32, FP16, INT8)"},
+       "ELEMENT_TYPE_UNSPECIFIED, FP32, FP16, INT8, BF16, UINT8, NFP8)"},
       {R"({"tables": [{"element_type": 9}]})", "tables[0].element_type: unknown ElementType 9"},
       {R"({"tables": [{"allowed_sharding_types": ["SHARDING_TYPE_UNSPECIFIED"]}]})",
        "tables[0].allowed_sharding_types[0]: must be set"},

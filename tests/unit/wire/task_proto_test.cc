@@ -20,6 +20,27 @@ constexpr int64_t kGiB = int64_t{1} << 30;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
+// Every element type of the API reaches the domain and comes back under its own name, with the
+// size of TorchRec's type of that name.
+TEST(TaskFromProtoTest, EveryElementTypeRoundTripsWithItsSize) {
+  const std::map<std::string, int> bytes = {{"FP32", 4}, {"FP16", 2}, {"INT8", 1},
+                                            {"BF16", 2}, {"UINT8", 1}, {"NFP8", 1}};
+  const google::protobuf::EnumDescriptor& types = *v1::ElementType_descriptor();
+  for (int i = 0; i < types.value_count(); ++i) {
+    const google::protobuf::EnumValueDescriptor& value = *types.value(i);
+    if (value.number() == v1::ELEMENT_TYPE_UNSPECIFIED) continue;
+    SCOPED_TRACE(value.name());
+    v1::Task proto = SmallTaskProto(1, 2);
+    proto.mutable_tables(0)->set_element_type(static_cast<v1::ElementType>(value.number()));
+    absl::StatusOr<Task> task = TaskFromProto(proto, TaskLimits{});
+    ASSERT_TRUE(task.ok()) << task.status();
+    EXPECT_EQ(ElementTypeName(task->tables[0].element_type), value.name());
+    ASSERT_TRUE(bytes.count(value.name())) << "a new element type needs its size here";
+    EXPECT_EQ(ElementBytes(task->tables[0].element_type), bytes.at(value.name()));
+    EXPECT_EQ(TaskToProto(*task).tables(0).element_type(), value.number());
+  }
+}
+
 TEST(TaskFromProtoTest, ConvertsEveryField) {
   v1::Task proto = SmallTaskProto(2, 3);
   v1::Table* t0 = proto.mutable_tables(0);

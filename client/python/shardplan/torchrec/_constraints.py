@@ -3,7 +3,8 @@ fields of its shardplan.v1.Table, or an InvalidTaskError naming the table and th
 shardplan cannot honour.
 
 Honoured: sharding_types (the ones shardplan plans: table_wise, column_wise, row_wise,
-table_row_wise, data_parallel; others in the list are not used), compute_kernels (shardplan's
+table_row_wise, data_parallel; others in the list are not used), intersected with what the
+table's sharder supports on the compute device (_sharders.py), compute_kernels (shardplan's
 plans use "fused", and "dense" for data_parallel, so the list must allow one of them),
 pooling_factors (their sum is the table's pooling factor; TorchRec's default is one feature of
 1.0), device_group (must be the compute device) and ranks where a constraint has them (one rank:
@@ -18,6 +19,7 @@ from __future__ import annotations
 from typing import Any, List, NamedTuple, Optional
 
 from shardplan.errors import InvalidTaskError
+from shardplan.torchrec._sharders import SharderTypes
 from shardplan.v1 import planner_pb2
 
 SHARDING_TYPES = {
@@ -49,15 +51,25 @@ def _value(item: Any) -> str:
     return str(getattr(item, "value", item))
 
 
-def _allowed(where: str, constraint: Any) -> List[int]:
-    allowed = set(SHARDING_TYPES.values())
+def _allowed(where: str, constraint: Any, supported: SharderTypes) -> List[int]:
+    allowed = {SHARDING_TYPES[t] for t in supported.types if t in SHARDING_TYPES}
+    if not allowed:
+        raise InvalidTaskError(
+            f"{where}: {supported.source} supports {sorted(supported.types)}: none is one "
+            f"shardplan plans ({', '.join(SHARDING_TYPES)})")
     types = getattr(constraint, "sharding_types", None)
     if types:
-        allowed &= {SHARDING_TYPES[t] for t in map(_value, types) if t in SHARDING_TYPES}
-        if not allowed:
+        named = {SHARDING_TYPES[t] for t in map(_value, types) if t in SHARDING_TYPES}
+        if not named:
             raise InvalidTaskError(
                 f"{where}: ParameterConstraints.sharding_types {[_value(t) for t in types]}: "
                 f"none is one shardplan plans ({', '.join(SHARDING_TYPES)})")
+        if not allowed & named:
+            raise InvalidTaskError(
+                f"{where}: ParameterConstraints.sharding_types {[_value(t) for t in types]}: "
+                f"{supported.source} supports none of them (it supports "
+                f"{', '.join(_names(allowed))})")
+        allowed &= named
     kernels = {_value(k) for k in getattr(constraint, "compute_kernels", None) or ()}
     if kernels:
         usable = set(_FUSED_TYPES if "fused" in kernels else ())
@@ -72,10 +84,16 @@ def _allowed(where: str, constraint: Any) -> List[int]:
     return [] if len(allowed) == len(SHARDING_TYPES) else sorted(allowed)
 
 
-def table_options(where: str, constraint: Any, compute_device: str) -> TableOptions:
-    """`where` names the table in errors ("table 'user_id' of module 'sparse.ebc'")."""
+def _names(types: Any) -> List[str]:
+    return [name for name, value in SHARDING_TYPES.items() if value in types]
+
+
+def table_options(where: str, constraint: Any, compute_device: str,
+                  supported: SharderTypes) -> TableOptions:
+    """`where` names the table in errors ("table 'user_id' of module 'sparse.ebc'");
+    `supported`: what its sharder supports on the compute device (_sharders.py)."""
     if constraint is None:
-        return TableOptions([], POOLING_FACTOR, None)
+        return TableOptions(_allowed(where, None, supported), POOLING_FACTOR, None)
     for field, reason in _REFUSED.items():
         if getattr(constraint, field, None):
             raise InvalidTaskError(f"{where}: ParameterConstraints.{field} is set, and "
@@ -94,4 +112,4 @@ def table_options(where: str, constraint: Any, compute_device: str) -> TableOpti
             raise InvalidTaskError(f"{where}: ParameterConstraints.ranks {list(ranks)}: "
                                    "shardplan pins a table to one rank, not several")
         pinned = int(ranks[0])
-    return TableOptions(_allowed(where, constraint), pooling_factor, pinned)
+    return TableOptions(_allowed(where, constraint, supported), pooling_factor, pinned)

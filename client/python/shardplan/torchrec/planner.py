@@ -11,15 +11,22 @@ only modules of a sharder's module_type, as TorchRec plans), builds the task (ta
 server and returns a torchrec ShardingPlan of ParameterSharding objects when torchrec imports,
 else the ShardingPlan dict. collective_plan() asks on rank 0 of `pg` only and broadcasts the
 plan, or rank 0's error, to every rank (torch.distributed.broadcast_object_list, or the
-`broadcast` given).
+`broadcast` given). Each plan is logged on the "shardplan.torchrec" logger as TorchRec logs its
+stats: at INFO, the algorithm and cost model, a table of every rank (shards, memory, predicted
+costs, tables) and each table's sharding; the plan's warnings at WARNING (_plan_log.py). With fallback= (opt-in), a server that cannot answer before the timeout
+(down, restarting, busy) hands the plan to TorchRec's own planner, and the job log says so.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from shardplan.client import PlannerClient
+from shardplan.errors import (DeadlineExceededError, ResourceExhaustedError, ShardplanError,
+                              UnavailableError)
 from shardplan.torchrec._objects import sharding_plan_objects, torchrec_available
+from shardplan.torchrec._plan_log import log_plan
 from shardplan.torchrec.task import STORAGE_RESERVATION, TorchRecTask, build_task
 
 try:  # a real ShardingPlanner where torchrec is installed; a plain class elsewhere
@@ -30,6 +37,8 @@ except ImportError:  # pragma: no cover - depends on the environment
 # broadcast(object_list, src, group): torch.distributed.broadcast_object_list's signature.
 Broadcast = Callable[[List[Any], int, Any], None]
 _CONFIG_METHODS = ("embedding_bag_configs", "embedding_configs")
+FALLBACK_TORCHREC = "torchrec"
+_log = logging.getLogger("shardplan.torchrec")
 
 
 def embedding_modules(module: Any, sharders: Sequence[Any] = ()) -> Dict[str, List[Any]]:
@@ -67,6 +76,29 @@ def _rank_and_size(pg: Any) -> Tuple[int, int]:
     return dist.get_rank(), dist.get_world_size()
 
 
+def _server_could_not_answer(error: ShardplanError) -> bool:
+    """The errors a fallback planner stands in for: no answer from the server before the
+    deadline (unreachable, restarting, still busy), not an answer about the task."""
+    return isinstance(error, (UnavailableError, DeadlineExceededError)) or (
+        isinstance(error, ResourceExhaustedError) and error.retry_after is not None)
+
+
+def _torchrec_planner(topology: Any, batch_size: Optional[int],
+                      constraints: Mapping[str, Any]) -> Any:
+    """TorchRec's EmbeddingShardingPlanner on the job's topology, batch size and constraints."""
+    from torchrec.distributed.planner import (  # pylint: disable=import-outside-toplevel
+        EmbeddingShardingPlanner)
+    return EmbeddingShardingPlanner(topology=topology, batch_size=batch_size,
+                                    constraints=dict(constraints) or None)
+
+
+def _default_sharders() -> List[Any]:
+    """TorchRec's default sharders, which DistributedModelParallel uses when given none."""
+    from torchrec.distributed.sharding_plan import (  # pylint: disable=import-outside-toplevel
+        get_default_sharders)
+    return list(get_default_sharders())
+
+
 class ShardplanPlanner(_PlannerBase):  # type: ignore[misc,valid-type]
     """A TorchRec ShardingPlanner that asks a shardplan server.
 
@@ -76,6 +108,13 @@ class ShardplanPlanner(_PlannerBase):  # type: ignore[misc,valid-type]
     job_key: as PlannerClient.plan. storage_reservation, optimizer: as build_task.
     torchrec_objects: return TorchRec objects (None: when torchrec imports) or the dict.
     broadcast: collective_plan's broadcast(object_list, src, group) (None: torch.distributed's).
+    fallback: what plans when the server cannot answer before `timeout` (it is retried until
+        then: UNAVAILABLE, DEADLINE_EXCEEDED, a busy server's RESOURCE_EXHAUSTED): None (the
+        default) raises the error; "torchrec" plans with TorchRec's EmbeddingShardingPlanner on
+        the same topology, batch size and constraints (needs torchrec; ValueError here
+        otherwise); or any object with plan(module, sharders). Errors about the task itself
+        (invalid, infeasible) are raised either way. A fallback is logged at WARNING on the
+        "shardplan.torchrec" logger, and last_planner says who planned.
     """
 
     def __init__(self, topology: Any, batch_size: Optional[int] = None,
@@ -86,7 +125,7 @@ class ShardplanPlanner(_PlannerBase):  # type: ignore[misc,valid-type]
                  model: Optional[str] = None, job_key: Optional[str] = None,
                  storage_reservation: float = STORAGE_RESERVATION, optimizer: Any = None,
                  torchrec_objects: Optional[bool] = None,
-                 broadcast: Optional[Broadcast] = None) -> None:
+                 broadcast: Optional[Broadcast] = None, fallback: Any = None) -> None:
         self._topology = topology
         self._batch_size = batch_size
         self._constraints = dict(constraints or {})
@@ -97,8 +136,17 @@ class ShardplanPlanner(_PlannerBase):  # type: ignore[misc,valid-type]
         self._memory = {"storage_reservation": storage_reservation, "optimizer": optimizer}
         self._objects = torchrec_available() if torchrec_objects is None else torchrec_objects
         self._broadcast = broadcast or _torch_broadcast
+        if fallback == FALLBACK_TORCHREC and not torchrec_available():
+            raise ValueError('fallback: "torchrec" plans with TorchRec\'s own planner, and '
+                             "torchrec does not import here")
+        if fallback is not None and fallback != FALLBACK_TORCHREC and \
+                not callable(getattr(fallback, "plan", None)):
+            raise ValueError(f'fallback: {fallback!r} is neither "torchrec" nor a planner '
+                             "with plan(module, sharders)")
+        self._fallback = fallback
         self.last_task: Optional[TorchRecTask] = None
         self.last_plan: Any = None  # the shardplan.v1.Plan the server returned
+        self.last_planner: Optional[str] = None  # "shardplan" or "fallback"
 
     @property
     def client(self) -> PlannerClient:
@@ -116,12 +164,32 @@ class ShardplanPlanner(_PlannerBase):  # type: ignore[misc,valid-type]
         """Asks the server for a plan of `module`'s embedding tables: a torchrec ShardingPlan
         (or its dict, see torchrec_objects)."""
         task = self.build_task(module, sharders)
-        self.last_plan = self.client.plan(task.task, **self._request)
-        self.last_task = task
+        self.last_task, self.last_plan = task, None
+        try:
+            self.last_plan = self.client.plan(task.task, **self._request)
+        except ShardplanError as error:
+            if self._fallback is None or not _server_could_not_answer(error):
+                raise
+            return self._fallback_plan(module, sharders, error)
+        self.last_planner = "shardplan"
+        log_plan(_log, self.last_plan, task.modules)
         sharding_plan = task.sharding_plan(self.last_plan)
         if self._objects:
             return sharding_plan_objects(sharding_plan, task.constraints)
         return sharding_plan
+
+    def _fallback_plan(self, module: Any, sharders: Sequence[Any], error: ShardplanError) -> Any:
+        """The fallback planner's plan, as it returns it (TorchRec's: a ShardingPlan)."""
+        if self._fallback == FALLBACK_TORCHREC:
+            planner = _torchrec_planner(self._topology, self._batch_size, self._constraints)
+            name = "TorchRec's EmbeddingShardingPlanner"
+            sharders = list(sharders) or _default_sharders()
+        else:
+            planner, name = self._fallback, type(self._fallback).__name__
+        _log.warning("shardplan server %s could not answer (%s); planning with %s instead "
+                     "(fallback)", self.client.target, error, name)
+        self.last_planner = "fallback"
+        return planner.plan(module, list(sharders))
 
     def collective_plan(self, module: Any, sharders: Optional[Sequence[Any]] = None,
                         pg: Any = None) -> Any:

@@ -6,7 +6,7 @@
     sharding_plan = task.sharding_plan(plan)   # {"plan": {module path: {table: ...}}}
 
 Configs (EmbeddingBagConfig, EmbeddingConfig) are read duck-typed: name, num_embeddings,
-embedding_dim, data_type (FP32, FP16 or INT8). The topology is read as _topology.py says,
+embedding_dim, data_type (FP32, FP16, BF16, INT8, UINT8 or NFP8). The topology is read as _topology.py says,
 the constraints as _constraints.py says. batch_size is TorchRec's, per rank (its default 512);
 the task's is global: batch_size x world_size. memory.storage_reservation is TorchRec's
 HeuristicalStorageReservation percentage (0.15 unless given), memory.optimizer the optimizer of
@@ -23,12 +23,23 @@ from shardplan.errors import InvalidTaskError
 from shardplan.torchrec._constraints import table_options
 from shardplan.torchrec._format import to_torchrec
 from shardplan.torchrec._optimizers import optimizer_of, sharders_optimizer
+from shardplan.torchrec._sharders import supported_types
 from shardplan.torchrec._topology import HostLayout, topology_message
 from shardplan.v1 import planner_pb2
 
 BATCH_SIZE = 512  # TorchRec's default batch size per rank (planner/constants.py)
 STORAGE_RESERVATION = 0.15  # TorchRec's default HeuristicalStorageReservation percentage
-_ELEMENT_TYPES = {"FP32": planner_pb2.FP32, "FP16": planner_pb2.FP16, "INT8": planner_pb2.INT8}
+# TorchRec's DataType names with a whole size in bytes (DATA_TYPE_NUM_BITS,
+# torchrec/modules/embedding_configs.py lines 60-68 at TorchRec v1.3.0; NFP8, 8 bits, since
+# v2025.08.18.00). INT32 and INT64 have no entry there: TorchRec gives them no table size.
+_ELEMENT_TYPES = {"FP32": planner_pb2.FP32, "FP16": planner_pb2.FP16, "BF16": planner_pb2.BF16,
+                  "INT8": planner_pb2.INT8, "UINT8": planner_pb2.UINT8, "NFP8": planner_pb2.NFP8}
+_WHY_NOT = {
+    "INT4": "TorchRec stores it packed two to a byte, with a per-row scale and bias, for its "
+            "quantized inference kernels, which shardplan does not size",
+    "INT2": "TorchRec stores it packed four to a byte, with a per-row scale and bias, for its "
+            "quantized inference kernels, which shardplan does not size",
+}
 
 
 @dataclass(frozen=True)
@@ -50,8 +61,9 @@ def _element_type(where: str, config: Any) -> int:
     data_type = getattr(config, "data_type", None)
     name = str(getattr(data_type, "value", data_type) or "FP32").upper()
     if name not in _ELEMENT_TYPES:
-        raise InvalidTaskError(f"{where}: data_type {name}: shardplan plans FP32, FP16 and INT8 "
-                               "tables")
+        reason = _WHY_NOT.get(name, "TorchRec gives it no size (DATA_TYPE_NUM_BITS)")
+        raise InvalidTaskError(f"{where}: data_type {name}: {reason}; shardplan plans "
+                               f"{', '.join(_ELEMENT_TYPES)} tables")
     return _ELEMENT_TYPES[name]
 
 
@@ -71,7 +83,11 @@ def build_task(tables: Mapping[str, Sequence[Any]], topology: Any,
     """The task of `tables` ({module path: [configs]}, table names unique across modules) on
     `topology`. constraints: {table name: ParameterConstraints} (names of no table are ignored,
     as TorchRec does). model: when given, every module path must be one of its
-    named_modules(). hardware: what the devices are ("h100-sxm", "a100-sxm4", "rtx2080ti"; the
+    named_modules(), and each module's sharder (in `sharders`, else TorchRec's default for its
+    kind) decides which sharding types its tables may take on the compute device: a table's
+    allowed_sharding_types are those it supports, narrowed by the table's constraints
+    (_sharders.py; without `model`, the default sharder of the configs' kind decides).
+    hardware: what the devices are ("h100-sxm", "a100-sxm4", "rtx2080ti"; the
     task's topology.hardware), so that the server costs with a model of it; "" leaves it unnamed.
     Raises InvalidTaskError naming the table and field shardplan cannot honour."""
     if model is not None:
@@ -92,7 +108,10 @@ def build_task(tables: Mapping[str, Sequence[Any]], topology: Any,
                             memory=memory)
     modules: Dict[str, str] = {}
     constraints = dict(constraints or {})
+    module_objects = dict(model.named_modules()) if model is not None else {}
     for path, configs in tables.items():
+        supported = supported_types(module_objects.get(path), configs, sharders,
+                                    layout.compute_device)
         for config in configs:
             name = str(getattr(config, "name", "") or "")
             if not name:
@@ -102,7 +121,8 @@ def build_task(tables: Mapping[str, Sequence[Any]], topology: Any,
                                        f"{path!r}: table names must be unique across modules")
             modules[name] = path
             where = f"table {name!r} of module {path!r}"
-            options = table_options(where, constraints.get(name), layout.compute_device)
+            options = table_options(where, constraints.get(name), layout.compute_device,
+                                    supported)
             table = task.tables.add(
                 name=name, rows=int(config.num_embeddings), dim=int(config.embedding_dim),
                 pooling_factor=options.pooling_factor,

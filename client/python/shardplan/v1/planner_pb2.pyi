@@ -5,6 +5,7 @@ from google.protobuf import message as _message
 from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
 ADAM: Optimizer
+BF16: ElementType
 CANCELLED: JobState
 COLUMN_WISE: ShardingType
 DATA_PARALLEL: ShardingType
@@ -15,6 +16,7 @@ FP16: ElementType
 FP32: ElementType
 INT8: ElementType
 JOB_STATE_UNSPECIFIED: JobState
+NFP8: ElementType
 OPTIMIZER_UNSPECIFIED: Optimizer
 OTHER_OPTIMIZER: Optimizer
 QUEUED: JobState
@@ -26,6 +28,7 @@ SHARDING_TYPE_UNSPECIFIED: ShardingType
 SUCCEEDED: JobState
 TABLE_ROW_WISE: ShardingType
 TABLE_WISE: ShardingType
+UINT8: ElementType
 
 class AlgorithmInfo(_message.Message):
     __slots__ = ["description", "is_default", "name", "parameters", "sharding_types", "uses_cost_model"]

@@ -118,7 +118,9 @@ class PlannerServiceServicer(object):
 
     def Replan(self, request, context):
         """Plans a keyed request again (job_key required) and gives the key the new plan, e.g. to move
-        a job to a newer model on purpose. The old plan stays readable by its job id.
+        a job to a newer model on purpose. The old plan stays readable by its job id. A request
+        without a model keeps the model the key's plan was asked under (as spelled), so the job's
+        resume call, which names that model, finds the new plan.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -73,8 +73,8 @@ TEST(CliMainTest, UsageErrorsExit2AndPointAtHelp) {
       {{"--timeout", "0", "health"},
        "shardplan: usage: --timeout must be a positive number of seconds, got '0' "
        "(see 'shardplan health --help')\n"},
-      {{"health", "--max-attempts", "0"},
-       "shardplan: usage: --max-attempts must be an integer >= 1, got '0' "
+      {{"health", "--max-attempts", "-1"},
+       "shardplan: usage: --max-attempts must be an integer >= 0, got '-1' "
        "(see 'shardplan health --help')\n"},
       {{"evaluate", "-", "-"},
        "shardplan: usage: TASK and PLAN cannot both be standard input "

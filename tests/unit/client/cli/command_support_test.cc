@@ -89,6 +89,7 @@ TEST(ReadGlobalOptionsTest, ReadsEveryOption) {
   EXPECT_EQ(global.timeout, absl::Milliseconds(2500));
   EXPECT_TRUE(global.json);
   EXPECT_EQ(global.max_attempts, 1);
+  EXPECT_EQ(PlanInvocation({"--max-attempts=0"}).global.max_attempts, 0);  // until --timeout
 }
 
 TEST(ReadGlobalOptionsTest, RejectsBadValuesByOption) {
@@ -97,9 +98,9 @@ TEST(ReadGlobalOptionsTest, RejectsBadValuesByOption) {
     EXPECT_EQ(GlobalOptionsError({"--timeout", timeout}).message(),
               std::string("--timeout must be a positive number of seconds, got '") + timeout + "'");
   }
-  for (const char* attempts : {"0", "1.5", "many"}) {
+  for (const char* attempts : {"-1", "1.5", "many"}) {
     EXPECT_EQ(GlobalOptionsError({"--max-attempts", attempts}).message(),
-              std::string("--max-attempts must be an integer >= 1, got '") + attempts + "'");
+              std::string("--max-attempts must be an integer >= 0, got '") + attempts + "'");
   }
 }
 

@@ -78,12 +78,22 @@ class TablesTest(unittest.TestCase):
         self.assertEqual(tables["item_id"].pooling_factor, 1.0)
         self.assertEqual(task.modules, {"user_id": EBC, "item_id": EBC})
 
-    def test_an_element_type_shardplan_does_not_plan_is_refused(self):
-        tables = [EmbeddingBagConfig(num_embeddings=10, embedding_dim=8, name="bf",
-                                     data_type=DataType.BF16)]
+    def test_torchrecs_data_types_with_a_whole_size_and_the_others_refused(self):
+        def element_type(data_type):
+            tables = [EmbeddingBagConfig(num_embeddings=10, embedding_dim=8, name="t",
+                                         data_type=data_type)]
+            return build_task({"ebc": tables}, topology()).task.tables[0].element_type
+
+        self.assertEqual(element_type(DataType.BF16), pb.BF16)
+        self.assertEqual(element_type("UINT8"), pb.UINT8)
+        self.assertEqual(element_type("NFP8"), pb.NFP8)
         with self.assertRaisesRegex(shardplan.InvalidTaskError,
-                                    "table 'bf' of module 'ebc': data_type BF16"):
-            build_task({"ebc": tables}, topology())
+                                    "table 't' of module 'ebc': data_type INT4: TorchRec stores "
+                                    "it packed two to a byte"):
+            element_type("INT4")
+        with self.assertRaisesRegex(shardplan.InvalidTaskError,
+                                    "data_type INT64: TorchRec gives it no size"):
+            element_type("INT64")
 
     def test_several_modules_keep_their_tables_and_names_must_be_unique(self):
         task = build_task({EBC: bag_tables(), "embedding_collection": sequence_tables()},
@@ -142,6 +152,75 @@ class ConstraintsTest(unittest.TestCase):
                     build({"item_id": ParameterConstraints(**{field: value})})
         with self.assertRaisesRegex(shardplan.InvalidTaskError, r"ranks \[0, 1\]"):
             build({"user_id": SimpleNamespace(ranks=[0, 1])})
+
+
+class SharderTypesTest(unittest.TestCase):
+    """The sharders decide the types (TorchRec v1.3.0's, torchrec_fakes.py): a table may take
+    what its module's sharder supports on the compute device, narrowed by its constraints."""
+
+    def allowed(self, device="cuda", sharders=(), constraints=None, with_model=True):
+        model = Model(bag_tables(), sequence_tables())
+        topo = topology() if device == "cuda" else Topology(world_size=4, compute_device="cpu",
+                                                            ddr_cap=64 * GIB)
+        task = build_task({EBC: bag_tables(), "embedding_collection": sequence_tables()}, topo,
+                          constraints=constraints, sharders=list(sharders),
+                          model=model if with_model else None)
+        return {t.name: [pb.ShardingType.Name(x) for x in t.allowed_sharding_types]
+                for t in task.task.tables}
+
+    def test_torchrecs_sharders_on_cuda_and_cpu(self):
+        sharders = [EmbeddingBagCollectionSharder(), EmbeddingCollectionSharder()]
+        sequence = ["TABLE_WISE", "COLUMN_WISE", "ROW_WISE", "DATA_PARALLEL"]
+        for given in (sharders, ()):  # given, or TorchRec's defaults for the module's kind
+            with self.subTest(sharders=bool(given)):
+                cuda = self.allowed("cuda", given)
+                self.assertEqual(cuda["user_id"], [])  # a bag on cuda: every type shardplan plans
+                self.assertEqual(cuda["history"], sequence)  # a sequence: no table_row_wise
+                cpu = self.allowed("cpu", given)
+                self.assertEqual(cpu["user_id"], ["TABLE_WISE", "COLUMN_WISE", "DATA_PARALLEL"])
+                self.assertEqual(cpu["history"], sequence)
+
+    def test_without_the_model_the_configs_kind_decides(self):
+        self.assertEqual(self.allowed("cpu", with_model=False)["history"],
+                         ["TABLE_WISE", "COLUMN_WISE", "ROW_WISE", "DATA_PARALLEL"])
+        self.assertEqual(self.allowed("cpu", with_model=False)["item_id"],
+                         ["TABLE_WISE", "COLUMN_WISE", "DATA_PARALLEL"])
+
+    def test_a_jobs_own_sharder_is_asked_types_and_kernels(self):
+        class TableWiseOnly(EmbeddingBagCollectionSharder):
+            def sharding_types(self, compute_device_type):
+                return [ShardingType.TABLE_WISE, ShardingType.DATA_PARALLEL]
+
+        class NoFusedKernel(EmbeddingBagCollectionSharder):
+            def compute_kernels(self, sharding_type, compute_device_type):
+                return ["dense"] if sharding_type == "data_parallel" else ["key_value"]
+
+        self.assertEqual(self.allowed(sharders=[TableWiseOnly()])["user_id"],
+                         ["TABLE_WISE", "DATA_PARALLEL"])
+        self.assertEqual(self.allowed(sharders=[NoFusedKernel()])["user_id"],
+                         ["DATA_PARALLEL"])
+
+    def test_constraints_narrow_what_the_sharder_supports_and_may_not_leave_nothing(self):
+        narrowed = self.allowed("cuda", constraints={
+            "history": ParameterConstraints(sharding_types=["row_wise", "table_row_wise"])})
+        self.assertEqual(narrowed["history"], ["ROW_WISE"])
+        with self.assertRaisesRegex(
+                shardplan.InvalidTaskError,
+                r"table 'user_id' of module '[^']+': ParameterConstraints\.sharding_types "
+                r"\['table_row_wise'\]: TorchRec's EmbeddingBagCollectionSharder on cpu supports "
+                r"none of them \(it supports table_wise, column_wise, data_parallel\)"):
+            self.allowed("cpu", constraints={
+                "user_id": ParameterConstraints(sharding_types=["table_row_wise"])})
+
+    def test_a_sharder_with_no_type_shardplan_plans_is_refused(self):
+        class GridOnly(EmbeddingBagCollectionSharder):
+            def sharding_types(self, compute_device_type):
+                return ["grid_shard"]
+
+        with self.assertRaisesRegex(shardplan.InvalidTaskError,
+                                    r"table '\w+' of module '[^']+': GridOnly on cuda supports "
+                                    r"\['grid_shard'\]: none is one shardplan plans"):
+            self.allowed(sharders=[GridOnly()])
 
 
 class MemoryTest(unittest.TestCase):

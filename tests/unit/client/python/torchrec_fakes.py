@@ -40,7 +40,7 @@ class EmbOptimType(enum.Enum):  # fbgemm_gpu.split_embedding_configs
 
 
 @dataclass
-class EmbeddingBagConfig:
+class EmbeddingConfig:
     num_embeddings: int
     embedding_dim: int
     name: str = ""
@@ -48,7 +48,9 @@ class EmbeddingBagConfig:
     feature_names: List[str] = field(default_factory=list)
 
 
-EmbeddingConfig = EmbeddingBagConfig  # the same fields as far as planning goes
+@dataclass
+class EmbeddingBagConfig(EmbeddingConfig):
+    pooling: str = "SUM"  # PoolingType.SUM: what tells a bag's config from a sequence's
 
 
 @dataclass
@@ -124,14 +126,37 @@ class EmbeddingCollection(Module):
 
 
 class EmbeddingBagCollectionSharder:
+    """BaseEmbeddingSharder's sharding_types and compute_kernels (TorchRec v1.3.0,
+    torchrec/distributed/embedding_types.py lines 487-538), which EmbeddingBagCollectionSharder
+    inherits."""
+
     module_type = EmbeddingBagCollection
 
     def __init__(self, fused_params=None):
         self.fused_params = fused_params
 
+    def sharding_types(self, compute_device_type):
+        types = ["data_parallel", "table_wise", "column_wise", "table_column_wise"]
+        if compute_device_type == "cuda":
+            types += ["row_wise", "table_row_wise", "grid_shard"]
+        return types
+
+    def compute_kernels(self, sharding_type, compute_device_type):
+        if sharding_type == "data_parallel":
+            return ["dense"]
+        uvm = ["fused_uvm", "fused_uvm_caching", "key_value"] if compute_device_type == "cuda" \
+            else []
+        return ["fused"] + uvm
+
 
 class EmbeddingCollectionSharder(EmbeddingBagCollectionSharder):
+    """EmbeddingCollectionSharder.sharding_types (TorchRec v1.3.0,
+    torchrec/distributed/embedding.py lines 1606-1613): the same on every device."""
+
     module_type = EmbeddingCollection
+
+    def sharding_types(self, compute_device_type):
+        return ["data_parallel", "table_wise", "column_wise", "row_wise"]
 
 
 class SparseArch(Module):

@@ -29,6 +29,8 @@ TEST(MemoryTest, WeightsOnlyByDefault) {
   EXPECT_EQ(TableMemoryBytes(table, {}), 1000 * 64 * 2);
   table.element_type = ElementType::kInt8;
   EXPECT_EQ(TableMemoryBytes(table, {}), 1000 * 64);
+  table.element_type = ElementType::kBf16;
+  EXPECT_EQ(TableMemoryBytes(table, {}), 1000 * 64 * 2);
 }
 
 TEST(MemoryTest, MultipliersScaleTheWeights) {

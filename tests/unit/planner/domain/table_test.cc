@@ -22,6 +22,11 @@ TEST(TableTest, ElementBytes) {
   EXPECT_EQ(ElementBytes(ElementType::kFp32), 4);
   EXPECT_EQ(ElementBytes(ElementType::kFp16), 2);
   EXPECT_EQ(ElementBytes(ElementType::kInt8), 1);
+  // TorchRec's other types with a whole size (DATA_TYPE_NUM_BITS / 8).
+  EXPECT_EQ(ElementBytes(ElementType::kBf16), 2);
+  EXPECT_EQ(ElementBytes(ElementType::kUint8), 1);
+  EXPECT_EQ(ElementBytes(ElementType::kNfp8), 1);
+  EXPECT_STREQ(ElementTypeName(ElementType::kBf16), "BF16");
 }
 
 TEST(TableTest, EmptyAllowedListAllowsEverything) {
