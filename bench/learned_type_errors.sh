@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Held-out error of the version-6 sim bundles per sharding type and per collective
+# Held-out error of the sim bundles (version $VERSION, default 7) per sharding type and per collective
 # (docs/cost-models.md, "Held-out errors by sharding type"), against the simulator:
 #  - compute: devices' shard sets (the shards generator: 1..15 tables, 4 GB) drawn from table pools
 #    no cost data used (the pool generator with seeds 1 and 7, as bench/single_table_error.sh),
@@ -14,13 +14,14 @@
 #   bench/learned_type_errors.sh      # about 2 min on this 2-core machine
 #
 # Environment: BUILD (build), MODELS_DIR (models), WORK (build/learned_type_errors: the data,
-# kept), OUT (bench/results/learned_type_errors.txt).
+# kept), VERSION (7), OUT (bench/results/learned_type_errors_v$VERSION.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 MODELS_DIR=${MODELS_DIR:-models}
 WORK=${WORK:-build/learned_type_errors}
-OUT=${OUT:-bench/results/learned_type_errors.txt}
+VERSION=${VERSION:-7}
+OUT=${OUT:-bench/results/learned_type_errors_v$VERSION.txt}
 offline="$BUILD/client/cli/shardplan-offline"
 mkdir -p "$WORK"
 {
@@ -28,8 +29,8 @@ for seed in 1 7; do
   [ -s "$WORK/pool_s$seed.json" ] ||
       "$offline" tables generate-pool --seed "$seed" --out "$WORK/pool_s$seed.json" >/dev/null
 done
-for profile in rtx2080ti h100-sxm; do
-  echo "## sim-$profile@6"
+for profile in ${PROFILES:-rtx2080ti h100-sxm}; do
+  echo "## sim-$profile@$VERSION"
   for seed in 1 7; do
     for type in TABLE_WISE ROW_WISE TABLE_ROW_WISE DATA_PARALLEL; do
       file="$WORK/${profile}_s${seed}_$type.jsonl"
@@ -37,7 +38,7 @@ for profile in rtx2080ti h100-sxm; do
           --sharding-type "$type" --samples 2000 --seed "$seed" --noise-sigma 0.02 \
           --pool "$WORK/pool_s$seed.json" --out "$file" >/dev/null 2>&1
       echo "### pool seed $seed, $type"
-      "$offline" model check --model "sim-$profile@6" --models-root "$MODELS_DIR" \
+      "$offline" model check --model "sim-$profile@$VERSION" --models-root "$MODELS_DIR" \
           --compute-data "$file" | sed -n '2,3p' || true
     done
   done
@@ -52,7 +53,7 @@ for profile in rtx2080ti h100-sxm; do
     files+=("$file")
   done
   echo "### collectives, seed 1, 15 layouts (4 held out)"
-  "$offline" model check --model "sim-$profile@6" --models-root "$MODELS_DIR" \
+  "$offline" model check --model "sim-$profile@$VERSION" --models-root "$MODELS_DIR" \
       --collective-data "$(IFS=,; echo "${files[*]}")" | sed -n '2,6p' || true
 done
 } | tee "$OUT"

@@ -69,8 +69,10 @@ def main():
         high = max(measured + predicted, default=1.0)
         ax.plot([low, high], [low, high], color="black", linewidth=0.8, label="y = x")
         ax.set_title(f"{name}  (test MSE {mse:.4g}, n={n})", fontsize=9)
-        ax.set_xlabel("measured (ms)")
-        ax.set_ylabel("predicted (ms)")
+        # The collective model is trained on, and its predictions saved as, ln(ms) per member.
+        unit = "ln ms" if name == "collectives" else "ms"
+        ax.set_xlabel(f"measured ({unit})")
+        ax.set_ylabel(f"predicted ({unit})")
         ax.legend(loc="upper left", fontsize=8)
     for ax in list(axes.flat)[len(names):]:
         ax.axis("off")

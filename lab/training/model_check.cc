@@ -90,6 +90,14 @@ absl::StatusOr<SubModelCheck> CheckCompute(const LoadedBundle& bundle, const Com
                      " features, but ", bundle.manifest.id(), "'s compute model takes ",
                      ShardFeatureSetName(bundle.model->compute().feature_set()), " ones"));
   }
+  if (bundle.model->compute().calls() == ComputeCalls::kPerKernelCall &&
+      data.multi_call_samples > 0) {
+    // Raw feature rows do not say which call a shard runs in, so such a sample has no answer.
+    return absl::FailedPreconditionError(absl::StrCat(
+        data.path, ": ", data.multi_call_samples, " samples hold shards of several kernel calls; ",
+        bundle.manifest.id(),
+        " costs one call at a time (collect with --one-call or --sharding-type)"));
+  }
   Errors errors;
   const std::span<const float> features(data.features);
   const size_t width = static_cast<size_t>(data.width);
