@@ -16,8 +16,8 @@ namespace shardplan::testing {
 namespace {
 
 // What each shipped bundle must cover (keep in step with scripts/train_shipped_models.sh).
-// The sim bundles' latest is version 6 (since version 4 device-set comm models: any device count;
-// since version 6 every sharding type),
+// The sim bundles' latest is version 7 (since version 4 device-set comm models: any device count;
+// since version 6 every sharding type; since version 7 compute per kernel call),
 // the cpu bundle's version 2 (zero comm costs: any device count); older versions stay for plans
 // pinned to them.
 struct ShippedModel {
@@ -32,13 +32,15 @@ const std::vector<ShippedModel>& Shipped() {
                                                              {"sim-rtx2080ti@3", {4, 8}},
                                                              {"sim-rtx2080ti@4", {}},
                                                              {"sim-rtx2080ti@5", {}},
-                                                             {"sim-rtx2080ti@6", {}, true},
+                                                             {"sim-rtx2080ti@6", {}},
+                                                             {"sim-rtx2080ti@7", {}, true},
                                                              {"sim-h100-sxm@1", {4, 8}},
                                                              {"sim-h100-sxm@2", {4, 8}},
                                                              {"sim-h100-sxm@3", {4, 8}},
                                                              {"sim-h100-sxm@4", {}},
                                                              {"sim-h100-sxm@5", {}},
-                                                             {"sim-h100-sxm@6", {}, true},
+                                                             {"sim-h100-sxm@6", {}},
+                                                             {"sim-h100-sxm@7", {}, true},
                                                              {"cpu-amd-epyc@1", {}, false, false},
                                                              {"cpu-amd-epyc@2", {}, true, false}};
   return *shipped;
@@ -128,7 +130,7 @@ TEST_F(ShippedModelsTest, NeuroShardPlansWithEveryBundle) {
 // The version-4 bundles' device-set comm models: one bundle plans 2 to 128 devices, and says when
 // a layout lies outside the ones its comm data held (2 to 128 devices, hosts of 2 to 8).
 TEST_F(ShippedModelsTest, TheLatestSimBundlesPlanAnyDeviceCount) {
-  for (const char* model : {"sim-rtx2080ti@6", "sim-h100-sxm@6"}) {
+  for (const char* model : {"sim-rtx2080ti@7", "sim-h100-sxm@7"}) {
     for (const auto& [devices, per_host] :
          std::vector<std::pair<int, int>>{{2, 0}, {16, 8}, {32, 8}, {128, 8}, {256, 8}}) {
       SCOPED_TRACE(absl::StrCat(model, " ", devices, "x", per_host));
@@ -166,7 +168,7 @@ TEST_F(ShippedModelsTest, TheLatestSimBundlesCostARenumberedPlanTheSame) {
   const shardplan::v1::Task task = ExampleTask("task_8dev.json");  // 2 hosts of 4
   ASSERT_EQ(task.topology().devices_per_host(), 4);
   const std::vector<int> renumber = {6, 4, 7, 5, 1, 3, 0, 2};
-  for (const char* model : {"sim-rtx2080ti@6", "sim-h100-sxm@6"}) {
+  for (const char* model : {"sim-rtx2080ti@7", "sim-h100-sxm@7"}) {
     SCOPED_TRACE(model);
     shardplan::v1::PlanRequest request;
     *request.mutable_task() = task;
@@ -232,7 +234,7 @@ TEST_F(ShippedModelsTest, RowLevelShardsAreRefusedByTheReferenceBundlesAndCosted
     SCOPED_TRACE(shipped.id);
     request.set_model(shipped.id);
     auto evaluated = client_->EvaluatePlan(request);
-    if (shipped.id.ends_with("@6")) {
+    if (shipped.id.ends_with("@6") || shipped.id.ends_with("@7")) {  // every sharding type
       ASSERT_TRUE(evaluated.ok()) << evaluated.status();
       EXPECT_GT(evaluated->plan().cost_ms(), 0.0);
       continue;
