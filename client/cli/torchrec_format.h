@@ -29,7 +29,8 @@ struct TorchRecOptions {
 // uneven last one included) and ranks[i] is the rank of shards[i] (a rank may repeat). A
 // data_parallel table is written as TorchRec's planner writes it: "compute_kernel": "dense",
 // "ranks" its replicas' ranks in order, and no "shards". INVALID_ARGUMENT for a table without
-// shards.
+// shards, and for a row layout TorchRec cannot run, naming the table and why: replicated row
+// groups, a data_parallel table on some ranks only, routes, frequency-rank row order.
 absl::StatusOr<std::string> FormatTorchRecPlan(const shardplan::v1::Plan& plan,
                                                const TorchRecOptions& options);
 

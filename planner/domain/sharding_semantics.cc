@@ -16,22 +16,6 @@ std::vector<int32_t> AllDevices(const Topology& topology) {
   return devices;
 }
 
-std::vector<int32_t> DevicesOfHost(const Topology& topology, int host) {
-  std::vector<int32_t> devices;
-  for (int d = 0; d < topology.num_devices(); ++d) {
-    if (topology.host_of(d) == host) devices.push_back(d);
-  }
-  return devices;
-}
-
-// The devices with `device`'s local rank, one per host: TWRW's cross-host process group.
-std::vector<int32_t> SameLocalRank(const Topology& topology, int device) {
-  std::vector<int32_t> devices;
-  const int local = topology.local_world_size();
-  for (int d = device % local; d < topology.num_devices(); d += local) devices.push_back(d);
-  return devices;
-}
-
 CollectiveDemand Demand(Collective collective, Pass pass, const Table& table,
                         const TableSharding& sharding, int32_t columns) {
   CollectiveDemand demand;
@@ -124,20 +108,19 @@ std::vector<CollectiveDemand> TableCollectives(const Table& table, const TableSh
     case ShardingType::kTableRowWise: {
       // Reduced within the table's host, then exchanged with the same local rank of every other
       // host (TorchRec: a process group of world_size / local_world_size).
-      const int host = topology.host_of(devices.front());
       for (Collective collective : {Collective::kReduceScatter, Collective::kAllGather}) {
         const Pass pass =
             collective == Collective::kReduceScatter ? Pass::kForward : Pass::kBackward;
         CollectiveDemand in_host = Demand(collective, pass, table, sharding, columns);
         in_host.devices = devices;
-        in_host.peers = DevicesOfHost(topology, host);
+        in_host.peers = topology.DevicesOnHostOf(devices.front());
         in_host.bytes = partial_sums_bytes;
         demands.push_back(std::move(in_host));
         if (topology.num_hosts() <= 1) continue;
         for (int32_t device : devices) {
           CollectiveDemand across = Demand(Collective::kAllToAll, pass, table, sharding, columns);
           across.devices = {device};
-          across.peers = SameLocalRank(topology, device);
+          across.peers = topology.DevicesWithLocalRankOf(device);
           across.crosses_hosts = true;
           // TorchRec: batch_outputs (per rank) x hosts x columns.
           across.bytes = static_cast<double>(batch_size) / topology.num_devices() *

@@ -52,10 +52,36 @@ def to_torchrec(plan: PlanLike, module_path: str = DEFAULT_MODULE_PATH,
     for table in plan.tables:
         if not table.shards:
             raise ValueError(f"table {table.table} has no shards")
+        why = _not_a_torchrec_layout(table, len(plan.devices))
+        if why:
+            raise ValueError(f"table {table.table} has no TorchRec sharding: {why}")
         path = (module_of or {}).get(table.table, module_path)
         modules.setdefault(path, {})[table.table] = _parameter_sharding(
             table, local_world_size, compute_device)
     return {"plan": modules}
+
+
+def _not_a_torchrec_layout(table: Any, device_count: int) -> str:
+    """Why TorchRec cannot run the table's row layout, or "" (as the CLI's exporter says):
+    replicated row groups, data_parallel on some ranks only (known when the plan carries its
+    per-device figures), routes, frequency-rank row order."""
+    layout = table.row_layout
+    if layout.row_order == planner_pb2.FREQUENCY_RANK:
+        return "its rows are in frequency-rank order (TorchRec shards row ids; remap the ids first)"
+    if layout.routes:
+        return "it has routes (TorchRec routes no lookup)"
+    if table.sharding_type == planner_pb2.DATA_PARALLEL:
+        if len(table.shards) < device_count:
+            return (f"it is data_parallel on {len(table.shards)} of {device_count} ranks "
+                    "(TorchRec replicates on every rank)")
+        return ""
+    seen = set()
+    for s in table.shards:
+        if (s.row_offset, s.column_offset) in seen:
+            return (f"rows [{s.row_offset}, {s.row_offset + s.row_count}) are replicated "
+                    "(TorchRec has no replicated row groups)")
+        seen.add((s.row_offset, s.column_offset))
+    return ""
 
 
 def _parameter_sharding(table: Any, local_world_size: int,

@@ -14,8 +14,10 @@ ELEMENT_TYPE_UNSPECIFIED: ElementType
 FAILED: JobState
 FP16: ElementType
 FP32: ElementType
+FREQUENCY_RANK: RowOrder
 INT8: ElementType
 JOB_STATE_UNSPECIFIED: JobState
+NATURAL: RowOrder
 NFP8: ElementType
 OPTIMIZER_UNSPECIFIED: Optimizer
 OTHER_OPTIMIZER: Optimizer
@@ -331,6 +333,22 @@ class ReportMeasurementResponse(_message.Message):
     reports: int
     def __init__(self, cost_model: _Optional[str] = ..., predicted_device_ms: _Optional[_Iterable[float]] = ..., predicted_ms: _Optional[float] = ..., measured_ms: _Optional[float] = ..., relative_error: _Optional[float] = ..., mean_abs_relative_error: _Optional[float] = ..., reports: _Optional[int] = ...) -> None: ...
 
+class RowLayout(_message.Message):
+    __slots__ = ["routes", "row_order"]
+    ROUTES_FIELD_NUMBER: _ClassVar[int]
+    ROW_ORDER_FIELD_NUMBER: _ClassVar[int]
+    routes: _containers.RepeatedCompositeFieldContainer[RowRoute]
+    row_order: RowOrder
+    def __init__(self, row_order: _Optional[_Union[RowOrder, str]] = ..., routes: _Optional[_Iterable[_Union[RowRoute, _Mapping]]] = ...) -> None: ...
+
+class RowRoute(_message.Message):
+    __slots__ = ["requester", "shard"]
+    REQUESTER_FIELD_NUMBER: _ClassVar[int]
+    SHARD_FIELD_NUMBER: _ClassVar[int]
+    requester: int
+    shard: int
+    def __init__(self, requester: _Optional[int] = ..., shard: _Optional[int] = ...) -> None: ...
+
 class SearchStats(_message.Message):
     __slots__ = ["anytime_result", "candidates_evaluated", "cost_cache_hits", "cost_cache_misses", "cost_model_calls", "planning_time_ms"]
     ANYTIME_RESULT_FIELD_NUMBER: _ClassVar[int]
@@ -390,14 +408,16 @@ class Table(_message.Message):
     def __init__(self, name: _Optional[str] = ..., rows: _Optional[int] = ..., dim: _Optional[int] = ..., pooling_factor: _Optional[float] = ..., access_bins: _Optional[_Iterable[float]] = ..., element_type: _Optional[_Union[ElementType, str]] = ..., allowed_sharding_types: _Optional[_Iterable[_Union[ShardingType, str]]] = ..., pinned_device: _Optional[int] = ...) -> None: ...
 
 class TableSharding(_message.Message):
-    __slots__ = ["sharding_type", "shards", "table"]
+    __slots__ = ["row_layout", "sharding_type", "shards", "table"]
+    ROW_LAYOUT_FIELD_NUMBER: _ClassVar[int]
     SHARDING_TYPE_FIELD_NUMBER: _ClassVar[int]
     SHARDS_FIELD_NUMBER: _ClassVar[int]
     TABLE_FIELD_NUMBER: _ClassVar[int]
+    row_layout: RowLayout
     sharding_type: ShardingType
     shards: _containers.RepeatedCompositeFieldContainer[Shard]
     table: str
-    def __init__(self, table: _Optional[str] = ..., sharding_type: _Optional[_Union[ShardingType, str]] = ..., shards: _Optional[_Iterable[_Union[Shard, _Mapping]]] = ...) -> None: ...
+    def __init__(self, table: _Optional[str] = ..., sharding_type: _Optional[_Union[ShardingType, str]] = ..., shards: _Optional[_Iterable[_Union[Shard, _Mapping]]] = ..., row_layout: _Optional[_Union[RowLayout, _Mapping]] = ...) -> None: ...
 
 class Task(_message.Message):
     __slots__ = ["batch_size", "colocate", "max_planning_time_ms", "memory", "tables", "topology"]
@@ -442,6 +462,9 @@ class ShardingType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class Optimizer(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class RowOrder(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class JobState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):

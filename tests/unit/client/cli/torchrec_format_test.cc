@@ -371,5 +371,30 @@ TEST(ParseTorchRecPlanTest, ErrorsNameTheField) {
   EXPECT_FALSE(LooksLikeTorchRecPlan(nlohmann::json::parse("[1]")));
 }
 
+// Layouts TorchRec has no sharding for are refused by table and reason, never exported as if
+// they were one of its types.
+TEST(FormatTorchRecPlanTest, RefusesLayoutsTorchRecCannotRun) {
+  shardplan::v1::Plan plan;
+  AddTable(plan, "hot", shardplan::v1::ROW_WISE,
+           {{0, 0, 10, 0, 8}, {1, 0, 10, 0, 8}, {0, 10, 90, 0, 8}});
+  EXPECT_EQ(FormatTorchRecPlan(plan, {}).status().message(),
+            "table hot has no TorchRec sharding: rows [0, 10) are replicated (TorchRec has no "
+            "replicated row groups)");
+
+  plan.Clear();
+  AddTable(plan, "dp", shardplan::v1::DATA_PARALLEL, {{0, 0, 100, 0, 8}, {1, 0, 100, 0, 8}});
+  EXPECT_TRUE(FormatTorchRecPlan(plan, {}).ok());  // without figures the ranks are unknown
+  for (int d = 0; d < 4; ++d) plan.add_devices()->set_device(d);
+  EXPECT_EQ(FormatTorchRecPlan(plan, {}).status().message(),
+            "table dp has no TorchRec sharding: it is data_parallel on 2 of 4 ranks (TorchRec "
+            "replicates on every rank)");
+
+  plan.Clear();
+  AddTable(plan, "ranked", shardplan::v1::ROW_WISE, {{0, 0, 50, 0, 8}, {1, 50, 50, 0, 8}});
+  plan.mutable_tables(0)->mutable_row_layout()->set_row_order(shardplan::v1::FREQUENCY_RANK);
+  EXPECT_THAT(std::string(FormatTorchRecPlan(plan, {}).status().message()),
+              ::testing::HasSubstr("frequency-rank order"));
+}
+
 }  // namespace
 }  // namespace shardplan::cli

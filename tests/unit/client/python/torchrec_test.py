@@ -64,6 +64,22 @@ class ToTorchRecTest(unittest.TestCase):
         self.assertEqual(entry["dp"], {"sharding_type": "data_parallel", "compute_kernel": "dense",
                                        "ranks": [0, 1, 2, 3]})
 
+    def test_refuses_row_layouts_torchrec_cannot_run(self):
+        # The CLI's exporter refuses the same layouts with the same reasons.
+        hot = table("hot", pb.ROW_WISE, [(0, 0, 10, 0, 8), (1, 0, 10, 0, 8), (0, 10, 90, 0, 8)])
+        with self.assertRaisesRegex(ValueError, r"table hot has no TorchRec sharding: rows "
+                                    r"\[0, 10\) are replicated"):
+            exported(hot)
+        dp = table("dp", pb.DATA_PARALLEL, [(0, 0, 100, 0, 8), (1, 0, 100, 0, 8)])
+        exported(dp)  # without per-device figures the ranks are unknown
+        plan = pb.Plan(tables=[dp], devices=[pb.DeviceCost(device=d) for d in range(4)])
+        with self.assertRaisesRegex(ValueError, "data_parallel on 2 of 4 ranks"):
+            shardplan.to_torchrec(plan)
+        ranked = table("ranked", pb.ROW_WISE, [(0, 0, 50, 0, 8), (1, 50, 50, 0, 8)])
+        ranked.row_layout.row_order = pb.FREQUENCY_RANK
+        with self.assertRaisesRegex(ValueError, "frequency-rank order"):
+            exported(ranked)
+
     def test_local_world_size_argument_then_the_plans_then_one_host(self):
         tw = table("t", pb.TABLE_WISE, [(123, 0, 10, 0, 4)])
 

@@ -240,5 +240,26 @@ TEST(EvaluatePlanTest, DataParallelReplicasCountOnEveryDevice) {
   EXPECT_DOUBLE_EQ(plan.devices[1].compute_ms, 1 + 0.5 * 8 * 2 / 3);
 }
 
+// Layouts beyond today's five validate but are not costed yet: refused by name, never costed as
+// if they were today's.
+TEST(EvaluatePlanTest, ALayoutNoModelCostsYetIsAFailedPreconditionNamingIt) {
+  const Task task = HandTask();
+  const RowLevelHandModel model;
+  Plan plan = TableWisePlan(task, {0, 0, 0});
+  plan.tables[0].sharding_type = ShardingType::kDataParallel;
+  plan.tables[0].shards = {Shard{0, 0, 100, 0, 8}, Shard{2, 0, 100, 0, 8}};
+  absl::Status status = EvaluatePlan(task, model, plan);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(status.message(),
+              ::testing::HasSubstr("tables[0]: cost model fake@1 cannot cost the row layout of "
+                                   "table \"a\" (DATA_PARALLEL on 2 of 3 devices)"));
+  plan.tables[0].sharding_type = ShardingType::kRowWise;
+  plan.tables[0].shards = {Shard{0, 0, 10, 0, 8}, Shard{1, 0, 10, 0, 8}, Shard{2, 10, 90, 0, 8}};
+  status = EvaluatePlan(task, model, plan);
+  EXPECT_THAT(status.message(),
+              ::testing::HasSubstr("(ROW_WISE with replicated row groups)"));
+  EXPECT_TRUE(plan.devices.empty());
+}
+
 }  // namespace
 }  // namespace shardplan
