@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "base/status_macros.h"
 #include "planner/domain/memory.h"
+#include "planner/domain/table_access.h"
 
 namespace shardplan {
 namespace {
@@ -158,6 +159,7 @@ absl::Status CheckTable(const Table& table, size_t i, const Task& task, const Ta
                                   sum == 0 ? " (all 0 only for a pooling factor of 0)" : ""));
     }
   }
+  SHARDPLAN_RETURN_IF_ERROR(ValidateAccessProfile(table, absl::StrCat("tables[", i, "]")));
   if (!ValidElementType(table.element_type)) {
     return Invalid(TablePath(i, "element_type"),
                    absl::StrCat("invalid value ", static_cast<int>(table.element_type)));
@@ -407,6 +409,8 @@ absl::Status ValidateTask(const Task& task, const TaskLimits& limits) {
         "memory.storage_reservation",
         absl::StrCat("must be a fraction in [0, 1) (TorchRec's default: 0.15), got ", reserved));
   }
+
+  SHARDPLAN_RETURN_IF_ERROR(ValidateReplicationBudget(task.replication_budget));
 
   std::unordered_map<std::string_view, size_t> index_of;
   index_of.reserve(task.tables.size());
