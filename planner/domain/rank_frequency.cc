@@ -7,8 +7,9 @@
 namespace shardplan {
 namespace {
 
-// H(n) is summed term by term up to here, Euler-Maclaurin beyond (error below 1e-20 relative).
-constexpr int64_t kExactHead = 4096;
+// H(n) is summed term by term up to here, Euler-Maclaurin beyond (its next term is below 1e-20
+// relative). Small, because a curve is built wherever a rank-ordered share is asked for.
+constexpr int64_t kExactHead = 1024;
 
 // Row counts as doubles: exact below 2^53, far above any table.
 double AsDouble(int64_t n) { return static_cast<double>(n); }
