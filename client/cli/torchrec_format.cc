@@ -108,6 +108,7 @@ absl::StatusOr<std::string> FormatTorchRecPlan(const shardplan::v1::Plan& plan,
   const int local_world_size = LocalWorldSize(plan, options);
   // ordered_json keeps the plan's table order and TorchRec's key order.
   nlohmann::ordered_json module = nlohmann::ordered_json::object();
+  nlohmann::ordered_json sequence_module = nlohmann::ordered_json::object();
   for (const auto& table : plan.tables()) {
     if (table.shards().empty()) {
       return absl::InvalidArgumentError(absl::StrCat("table ", table.table(), " has no shards"));
@@ -116,9 +117,20 @@ absl::StatusOr<std::string> FormatTorchRecPlan(const shardplan::v1::Plan& plan,
       return absl::InvalidArgumentError(
           absl::StrCat("table ", table.table(), " has no TorchRec sharding: ", why));
     }
-    module[table.table()] = ParameterSharding(table, local_world_size);
+    const bool sequence = options.sequence_tables.contains(table.table());
+    if (sequence && table.sharding_type() == shardplan::v1::TABLE_ROW_WISE) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "table ", table.table(),
+          " is a SEQUENCE table sharded table_row_wise, which TorchRec's EmbeddingCollection "
+          "does not support (table_wise, column_wise, row_wise, data_parallel)"));
+    }
+    (sequence ? sequence_module : module)[table.table()] =
+        ParameterSharding(table, local_world_size);
   }
-  nlohmann::ordered_json root = {{"plan", {{options.module_path, module}}}};
+  nlohmann::ordered_json modules = nlohmann::ordered_json::object();
+  if (!module.empty() || sequence_module.empty()) modules[options.module_path] = module;
+  if (!sequence_module.empty()) modules[options.sequence_module_path] = sequence_module;
+  nlohmann::ordered_json root = {{"plan", modules}};
   return root.dump(2) + "\n";
 }
 

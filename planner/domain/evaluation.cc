@@ -38,7 +38,11 @@ PlacementCost Cost(const CostModel& model, const CostContext& context,
     // Every device is costed, empty ones too: a model may charge a fixed kernel overhead.
     cost.compute_ms[d] = model.ComputeCost(context, shards_per_device[d]);
   }
-  cost.backward_comm_ms = PerDevice(model.BackwardCommCosts(context, dim_sums), n);
+  // Inference runs no backward pass: no backward all-to-all (and DescribePlacement drops the
+  // backward collectives).
+  cost.backward_comm_ms = context.objective == Objective::kInference
+                              ? std::vector<double>(n, 0.0)
+                              : PerDevice(model.BackwardCommCosts(context, dim_sums), n);
   CollectiveCosts collective_costs;
   if (!collectives.empty()) {
     collective_costs = model.CostCollectives(context, collectives);
@@ -132,7 +136,7 @@ PlacementCost CostOfPlacement(const CostModel& model, const CostContext& context
   std::vector<int64_t> dim_sums(shards_per_device.size(), 0);
   for (size_t d = 0; d < shards_per_device.size(); ++d) {
     for (const ShardView& shard : shards_per_device[d]) {
-      if (IsColumnLevel(shard.sharding)) dim_sums[d] += shard.columns;
+      if (IsColumnLevel(shard.sharding)) dim_sums[d] += AllToAllColumns(*shard.table, shard.columns);
     }
   }
   return Cost(model, context, shards_per_device, dim_sums, {});

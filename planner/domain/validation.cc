@@ -17,6 +17,7 @@
 #include "planner/domain/layout_rules.h"
 #include "planner/domain/memory.h"
 #include "planner/domain/plan_memory.h"
+#include "planner/domain/table_access.h"
 #include "planner/domain/validation_paths.h"
 
 namespace shardplan {
@@ -160,6 +161,7 @@ absl::Status CheckTable(const Table& table, size_t i, const Task& task, const Ta
                                   sum == 0 ? " (all 0 only for a pooling factor of 0)" : ""));
     }
   }
+  SHARDPLAN_RETURN_IF_ERROR(ValidateAccessProfile(table, absl::StrCat("tables[", i, "]")));
   if (!ValidElementType(table.element_type)) {
     return Invalid(TablePath(i, "element_type"),
                    absl::StrCat("invalid value ", static_cast<int>(table.element_type)));
@@ -271,6 +273,8 @@ absl::Status ValidateTask(const Task& task, const TaskLimits& limits) {
         "memory.storage_reservation",
         absl::StrCat("must be a fraction in [0, 1) (TorchRec's default: 0.15), got ", reserved));
   }
+
+  SHARDPLAN_RETURN_IF_ERROR(ValidateReplicationBudget(task.replication_budget));
 
   std::unordered_map<std::string_view, size_t> index_of;
   index_of.reserve(task.tables.size());

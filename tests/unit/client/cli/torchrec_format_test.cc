@@ -85,6 +85,27 @@ TEST(FormatTorchRecPlanTest, TableWiseTableIsOneShardOnItsRank) {
 )");
 }
 
+TEST(FormatTorchRecPlanTest, SequenceTablesGoToTheEmbeddingCollection) {
+  shardplan::v1::Plan plan;
+  AddTable(plan, "user_id", shardplan::v1::TABLE_WISE, {{0, 0, 100, 0, 64}});
+  AddTable(plan, "history", shardplan::v1::ROW_WISE, {{0, 0, 50, 0, 64}, {1, 50, 50, 0, 64}});
+  TorchRecOptions options;
+  options.sequence_tables = {"history"};
+  const ordered_json json = Format(plan, options);
+  EXPECT_TRUE(json["plan"]["embedding_bag_collection"].contains("user_id"));
+  EXPECT_FALSE(json["plan"]["embedding_bag_collection"].contains("history"));
+  EXPECT_EQ(json["plan"]["embedding_collection"]["history"]["sharding_type"], "row_wise");
+  // Only sequence tables: no empty EmbeddingBagCollection module.
+  shardplan::v1::Plan only;
+  AddTable(only, "history", shardplan::v1::DATA_PARALLEL, {{0, 0, 100, 0, 64}});
+  EXPECT_FALSE(Format(only, options)["plan"].contains("embedding_bag_collection"));
+  // EmbeddingCollection has no table_row_wise.
+  shardplan::v1::Plan twrw;
+  AddTable(twrw, "history", shardplan::v1::TABLE_ROW_WISE, {{0, 0, 50, 0, 64}, {1, 50, 50, 0, 64}});
+  EXPECT_THAT(std::string(FormatTorchRecPlan(twrw, options).status().message()),
+              ::testing::HasSubstr("EmbeddingCollection does not support"));
+}
+
 TEST(FormatTorchRecPlanTest, ColumnShardsInOffsetOrderWithTheirRanks) {
   shardplan::v1::Plan plan;
   // An uneven NeuroShard split 128 -> 64 + 32 + 32, listed out of order, two pieces on device 2.

@@ -31,6 +31,19 @@ def exported(*tables, **kwargs):
 
 
 class ToTorchRecTest(unittest.TestCase):
+    def test_sequence_tables_go_to_the_embedding_collection(self):
+        plan = pb.Plan(tables=[table("ids", pb.TABLE_WISE, [(0, 0, 10, 0, 8)]),
+                               table("history", pb.ROW_WISE, [(0, 0, 5, 0, 8), (1, 5, 5, 0, 8)])])
+        task = pb.Task(tables=[pb.Table(name="ids", rows=10, dim=8),
+                               pb.Table(name="history", rows=10, dim=8, pooling=pb.SEQUENCE)])
+        modules = shardplan.to_torchrec(plan, task=task)["plan"]
+        self.assertEqual(list(modules[MODULE]), ["ids"])
+        self.assertEqual(modules["embedding_collection"]["history"]["sharding_type"], "row_wise")
+        twrw = pb.Plan(tables=[table("history", pb.TABLE_ROW_WISE,
+                                     [(0, 0, 5, 0, 8), (1, 5, 5, 0, 8)])])
+        with self.assertRaisesRegex(ValueError, "EmbeddingCollection does not support"):
+            shardplan.to_torchrec(twrw, task=task)
+
     def test_row_wise_blocks_by_row_with_their_ranks_and_the_uneven_last_block(self):
         # TorchRec's row_wise split of 10 rows over 4 ranks: 3, 3, 3, 1; listed out of order.
         entry = exported(table("rw", pb.ROW_WISE, [(2, 6, 3, 0, 8), (0, 9, 1, 0, 8),

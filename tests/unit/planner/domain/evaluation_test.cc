@@ -223,6 +223,22 @@ TEST(EvaluatePlanTest, RowShardsServeTheirShareAndAddTheirCollectives) {
   EXPECT_DOUBLE_EQ(plan.devices[1].forward_comm_ms, 1.0 + 0.5 * (d1_done - std::min(d0_done, d1_done)));
 }
 
+TEST(EvaluatePlanTest, InferenceHasNoBackwardCommunication) {
+  Task task = HandTask();
+  const HandModel model;
+  Plan training = TableWisePlan(task, {0, 1, 1});
+  ASSERT_TRUE(EvaluatePlan(task, model, training).ok());
+  EXPECT_GT(training.devices[0].backward_comm_ms, 0.0);
+  task.objective = Objective::kInference;
+  Plan inference = TableWisePlan(task, {0, 1, 1});
+  ASSERT_TRUE(EvaluatePlan(task, model, inference).ok());
+  for (const DeviceCost& device : inference.devices) {
+    EXPECT_EQ(device.backward_comm_ms, 0.0) << device.device;
+  }
+  // The forward all-to-all is still there (its waits follow the missing backward pass).
+  EXPECT_GT(inference.devices[0].forward_comm_ms, 0.0);
+}
+
 TEST(EvaluatePlanTest, DataParallelReplicasCountOnEveryDevice) {
   const Task task = HandTask();
   const RowLevelHandModel model;
