@@ -35,7 +35,10 @@ class BackendCostModel final : public CostModel {
                      std::span<const ShardView> shards) const override {
     double total_ms = 0.0;
     for (const KernelCall& call : DeviceKernelCalls(shards, context.batch_size)) {
-      absl::StatusOr<double> ms = backend_.MeasureCompute(call.tables, call.batch_size);
+      absl::StatusOr<double> ms =
+          context.objective == Objective::kInference
+              ? backend_.MeasureForwardCompute(call.tables, call.batch_size)
+              : backend_.MeasureCompute(call.tables, call.batch_size);
       if (!ms.ok()) return Fail(ms.status());
       total_ms += *ms;
     }

@@ -45,6 +45,14 @@ class HardwareBackend {
   virtual absl::StatusOr<double> MeasureCompute(std::span<const Table> tables,
                                                 int64_t batch_size) = 0;
 
+  // The forward pass alone (inference), ms, of the same kernels. UNIMPLEMENTED where the
+  // backend measures only whole training steps.
+  virtual absl::StatusOr<double> MeasureForwardCompute(std::span<const Table> tables,
+                                                       int64_t batch_size) {
+    return absl::UnimplementedError(
+        "this hardware backend measures training steps only, not a forward pass alone");
+  }
+
   // Per-device forward and backward all-to-all times, ms, when device d holds tables of total
   // dim `dim_sums[d]` and reaches the forward all-to-all `start_offsets_ms[d]` after the
   // earliest device: the label of NeuroShard's comm cost data. Forward times exclude the

@@ -1,24 +1,58 @@
 #include "groundtruth/shard_kernels.h"
 
+#include <array>
 #include <map>
+#include <numeric>
+#include <optional>
 #include <utility>
+
+#include "planner/domain/table_access.h"
 
 namespace shardplan {
 namespace {
 
-Table ColumnShard(const ShardView& shard) {
+// The histogram of ranks [begin, end) of `table`'s profile curve for a batch of `batch_size`
+// (fractions of the range's distinct accessed rows per bin); the table's own bins when it has
+// no profile, or when the range is touched by no lookup.
+std::vector<double> ProfileBins(const Table& table, int64_t begin, int64_t end,
+                                int64_t batch_size) {
+  if (!table.access_profile.has_curve()) return table.access_bins;
+  const double lookups = table.pooling_factor * static_cast<double>(batch_size);
+  const std::array<double, kNumAccessBins> rows =
+      CurveOf(table, batch_size).AccessClasses(begin, end, lookups);
+  const double total = std::accumulate(rows.begin(), rows.end(), 0.0);
+  if (!(total > 0.0)) return table.access_bins;
+  std::vector<double> bins(rows.begin(), rows.end());
+  for (double& bin : bins) bin /= total;
+  return bins;
+}
+
+// A shard as a table of its own: its geometry, and the access classes of its rows (a profiled
+// table's curve over the whole table, as its rows are not known to be ranks).
+Table ColumnShard(const ShardView& shard, int64_t batch_size) {
   Table table = *shard.table;
+  table.access_bins = ProfileBins(*shard.table, 0, shard.table->rows, batch_size);
+  table.access_profile = {};
   table.rows = shard.rows;
   table.dim = shard.columns;
   return table;
 }
 
-// The block of rows a row-level shard holds, with its share of the table's lookups.
-Table RowBlock(const ShardView& shard) {
-  Table table = ColumnShard(shard);
-  const double share = shard.table->rows > 0 ? static_cast<double>(shard.rows) /
-                                                   static_cast<double>(shard.table->rows)
-                                             : 0.0;
+// The block of rows a row-level shard holds, with its share of the table's lookups: rows in
+// proportion (ids are hashed), or, when the table's ids are its ranks, the share and access
+// classes its rank range has on the table's curve.
+Table RowBlock(const ShardView& shard, int64_t batch_size) {
+  Table table = ColumnShard(shard, batch_size);
+  const std::optional<double> ranked =
+      RankOrderedShare(*shard.table, shard.row_offset, shard.rows);
+  if (ranked) {
+    table.access_bins = ProfileBins(*shard.table, shard.row_offset,
+                                    shard.row_offset + shard.rows, batch_size);
+  }
+  const double share = ranked                 ? *ranked
+                       : shard.table->rows > 0 ? static_cast<double>(shard.rows) /
+                                                     static_cast<double>(shard.table->rows)
+                                               : 0.0;
   table.pooling_factor = shard.table->pooling_factor * share;
   return table;
 }
@@ -41,16 +75,16 @@ std::vector<KernelCall> DeviceKernelCalls(std::span<const ShardView> shards, int
       case ShardingType::kTableWise:
       case ShardingType::kColumnWise:
         call.batch_size = batch_size;
-        call.tables.push_back(ColumnShard(shard));
+        call.tables.push_back(ColumnShard(shard, batch_size));
         break;
       case ShardingType::kRowWise:
       case ShardingType::kTableRowWise:
         call.batch_size = batch_size;
-        call.tables.push_back(RowBlock(shard));
+        call.tables.push_back(RowBlock(shard, batch_size));
         break;
       case ShardingType::kDataParallel:
         call.batch_size = ReplicaBatch(batch_size, shard.group_size);
-        call.tables.push_back(ColumnShard(shard));
+        call.tables.push_back(ColumnShard(shard, batch_size));
         break;
     }
   }

@@ -35,6 +35,21 @@ absl::StatusOr<std::vector<TableSharding>> ShardingsFromProto(const v1::Plan& pr
       sharding.shards.push_back(Shard{shard.device(), shard.row_offset(), shard.row_count(),
                                       shard.column_offset(), shard.column_count()});
     }
+    switch (table.row_layout().row_order()) {
+      case v1::NATURAL:
+        sharding.row_order = RowOrder::kNatural;
+        break;
+      case v1::FREQUENCY_RANK:
+        sharding.row_order = RowOrder::kFrequencyRank;
+        break;
+      default:
+        return absl::InvalidArgumentError(absl::StrCat(
+            field, ".row_layout.row_order: invalid value ", static_cast<int>(table.row_layout().row_order()),
+            " (NATURAL or FREQUENCY_RANK)"));
+    }
+    for (const v1::RowRoute& route : table.row_layout().routes()) {
+      sharding.routes.push_back(RowRoute{.requester = route.requester(), .shard = route.shard()});
+    }
     tables.push_back(std::move(sharding));
   }
   return tables;
@@ -55,6 +70,17 @@ v1::Plan PlanToProto(const Plan& plan) {
       s->set_row_count(shard.row_count);
       s->set_column_offset(shard.column_offset);
       s->set_column_count(shard.column_count);
+    }
+    // Only a layout beyond the default is written (RowLayout's comment says why).
+    if (table.row_order != RowOrder::kNatural || !table.routes.empty()) {
+      v1::RowLayout* layout = out->mutable_row_layout();
+      layout->set_row_order(table.row_order == RowOrder::kFrequencyRank ? v1::FREQUENCY_RANK
+                                                                       : v1::NATURAL);
+      for (const RowRoute& route : table.routes) {
+        v1::RowRoute* r = layout->add_routes();
+        r->set_requester(route.requester);
+        r->set_shard(route.shard);
+      }
     }
   }
   for (const DeviceCost& device : plan.devices) {

@@ -162,6 +162,80 @@ v1::Optimizer OptimizerToProto(Optimizer optimizer) {
   return v1::OPTIMIZER_UNSPECIFIED;
 }
 
+absl::StatusOr<Pooling> PoolingFromProto(int value, absl::string_view path) {
+  switch (value) {
+    case v1::POOLING_UNSPECIFIED:  // the proto default: SUM
+    case v1::SUM:
+      return Pooling::kSum;
+    case v1::SEQUENCE:
+      return Pooling::kSequence;
+    default:
+      return UnknownEnumValue(*v1::Pooling_descriptor(), value, path);
+  }
+}
+
+absl::StatusOr<Objective> ObjectiveFromProto(int value, absl::string_view path) {
+  switch (value) {
+    case v1::OBJECTIVE_UNSPECIFIED:  // the proto default: TRAINING
+    case v1::TRAINING:
+      return Objective::kTraining;
+    case v1::INFERENCE:
+      return Objective::kInference;
+    default:
+      return UnknownEnumValue(*v1::Objective_descriptor(), value, path);
+  }
+}
+
+AccessProfile AccessProfileFromProto(const v1::AccessProfile& proto) {
+  AccessProfile profile;
+  if (proto.has_top_k()) {
+    const v1::AccessProfile::TopK& top_k = proto.top_k();
+    profile.top_k = TopKAccessProfile{
+        .top_counts = std::vector<double>(top_k.top_counts().begin(), top_k.top_counts().end()),
+        .tail_count = top_k.tail_count(),
+        .tail_rows = top_k.tail_rows()};
+  }
+  if (proto.has_zipf()) {
+    profile.zipf = ZipfAccessProfile{.exponent = proto.zipf().exponent(),
+                                     .uniform_share = proto.zipf().uniform_share(),
+                                     .active_rows = proto.zipf().active_rows()};
+  }
+  profile.rows_in_rank_order = proto.rows_in_rank_order();
+  return profile;
+}
+
+void AccessProfileToProto(const AccessProfile& profile, v1::AccessProfile& proto) {
+  if (profile.top_k) {
+    v1::AccessProfile::TopK& top_k = *proto.mutable_top_k();
+    top_k.mutable_top_counts()->Add(profile.top_k->top_counts.begin(),
+                                    profile.top_k->top_counts.end());
+    top_k.set_tail_count(profile.top_k->tail_count);
+    top_k.set_tail_rows(profile.top_k->tail_rows);
+  }
+  if (profile.zipf) {
+    v1::AccessProfile::Zipf& zipf = *proto.mutable_zipf();
+    zipf.set_exponent(profile.zipf->exponent);
+    zipf.set_uniform_share(profile.zipf->uniform_share);
+    zipf.set_active_rows(profile.zipf->active_rows);
+  }
+  proto.set_rows_in_rank_order(profile.rows_in_rank_order);
+}
+
+absl::StatusOr<ReplicationBudget> ReplicationBudgetFromProto(const v1::ReplicationBudget& proto,
+                                                             const std::string& path) {
+  ReplicationBudget budget;
+  if (proto.has_extra_gib_per_device()) {
+    const double gib = proto.extra_gib_per_device();
+    if (!std::isfinite(gib) || std::fabs(gib) > 1e9) {
+      return FieldError(Join(path, "extra_gib_per_device"),
+                        absl::StrCat("must be a finite number of GiB, got ", gib));
+    }
+    budget.extra_bytes_per_device = std::llround(gib * kBytesPerGiB);
+  }
+  if (proto.has_capacity_fraction()) budget.capacity_fraction = proto.capacity_fraction();
+  return budget;
+}
+
 absl::StatusOr<Table> TableFromProto(const v1::Table& proto, const std::string& path) {
   Table table;
   table.name = proto.name();
@@ -180,6 +254,10 @@ absl::StatusOr<Table> TableFromProto(const v1::Table& proto, const std::string& 
     table.allowed_sharding_types.push_back(*type);
   }
   if (proto.has_pinned_device()) table.pinned_device = proto.pinned_device();
+  table.access_profile = AccessProfileFromProto(proto.access_profile());
+  absl::StatusOr<Pooling> pooling = PoolingFromProto(proto.pooling(), Join(path, "pooling"));
+  if (!pooling.ok()) return pooling.status();
+  table.pooling = *pooling;
   return table;
 }
 
@@ -288,6 +366,14 @@ absl::StatusOr<Task> TaskFromProto(const v1::Task& proto, const TaskLimits& limi
                                    proto.max_planning_time_ms()));
   }
   task.max_planning_time_ms = proto.max_planning_time_ms();
+  absl::StatusOr<Objective> objective =
+      ObjectiveFromProto(proto.objective(), Join(path, "objective"));
+  if (!objective.ok()) return objective.status();
+  task.objective = *objective;
+  absl::StatusOr<ReplicationBudget> budget =
+      ReplicationBudgetFromProto(proto.replication_budget(), Join(path, "replication_budget"));
+  if (!budget.ok()) return budget.status();
+  task.replication_budget = *budget;
   return task;
 }
 
@@ -305,6 +391,12 @@ v1::Task TaskToProto(const Task& task) {
       out->add_allowed_sharding_types(ShardingTypeToProto(type));
     }
     if (table.pinned_device) out->set_pinned_device(*table.pinned_device);
+    // Defaults stay unset, so that the bytes (and the cache keys hashed from them) of a task
+    // that uses none of these are what they were before they existed.
+    if (table.access_profile.has_curve() || table.access_profile.rows_in_rank_order) {
+      AccessProfileToProto(table.access_profile, *out->mutable_access_profile());
+    }
+    if (table.pooling == Pooling::kSequence) out->set_pooling(v1::SEQUENCE);
   }
   v1::Topology* topology = proto.mutable_topology();
   // The capacities the task named: the decoder applies the reservation again.
@@ -333,6 +425,15 @@ v1::Task TaskToProto(const Task& task) {
   proto.mutable_memory()->set_storage_reservation(task.memory.storage_reservation);
   proto.mutable_memory()->set_optimizer(OptimizerToProto(task.memory.optimizer));
   proto.set_max_planning_time_ms(task.max_planning_time_ms);
+  if (task.objective == Objective::kInference) proto.set_objective(v1::INFERENCE);
+  const ReplicationBudget& budget = task.replication_budget;
+  if (budget.extra_bytes_per_device) {
+    proto.mutable_replication_budget()->set_extra_gib_per_device(
+        static_cast<double>(*budget.extra_bytes_per_device) / kBytesPerGiB);
+  }
+  if (budget.capacity_fraction) {
+    proto.mutable_replication_budget()->set_capacity_fraction(*budget.capacity_fraction);
+  }
   return proto;
 }
 

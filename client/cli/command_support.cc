@@ -177,7 +177,8 @@ absl::Status JobOutcome(const shardplan::v1::JobStatus& status) {
 
 absl::Status EmitPlan(const Invocation& invocation, const shardplan::v1::Plan& plan,
                       std::optional<bool> cache_hit,
-                      const google::protobuf::Message& json_message) {
+                      const google::protobuf::Message& json_message,
+                      const shardplan::v1::Task* task) {
   absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation);
   if (!format.ok()) return format.status();
   const std::string path = invocation.flags.Get("output");
@@ -198,6 +199,11 @@ absl::Status EmitPlan(const Invocation& invocation, const shardplan::v1::Plan& p
         }
       }
       if (options.module_path.empty()) return UsageError("--torchrec-module is empty");
+      if (task != nullptr) {
+        for (const shardplan::v1::Table& table : task->tables()) {
+          if (table.pooling() == shardplan::v1::SEQUENCE) options.sequence_tables.insert(table.name());
+        }
+      }
       absl::StatusOr<std::string> json = FormatTorchRecPlan(plan, options);
       if (!json.ok()) return json.status();
       return WriteOutput(*json, path);

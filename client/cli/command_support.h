@@ -46,8 +46,11 @@ absl::Status JobOutcome(const shardplan::v1::JobStatus& status);
 
 // Writes a plan result to stdout or -o: text (FormatPlanText), `json_message` as proto JSON, or
 // the TorchRec shape (placements per --local-world-size, else the plan's local_world_size).
+// `task`, when known, names the SEQUENCE tables that the TorchRec format puts under the
+// EmbeddingCollection's module.
 absl::Status EmitPlan(const Invocation& invocation, const shardplan::v1::Plan& plan,
-                      std::optional<bool> cache_hit, const google::protobuf::Message& json_message);
+                      std::optional<bool> cache_hit, const google::protobuf::Message& json_message,
+                      const shardplan::v1::Task* task = nullptr);
 
 }  // namespace shardplan::cli
 

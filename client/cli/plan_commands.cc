@@ -37,7 +37,8 @@ absl::Status RunPlanCall(const Invocation& invocation, bool replan) {
   absl::StatusOr<shardplan::v1::PlanResponse> response =
       replan ? invocation.client->Replan(*request) : invocation.client->Plan(*request);
   if (!response.ok()) return response.status();
-  return EmitPlan(invocation, response->plan(), response->cache_hit(), *response);
+  return EmitPlan(invocation, response->plan(), response->cache_hit(), *response,
+                  &request->task());
 }
 
 // A command that reads TASK, plans it with `run` and prints the plan.

@@ -96,30 +96,51 @@ std::string DeviceTable(const Plan& plan) {
   return table.Render() + "(* bottleneck device)\n";
 }
 
-// "2" for a whole table; "1[c0:64) 3[c64:128)" for column ranges, "1[r0:500)" for row ranges.
 // Where a table's shards sit: "2" for a whole table, "0[r0:500) 1[r500:1000)" for row blocks
 // (row_wise, table_row_wise), "0[c0:32) 3[c32:64)" for column ranges, "0 1 2 (replicas)" for
-// data_parallel.
+// data_parallel. Replicas of one row group share its range: "0+1+2+3[r0:10) 0[r10:505) ...".
 std::string Placement(const shardplan::v1::TableSharding& sharding) {
   const shardplan::v1::ShardingType type = sharding.sharding_type();
   const bool by_rows = type == shardplan::v1::ROW_WISE || type == shardplan::v1::TABLE_ROW_WISE;
   if (sharding.shards_size() == 1 && !by_rows && type != shardplan::v1::COLUMN_WISE) {
     return absl::StrCat(sharding.shards(0).device());
   }
-  std::vector<std::string> parts;
-  for (const auto& shard : sharding.shards()) {
-    if (type == shardplan::v1::DATA_PARALLEL) {
-      parts.push_back(absl::StrCat(shard.device()));
-    } else if (by_rows) {
-      parts.push_back(absl::StrCat(shard.device(), "[r", shard.row_offset(), ":",
-                                   shard.row_offset() + shard.row_count(), ")"));
-    } else {
-      parts.push_back(absl::StrCat(shard.device(), "[c", shard.column_offset(), ":",
-                                   shard.column_offset() + shard.column_count(), ")"));
-    }
+  if (type == shardplan::v1::DATA_PARALLEL) {
+    std::vector<std::string> parts;
+    for (const auto& shard : sharding.shards()) parts.push_back(absl::StrCat(shard.device()));
+    parts.push_back("(replicas)");
+    return absl::StrJoin(parts, " ");
   }
-  if (type == shardplan::v1::DATA_PARALLEL) parts.push_back("(replicas)");
+  // Row groups in order of their first shard, each with its replicas' devices.
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  for (const auto& shard : sharding.shards()) {
+    const std::string range =
+        by_rows ? absl::StrCat("[r", shard.row_offset(), ":", shard.row_offset() + shard.row_count(),
+                               ")")
+                : absl::StrCat("[c", shard.column_offset(), ":",
+                               shard.column_offset() + shard.column_count(), ")");
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& group) { return group.first == range; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {range, {}});
+    it->second.push_back(absl::StrCat(shard.device()));
+  }
+  std::vector<std::string> parts;
+  for (const auto& [range, devices] : groups) {
+    parts.push_back(absl::StrCat(absl::StrJoin(devices, "+"), range));
+  }
   return absl::StrJoin(parts, " ");
+}
+
+// The sharding column: the type, with the layout's order and routes when not the default.
+std::string ShardingColumn(const shardplan::v1::TableSharding& sharding) {
+  std::string text = ShardingTypeName(sharding.sharding_type());
+  if (sharding.row_layout().row_order() == shardplan::v1::FREQUENCY_RANK) {
+    absl::StrAppend(&text, " by rank");
+  }
+  if (const int routes = sharding.row_layout().routes_size(); routes > 0) {
+    absl::StrAppend(&text, ", ", routes, routes == 1 ? " route" : " routes");
+  }
+  return text;
 }
 
 std::string AssignmentTable(const Plan& plan) {
@@ -132,7 +153,7 @@ std::string AssignmentTable(const Plan& plan) {
       rows = std::max(rows, shard.row_offset() + shard.row_count());
       dim = std::max<int64_t>(dim, shard.column_offset() + shard.column_count());
     }
-    table.AddRow({sharding.table(), ShardingTypeName(sharding.sharding_type()), absl::StrCat(rows),
+    table.AddRow({sharding.table(), ShardingColumn(sharding), absl::StrCat(rows),
                   absl::StrCat(dim), Placement(sharding)});
   }
   return table.Render();

@@ -74,6 +74,33 @@ nlohmann::ordered_json ParameterSharding(const shardplan::v1::TableSharding& tab
   return sharding;
 }
 
+// Why TorchRec cannot run `table`'s layout, or "" when it can: TorchRec's types have no
+// replicated row groups, no data-parallel table on some ranks only, no routes and no row order
+// but the ids' (docs/architecture.md, "Row layout").
+// `device_count` is the plan's when it carries its figures, else 0 (unknown: a plan without
+// figures may leave ranks empty).
+std::string NotATorchRecLayout(const shardplan::v1::TableSharding& table, int device_count) {
+  if (table.row_layout().row_order() == shardplan::v1::FREQUENCY_RANK) {
+    return "its rows are in frequency-rank order (TorchRec shards row ids; remap the ids first)";
+  }
+  if (table.row_layout().routes_size() > 0) return "it has routes (TorchRec routes no lookup)";
+  if (table.sharding_type() == shardplan::v1::DATA_PARALLEL) {
+    if (table.shards_size() < device_count) {
+      return absl::StrCat("it is data_parallel on ", table.shards_size(), " of ", device_count,
+                          " ranks (TorchRec replicates on every rank)");
+    }
+    return "";
+  }
+  std::set<std::pair<int64_t, int64_t>> ranges;  // (row offset, column offset)
+  for (const auto& shard : table.shards()) {
+    if (!ranges.emplace(shard.row_offset(), shard.column_offset()).second) {
+      return absl::StrCat("rows [", shard.row_offset(), ", ", shard.row_offset() + shard.row_count(),
+                          ") are replicated (TorchRec has no replicated row groups)");
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> FormatTorchRecPlan(const shardplan::v1::Plan& plan,
@@ -81,13 +108,29 @@ absl::StatusOr<std::string> FormatTorchRecPlan(const shardplan::v1::Plan& plan,
   const int local_world_size = LocalWorldSize(plan, options);
   // ordered_json keeps the plan's table order and TorchRec's key order.
   nlohmann::ordered_json module = nlohmann::ordered_json::object();
+  nlohmann::ordered_json sequence_module = nlohmann::ordered_json::object();
   for (const auto& table : plan.tables()) {
     if (table.shards().empty()) {
       return absl::InvalidArgumentError(absl::StrCat("table ", table.table(), " has no shards"));
     }
-    module[table.table()] = ParameterSharding(table, local_world_size);
+    if (const std::string why = NotATorchRecLayout(table, plan.devices_size()); !why.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("table ", table.table(), " has no TorchRec sharding: ", why));
+    }
+    const bool sequence = options.sequence_tables.contains(table.table());
+    if (sequence && table.sharding_type() == shardplan::v1::TABLE_ROW_WISE) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "table ", table.table(),
+          " is a SEQUENCE table sharded table_row_wise, which TorchRec's EmbeddingCollection "
+          "does not support (table_wise, column_wise, row_wise, data_parallel)"));
+    }
+    (sequence ? sequence_module : module)[table.table()] =
+        ParameterSharding(table, local_world_size);
   }
-  nlohmann::ordered_json root = {{"plan", {{options.module_path, module}}}};
+  nlohmann::ordered_json modules = nlohmann::ordered_json::object();
+  if (!module.empty() || sequence_module.empty()) modules[options.module_path] = module;
+  if (!sequence_module.empty()) modules[options.sequence_module_path] = sequence_module;
+  nlohmann::ordered_json root = {{"plan", modules}};
   return root.dump(2) + "\n";
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -18,6 +19,10 @@ struct TorchRecOptions {
   // Devices per host: the cuda index of rank R is R % local_world_size. 0: the plan's
   // local_world_size, else every device on one host (the plan's device count).
   int local_world_size = 0;
+  // SEQUENCE tables (Table.pooling): TorchRec serves them from an EmbeddingCollection, not the
+  // EmbeddingBagCollection, so they go under this module instead of module_path.
+  std::set<std::string> sequence_tables;
+  std::string sequence_module_path = "embedding_collection";
 };
 
 // The plan in the JSON shape of TorchRec's ShardingPlan._serialize (docs/design.md section 7.4):
@@ -29,7 +34,10 @@ struct TorchRecOptions {
 // uneven last one included) and ranks[i] is the rank of shards[i] (a rank may repeat). A
 // data_parallel table is written as TorchRec's planner writes it: "compute_kernel": "dense",
 // "ranks" its replicas' ranks in order, and no "shards". INVALID_ARGUMENT for a table without
-// shards.
+// shards, and for a row layout TorchRec cannot run, naming the table and why: replicated row
+// groups, a data_parallel table on some ranks only, routes, frequency-rank row order. A sequence
+// table goes under options.sequence_module_path; TorchRec's EmbeddingCollection has no
+// table_row_wise sharding, so such a table is INVALID_ARGUMENT.
 absl::StatusOr<std::string> FormatTorchRecPlan(const shardplan::v1::Plan& plan,
                                                const TorchRecOptions& options);
 

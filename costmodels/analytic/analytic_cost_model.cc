@@ -25,7 +25,9 @@ double AnalyticCostModel::ComputeCost(const CostContext& context,
         IsColumnLevel(shard.sharding)
             ? EstimateShardPerf(params_, *shard.table, shard.columns, context.batch_size, topology)
             : EstimateRowLevelCompute(params_, shard, context.batch_size, topology);
-    total += perf.fwd_compute + perf.bwd_compute;
+    // Inference: the forward kernels only.
+    total += perf.fwd_compute +
+             (context.objective == Objective::kInference ? 0.0 : perf.bwd_compute);
   }
   return total;
 }

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "costmodels/neural/table_features.h"
+#include "planner/domain/rank_frequency.h"  // BinAccessCount: the simulator reads bins so too
 
 namespace shardplan {
 namespace {
@@ -27,22 +28,13 @@ std::array<int, kNumAccessBins> BinPositions() {
   return positions;
 }
 
-// The access count that stands for bin j, as the simulator reads the histogram
-// (groundtruth/sim/access_model.h, BinAccessCount, which costmodels/ may not include): 1 for
-// bin 0, the middle 0.75 * 2^j of (2^(j-1), 2^j] for bins 1 to 15, 1.5 * 32768 for bin 16.
-double BinCount(int bin) {
-  if (bin == 0) return 1.0;
-  if (bin == kNumAccessBins - 1) return 1.5 * 32768.0;
-  return 0.75 * std::ldexp(1.0, bin);
-}
-
 }  // namespace
 
 AccessShape LookupShares(std::span<const double> bins) {
   AccessShape shares{};
   double total = 0.0;
   for (int j = 0; j < kNumAccessBins && j < static_cast<int>(bins.size()); ++j) {
-    shares[j] = std::max(0.0, bins[j]) * BinCount(j);
+    shares[j] = std::max(0.0, bins[j]) * BinAccessCount(j);
     total += shares[j];
   }
   if (total <= 0.0) return AccessShape{};

@@ -388,6 +388,19 @@ NeuralCostModel::NeuralCostModel(std::string name, std::string version, NeuralCo
 std::string NeuralCostModel::id() const { return absl::StrCat(name_, "@", version_); }
 
 absl::Status NeuralCostModel::CheckSupports(const Task& task) const {
+  // Its data are training steps of pooled tables: it has never seen a forward pass alone, nor
+  // B x L x D outputs.
+  if (task.objective == Objective::kInference) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cost model ", id(), " was trained on training steps and cannot cost INFERENCE"));
+  }
+  for (size_t t = 0; t < task.tables.size(); ++t) {
+    if (task.tables[t].pooling == Pooling::kSequence) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cost model ", id(), " was trained on pooled tables and cannot cost tables[",
+                       t, "] (\"", task.tables[t].name, "\"), a SEQUENCE table"));
+    }
+  }
   if (comm_costs_ == CommCosts::kZero) return absl::OkStatus();
   const int n = task.topology.num_devices();
   if (comm_.find(n) == comm_.end() && !device_set_comm_.has_value()) {

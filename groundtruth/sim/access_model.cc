@@ -5,12 +5,6 @@
 
 namespace shardplan {
 
-double BinAccessCount(int bin) {
-  if (bin <= 0) return 1.0;
-  if (bin >= kNumAccessBins - 1) return 1.5 * 32768.0;
-  return 0.75 * std::ldexp(1.0, bin);
-}
-
 std::vector<AccessClass> AccessClasses(const Table& table, double lookups) {
   std::vector<AccessClass> classes;
   if (lookups <= 0.0) return classes;

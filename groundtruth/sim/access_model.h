@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "planner/domain/rank_frequency.h"  // BinAccessCount
 #include "planner/domain/table.h"
 
 namespace shardplan {
@@ -20,9 +21,6 @@ struct AccessClass {
 // Without a histogram the lookups are uniform over the rows: U = rows * (1 - exp(-lookups/rows)),
 // one class. Classes come hottest first; empty when lookups <= 0.
 std::vector<AccessClass> AccessClasses(const Table& table, double lookups);
-
-// Representative access count of bin `bin` (0..16).
-double BinAccessCount(int bin);
 
 }  // namespace shardplan
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "groundtruth/sim/access_model.h"
+#include "planner/domain/sharding_semantics.h"  // OutputsPerSample
 
 namespace shardplan {
 namespace {
@@ -91,7 +92,8 @@ ComputeBreakdown SimulateCompute(const HardwareProfile& profile, std::span<const
     load.random_row_bytes = load.sector_row_bytes + profile.random_access_overhead_bytes;
     load.instr_per_lookup =
         kInstrPerLookup + kInstrPerRowChunk * std::ceil(row_bytes / kRowChunkBytes);
-    load.output_bytes = batch * table.dim * kOutputBytes;
+    // A sequence table writes every looked-up row (B x L x D), a pooled one a row per sample.
+    load.output_bytes = batch * table.dim * kOutputBytes * OutputsPerSample(table);
     total_rows += static_cast<double>(std::max<int64_t>(table.rows, 1));
   }
   AssignL2Hits(profile, tables, loads);

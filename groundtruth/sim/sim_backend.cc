@@ -27,6 +27,18 @@ void SimBackend::BeginSample(int64_t sample_id) {
 
 absl::StatusOr<double> SimBackend::MeasureCompute(std::span<const Table> tables,
                                                   int64_t batch_size) {
+  SHARDPLAN_ASSIGN_OR_RETURN(ComputeBreakdown compute, Simulate(tables, batch_size));
+  return compute.total_ms() * noise_.Factor(calls_++, 0);
+}
+
+absl::StatusOr<double> SimBackend::MeasureForwardCompute(std::span<const Table> tables,
+                                                         int64_t batch_size) {
+  SHARDPLAN_ASSIGN_OR_RETURN(ComputeBreakdown compute, Simulate(tables, batch_size));
+  return compute.forward_ms * noise_.Factor(calls_++, 0);
+}
+
+absl::StatusOr<ComputeBreakdown> SimBackend::Simulate(std::span<const Table> tables,
+                                                      int64_t batch_size) const {
   if (batch_size < 0) {
     return absl::InvalidArgumentError(absl::StrCat("batch_size must be >= 0, got ", batch_size));
   }
@@ -39,8 +51,7 @@ absl::StatusOr<double> SimBackend::MeasureCompute(std::span<const Table> tables,
                        t.dim, ", rows ", t.rows, ", pooling factor ", t.pooling_factor));
     }
   }
-  const double ms = SimulateCompute(profile_, tables, batch_size).total_ms();
-  return ms * noise_.Factor(calls_++, 0);
+  return SimulateCompute(profile_, tables, batch_size);
 }
 
 absl::StatusOr<CommMeasurement> SimBackend::MeasureComm(const Topology* topology,

@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "groundtruth/hardware_backend.h"
+#include "groundtruth/sim/compute_model.h"
 #include "groundtruth/sim/hardware_profiles.h"
 #include "groundtruth/sim/measurement_noise.h"
 
@@ -35,6 +36,9 @@ class SimBackend : public HardwareBackend {
   void BeginSample(int64_t sample_id) override;
 
   absl::StatusOr<double> MeasureCompute(std::span<const Table> tables, int64_t batch_size) override;
+  // The simulated forward kernel alone (inference).
+  absl::StatusOr<double> MeasureForwardCompute(std::span<const Table> tables,
+                                               int64_t batch_size) override;
   // INVALID_ARGUMENT unless dim_sums and start_offsets_ms have one entry per device and the
   // topology (if any) has this backend's device count.
   absl::StatusOr<CommMeasurement> MeasureComm(const Topology* topology,
@@ -55,6 +59,9 @@ class SimBackend : public HardwareBackend {
  private:
   // INVALID_ARGUMENT unless `topology` is null or has num_devices() devices.
   absl::Status CheckTopology(const Topology* topology) const;
+  // The tables checked, then simulated.
+  absl::StatusOr<ComputeBreakdown> Simulate(std::span<const Table> tables,
+                                            int64_t batch_size) const;
 
   HardwareProfile profile_;
   int num_devices_;

@@ -16,8 +16,12 @@ namespace shardplan {
 struct CostContext {
   const Topology* topology = nullptr;
   int64_t batch_size = kDefaultBatchSize;  // global batch
+  // kInference: ComputeCost is the forward pass only; the evaluation drops backward comm.
+  Objective objective = Objective::kTraining;
 
-  static CostContext For(const Task& task) { return {&task.topology, task.batch_size}; }
+  static CostContext For(const Task& task) {
+    return {&task.topology, task.batch_size, task.objective};
+  }
 };
 
 // Per-device time (ms) of collectives, by pass.

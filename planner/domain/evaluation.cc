@@ -13,6 +13,8 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "planner/domain/memory.h"
+#include "planner/domain/plan_memory.h"
+#include "planner/domain/row_layout.h"
 
 namespace shardplan {
 namespace {
@@ -36,7 +38,11 @@ PlacementCost Cost(const CostModel& model, const CostContext& context,
     // Every device is costed, empty ones too: a model may charge a fixed kernel overhead.
     cost.compute_ms[d] = model.ComputeCost(context, shards_per_device[d]);
   }
-  cost.backward_comm_ms = PerDevice(model.BackwardCommCosts(context, dim_sums), n);
+  // Inference runs no backward pass: no backward all-to-all (and DescribePlacement drops the
+  // backward collectives).
+  cost.backward_comm_ms = context.objective == Objective::kInference
+                              ? std::vector<double>(n, 0.0)
+                              : PerDevice(model.BackwardCommCosts(context, dim_sums), n);
   CollectiveCosts collective_costs;
   if (!collectives.empty()) {
     collective_costs = model.CostCollectives(context, collectives);
@@ -95,6 +101,34 @@ absl::Status CheckCostsShardingTypes(const Plan& plan, const CostModel& model) {
   return absl::OkStatus();
 }
 
+// FAILED_PRECONDITION for the first table whose row layout none of today's cost models cost:
+// replicated row groups, a data-parallel table on some devices only, explicit routes. They
+// validate and have a traffic matrix (traffic_matrix.h); costing it link by link is the next
+// step (docs/cost-models.md, "Traffic matrix").
+absl::Status CheckClassicLayouts(const Task& task, const Plan& plan, const CostModel& model) {
+  absl::StatusOr<std::vector<const Table*>> tables = TablesOfPlan(task, plan);
+  if (!tables.ok()) return tables.status();
+  for (size_t k = 0; k < plan.tables.size(); ++k) {
+    const TableSharding& sharding = plan.tables[k];
+    const TableLayout layout = LayoutOf(*(*tables)[k], sharding);
+    if (IsClassicLayout(layout, task.topology.num_devices())) continue;
+    return absl::FailedPreconditionError(absl::StrCat(
+        "tables[", k, "]: cost model ", model.id(), " cannot cost the row layout of table \"",
+        sharding.table, "\" (", ShardingTypeName(sharding.sharding_type),
+        layout.Replicated() && sharding.sharding_type != ShardingType::kDataParallel
+            ? " with replicated row groups"
+            : "",
+        sharding.sharding_type == ShardingType::kDataParallel && layout.groups.size() == 1 &&
+                layout.groups[0].replicas() != task.topology.num_devices()
+            ? absl::StrCat(" on ", layout.groups[0].replicas(), " of ",
+                           task.topology.num_devices(), " devices")
+            : "",
+        sharding.routes.empty() ? "" : " with explicit routes",
+        "): it validates and has a traffic matrix, but no cost model costs routed replicas yet"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 PlacementCost CostOfPlacement(const CostModel& model, const CostContext& context,
@@ -102,7 +136,7 @@ PlacementCost CostOfPlacement(const CostModel& model, const CostContext& context
   std::vector<int64_t> dim_sums(shards_per_device.size(), 0);
   for (size_t d = 0; d < shards_per_device.size(); ++d) {
     for (const ShardView& shard : shards_per_device[d]) {
-      if (IsColumnLevel(shard.sharding)) dim_sums[d] += shard.columns;
+      if (IsColumnLevel(shard.sharding)) dim_sums[d] += AllToAllColumns(*shard.table, shard.columns);
     }
   }
   return Cost(model, context, shards_per_device, dim_sums, {});
@@ -118,18 +152,17 @@ absl::Status EvaluatePlan(const Task& task, const CostModel& model, Plan& plan) 
   absl::StatusOr<PlacementQueries> queries = DescribePlacement(task, plan);
   if (!queries.ok()) return queries.status();
   SHARDPLAN_RETURN_IF_ERROR(CheckCostsShardingTypes(plan, model));
+  SHARDPLAN_RETURN_IF_ERROR(CheckClassicLayouts(task, plan, model));
+  absl::StatusOr<PlanMemory> memory = PlanMemoryOf(task, plan);
+  if (!memory.ok()) return memory.status();
 
   std::vector<DeviceCost> devices(static_cast<size_t>(num_devices));
   for (int d = 0; d < num_devices; ++d) {
     devices[d].device = d;
     devices[d].memory_capacity_bytes = task.topology.memory_bytes[d];
-    for (const ShardView& shard : queries->shards_per_device[d]) {
-      // Every replica and row block counts where it lives (memory.h).
-      devices[d].memory_bytes =
-          AddBytes(devices[d].memory_bytes,
-                   ShardMemoryBytes(*shard.table, shard.rows, shard.columns, task.memory));
-      devices[d].num_shards += 1;
-    }
+    // Every replica and row block counts where it lives (plan_memory.h).
+    devices[d].memory_bytes = memory->devices[d].bytes;
+    devices[d].num_shards = static_cast<int32_t>(queries->shards_per_device[d].size());
     devices[d].dim_sum = queries->dim_sums[d];
   }
 

@@ -41,18 +41,32 @@ int64_t OptimizerStateBytes(Optimizer optimizer, int64_t weights, int32_t table_
 
 }  // namespace
 
-int64_t ShardMemoryBytes(const Table& table, int64_t rows, int32_t columns,
-                         const MemoryOptions& options) {
-  if (rows <= 0 || columns <= 0) return 0;
+ShardMemory ShardMemoryParts(const Table& table, int64_t rows, int32_t columns,
+                             const MemoryOptions& options) {
+  ShardMemory memory;
+  if (rows <= 0 || columns <= 0) return memory;
   int64_t weights = 0;
   // Saturate instead of wrapping: an absurd shard must still read as "does not fit".
   if (__builtin_mul_overflow(rows, int64_t{columns}, &weights) ||
       __builtin_mul_overflow(weights, int64_t{ElementBytes(table.element_type)}, &weights)) {
-    return kMaxBytes;
+    memory.weights = kMaxBytes;
+    return memory;
   }
   const double factor = 1.0 + options.optimizer_state_multiplier + options.io_buffer_multiplier;
-  return AddBytes(ScaledBytes(weights, factor),
-                  OptimizerStateBytes(options.optimizer, weights, table.dim));
+  // Scaled as one product, as before the split, so that the total keeps its rounding.
+  memory.weights = weights;
+  memory.multiplied = ScaledBytes(weights, factor) - weights;
+  memory.optimizer_state = OptimizerStateBytes(options.optimizer, weights, table.dim);
+  return memory;
+}
+
+int64_t ShardMemory::total() const {
+  return AddBytes(AddBytes(weights, multiplied), optimizer_state);
+}
+
+int64_t ShardMemoryBytes(const Table& table, int64_t rows, int32_t columns,
+                         const MemoryOptions& options) {
+  return ShardMemoryParts(table, rows, columns, options).total();
 }
 
 std::optional<ReservationShortfall> TorchRecReservationShortfall(

@@ -19,6 +19,16 @@ namespace shardplan {
 int64_t ShardMemoryBytes(const Table& table, int64_t rows, int32_t columns,
                          const MemoryOptions& options);
 
+// The same bytes by what they hold: total() == ShardMemoryBytes, to the byte.
+struct ShardMemory {
+  int64_t weights = 0;          // rows x columns x element bytes
+  int64_t multiplied = 0;       // weights x (optimizer_state_multiplier + io_buffer_multiplier)
+  int64_t optimizer_state = 0;  // the optimizer's own state (TorchRec's optimizer_size)
+  int64_t total() const;
+};
+ShardMemory ShardMemoryParts(const Table& table, int64_t rows, int32_t columns,
+                             const MemoryOptions& options);
+
 // The whole table on one device.
 int64_t TableMemoryBytes(const Table& table, const MemoryOptions& options);
 

@@ -4,6 +4,16 @@
 
 namespace shardplan {
 
+const char* RowOrderName(RowOrder order) {
+  switch (order) {
+    case RowOrder::kNatural:
+      return "NATURAL";
+    case RowOrder::kFrequencyRank:
+      return "FREQUENCY_RANK";
+  }
+  return "UNKNOWN";
+}
+
 Plan TableWisePlan(const Task& task, const std::vector<int32_t>& device_of_table) {
   Plan plan;
   plan.tables.reserve(task.tables.size());

@@ -19,10 +19,29 @@ struct Shard {
   int32_t column_count = 0;
 };
 
+// How a table's row ranges number its rows (planner/domain/row_layout.h): by id, or by access
+// frequency, hottest first (rank 0), where the client keeps the rank -> id map.
+enum class RowOrder { kNatural, kFrequencyRank };
+
+// The proto enum names ("NATURAL", "FREQUENCY_RANK").
+const char* RowOrderName(RowOrder order);
+
+// Device `requester`'s lookups of the rows that shard `shard` holds go to that shard's device:
+// an explicit choice among a replicated group's replicas, in place of the default (the
+// requester's own replica, else one on its host, else the lowest device).
+struct RowRoute {
+  int32_t requester = 0;
+  int32_t shard = 0;  // index into TableSharding::shards
+};
+
+// One table's shards. Shards with the same row range x column range on different devices are
+// replicas of one row group (row_layout.h); which types allow that is validation's rule table.
 struct TableSharding {
   std::string table;  // Table::name
   ShardingType sharding_type = ShardingType::kTableWise;
   std::vector<Shard> shards;
+  RowOrder row_order = RowOrder::kNatural;
+  std::vector<RowRoute> routes;  // overrides only; empty: every requester routed by default
 };
 
 // Per-device figures; total_ms = compute_ms + backward_comm_ms + forward_comm_ms.

@@ -1,11 +1,14 @@
 #include "planner/domain/sharding_semantics.h"
 
+#include <cmath>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "planner/domain/table_access.h"
 
 namespace shardplan {
 namespace {
@@ -13,22 +16,6 @@ namespace {
 std::vector<int32_t> AllDevices(const Topology& topology) {
   std::vector<int32_t> devices(static_cast<size_t>(topology.num_devices()));
   for (int d = 0; d < topology.num_devices(); ++d) devices[d] = d;
-  return devices;
-}
-
-std::vector<int32_t> DevicesOfHost(const Topology& topology, int host) {
-  std::vector<int32_t> devices;
-  for (int d = 0; d < topology.num_devices(); ++d) {
-    if (topology.host_of(d) == host) devices.push_back(d);
-  }
-  return devices;
-}
-
-// The devices with `device`'s local rank, one per host: TWRW's cross-host process group.
-std::vector<int32_t> SameLocalRank(const Topology& topology, int device) {
-  std::vector<int32_t> devices;
-  const int local = topology.local_world_size();
-  for (int d = device % local; d < topology.num_devices(); d += local) devices.push_back(d);
   return devices;
 }
 
@@ -41,6 +28,43 @@ CollectiveDemand Demand(Collective collective, Pass pass, const Table& table,
   demand.table = &table;
   demand.columns = columns;
   return demand;
+}
+
+// A sequence table's row shards cannot reduce partial sums: each sends the rows its lookups
+// found, whole, to the devices whose samples asked for them (all-to-all, forward), and takes
+// their gradients back (all-to-all, backward). TABLE_ROW_WISE keeps the exchange in its host
+// and then, as TorchRec's cross-host step, all-to-alls the host's outputs with the same local
+// rank of every other host. One demand per shard: shards of a rank-ordered table serve
+// unequal shares.
+std::vector<CollectiveDemand> SequenceRowCollectives(const Table& table,
+                                                     const TableSharding& sharding,
+                                                     const Topology& topology,
+                                                     int64_t batch_size) {
+  std::vector<CollectiveDemand> demands;
+  const bool in_host = sharding.sharding_type == ShardingType::kTableRowWise;
+  const int32_t host_device = sharding.shards.front().device;
+  for (Pass pass : {Pass::kForward, Pass::kBackward}) {
+    for (const Shard& shard : sharding.shards) {
+      const int32_t columns = shard.column_count;
+      const double lookups = table.pooling_factor * static_cast<double>(batch_size) *
+                             LookupShare(ViewOfShard(table, sharding, shard));
+      CollectiveDemand demand = Demand(Collective::kAllToAll, pass, table, sharding, columns);
+      demand.devices = {shard.device};
+      demand.peers = in_host ? topology.DevicesOnHostOf(host_device) : AllDevices(topology);
+      demand.crosses_hosts = !in_host && !topology.single_host();
+      demand.bytes = lookups * columns * kActivationBytes;
+      demands.push_back(std::move(demand));
+      if (!in_host || topology.num_hosts() <= 1) continue;
+      CollectiveDemand across = Demand(Collective::kAllToAll, pass, table, sharding, columns);
+      across.devices = {shard.device};
+      across.peers = topology.DevicesWithLocalRankOf(shard.device);
+      across.crosses_hosts = true;
+      across.bytes = static_cast<double>(batch_size) / topology.num_devices() *
+                     topology.num_hosts() * table.pooling_factor * columns * kActivationBytes;
+      demands.push_back(std::move(across));
+    }
+  }
+  return demands;
 }
 
 }  // namespace
@@ -71,10 +95,26 @@ double LookupShare(const ShardView& shard) {
       return 1.0;
     case ShardingType::kRowWise:
     case ShardingType::kTableRowWise:
+      // A table whose ids are its ranks: the rows serve what the curve gives their ranks.
+      if (std::optional<double> share =
+              RankOrderedShare(*shard.table, shard.row_offset, shard.rows)) {
+        return *share;
+      }
+      return 1.0 / shard.group_size;
     case ShardingType::kDataParallel:
       return 1.0 / shard.group_size;
   }
   return 1.0;
+}
+
+double OutputsPerSample(const Table& table) {
+  return table.pooling == Pooling::kSequence ? table.pooling_factor : 1.0;
+}
+
+int64_t AllToAllColumns(const Table& table, int32_t columns) {
+  return table.pooling == Pooling::kSequence
+             ? static_cast<int64_t>(std::llround(columns * table.pooling_factor))
+             : columns;
 }
 
 double BatchShare(const ShardView& shard, int num_devices) {
@@ -106,6 +146,11 @@ std::vector<CollectiveDemand> TableCollectives(const Table& table, const TableSh
   const double partial_sums_bytes =
       static_cast<double>(batch_size) * static_cast<double>(columns) * kActivationBytes;
 
+  if (table.pooling == Pooling::kSequence &&
+      (sharding.sharding_type == ShardingType::kRowWise ||
+       sharding.sharding_type == ShardingType::kTableRowWise)) {
+    return SequenceRowCollectives(table, sharding, topology, batch_size);
+  }
   switch (sharding.sharding_type) {
     case ShardingType::kRowWise: {
       // The partial sums are reduced onto the ranks that own each sample: the whole world.
@@ -124,20 +169,19 @@ std::vector<CollectiveDemand> TableCollectives(const Table& table, const TableSh
     case ShardingType::kTableRowWise: {
       // Reduced within the table's host, then exchanged with the same local rank of every other
       // host (TorchRec: a process group of world_size / local_world_size).
-      const int host = topology.host_of(devices.front());
       for (Collective collective : {Collective::kReduceScatter, Collective::kAllGather}) {
         const Pass pass =
             collective == Collective::kReduceScatter ? Pass::kForward : Pass::kBackward;
         CollectiveDemand in_host = Demand(collective, pass, table, sharding, columns);
         in_host.devices = devices;
-        in_host.peers = DevicesOfHost(topology, host);
+        in_host.peers = topology.DevicesOnHostOf(devices.front());
         in_host.bytes = partial_sums_bytes;
         demands.push_back(std::move(in_host));
         if (topology.num_hosts() <= 1) continue;
         for (int32_t device : devices) {
           CollectiveDemand across = Demand(Collective::kAllToAll, pass, table, sharding, columns);
           across.devices = {device};
-          across.peers = SameLocalRank(topology, device);
+          across.peers = topology.DevicesWithLocalRankOf(device);
           across.crosses_hosts = true;
           // TorchRec: batch_outputs (per rank) x hosts x columns.
           across.bytes = static_cast<double>(batch_size) / topology.num_devices() *
@@ -166,6 +210,17 @@ std::vector<CollectiveDemand> TableCollectives(const Table& table, const TableSh
     case ShardingType::kTableWise:
     case ShardingType::kColumnWise:
       break;
+  }
+  return demands;
+}
+
+std::vector<CollectiveDemand> TaskCollectives(const Task& task, const Table& table,
+                                              const TableSharding& sharding) {
+  std::vector<CollectiveDemand> demands =
+      TableCollectives(table, sharding, task.topology, task.batch_size);
+  if (task.objective == Objective::kInference) {
+    // The forward pass only: no gradient exchange, no all-reduce.
+    std::erase_if(demands, [](const CollectiveDemand& d) { return d.pass == Pass::kBackward; });
   }
   return demands;
 }
@@ -213,11 +268,13 @@ absl::StatusOr<PlacementQueries> DescribePlacement(const Task& task, const Plan&
             " does not fit table \"", table.name, "\" (", table.rows, " x ", table.dim, ")"));
       }
       queries.shards_per_device[shard.device].push_back(ViewOfShard(table, sharding, shard));
-      if (column_level) queries.dim_sums[shard.device] += shard.column_count;
+      if (column_level) {
+        queries.dim_sums[shard.device] += AllToAllColumns(table, shard.column_count);
+      }
     }
-    std::vector<CollectiveDemand> demands =
-        TableCollectives(table, sharding, task.topology, task.batch_size);
-    for (CollectiveDemand& demand : demands) queries.collectives.push_back(std::move(demand));
+    for (CollectiveDemand& demand : TaskCollectives(task, table, sharding)) {
+      queries.collectives.push_back(std::move(demand));
+    }
   }
   return queries;
 }

@@ -14,8 +14,12 @@
 //                                                                  the host, all-to-all across
 //   DP    its device's share of the batch (1/W)   the whole table  all-reduce of the gradient
 //
-// Lookups are spread evenly over row shards, as TorchRec's estimator assumes; the simulator
-// (groundtruth/sim) costs the rows and access classes a shard really holds.
+// Lookups are spread evenly over row shards, as TorchRec's estimator assumes, unless the table's
+// access profile says its row ids are ranks (then a row range serves its curve's share); the
+// simulator (groundtruth/sim) costs the rows and access classes a shard really holds.
+// SEQUENCE tables (B x L x D outputs, not reducible in flight): column-level shards count
+// L x columns in the all-to-all, row shards all-to-all the rows they looked up instead of
+// reduce-scattering partial sums. Inference (Task::objective) drops every backward collective.
 
 #include <cstdint>
 #include <vector>
@@ -55,8 +59,16 @@ ShardView ViewOfShard(const Table& table, const TableSharding& sharding, const S
 // simulator runs these calls (groundtruth/shard_kernels.h) and per-call cost models cost them.
 int64_t KernelCallKey(const ShardView& shard);
 
-// The fraction of the table's lookups in a global batch that the shard serves.
+// The fraction of the table's lookups in a global batch that the shard serves: a row shard
+// 1/n of them, or, when the table's profile says its row ids are ranks, the share its rank
+// range serves on the table's rank-frequency curve (planner/domain/table_access.h).
 double LookupShare(const ShardView& shard);
+// Outputs per sample and column: 1 for a pooled table, its pooling factor L for a sequence
+// table (B x L x D outputs).
+double OutputsPerSample(const Table& table);
+// The columns a shard of `columns` columns adds to its device's pooled all-to-all (dim sums):
+// its columns, times L (rounded) for a sequence table, whose outputs travel whole.
+int64_t AllToAllColumns(const Table& table, int32_t columns);
 // The fraction of the global batch whose (partial) pooled outputs the shard produces.
 double BatchShare(const ShardView& shard, int num_devices);
 
@@ -102,6 +114,11 @@ absl::StatusOr<PlacementQueries> DescribePlacement(const Task& task, const Plan&
 // dim sums').
 std::vector<CollectiveDemand> TableCollectives(const Table& table, const TableSharding& sharding,
                                                const Topology& topology, int64_t batch_size);
+
+// TableCollectives on `task`'s topology and batch, for its objective: without the backward
+// pass's collectives for inference. What DescribePlacement and incremental costers add.
+std::vector<CollectiveDemand> TaskCollectives(const Task& task, const Table& table,
+                                              const TableSharding& sharding);
 
 }  // namespace shardplan
 

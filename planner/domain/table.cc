@@ -59,4 +59,14 @@ const char* ElementTypeName(ElementType type) {
   return "ELEMENT_TYPE_UNSPECIFIED";
 }
 
+const char* PoolingName(Pooling pooling) {
+  switch (pooling) {
+    case Pooling::kSum:
+      return "SUM";
+    case Pooling::kSequence:
+      return "SEQUENCE";
+  }
+  return "POOLING_UNSPECIFIED";
+}
+
 }  // namespace shardplan

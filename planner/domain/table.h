@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "planner/domain/access_profile.h"
+
 namespace shardplan {
 
 // Number of bins of the access histogram (see Table::access_bins).
@@ -22,9 +24,15 @@ int ElementBytes(ElementType type);
 // planner/domain/sharding_semantics.h).
 enum class ShardingType { kTableWise, kColumnWise, kRowWise, kDataParallel, kTableRowWise };
 
+// How a table's lookups reach the model. kSum: one pooled row of `dim` per sample and feature
+// (partial sums reduce in flight). kSequence: every looked-up row is kept, B x L x D outputs
+// (TorchRec's EmbeddingCollection); they cannot be reduced in flight, so they travel whole.
+enum class Pooling { kSum, kSequence };
+
 // The proto enum names ("TABLE_WISE", "FP32", ...), for messages and the wire formats.
 const char* ShardingTypeName(ShardingType type);
 const char* ElementTypeName(ElementType type);
+const char* PoolingName(Pooling pooling);
 
 // One embedding table (docs/design.md section 2).
 struct Table {
@@ -39,6 +47,9 @@ struct Table {
   // Constraints: empty means any sharding type; a pinned table goes to that device only.
   std::vector<ShardingType> allowed_sharding_types;
   std::optional<int32_t> pinned_device;
+  // Per-row access profile (planner/domain/access_profile.h); empty: the histogram's staircase.
+  AccessProfile access_profile;
+  Pooling pooling = Pooling::kSum;
 
   bool Allows(ShardingType type) const;
 };

@@ -2,8 +2,11 @@
 #define SHARDPLAN_PLANNER_DOMAIN_TASK_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "absl/status/status.h"
 
 #include "planner/domain/table.h"
 #include "planner/domain/topology.h"
@@ -28,15 +31,42 @@ struct MemoryOptions {
   Optimizer optimizer = Optimizer::kUnspecified;
 };
 
+// What a step of the planned job does. kTraining: forward and backward (gradients, their
+// collectives, optimizer state). kInference: the forward pass only: no gradients, no
+// all-reduce, no backward all-to-all, no optimizer state.
+enum class Objective { kTraining, kInference };
+const char* ObjectiveName(Objective objective);
+
+// Extra memory a plan may spend on replicated rows, per device, beyond what the row-wise plan of
+// the same tables needs (FlexShard's marginal memory; 0 = memory-neutral, the default). At most
+// one is set: an amount, or a fraction of each device's capacity.
+struct ReplicationBudget {
+  std::optional<int64_t> extra_bytes_per_device;  // may be negative (a saving required)
+  std::optional<double> capacity_fraction;        // in [0, 1]
+
+  // The budget on a device of `capacity_bytes`.
+  double BytesOn(int64_t capacity_bytes) const;
+};
+
 // A sharding problem: tables, devices and constraints (docs/design.md section 2).
 struct Task {
   std::vector<Table> tables;
   Topology topology;
-  int64_t batch_size = kDefaultBatchSize;  // global batch
+  // The global batch: the samples of one step over all devices together. Each device's local
+  // batch (FlexShard's B) is batch_size / num_devices (LocalBatchSize).
+  int64_t batch_size = kDefaultBatchSize;
   std::vector<std::vector<std::string>> colocate;  // groups of table names kept together
   MemoryOptions memory;
   int64_t max_planning_time_ms = 0;  // 0: no limit of its own
+  Objective objective = Objective::kTraining;
+  ReplicationBudget replication_budget;
 };
+
+// The samples one device processes per step: the global batch over the devices (at least 1).
+int64_t LocalBatchSize(const Task& task);
+
+// OK, or INVALID_ARGUMENT naming the field ("replication_budget.capacity_fraction: ...").
+absl::Status ValidateReplicationBudget(const ReplicationBudget& budget);
 
 // The task with its tables sorted by name and colocation groups sorted, so that planning and
 // cache keys do not depend on the order a client listed them in.

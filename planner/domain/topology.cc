@@ -139,4 +139,19 @@ absl::StatusOr<Topology> MakeTopology(int64_t num_devices, double device_memory_
   return topology;
 }
 
+std::vector<int32_t> Topology::DevicesOnHostOf(int device) const {
+  std::vector<int32_t> devices;
+  for (int d = 0; d < num_devices(); ++d) {
+    if (host_of(d) == host_of(device)) devices.push_back(d);
+  }
+  return devices;
+}
+
+std::vector<int32_t> Topology::DevicesWithLocalRankOf(int device) const {
+  std::vector<int32_t> devices;
+  const int local = local_world_size();
+  for (int d = device % local; d < num_devices(); d += local) devices.push_back(d);
+  return devices;
+}
+
 }  // namespace shardplan

@@ -37,6 +37,10 @@ struct Topology {
   // Hosts: devices 0..L-1 are host 0, L..2L-1 host 1, ... (the last one may hold fewer).
   int num_hosts() const;
   int host_of(int device) const { return device / local_world_size(); }
+  // The devices on `device`'s host, and those with its local rank (one per host), in order:
+  // TABLE_ROW_WISE's two process groups.
+  std::vector<int32_t> DevicesOnHostOf(int device) const;
+  std::vector<int32_t> DevicesWithLocalRankOf(int device) const;
   // True when every device sits on one host (all-to-all over the intra-host links).
   bool single_host() const { return local_world_size() >= num_devices(); }
   double all_reduce_bandwidth() const;

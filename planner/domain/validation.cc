@@ -14,18 +14,18 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "base/status_macros.h"
+#include "planner/domain/layout_rules.h"
 #include "planner/domain/memory.h"
+#include "planner/domain/plan_memory.h"
+#include "planner/domain/table_access.h"
+#include "planner/domain/validation_paths.h"
 
 namespace shardplan {
 namespace {
 
-std::string TablePath(size_t index, absl::string_view field) {
-  return absl::StrCat("tables[", index, "].", field);
-}
-
-absl::Status Invalid(absl::string_view path, absl::string_view reason) {
-  return absl::InvalidArgumentError(absl::StrCat(path, ": ", reason));
-}
+using validation::Invalid;
+using validation::ShardPath;
+using validation::TablePath;
 
 bool ValidShardingType(ShardingType type) {
   switch (type) {
@@ -161,6 +161,7 @@ absl::Status CheckTable(const Table& table, size_t i, const Task& task, const Ta
                                   sum == 0 ? " (all 0 only for a pooling factor of 0)" : ""));
     }
   }
+  SHARDPLAN_RETURN_IF_ERROR(ValidateAccessProfile(table, absl::StrCat("tables[", i, "]")));
   if (!ValidElementType(table.element_type)) {
     return Invalid(TablePath(i, "element_type"),
                    absl::StrCat("invalid value ", static_cast<int>(table.element_type)));
@@ -224,161 +225,23 @@ absl::Status CheckColocation(const Task& task,
 // Plans: paths are formatted only for an error, since the checks run over every shard of every
 // plan the service returns.
 
-// "tables[k].shards[s]": shard s of plan table k.
-std::string ShardPath(size_t k, size_t s) {
-  return absl::StrCat(TablePath(k, "shards"), "[", s, "]");
-}
-
-struct Interval {
-  int64_t begin = 0;
-  int64_t end = 0;
-  size_t shard = 0;
-};
-
-// Checks that `intervals` tile [0, size) exactly: no gap, no overlap.
-absl::Status CheckTiling(std::vector<Interval> intervals, int64_t size, absl::string_view unit,
-                         size_t k, const std::string& table) {
-  std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
-  });
-  int64_t covered = 0;  // [0, covered) is tiled so far
-  for (const Interval& interval : intervals) {
-    if (interval.begin > covered) {
-      return Invalid(TablePath(k, "shards"),
-                     absl::StrCat(unit, " [", covered, ", ", interval.begin, ") of table \"", table,
-                                  "\" are not covered"));
-    }
-    if (interval.begin < covered) {
-      return Invalid(ShardPath(k, interval.shard),
-                     absl::StrCat(unit, " [", interval.begin, ", ", std::min(interval.end, covered),
-                                  ") of table \"", table, "\" are covered by another shard too"));
-    }
-    covered = interval.end;
-  }
-  if (covered < size) {
-    return Invalid(TablePath(k, "shards"),
-                   absl::StrCat(unit, " [", covered, ", ", size, ") of table \"", table,
-                                "\" are not covered"));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CheckShardBounds(const Shard& shard, const Table& table, int num_devices, size_t k,
-                              size_t s) {
-  if (shard.device < 0 || shard.device >= num_devices) {
-    return Invalid(absl::StrCat(ShardPath(k, s), ".device"),
-                   absl::StrCat("device ", shard.device,
-                                " does not exist (topology.num_devices is ", num_devices, ")"));
-  }
-  if (shard.row_offset < 0 || shard.row_count < 1 || shard.row_offset > table.rows ||
-      shard.row_count > table.rows - shard.row_offset) {
-    return Invalid(ShardPath(k, s),
-                   absl::StrCat("rows [", shard.row_offset, ", +", shard.row_count,
-                                ") are not a non-empty range within the ", table.rows,
-                                " rows of table \"", table.name, "\""));
-  }
-  if (shard.column_offset < 0 || shard.column_count < 1 || shard.column_offset > table.dim ||
-      shard.column_count > table.dim - shard.column_offset) {
-    return Invalid(ShardPath(k, s),
-                   absl::StrCat("columns [", shard.column_offset, ", +", shard.column_count,
-                                ") are not a non-empty range within the ", table.dim,
-                                " columns of table \"", table.name, "\""));
-  }
-  return absl::OkStatus();
-}
-
-// The shards of one table: in bounds, shaped as their sharding type requires, and covering the
-// table exactly once (DATA_PARALLEL: a full replica on every device; TABLE_ROW_WISE: row ranges
-// on the devices of one host).
+// The shards of one table: a type the table allows, shaped as its rules say (layout_rules.h).
 absl::Status CheckTableSharding(const TableSharding& sharding, const Table& table,
                                 const Topology& topology, size_t k) {
-  const int num_devices = topology.num_devices();
   if (!ValidShardingType(sharding.sharding_type)) {
     return Invalid(TablePath(k, "sharding_type"),
                    absl::StrCat("invalid value ", static_cast<int>(sharding.sharding_type)));
   }
-  const char* type_name = ShardingTypeName(sharding.sharding_type);
   if (!table.Allows(sharding.sharding_type)) {
     std::vector<std::string> allowed;
     for (ShardingType type : table.allowed_sharding_types)
       allowed.push_back(ShardingTypeName(type));
     return Invalid(TablePath(k, "sharding_type"),
-                   absl::StrCat(type_name, " is not allowed for table \"", table.name,
+                   absl::StrCat(ShardingTypeName(sharding.sharding_type),
+                                " is not allowed for table \"", table.name,
                                 "\" (allowed: ", absl::StrJoin(allowed, ", "), ")"));
   }
-  if (sharding.shards.empty()) {
-    return Invalid(TablePath(k, "shards"),
-                   absl::StrCat("table \"", table.name, "\" has no shards"));
-  }
-  if (sharding.sharding_type == ShardingType::kTableWise && sharding.shards.size() != 1) {
-    return Invalid(TablePath(k, "shards"),
-                   absl::StrCat("a TABLE_WISE table has exactly one shard, table \"", table.name,
-                                "\" has ", sharding.shards.size()));
-  }
-  const ShardingType type = sharding.sharding_type;
-  const bool by_rows = type == ShardingType::kRowWise || type == ShardingType::kTableRowWise;
-  const bool full_rows = !by_rows;
-  const bool full_columns = type != ShardingType::kColumnWise;
-  std::vector<Interval> tiles;    // ROW_WISE: row ranges; COLUMN_WISE: column ranges
-  std::vector<bool> has_replica;  // DATA_PARALLEL: devices holding a replica so far
-  if (type == ShardingType::kDataParallel) has_replica.assign(std::max(num_devices, 0), false);
-  for (size_t s = 0; s < sharding.shards.size(); ++s) {
-    const Shard& shard = sharding.shards[s];
-    SHARDPLAN_RETURN_IF_ERROR(CheckShardBounds(shard, table, num_devices, k, s));
-    if (full_rows && (shard.row_offset != 0 || shard.row_count != table.rows)) {
-      return Invalid(ShardPath(k, s),
-                     absl::StrCat("a ", type_name, " shard spans all rows [0, ", table.rows,
-                                  ") of table \"", table.name, "\", got rows [", shard.row_offset,
-                                  ", ", shard.row_offset + shard.row_count, ")"));
-    }
-    if (full_columns && (shard.column_offset != 0 || shard.column_count != table.dim)) {
-      return Invalid(ShardPath(k, s), absl::StrCat("a ", type_name, " shard spans all columns [0, ",
-                                                   table.dim, ") of table \"", table.name,
-                                                   "\", got columns [", shard.column_offset, ", ",
-                                                   shard.column_offset + shard.column_count, ")"));
-    }
-    if (type == ShardingType::kDataParallel) {
-      if (has_replica[shard.device]) {
-        return Invalid(absl::StrCat(ShardPath(k, s), ".device"),
-                       absl::StrCat("table \"", table.name, "\" already has a replica on device ",
-                                    shard.device));
-      }
-      has_replica[shard.device] = true;
-    }
-    if (type == ShardingType::kTableRowWise &&
-        topology.host_of(shard.device) != topology.host_of(sharding.shards[0].device)) {
-      return Invalid(absl::StrCat(ShardPath(k, s), ".device"),
-                     absl::StrCat("a TABLE_ROW_WISE table stays on one host: device ",
-                                  shard.device, " is on host ", topology.host_of(shard.device),
-                                  ", shard 0's device ", sharding.shards[0].device, " on host ",
-                                  topology.host_of(sharding.shards[0].device), " (",
-                                  topology.local_world_size(), " devices per host)"));
-    }
-    if (by_rows) {
-      tiles.push_back({shard.row_offset, shard.row_offset + shard.row_count, s});
-    } else if (type == ShardingType::kColumnWise) {
-      tiles.push_back({shard.column_offset, shard.column_offset + shard.column_count, s});
-    }
-  }
-  if (type == ShardingType::kDataParallel) {
-    // Every device trains on its share of the batch, so every device needs the table.
-    for (int d = 0; d < num_devices; ++d) {
-      if (!has_replica[d]) {
-        return Invalid(TablePath(k, "shards"),
-                       absl::StrCat("a DATA_PARALLEL table has a replica on every device: table \"",
-                                    table.name, "\" has none on device ", d));
-      }
-    }
-  }
-  switch (type) {
-    case ShardingType::kColumnWise:
-      return CheckTiling(std::move(tiles), table.dim, "columns", k, table.name);
-    case ShardingType::kRowWise:
-    case ShardingType::kTableRowWise:
-      return CheckTiling(std::move(tiles), table.rows, "rows", k, table.name);
-    default:
-      return absl::OkStatus();  // one full shard, or full replicas on distinct devices
-  }
+  return CheckLayoutRules(sharding, table, topology, k);
 }
 
 }  // namespace
@@ -410,6 +273,8 @@ absl::Status ValidateTask(const Task& task, const TaskLimits& limits) {
         "memory.storage_reservation",
         absl::StrCat("must be a fraction in [0, 1) (TorchRec's default: 0.15), got ", reserved));
   }
+
+  SHARDPLAN_RETURN_IF_ERROR(ValidateReplicationBudget(task.replication_budget));
 
   std::unordered_map<std::string_view, size_t> index_of;
   index_of.reserve(task.tables.size());
@@ -485,21 +350,15 @@ absl::Status ValidatePlan(const Task& task, const Plan& plan) {
   }
 
   // Memory: the only check that makes a well-formed plan infeasible rather than wrong.
-  std::vector<int64_t> used(static_cast<size_t>(num_devices), 0);
-  for (size_t i = 0; i < task.tables.size(); ++i) {
-    const Table& table = task.tables[i];
-    for (const Shard& shard : plan.tables[*plan_index[i]].shards) {
-      used[shard.device] =
-          AddBytes(used[shard.device],
-                   ShardMemoryBytes(table, shard.row_count, shard.column_count, task.memory));
-    }
-  }
+  absl::StatusOr<PlanMemory> memory = PlanMemoryOf(task, plan);
+  if (!memory.ok()) return memory.status();
   for (int d = 0; d < num_devices; ++d) {
     const int64_t capacity = task.topology.memory_bytes[d];
-    if (used[d] > capacity) {
+    const int64_t used = memory->devices[d].bytes;
+    if (used > capacity) {
       return absl::FailedPreconditionError(
-          absl::StrCat("device ", d, ": needs ", FormatGiB(used[d]), " but has ",
-                       FormatGiB(capacity), " (", used[d], " > ", capacity, " bytes)"));
+          absl::StrCat("device ", d, ": needs ", FormatGiB(used), " but has ",
+                       FormatGiB(capacity), " (", used, " > ", capacity, " bytes)"));
     }
   }
   return absl::OkStatus();

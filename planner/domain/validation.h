@@ -39,11 +39,14 @@ inline constexpr double kAccessBinsSumTolerance = 1e-3;
 // naming known tables at most once, batch size >= 1.
 absl::Status ValidateTask(const Task& task, const TaskLimits& limits = {});
 
-// INVALID_ARGUMENT naming the offending table or device when the plan does not cover every
-// table of the task exactly once in full (shards tile the table's rows x columns without
-// overlap), a shard is out of bounds or on a device that does not exist, or a constraint
-// (allowed sharding types, pinning, colocation) is broken. FAILED_PRECONDITION naming the device
-// when a well-formed plan needs more memory on a device than it has.
+// INVALID_ARGUMENT naming the offending table, shard or device when the plan does not cover
+// every table of the task exactly once in full (its row groups tile the table's rows x columns;
+// replicas of a group only where the type's rules allow them, on distinct devices), a shard is
+// out of bounds or on a device that does not exist, a route or row order breaks its type's rules
+// (planner/domain/layout_rules.h, one rule row per sharding type), or a constraint (allowed
+// sharding types, pinning, colocation) is broken. FAILED_PRECONDITION naming the device when a
+// well-formed plan needs more memory on a device than it has (every replica counts:
+// plan_memory.h).
 absl::Status ValidatePlan(const Task& task, const Plan& plan);
 
 }  // namespace shardplan

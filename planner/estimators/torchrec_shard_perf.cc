@@ -36,14 +36,15 @@ double AllToAllBytes(const AnalyticParams& params, int64_t global_batch_size, in
 ShardPerf EstimateShardPerf(const AnalyticParams& params, double pooling_factor, int table_bytes,
                             int32_t columns, int64_t global_batch_size, int world_size,
                             int local_world_size, double intra_host_bandwidth_gibps,
-                            double inter_host_bandwidth_gibps) {
+                            double inter_host_bandwidth_gibps, double outputs_per_sample) {
   // TorchRec's formulas multiply the per-rank batch by the world size everywhere for TW/CW
   // shards; that product is the global batch, which is what a task carries.
   const double global_inputs = pooling_factor * static_cast<double>(global_batch_size);
   const double input_read_size = std::ceil(global_inputs * params.input_bytes);
   const double embedding_lookup_size =
       global_inputs * std::max(columns, params.min_lookup_dim) * table_bytes;
-  const double output_write_size = AllToAllBytes(params, global_batch_size, columns);
+  const double output_write_size =
+      AllToAllBytes(params, global_batch_size, columns) * outputs_per_sample;
   const double comms_bw = AllToAllBytesPerMs(
       world_size, local_world_size, intra_host_bandwidth_gibps, inter_host_bandwidth_gibps);
   const double device_bw = GiBpsToBytesPerMs(params.hbm_bandwidth_gibps);
@@ -62,7 +63,7 @@ ShardPerf EstimateShardPerf(const AnalyticParams& params, const Table& table, in
   return EstimateShardPerf(params, table.pooling_factor, ElementBytes(table.element_type), columns,
                            global_batch_size, topology.num_devices(), topology.local_world_size(),
                            topology.intra_host_bandwidth_gibps,
-                           topology.inter_host_bandwidth_gibps);
+                           topology.inter_host_bandwidth_gibps, OutputsPerSample(table));
 }
 
 ShardPerf EstimateRowLevelCompute(const AnalyticParams& params, const ShardView& shard,
@@ -73,7 +74,10 @@ ShardPerf EstimateRowLevelCompute(const AnalyticParams& params, const ShardView&
   // RW / TWRW: the shard's share of every lookup, partial sums for the whole batch.
   // DP: the device's own batch, all of it looked up locally.
   const double inputs = table.pooling_factor * batch * LookupShare(shard);
-  const double outputs = batch * BatchShare(shard, topology.num_devices());
+  // A sequence table's shard writes every row it looked up (B x L x D), not pooled sums.
+  const double outputs = table.pooling == Pooling::kSequence
+                             ? inputs
+                             : batch * BatchShare(shard, topology.num_devices());
   const double input_read_size = std::ceil(inputs * params.input_bytes);
   const double embedding_lookup_size = inputs * shard.columns * table_bytes;
   // DP writes its outputs locally in the table's type; the others feed a reduce-scatter.

@@ -43,10 +43,11 @@ struct ShardPerf {
 
 // The perf of a shard of `columns` columns of a table with `pooling_factor` and element size
 // `table_bytes`, for a global batch over `world_size` devices with `local_world_size` per host.
+// `outputs_per_sample`: 1 for a pooled table, L for a sequence table (B x L x D outputs).
 ShardPerf EstimateShardPerf(const AnalyticParams& params, double pooling_factor, int table_bytes,
                             int32_t columns, int64_t global_batch_size, int world_size,
                             int local_world_size, double intra_host_bandwidth_gibps,
-                            double inter_host_bandwidth_gibps);
+                            double inter_host_bandwidth_gibps, double outputs_per_sample = 1.0);
 
 // The same for a shard of `table` in a task with `global_batch_size` on `topology`: the one
 // place that reads the estimator's inputs off a task, for the cost model and the planner alike.

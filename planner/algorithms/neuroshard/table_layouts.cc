@@ -124,12 +124,13 @@ PlacementCost LayoutCoster::Cost(const std::vector<TableSharding>& tables) {
     const int32_t group_size = static_cast<int32_t>(sharding.shards.size());
     for (const Shard& shard : sharding.shards) {
       queries_.shards_per_device[shard.device].push_back(ViewOfShard(table, sharding, shard));
-      if (column_level) queries_.dim_sums[shard.device] += shard.column_count;
+      if (column_level) {
+        queries_.dim_sums[shard.device] += AllToAllColumns(table, shard.column_count);
+      }
     }
     shards_costed_ += group_size;
     if (!column_level) {
-      for (CollectiveDemand& demand :
-           TableCollectives(table, sharding, task_.topology, task_.batch_size)) {
+      for (CollectiveDemand& demand : TaskCollectives(task_, table, sharding)) {
         queries_.collectives.push_back(std::move(demand));
       }
     }

@@ -250,6 +250,30 @@ TEST(ScorePlanOnHardwareTest, MatchesTheFormulaOnTheNoiselessSimulator) {
   EXPECT_DOUBLE_EQ(placed->cost_ms, cost->cost_ms);
 }
 
+TEST(ScorePlanOnHardwareTest, InferenceIsTheForwardKernelAloneWithoutBackwardComm) {
+  Task task = TwoDeviceTask();
+  task.objective = Objective::kInference;
+  absl::StatusOr<std::unique_ptr<HardwareBackend>> sim = MakeSimBackend("rtx2080ti", 2);
+  ASSERT_TRUE(sim.ok()) << sim.status();
+  const absl::StatusOr<HardwarePlanCost> cost = ScorePlanOnHardware(task, SplitPlan(), **sim);
+  ASSERT_TRUE(cost.ok()) << cost.status();
+  Table c_half = task.tables[2];
+  c_half.dim = 8;
+  const std::vector<Table> dev0 = {task.tables[0], c_half};
+  EXPECT_NEAR(cost->compute_ms[0], *(*sim)->MeasureForwardCompute(dev0, task.batch_size), 1e-12);
+  EXPECT_LT(cost->compute_ms[0], *(*sim)->MeasureCompute(dev0, task.batch_size));
+  EXPECT_THAT(cost->backward_comm_ms, Pointwise(DoubleNear(0.0), {0.0, 0.0}));
+  EXPECT_GT(cost->forward_comm_ms[0], 0.0);
+}
+
+TEST(ScorePlanOnHardwareTest, ABackendWithoutAForwardPassAloneRefusesInference) {
+  Task task = TwoDeviceTask();
+  task.objective = Objective::kInference;
+  FakeBackend backend;
+  EXPECT_EQ(ScorePlanOnHardware(task, SplitPlan(), backend).status().code(),
+            absl::StatusCode::kUnimplemented);
+}
+
 // A table-wise and column-wise plan of six synthetic tables on 4 devices (one host), bit for bit
 // as before hosts came from the task's topology and row-level shards were costed (commit
 // 9c5ac9e): ground truth of TW/CW plans must not move.

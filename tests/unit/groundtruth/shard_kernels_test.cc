@@ -72,6 +72,30 @@ TEST(DeviceKernelCallsTest, ARowBlockServesItsShareOfTheLookups) {
   EXPECT_EQ(block.access_bins, table.access_bins);
 }
 
+// A table whose ids are its ranks: the hottest 1% of a Zipf(1) table serves what its curve
+// says (72.4% of 10M rows' lookups in the hottest 100k), with that range's access classes.
+TEST(DeviceKernelCallsTest, ARankOrderedBlockServesItsCurvesShare) {
+  Table table = BigTable();
+  table.rows = 10'000'000;
+  table.access_profile.zipf = ZipfAccessProfile{.exponent = 1.0};
+  table.access_profile.rows_in_rank_order = true;
+  const std::vector<ShardView> hot = {Shard(table, ShardingType::kRowWise, 100'000, 64, 2)};
+  const std::vector<KernelCall> calls = DeviceKernelCalls(hot, kBatch);
+  ASSERT_EQ(calls.size(), 1u);
+  const Table& block = calls[0].tables[0];
+  EXPECT_NEAR(block.pooling_factor, 20.0 * 0.72416, 1e-3);
+  EXPECT_FALSE(block.access_profile.has_curve());  // the block is not the table
+  ASSERT_EQ(block.access_bins.size(), static_cast<size_t>(kNumAccessBins));
+  EXPECT_NE(block.access_bins, table.access_bins);
+  EXPECT_GT(block.access_bins[16], 0.0);  // its hottest rows see > 32768 lookups a batch
+  // The cold 99% block: the rest of the lookups, no row that hot.
+  const std::vector<ShardView> cold = {
+      Shard(table, ShardingType::kRowWise, 9'900'000, 64, 2, 100'000)};
+  const Table& cold_block = DeviceKernelCalls(cold, kBatch)[0].tables[0];
+  EXPECT_NEAR(cold_block.pooling_factor, 20.0 * (1 - 0.72416), 1e-3);
+  EXPECT_EQ(cold_block.access_bins[16], 0.0);
+}
+
 // The simulator on a block of half the rows: half the lookups and, with the histogram's classes
 // in proportion, half the distinct rows.
 TEST(DeviceKernelCallsTest, HalfTheRowsComputeHalfTheLookupsOnTheSimulator) {

@@ -55,9 +55,8 @@ TEST(JsonMessageTest, RefusesWhatProtobufWouldAcceptSilently) {
 }
 
 TEST(JsonMessageTest, UnknownFieldsListTheKnownOnes) {
-  EXPECT_THAT(
-      ParseError(R"({"tables": [{"pooling": 1}]})"),
-      StartsWith("tables[0].pooling: unknown field (known: name, rows, dim, pooling_factor"));
+  EXPECT_THAT(ParseError(R"({"tables": [{"pool": 1}]})"),
+              StartsWith("tables[0].pool: unknown field (known: name, rows, dim, pooling_factor"));
   EXPECT_THAT(ParseError(R"({"task": {}})"),
               StartsWith("task: unknown field (known: tables, topology, batch_size"));
 }

@@ -383,6 +383,24 @@ TEST_F(PlanningEngineTest, EvaluateRejectsBadPlans) {
   EXPECT_EQ(engine_->Evaluate(task, full, "nope").status().code(), absl::StatusCode::kNotFound);
 }
 
+// The hybrid (t0's hottest rows on every device, the rest row-wise) passes the server's
+// validation and is refused, by table, only where a cost would be made up.
+TEST_F(PlanningEngineTest, EvaluateValidatesReplicatedRowGroupsButCostsNoneYet) {
+  const Task task = SmallTask(2, 2);
+  Plan hybrid;
+  TableSharding t0{.table = "t0", .sharding_type = ShardingType::kRowWise, .shards = {}};
+  t0.row_order = RowOrder::kFrequencyRank;
+  t0.shards = {Shard{0, 0, 10, 0, 8}, Shard{1, 0, 10, 0, 8}, Shard{0, 10, 500, 0, 8},
+               Shard{1, 510, 490, 0, 8}};
+  hybrid.tables.push_back(t0);
+  hybrid.tables.push_back({"t1", ShardingType::kTableWise, {Shard{1, 0, 2000, 0, 16}}});
+  const absl::Status status = engine_->Evaluate(task, hybrid, "").status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("cannot cost the row layout of table \"t0\" (ROW_WISE with replicated "
+                        "row groups)"));
+}
+
 TEST_F(PlanningEngineTest, NoModelNamedMeansTheNewestLoadedModelThatCoversTheTask) {
   AddNeural("a", "1", "2026-01-01T00:00:00Z", {2});
   AddNeural("b", "1", "2026-02-01T00:00:00Z", {4});

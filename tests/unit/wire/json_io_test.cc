@@ -208,7 +208,7 @@ TEST(TaskJsonTest, ErrorsNameTheFieldPath) {
       {R"({"tables": [{"element_type": 9}]})", "tables[0].element_type: unknown ElementType 9"},
       {R"({"tables": [{"allowed_sharding_types": ["SHARDING_TYPE_UNSPECIFIED"]}]})",
        "tables[0].allowed_sharding_types[0]: must be set"},
-      {R"({"tables": [{"pooling": 1}]})", "tables[0].pooling: unknown field (known: name, rows"},
+      {R"({"tables": [{"pool": 1}]})", "tables[0].pool: unknown field (known: name, rows"},
       {R"({"tables": [{"pooling_factor": 1, "poolingFactor": 2}]})",
        // nlohmann keeps keys sorted, so the camelCase spelling comes first.
        "tables[0].pooling_factor: given twice, as \"poolingFactor\" and as \"pooling_factor\""},

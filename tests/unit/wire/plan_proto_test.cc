@@ -83,5 +83,43 @@ TEST(PlanToProtoTest, CopiesEveryFigure) {
   EXPECT_EQ(back->tables[0].shards[0].row_count, 10);
 }
 
+// A row layout beyond the default travels as TableSharding.row_layout, ranges and routes only;
+// a default one writes nothing, so that plans from before row layouts read and write as they did.
+TEST(PlanToProtoTest, RowLayoutOnlyWhenItIsNotTheDefault) {
+  Plan plan;
+  TableSharding hot;
+  hot.table = "t";
+  hot.sharding_type = ShardingType::kRowWise;
+  hot.row_order = RowOrder::kFrequencyRank;
+  for (int32_t d = 0; d < 4; ++d) hot.shards.push_back(Shard{d, 0, 10, 0, 8});
+  hot.shards.push_back(Shard{0, 10, 990, 0, 8});
+  hot.routes = {RowRoute{.requester = 2, .shard = 1}};
+  TableSharding plain = hot;
+  plain.table = "u";
+  plain.row_order = RowOrder::kNatural;
+  plain.routes.clear();
+  plan.tables = {hot, plain};
+  const v1::Plan proto = PlanToProto(plan);
+  EXPECT_TRUE(proto.tables(0).has_row_layout());
+  EXPECT_EQ(proto.tables(0).row_layout().row_order(), v1::FREQUENCY_RANK);
+  ASSERT_EQ(proto.tables(0).row_layout().routes_size(), 1);
+  EXPECT_EQ(proto.tables(0).row_layout().routes(0).shard(), 1);
+  EXPECT_FALSE(proto.tables(1).has_row_layout());
+  absl::StatusOr<Plan> back = PlanFromProto(proto);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->tables[0].row_order, RowOrder::kFrequencyRank);
+  ASSERT_EQ(back->tables[0].routes.size(), 1u);
+  EXPECT_EQ(back->tables[0].routes[0].requester, 2);
+  EXPECT_EQ(back->tables[0].routes[0].shard, 1);
+  EXPECT_EQ(back->tables[0].shards.size(), 5u);
+  EXPECT_EQ(back->tables[1].row_order, RowOrder::kNatural);
+  EXPECT_TRUE(back->tables[1].routes.empty());
+
+  v1::Plan bad = proto;
+  bad.mutable_tables(0)->mutable_row_layout()->set_row_order(static_cast<v1::RowOrder>(7));
+  EXPECT_EQ(PlanShardsFromProto(bad).status().message(),
+            "plan.tables[0].row_layout.row_order: invalid value 7 (NATURAL or FREQUENCY_RANK)");
+}
+
 }  // namespace
 }  // namespace shardplan::wire

@@ -130,6 +130,80 @@ TEST(TaskFromProtoTest, HeterogeneousCapacities) {
   ASSERT_TRUE(task.ok()) << task.status();
   EXPECT_EQ(task->topology.memory_bytes, (std::vector<int64_t>{8 * kGiB, 16 * kGiB}));
 }
+TEST(TaskFromProtoTest, AccessProfilesPoolingObjectiveAndBudget) {
+  v1::Task proto = SmallTaskProto(2, 2);
+  v1::AccessProfile* zipf = proto.mutable_tables(0)->mutable_access_profile();
+  zipf->mutable_zipf()->set_exponent(1.0);
+  zipf->mutable_zipf()->set_uniform_share(0.1);
+  zipf->mutable_zipf()->set_active_rows(500);
+  zipf->set_rows_in_rank_order(true);
+  proto.mutable_tables(0)->set_pooling(v1::SEQUENCE);
+  v1::AccessProfile::TopK* top_k =
+      proto.mutable_tables(1)->mutable_access_profile()->mutable_top_k();
+  top_k->add_top_counts(9);
+  top_k->add_top_counts(4);
+  top_k->set_tail_count(3);
+  proto.set_objective(v1::INFERENCE);
+  proto.mutable_replication_budget()->set_extra_gib_per_device(-0.5);
+
+  absl::StatusOr<Task> task = TaskFromProto(proto, TaskLimits{});
+  ASSERT_TRUE(task.ok()) << task.status();
+  const Table& first = task->tables[0];
+  ASSERT_TRUE(first.access_profile.zipf.has_value());
+  EXPECT_EQ(first.access_profile.zipf->exponent, 1.0);
+  EXPECT_EQ(first.access_profile.zipf->uniform_share, 0.1);
+  EXPECT_EQ(first.access_profile.zipf->active_rows, 500);
+  EXPECT_TRUE(first.access_profile.rows_in_rank_order);
+  EXPECT_EQ(first.pooling, Pooling::kSequence);
+  ASSERT_TRUE(task->tables[1].access_profile.top_k.has_value());
+  EXPECT_EQ(task->tables[1].access_profile.top_k->top_counts, (std::vector<double>{9, 4}));
+  EXPECT_EQ(task->tables[1].access_profile.top_k->tail_count, 3);
+  EXPECT_EQ(task->tables[1].pooling, Pooling::kSum);
+  EXPECT_EQ(task->objective, Objective::kInference);
+  EXPECT_EQ(task->replication_budget.extra_bytes_per_device, -kGiB / 2);
+  EXPECT_TRUE(ValidateTask(*task).ok());
+
+  // A task that uses none of them writes none: its bytes, and so its cache key, are unchanged.
+  absl::StatusOr<Task> plain = TaskFromProto(SmallTaskProto(2, 2), TaskLimits{});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(TaskToProto(*plain).SerializeAsString(),
+            TaskToProto(*TaskFromProto(TaskToProto(*plain), TaskLimits{})).SerializeAsString());
+  EXPECT_FALSE(TaskToProto(*plain).tables(0).has_access_profile());
+  EXPECT_FALSE(TaskToProto(*plain).has_replication_budget());
+  EXPECT_EQ(TaskToProto(*plain).objective(), v1::OBJECTIVE_UNSPECIFIED);
+  EXPECT_EQ(TaskToProto(*plain).tables(0).pooling(), v1::POOLING_UNSPECIFIED);
+}
+
+TEST(TaskFromProtoTest, ProfileAndBudgetErrorsNameTheField) {
+  v1::Task proto = SmallTaskProto(2, 2);
+  proto.mutable_tables(1)->mutable_access_profile()->mutable_zipf()->set_exponent(-1);
+  absl::StatusOr<Task> task = TaskFromProto(proto, TaskLimits{});
+  ASSERT_TRUE(task.ok());
+  EXPECT_THAT(std::string(ValidateTask(*task).message()),
+              StartsWith("tables[1].access_profile.zipf.exponent: must be in [0, 3]"));
+
+  proto = SmallTaskProto(2, 2);
+  proto.mutable_replication_budget()->set_capacity_fraction(1.5);
+  task = TaskFromProto(proto, TaskLimits{});
+  ASSERT_TRUE(task.ok());
+  EXPECT_THAT(std::string(ValidateTask(*task).message()),
+              StartsWith("replication_budget.capacity_fraction: must be a fraction in [0, 1]"));
+
+  proto = SmallTaskProto(2, 2);
+  proto.mutable_replication_budget()->set_extra_gib_per_device(std::nan(""));
+  EXPECT_THAT(std::string(TaskFromProto(proto, TaskLimits{}).status().message()),
+              StartsWith("task.replication_budget.extra_gib_per_device: must be a finite"));
+
+  proto = SmallTaskProto(2, 2);
+  proto.mutable_tables(0)->set_pooling(static_cast<v1::Pooling>(9));
+  EXPECT_THAT(std::string(TaskFromProto(proto, TaskLimits{}).status().message()),
+              StartsWith("task.tables[0].pooling: unknown Pooling 9"));
+  proto = SmallTaskProto(2, 2);
+  proto.set_objective(static_cast<v1::Objective>(9));
+  EXPECT_THAT(std::string(TaskFromProto(proto, TaskLimits{}).status().message()),
+              StartsWith("task.objective: unknown Objective 9"));
+}
+
 TEST(TaskFromProtoTest, ErrorsNameTheField) {
   {
     v1::Task proto = SmallTaskProto(3, 2);

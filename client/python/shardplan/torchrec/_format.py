@@ -26,6 +26,7 @@ from shardplan.errors import InvalidTaskError
 from shardplan.v1 import planner_pb2
 
 DEFAULT_MODULE_PATH = "embedding_bag_collection"
+DEFAULT_SEQUENCE_MODULE_PATH = "embedding_collection"
 
 
 def _sharding_type_name(value: int) -> str:
@@ -34,16 +35,23 @@ def _sharding_type_name(value: int) -> str:
 
 def to_torchrec(plan: PlanLike, module_path: str = DEFAULT_MODULE_PATH,
                 local_world_size: Optional[int] = None, compute_device: str = "cuda",
-                module_of: Optional[Mapping[str, str]] = None) -> Dict[str, Any]:
+                module_of: Optional[Mapping[str, str]] = None,
+                task: Optional[TaskLike] = None,
+                sequence_module_path: str = DEFAULT_SEQUENCE_MODULE_PATH) -> Dict[str, Any]:
     """The ShardingPlan dict of `plan` (a Plan, a PlanResponse or their JSON dicts).
 
     local_world_size: devices per host, so that rank R is placed on cuda:(R % local_world_size);
     None: the plan's local_world_size (the server records the task's), else every device on one
     host (the plan's device count). compute_device: "cuda" or "cpu" (TorchRec places cpu shards
     as "rank:R/cpu"). module_of: {table: module path} for plans of several modules; a table it
-    does not name goes to `module_path`.
+    does not name goes to `module_path`, or, when `task` says it is a SEQUENCE table (TorchRec's
+    EmbeddingCollection), to `sequence_module_path`.
     """
     plan = plan_from_dict(plan)
+    sequence = set()
+    if task is not None:
+        sequence = {t.name for t in task_from_dict(task).tables
+                    if t.pooling == planner_pb2.SEQUENCE}
     if local_world_size is None:
         local_world_size = plan.local_world_size or _device_count(plan)
     if local_world_size < 1:
@@ -52,10 +60,40 @@ def to_torchrec(plan: PlanLike, module_path: str = DEFAULT_MODULE_PATH,
     for table in plan.tables:
         if not table.shards:
             raise ValueError(f"table {table.table} has no shards")
-        path = (module_of or {}).get(table.table, module_path)
+        why = _not_a_torchrec_layout(table, len(plan.devices))
+        if why:
+            raise ValueError(f"table {table.table} has no TorchRec sharding: {why}")
+        default_path = sequence_module_path if table.table in sequence else module_path
+        path = (module_of or {}).get(table.table, default_path)
+        if table.table in sequence and table.sharding_type == planner_pb2.TABLE_ROW_WISE:
+            raise ValueError(f"table {table.table} is a SEQUENCE table sharded table_row_wise, "
+                             "which TorchRec's EmbeddingCollection does not support")
         modules.setdefault(path, {})[table.table] = _parameter_sharding(
             table, local_world_size, compute_device)
     return {"plan": modules}
+
+
+def _not_a_torchrec_layout(table: Any, device_count: int) -> str:
+    """Why TorchRec cannot run the table's row layout, or "" (as the CLI's exporter says):
+    replicated row groups, data_parallel on some ranks only (known when the plan carries its
+    per-device figures), routes, frequency-rank row order."""
+    layout = table.row_layout
+    if layout.row_order == planner_pb2.FREQUENCY_RANK:
+        return "its rows are in frequency-rank order (TorchRec shards row ids; remap the ids first)"
+    if layout.routes:
+        return "it has routes (TorchRec routes no lookup)"
+    if table.sharding_type == planner_pb2.DATA_PARALLEL:
+        if len(table.shards) < device_count:
+            return (f"it is data_parallel on {len(table.shards)} of {device_count} ranks "
+                    "(TorchRec replicates on every rank)")
+        return ""
+    seen = set()
+    for s in table.shards:
+        if (s.row_offset, s.column_offset) in seen:
+            return (f"rows [{s.row_offset}, {s.row_offset + s.row_count}) are replicated "
+                    "(TorchRec has no replicated row groups)")
+        seen.add((s.row_offset, s.column_offset))
+    return ""
 
 
 def _parameter_sharding(table: Any, local_world_size: int,

@@ -14,21 +14,57 @@ ELEMENT_TYPE_UNSPECIFIED: ElementType
 FAILED: JobState
 FP16: ElementType
 FP32: ElementType
+FREQUENCY_RANK: RowOrder
+INFERENCE: Objective
 INT8: ElementType
 JOB_STATE_UNSPECIFIED: JobState
+NATURAL: RowOrder
 NFP8: ElementType
+OBJECTIVE_UNSPECIFIED: Objective
 OPTIMIZER_UNSPECIFIED: Optimizer
 OTHER_OPTIMIZER: Optimizer
+POOLING_UNSPECIFIED: Pooling
 QUEUED: JobState
 ROWWISE_ADAGRAD: Optimizer
 ROW_WISE: ShardingType
 RUNNING: JobState
+SEQUENCE: Pooling
 SGD: Optimizer
 SHARDING_TYPE_UNSPECIFIED: ShardingType
 SUCCEEDED: JobState
+SUM: Pooling
 TABLE_ROW_WISE: ShardingType
 TABLE_WISE: ShardingType
+TRAINING: Objective
 UINT8: ElementType
+
+class AccessProfile(_message.Message):
+    __slots__ = ["rows_in_rank_order", "top_k", "zipf"]
+    class TopK(_message.Message):
+        __slots__ = ["tail_count", "tail_rows", "top_counts"]
+        TAIL_COUNT_FIELD_NUMBER: _ClassVar[int]
+        TAIL_ROWS_FIELD_NUMBER: _ClassVar[int]
+        TOP_COUNTS_FIELD_NUMBER: _ClassVar[int]
+        tail_count: float
+        tail_rows: int
+        top_counts: _containers.RepeatedScalarFieldContainer[float]
+        def __init__(self, top_counts: _Optional[_Iterable[float]] = ..., tail_count: _Optional[float] = ..., tail_rows: _Optional[int] = ...) -> None: ...
+    class Zipf(_message.Message):
+        __slots__ = ["active_rows", "exponent", "uniform_share"]
+        ACTIVE_ROWS_FIELD_NUMBER: _ClassVar[int]
+        EXPONENT_FIELD_NUMBER: _ClassVar[int]
+        UNIFORM_SHARE_FIELD_NUMBER: _ClassVar[int]
+        active_rows: int
+        exponent: float
+        uniform_share: float
+        def __init__(self, exponent: _Optional[float] = ..., uniform_share: _Optional[float] = ..., active_rows: _Optional[int] = ...) -> None: ...
+    ROWS_IN_RANK_ORDER_FIELD_NUMBER: _ClassVar[int]
+    TOP_K_FIELD_NUMBER: _ClassVar[int]
+    ZIPF_FIELD_NUMBER: _ClassVar[int]
+    rows_in_rank_order: bool
+    top_k: AccessProfile.TopK
+    zipf: AccessProfile.Zipf
+    def __init__(self, top_k: _Optional[_Union[AccessProfile.TopK, _Mapping]] = ..., zipf: _Optional[_Union[AccessProfile.Zipf, _Mapping]] = ..., rows_in_rank_order: bool = ...) -> None: ...
 
 class AlgorithmInfo(_message.Message):
     __slots__ = ["description", "is_default", "name", "parameters", "sharding_types", "uses_cost_model"]
@@ -301,6 +337,14 @@ class PlanWarning(_message.Message):
     message: str
     def __init__(self, code: _Optional[str] = ..., field: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
+class ReplicationBudget(_message.Message):
+    __slots__ = ["capacity_fraction", "extra_gib_per_device"]
+    CAPACITY_FRACTION_FIELD_NUMBER: _ClassVar[int]
+    EXTRA_GIB_PER_DEVICE_FIELD_NUMBER: _ClassVar[int]
+    capacity_fraction: float
+    extra_gib_per_device: float
+    def __init__(self, extra_gib_per_device: _Optional[float] = ..., capacity_fraction: _Optional[float] = ...) -> None: ...
+
 class ReportMeasurementRequest(_message.Message):
     __slots__ = ["device_ms", "model", "plan", "task"]
     DEVICE_MS_FIELD_NUMBER: _ClassVar[int]
@@ -330,6 +374,22 @@ class ReportMeasurementResponse(_message.Message):
     relative_error: float
     reports: int
     def __init__(self, cost_model: _Optional[str] = ..., predicted_device_ms: _Optional[_Iterable[float]] = ..., predicted_ms: _Optional[float] = ..., measured_ms: _Optional[float] = ..., relative_error: _Optional[float] = ..., mean_abs_relative_error: _Optional[float] = ..., reports: _Optional[int] = ...) -> None: ...
+
+class RowLayout(_message.Message):
+    __slots__ = ["routes", "row_order"]
+    ROUTES_FIELD_NUMBER: _ClassVar[int]
+    ROW_ORDER_FIELD_NUMBER: _ClassVar[int]
+    routes: _containers.RepeatedCompositeFieldContainer[RowRoute]
+    row_order: RowOrder
+    def __init__(self, row_order: _Optional[_Union[RowOrder, str]] = ..., routes: _Optional[_Iterable[_Union[RowRoute, _Mapping]]] = ...) -> None: ...
+
+class RowRoute(_message.Message):
+    __slots__ = ["requester", "shard"]
+    REQUESTER_FIELD_NUMBER: _ClassVar[int]
+    SHARD_FIELD_NUMBER: _ClassVar[int]
+    requester: int
+    shard: int
+    def __init__(self, requester: _Optional[int] = ..., shard: _Optional[int] = ...) -> None: ...
 
 class SearchStats(_message.Message):
     __slots__ = ["anytime_result", "candidates_evaluated", "cost_cache_hits", "cost_cache_misses", "cost_model_calls", "planning_time_ms"]
@@ -370,50 +430,60 @@ class SubmitPlanResponse(_message.Message):
     def __init__(self, job_id: _Optional[str] = ..., state: _Optional[_Union[JobState, str]] = ...) -> None: ...
 
 class Table(_message.Message):
-    __slots__ = ["access_bins", "allowed_sharding_types", "dim", "element_type", "name", "pinned_device", "pooling_factor", "rows"]
+    __slots__ = ["access_bins", "access_profile", "allowed_sharding_types", "dim", "element_type", "name", "pinned_device", "pooling", "pooling_factor", "rows"]
     ACCESS_BINS_FIELD_NUMBER: _ClassVar[int]
+    ACCESS_PROFILE_FIELD_NUMBER: _ClassVar[int]
     ALLOWED_SHARDING_TYPES_FIELD_NUMBER: _ClassVar[int]
     DIM_FIELD_NUMBER: _ClassVar[int]
     ELEMENT_TYPE_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     PINNED_DEVICE_FIELD_NUMBER: _ClassVar[int]
     POOLING_FACTOR_FIELD_NUMBER: _ClassVar[int]
+    POOLING_FIELD_NUMBER: _ClassVar[int]
     ROWS_FIELD_NUMBER: _ClassVar[int]
     access_bins: _containers.RepeatedScalarFieldContainer[float]
+    access_profile: AccessProfile
     allowed_sharding_types: _containers.RepeatedScalarFieldContainer[ShardingType]
     dim: int
     element_type: ElementType
     name: str
     pinned_device: int
+    pooling: Pooling
     pooling_factor: float
     rows: int
-    def __init__(self, name: _Optional[str] = ..., rows: _Optional[int] = ..., dim: _Optional[int] = ..., pooling_factor: _Optional[float] = ..., access_bins: _Optional[_Iterable[float]] = ..., element_type: _Optional[_Union[ElementType, str]] = ..., allowed_sharding_types: _Optional[_Iterable[_Union[ShardingType, str]]] = ..., pinned_device: _Optional[int] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., rows: _Optional[int] = ..., dim: _Optional[int] = ..., pooling_factor: _Optional[float] = ..., access_bins: _Optional[_Iterable[float]] = ..., element_type: _Optional[_Union[ElementType, str]] = ..., allowed_sharding_types: _Optional[_Iterable[_Union[ShardingType, str]]] = ..., pinned_device: _Optional[int] = ..., access_profile: _Optional[_Union[AccessProfile, _Mapping]] = ..., pooling: _Optional[_Union[Pooling, str]] = ...) -> None: ...
 
 class TableSharding(_message.Message):
-    __slots__ = ["sharding_type", "shards", "table"]
+    __slots__ = ["row_layout", "sharding_type", "shards", "table"]
+    ROW_LAYOUT_FIELD_NUMBER: _ClassVar[int]
     SHARDING_TYPE_FIELD_NUMBER: _ClassVar[int]
     SHARDS_FIELD_NUMBER: _ClassVar[int]
     TABLE_FIELD_NUMBER: _ClassVar[int]
+    row_layout: RowLayout
     sharding_type: ShardingType
     shards: _containers.RepeatedCompositeFieldContainer[Shard]
     table: str
-    def __init__(self, table: _Optional[str] = ..., sharding_type: _Optional[_Union[ShardingType, str]] = ..., shards: _Optional[_Iterable[_Union[Shard, _Mapping]]] = ...) -> None: ...
+    def __init__(self, table: _Optional[str] = ..., sharding_type: _Optional[_Union[ShardingType, str]] = ..., shards: _Optional[_Iterable[_Union[Shard, _Mapping]]] = ..., row_layout: _Optional[_Union[RowLayout, _Mapping]] = ...) -> None: ...
 
 class Task(_message.Message):
-    __slots__ = ["batch_size", "colocate", "max_planning_time_ms", "memory", "tables", "topology"]
+    __slots__ = ["batch_size", "colocate", "max_planning_time_ms", "memory", "objective", "replication_budget", "tables", "topology"]
     BATCH_SIZE_FIELD_NUMBER: _ClassVar[int]
     COLOCATE_FIELD_NUMBER: _ClassVar[int]
     MAX_PLANNING_TIME_MS_FIELD_NUMBER: _ClassVar[int]
     MEMORY_FIELD_NUMBER: _ClassVar[int]
+    OBJECTIVE_FIELD_NUMBER: _ClassVar[int]
+    REPLICATION_BUDGET_FIELD_NUMBER: _ClassVar[int]
     TABLES_FIELD_NUMBER: _ClassVar[int]
     TOPOLOGY_FIELD_NUMBER: _ClassVar[int]
     batch_size: int
     colocate: _containers.RepeatedCompositeFieldContainer[ColocationGroup]
     max_planning_time_ms: int
     memory: MemoryOptions
+    objective: Objective
+    replication_budget: ReplicationBudget
     tables: _containers.RepeatedCompositeFieldContainer[Table]
     topology: Topology
-    def __init__(self, tables: _Optional[_Iterable[_Union[Table, _Mapping]]] = ..., topology: _Optional[_Union[Topology, _Mapping]] = ..., batch_size: _Optional[int] = ..., colocate: _Optional[_Iterable[_Union[ColocationGroup, _Mapping]]] = ..., memory: _Optional[_Union[MemoryOptions, _Mapping]] = ..., max_planning_time_ms: _Optional[int] = ...) -> None: ...
+    def __init__(self, tables: _Optional[_Iterable[_Union[Table, _Mapping]]] = ..., topology: _Optional[_Union[Topology, _Mapping]] = ..., batch_size: _Optional[int] = ..., colocate: _Optional[_Iterable[_Union[ColocationGroup, _Mapping]]] = ..., memory: _Optional[_Union[MemoryOptions, _Mapping]] = ..., max_planning_time_ms: _Optional[int] = ..., objective: _Optional[_Union[Objective, str]] = ..., replication_budget: _Optional[_Union[ReplicationBudget, _Mapping]] = ...) -> None: ...
 
 class Topology(_message.Message):
     __slots__ = ["all_reduce_bandwidth_gibps", "device_memory_gib", "devices_per_host", "hardware", "inter_host_bandwidth_gibps", "intra_host_bandwidth_gibps", "num_devices", "per_device_memory_gib"]
@@ -441,7 +511,16 @@ class ElementType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
 class ShardingType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
+class Pooling(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
 class Optimizer(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class Objective(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = []
+
+class RowOrder(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []
 
 class JobState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):

@@ -56,5 +56,24 @@ TEST(FormatPlanTextTest, PlacementsNameRowsColumnsOrReplicas) {
   EXPECT_THAT(text, ::testing::Not(HasSubstr("[c0:8)")));
 }
 
+// A row layout stays compact in the table: replicas of a row group share its range, and the
+// sharding column says the order and the routes.
+TEST(FormatPlanTextTest, ReplicatedRowGroupsShareTheirRange) {
+  shardplan::v1::Plan plan;
+  auto& hot = *plan.add_tables();
+  hot.set_table("hot");
+  hot.set_sharding_type(shardplan::v1::ROW_WISE);
+  for (int d = 0; d < 4; ++d) AddShard(hot, d, 0, 10, 0, 8);
+  AddShard(hot, 0, 10, 495, 0, 8);
+  AddShard(hot, 1, 505, 495, 0, 8);
+  hot.mutable_row_layout()->set_row_order(shardplan::v1::FREQUENCY_RANK);
+  auto* route = hot.mutable_row_layout()->add_routes();
+  route->set_requester(2);
+  route->set_shard(1);
+  const std::string text = FormatPlanText(plan, std::nullopt);
+  EXPECT_THAT(text, HasSubstr("0+1+2+3[r0:10) 0[r10:505) 1[r505:1000)"));
+  EXPECT_THAT(text, HasSubstr("row_wise by rank, 1 route"));
+}
+
 }  // namespace
 }  // namespace shardplan::cli

@@ -85,6 +85,27 @@ TEST(FormatTorchRecPlanTest, TableWiseTableIsOneShardOnItsRank) {
 )");
 }
 
+TEST(FormatTorchRecPlanTest, SequenceTablesGoToTheEmbeddingCollection) {
+  shardplan::v1::Plan plan;
+  AddTable(plan, "user_id", shardplan::v1::TABLE_WISE, {{0, 0, 100, 0, 64}});
+  AddTable(plan, "history", shardplan::v1::ROW_WISE, {{0, 0, 50, 0, 64}, {1, 50, 50, 0, 64}});
+  TorchRecOptions options;
+  options.sequence_tables = {"history"};
+  const ordered_json json = Format(plan, options);
+  EXPECT_TRUE(json["plan"]["embedding_bag_collection"].contains("user_id"));
+  EXPECT_FALSE(json["plan"]["embedding_bag_collection"].contains("history"));
+  EXPECT_EQ(json["plan"]["embedding_collection"]["history"]["sharding_type"], "row_wise");
+  // Only sequence tables: no empty EmbeddingBagCollection module.
+  shardplan::v1::Plan only;
+  AddTable(only, "history", shardplan::v1::DATA_PARALLEL, {{0, 0, 100, 0, 64}});
+  EXPECT_FALSE(Format(only, options)["plan"].contains("embedding_bag_collection"));
+  // EmbeddingCollection has no table_row_wise.
+  shardplan::v1::Plan twrw;
+  AddTable(twrw, "history", shardplan::v1::TABLE_ROW_WISE, {{0, 0, 50, 0, 64}, {1, 50, 50, 0, 64}});
+  EXPECT_THAT(std::string(FormatTorchRecPlan(twrw, options).status().message()),
+              ::testing::HasSubstr("EmbeddingCollection does not support"));
+}
+
 TEST(FormatTorchRecPlanTest, ColumnShardsInOffsetOrderWithTheirRanks) {
   shardplan::v1::Plan plan;
   // An uneven NeuroShard split 128 -> 64 + 32 + 32, listed out of order, two pieces on device 2.
@@ -369,6 +390,31 @@ TEST(ParseTorchRecPlanTest, ErrorsNameTheField) {
               ::testing::StartsWith("plan.n.t: table \"t\" appears in more than one module"));
   EXPECT_FALSE(LooksLikeTorchRecPlan(nlohmann::json::parse(R"({"plan": {"tables": []}})")));
   EXPECT_FALSE(LooksLikeTorchRecPlan(nlohmann::json::parse("[1]")));
+}
+
+// Layouts TorchRec has no sharding for are refused by table and reason, never exported as if
+// they were one of its types.
+TEST(FormatTorchRecPlanTest, RefusesLayoutsTorchRecCannotRun) {
+  shardplan::v1::Plan plan;
+  AddTable(plan, "hot", shardplan::v1::ROW_WISE,
+           {{0, 0, 10, 0, 8}, {1, 0, 10, 0, 8}, {0, 10, 90, 0, 8}});
+  EXPECT_EQ(FormatTorchRecPlan(plan, {}).status().message(),
+            "table hot has no TorchRec sharding: rows [0, 10) are replicated (TorchRec has no "
+            "replicated row groups)");
+
+  plan.Clear();
+  AddTable(plan, "dp", shardplan::v1::DATA_PARALLEL, {{0, 0, 100, 0, 8}, {1, 0, 100, 0, 8}});
+  EXPECT_TRUE(FormatTorchRecPlan(plan, {}).ok());  // without figures the ranks are unknown
+  for (int d = 0; d < 4; ++d) plan.add_devices()->set_device(d);
+  EXPECT_EQ(FormatTorchRecPlan(plan, {}).status().message(),
+            "table dp has no TorchRec sharding: it is data_parallel on 2 of 4 ranks (TorchRec "
+            "replicates on every rank)");
+
+  plan.Clear();
+  AddTable(plan, "ranked", shardplan::v1::ROW_WISE, {{0, 0, 50, 0, 8}, {1, 50, 50, 0, 8}});
+  plan.mutable_tables(0)->mutable_row_layout()->set_row_order(shardplan::v1::FREQUENCY_RANK);
+  EXPECT_THAT(std::string(FormatTorchRecPlan(plan, {}).status().message()),
+              ::testing::HasSubstr("frequency-rank order"));
 }
 
 }  // namespace

@@ -31,6 +31,19 @@ def exported(*tables, **kwargs):
 
 
 class ToTorchRecTest(unittest.TestCase):
+    def test_sequence_tables_go_to_the_embedding_collection(self):
+        plan = pb.Plan(tables=[table("ids", pb.TABLE_WISE, [(0, 0, 10, 0, 8)]),
+                               table("history", pb.ROW_WISE, [(0, 0, 5, 0, 8), (1, 5, 5, 0, 8)])])
+        task = pb.Task(tables=[pb.Table(name="ids", rows=10, dim=8),
+                               pb.Table(name="history", rows=10, dim=8, pooling=pb.SEQUENCE)])
+        modules = shardplan.to_torchrec(plan, task=task)["plan"]
+        self.assertEqual(list(modules[MODULE]), ["ids"])
+        self.assertEqual(modules["embedding_collection"]["history"]["sharding_type"], "row_wise")
+        twrw = pb.Plan(tables=[table("history", pb.TABLE_ROW_WISE,
+                                     [(0, 0, 5, 0, 8), (1, 5, 5, 0, 8)])])
+        with self.assertRaisesRegex(ValueError, "EmbeddingCollection does not support"):
+            shardplan.to_torchrec(twrw, task=task)
+
     def test_row_wise_blocks_by_row_with_their_ranks_and_the_uneven_last_block(self):
         # TorchRec's row_wise split of 10 rows over 4 ranks: 3, 3, 3, 1; listed out of order.
         entry = exported(table("rw", pb.ROW_WISE, [(2, 6, 3, 0, 8), (0, 9, 1, 0, 8),
@@ -63,6 +76,22 @@ class ToTorchRecTest(unittest.TestCase):
         entry = exported(table("dp", pb.DATA_PARALLEL, [(d, 0, 100, 0, 8) for d in (2, 0, 3, 1)]))
         self.assertEqual(entry["dp"], {"sharding_type": "data_parallel", "compute_kernel": "dense",
                                        "ranks": [0, 1, 2, 3]})
+
+    def test_refuses_row_layouts_torchrec_cannot_run(self):
+        # The CLI's exporter refuses the same layouts with the same reasons.
+        hot = table("hot", pb.ROW_WISE, [(0, 0, 10, 0, 8), (1, 0, 10, 0, 8), (0, 10, 90, 0, 8)])
+        with self.assertRaisesRegex(ValueError, r"table hot has no TorchRec sharding: rows "
+                                    r"\[0, 10\) are replicated"):
+            exported(hot)
+        dp = table("dp", pb.DATA_PARALLEL, [(0, 0, 100, 0, 8), (1, 0, 100, 0, 8)])
+        exported(dp)  # without per-device figures the ranks are unknown
+        plan = pb.Plan(tables=[dp], devices=[pb.DeviceCost(device=d) for d in range(4)])
+        with self.assertRaisesRegex(ValueError, "data_parallel on 2 of 4 ranks"):
+            shardplan.to_torchrec(plan)
+        ranked = table("ranked", pb.ROW_WISE, [(0, 0, 50, 0, 8), (1, 50, 50, 0, 8)])
+        ranked.row_layout.row_order = pb.FREQUENCY_RANK
+        with self.assertRaisesRegex(ValueError, "frequency-rank order"):
+            exported(ranked)
 
     def test_local_world_size_argument_then_the_plans_then_one_host(self):
         tw = table("t", pb.TABLE_WISE, [(123, 0, 10, 0, 4)])

@@ -36,6 +36,31 @@ TEST_F(AnalyticCostModelTest, ComputeIsForwardPlusBackwardSummedOverShards) {
   EXPECT_EQ(model_.ComputeCost(context, {}), 0.0);
 }
 
+TEST_F(AnalyticCostModelTest, InferenceIsTheForwardPassOnly) {
+  task_.objective = Objective::kInference;
+  const std::vector<ShardView> one = {{&table_, table_.rows, 64}};
+  EXPECT_NEAR(model_.ComputeCost(CostContext::For(task_), one), kFwdCompute, kTolerance);
+}
+
+TEST_F(AnalyticCostModelTest, ASequenceTableWritesLTimesTheOutputs) {
+  // The output write is 1/L of a pooled table's lookups' bytes here; a sequence table's is L
+  // times a pooled one's.
+  const CostContext context = CostContext::For(task_);
+  const std::vector<ShardView> pooled = {{&table_, table_.rows, 64}};
+  const double pooled_ms = model_.ComputeCost(context, pooled);
+  Table sequence = table_;
+  sequence.pooling = Pooling::kSequence;
+  const std::vector<ShardView> whole = {{&sequence, sequence.rows, 64}};
+  const AnalyticParams params;
+  const double extra_bytes = 2048.0 * 64 * 4 * (10 - 1);  // (L - 1) more outputs per sample
+  const double bytes_per_ms = params.hbm_bandwidth_gibps * kBytesPerGiB / 1000.0;
+  // 64 columns: TorchRec's half-block penalty on every byte the kernel moves.
+  EXPECT_NEAR(model_.ComputeCost(context, whole) - pooled_ms,
+              extra_bytes / bytes_per_ms * params.half_block_penalty *
+                  (1 + params.bwd_compute_multiplier),
+              1e-12);
+}
+
 TEST_F(AnalyticCostModelTest, CommCostsFollowDimSumsAndIgnoreWaits) {
   const CostContext context = CostContext::For(task_);
   const std::vector<int64_t> dim_sums = {64, 128, 0, 32};

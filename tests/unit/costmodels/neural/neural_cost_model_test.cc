@@ -254,6 +254,20 @@ TEST_F(NeuralCostModelTest, ForwardCommDependsOnWaits) {
   EXPECT_NE(a, b);
 }
 
+TEST_F(NeuralCostModelTest, InferenceAndSequenceTablesAreRefused) {
+  const NeuralCostModel model = MakeModel({4});
+  Task inference = TaskWithDevices(4);
+  inference.objective = Objective::kInference;
+  EXPECT_EQ(model.CheckSupports(inference).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(model.CheckSupports(inference).message().find("INFERENCE"), std::string::npos);
+  Task sequence = TaskWithDevices(4);
+  sequence.tables.push_back(Table{.name = "history", .rows = 10, .dim = 8, .pooling_factor = 5});
+  sequence.tables.back().pooling = Pooling::kSequence;
+  const absl::Status status = model.CheckSupports(sequence);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(status.message().find("\"history\"), a SEQUENCE table"), std::string::npos) << status;
+}
+
 TEST_F(NeuralCostModelTest, CheckSupportsNamesTheMissingDeviceCount) {
   const NeuralCostModel model = MakeModel({4});
   EXPECT_TRUE(model.CheckSupports(TaskWithDevices(4)).ok());

@@ -223,6 +223,22 @@ TEST(EvaluatePlanTest, RowShardsServeTheirShareAndAddTheirCollectives) {
   EXPECT_DOUBLE_EQ(plan.devices[1].forward_comm_ms, 1.0 + 0.5 * (d1_done - std::min(d0_done, d1_done)));
 }
 
+TEST(EvaluatePlanTest, InferenceHasNoBackwardCommunication) {
+  Task task = HandTask();
+  const HandModel model;
+  Plan training = TableWisePlan(task, {0, 1, 1});
+  ASSERT_TRUE(EvaluatePlan(task, model, training).ok());
+  EXPECT_GT(training.devices[0].backward_comm_ms, 0.0);
+  task.objective = Objective::kInference;
+  Plan inference = TableWisePlan(task, {0, 1, 1});
+  ASSERT_TRUE(EvaluatePlan(task, model, inference).ok());
+  for (const DeviceCost& device : inference.devices) {
+    EXPECT_EQ(device.backward_comm_ms, 0.0) << device.device;
+  }
+  // The forward all-to-all is still there (its waits follow the missing backward pass).
+  EXPECT_GT(inference.devices[0].forward_comm_ms, 0.0);
+}
+
 TEST(EvaluatePlanTest, DataParallelReplicasCountOnEveryDevice) {
   const Task task = HandTask();
   const RowLevelHandModel model;
@@ -238,6 +254,27 @@ TEST(EvaluatePlanTest, DataParallelReplicasCountOnEveryDevice) {
   }
   // A replica looks up its device's third of the batch.
   EXPECT_DOUBLE_EQ(plan.devices[1].compute_ms, 1 + 0.5 * 8 * 2 / 3);
+}
+
+// Layouts beyond today's five validate but are not costed yet: refused by name, never costed as
+// if they were today's.
+TEST(EvaluatePlanTest, ALayoutNoModelCostsYetIsAFailedPreconditionNamingIt) {
+  const Task task = HandTask();
+  const RowLevelHandModel model;
+  Plan plan = TableWisePlan(task, {0, 0, 0});
+  plan.tables[0].sharding_type = ShardingType::kDataParallel;
+  plan.tables[0].shards = {Shard{0, 0, 100, 0, 8}, Shard{2, 0, 100, 0, 8}};
+  absl::Status status = EvaluatePlan(task, model, plan);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(status.message(),
+              ::testing::HasSubstr("tables[0]: cost model fake@1 cannot cost the row layout of "
+                                   "table \"a\" (DATA_PARALLEL on 2 of 3 devices)"));
+  plan.tables[0].sharding_type = ShardingType::kRowWise;
+  plan.tables[0].shards = {Shard{0, 0, 10, 0, 8}, Shard{1, 0, 10, 0, 8}, Shard{2, 10, 90, 0, 8}};
+  status = EvaluatePlan(task, model, plan);
+  EXPECT_THAT(status.message(),
+              ::testing::HasSubstr("(ROW_WISE with replicated row groups)"));
+  EXPECT_TRUE(plan.devices.empty());
 }
 
 }  // namespace

@@ -127,6 +127,72 @@ TEST(ShardingSemanticsTest, DataParallelAllReducesTheTableOnEveryReplica) {
   EXPECT_STREQ(CollectiveName(all_reduce.collective), "all_reduce");
 }
 
+TEST(ShardingSemanticsTest, RankOrderedRowsServeTheirCurvesShare) {
+  Task task = TwoHostTask();
+  task.tables[0].access_profile.zipf = ZipfAccessProfile{.exponent = 1.0};
+  Plan plan;
+  plan.tables = {Sharding("big", ShardingType::kRowWise,
+                          {Shard{1, 0, 10, 0, 16}, Shard{2, 10, 990, 0, 16}})};
+  // A profile whose ranks are not the ids changes nothing: 1/n each.
+  absl::StatusOr<PlacementQueries> unranked = DescribePlacement(task, plan);
+  ASSERT_TRUE(unranked.ok());
+  EXPECT_DOUBLE_EQ(LookupShare(unranked->shards_per_device[1][0]), 0.5);
+  // Ids are ranks: the hottest 1% of a Zipf(1) table of 1000 rows serves H(10)/H(1000).
+  task.tables[0].access_profile.rows_in_rank_order = true;
+  absl::StatusOr<PlacementQueries> ranked = DescribePlacement(task, plan);
+  ASSERT_TRUE(ranked.ok());
+  double h10 = 0.0, h1000 = 0.0;
+  for (int k = 1; k <= 1000; ++k) (k <= 10 ? h10 : h1000) += 1.0 / k;
+  h1000 += h10;
+  EXPECT_NEAR(LookupShare(ranked->shards_per_device[1][0]), h10 / h1000, 1e-12);
+  EXPECT_NEAR(LookupShare(ranked->shards_per_device[2][0]), 1 - h10 / h1000, 1e-12);
+}
+
+TEST(ShardingSemanticsTest, SequenceTablesSendTheirOutputsWhole) {
+  Task task = TwoHostTask();
+  task.tables[0].pooling = Pooling::kSequence;  // L = 4
+  Plan plan;
+  plan.tables = {Sharding("big", ShardingType::kTableWise, {Shard{0, 0, 1000, 0, 16}}),
+                 Sharding("small", ShardingType::kTableWise, {Shard{0, 0, 10, 0, 8}})};
+  absl::StatusOr<PlacementQueries> column = DescribePlacement(task, plan);
+  ASSERT_TRUE(column.ok());
+  EXPECT_THAT(column->dim_sums, ElementsAre(4 * 16 + 8, 0, 0, 0));  // L x columns
+
+  plan.tables = {Sharding("big", ShardingType::kRowWise,
+                          {Shard{1, 0, 500, 0, 16}, Shard{2, 500, 500, 0, 16}})};
+  absl::StatusOr<PlacementQueries> rows = DescribePlacement(task, plan);
+  ASSERT_TRUE(rows.ok());
+  // No reduce-scatter: each shard all-to-alls the rows it looked up, forward and backward.
+  ASSERT_EQ(rows->collectives.size(), 4u);
+  for (const CollectiveDemand& demand : rows->collectives) {
+    EXPECT_EQ(demand.collective, Collective::kAllToAll);
+    EXPECT_EQ(demand.devices.size(), 1u);
+    EXPECT_TRUE(demand.crosses_hosts);
+    // Half of 4 x 1024 lookups, 16 fp32 columns each.
+    EXPECT_DOUBLE_EQ(demand.bytes, 0.5 * 4 * 1024 * 16 * kActivationBytes);
+  }
+  EXPECT_EQ(rows->collectives[0].pass, Pass::kForward);
+  EXPECT_EQ(rows->collectives[3].pass, Pass::kBackward);
+  EXPECT_DOUBLE_EQ(OutputsPerSample(task.tables[0]), 4.0);
+  EXPECT_DOUBLE_EQ(OutputsPerSample(task.tables[1]), 1.0);
+}
+
+TEST(ShardingSemanticsTest, InferenceCausesNoBackwardCollective) {
+  Task task = TwoHostTask();
+  task.objective = Objective::kInference;
+  Plan plan;
+  plan.tables = {Sharding("big", ShardingType::kRowWise,
+                          {Shard{1, 0, 700, 0, 16}, Shard{2, 700, 300, 0, 16}}),
+                 Sharding("small", ShardingType::kDataParallel,
+                          {Shard{0, 0, 10, 0, 8}, Shard{1, 0, 10, 0, 8}, Shard{2, 0, 10, 0, 8},
+                           Shard{3, 0, 10, 0, 8}})};
+  absl::StatusOr<PlacementQueries> queries = DescribePlacement(task, plan);
+  ASSERT_TRUE(queries.ok());
+  ASSERT_EQ(queries->collectives.size(), 1u);  // the forward reduce-scatter; no all-reduce
+  EXPECT_EQ(queries->collectives[0].collective, Collective::kReduceScatter);
+  EXPECT_EQ(queries->collectives[0].pass, Pass::kForward);
+}
+
 TEST(ShardingSemanticsTest, BadShardsNameTheField) {
   const Task task = TwoHostTask();
   Plan plan;

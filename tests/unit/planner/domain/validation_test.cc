@@ -505,11 +505,96 @@ TEST(ValidatePlanTest, DataParallelReplicas) {
   plan.tables[2] = Sharding("t2", ShardingType::kDataParallel, {Shard{1, 0, 50, 0, 16}});
   EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
                 "tables[2].shards[0]: a DATA_PARALLEL shard spans all rows");
+  // A DATA_PARALLEL table on some devices only: the others' lookups are routed to a replica.
   plan.tables[2] = Sharding("t2", ShardingType::kDataParallel,
                             {Shard{0, 0, 100, 0, 16}, Shard{3, 0, 100, 0, 16}});
+  EXPECT_TRUE(ValidatePlan(task, plan).ok()) << ValidatePlan(task, plan);
+}
+
+// The hybrid: the hottest 1% of a table's rows (rank order) on every device, the rest
+// row-wise. Before row layouts: "rows [0, 10) ... covered by another shard too".
+TEST(ValidatePlanTest, AcceptsReplicatedHotRowsAndTheRestRowWise) {
+  const Task task = ValidTask();
+  Plan plan = ValidPlan(task);
+  std::vector<Shard> shards;
+  for (int32_t d = 0; d < 4; ++d) shards.push_back(Shard{d, 0, 10, 0, 64});
+  for (int32_t d = 0; d < 4; ++d) shards.push_back(Shard{d, 10 + 990 / 4 * d, d < 3 ? 247 : 249, 0, 64});
+  plan.tables[0] = Sharding("t0", ShardingType::kRowWise, shards);
+  plan.tables[0].row_order = RowOrder::kFrequencyRank;
+  EXPECT_TRUE(ValidatePlan(task, plan).ok()) << ValidatePlan(task, plan);
+  // Routes choose among the hot group's replicas.
+  plan.tables[0].routes = {RowRoute{.requester = 1, .shard = 0}};
+  EXPECT_TRUE(ValidatePlan(task, plan).ok()) << ValidatePlan(task, plan);
+  // Replicas on distinct devices only.
+  plan.tables[0].shards[1].device = 0;
   EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
-                "tables[2].shards: a DATA_PARALLEL table has a replica on every device: table "
-                "\"t2\" has none on device 1");
+                "tables[0].shards[1].device: table \"t0\" already has a replica of rows [0, 10) "
+                "on device 0");
+}
+
+TEST(ValidatePlanTest, ReplicasOnlyWhereTheTypeHasThem) {
+  const Task task = ValidTask();
+  Plan plan = ValidPlan(task);
+  plan.tables[1] = Sharding("t1", ShardingType::kTableRowWise,
+                            {Shard{0, 0, 250, 0, 32}, Shard{1, 0, 250, 0, 32},
+                             Shard{2, 250, 250, 0, 32}});
+  EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
+                "tables[1].shards[1]: rows [0, 250) of table \"t1\" are covered by another shard "
+                "too (a TABLE_ROW_WISE table does not replicate; ROW_WISE and DATA_PARALLEL do)");
+  plan.tables[1] = Sharding("t1", ShardingType::kColumnWise,
+                            {Shard{0, 0, 500, 0, 16}, Shard{1, 0, 500, 0, 16},
+                             Shard{2, 0, 500, 16, 16}});
+  EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
+                "tables[1].shards[1]: columns [0, 16) of table \"t1\" are covered by another "
+                "shard too (a COLUMN_WISE table does not replicate");
+}
+
+TEST(ValidatePlanTest, RoutesNameARequesterAndAReplica) {
+  const Task task = ValidTask();
+  Plan plan = ValidPlan(task);
+  plan.tables[2] = Sharding("t2", ShardingType::kDataParallel,
+                            {Shard{0, 0, 100, 0, 16}, Shard{3, 0, 100, 0, 16}});
+  plan.tables[2].routes = {RowRoute{.requester = 4, .shard = 0}};
+  EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
+                "tables[2].routes[0].requester: device 4 does not exist");
+  plan.tables[2].routes = {RowRoute{.requester = 1, .shard = 2}};
+  EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
+                "tables[2].routes[0].shard: table \"t2\" has no shard 2 (it has 2)");
+  plan.tables[2].routes = {RowRoute{.requester = 1, .shard = 1}, RowRoute{.requester = 1, .shard = 0}};
+  EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
+                "tables[2].routes[1]: device 1 is routed twice for rows [0, 100) of table \"t2\"");
+  plan.tables[2].routes = {RowRoute{.requester = 1, .shard = 1}};
+  EXPECT_TRUE(ValidatePlan(task, plan).ok()) << ValidatePlan(task, plan);
+  // A group with one replica leaves nothing to choose.
+  plan.tables[1] = Sharding("t1", ShardingType::kRowWise,
+                            {Shard{0, 0, 250, 0, 32}, Shard{1, 250, 250, 0, 32}});
+  plan.tables[1].routes = {RowRoute{.requester = 2, .shard = 1}};
+  EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
+                "tables[1].routes[0].shard: shard 1 of table \"t1\" holds rows [250, 500) alone: "
+                "a route chooses among a group's replicas");
+}
+
+TEST(ValidatePlanTest, FrequencyRankOrderOnlyForRowSplitTypes) {
+  const Task task = ValidTask();
+  Plan plan = ValidPlan(task);
+  plan.tables[3].row_order = RowOrder::kFrequencyRank;
+  EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
+                "tables[3].row_order: FREQUENCY_RANK orders the rows of row-split tables "
+                "(ROW_WISE, TABLE_ROW_WISE); every TABLE_WISE shard of table \"t3\" holds all "
+                "rows");
+}
+
+TEST(ValidatePlanTest, EveryReplicaCountsTowardsMemory) {
+  Task task = ValidTask();
+  task.topology.memory_bytes.assign(4, 1000 * 64 * 4 + 100);  // t0 once, and a little
+  Plan plan = ValidPlan(task);
+  plan.tables[1] = Sharding("t1", ShardingType::kTableWise, {Shard{3, 0, 500, 0, 32}});
+  plan.tables[2] = Sharding("t2", ShardingType::kTableWise, {Shard{3, 0, 100, 0, 16}});
+  plan.tables[0] = Sharding("t0", ShardingType::kDataParallel,
+                            {Shard{0, 0, 1000, 0, 64}, Shard{1, 0, 1000, 0, 64}});
+  EXPECT_TRUE(ValidatePlan(task, plan).ok()) << ValidatePlan(task, plan);
+  plan.tables[0].shards.push_back(Shard{3, 0, 1000, 0, 64});
+  EXPECT_STATUS(ValidatePlan(task, plan), absl::StatusCode::kFailedPrecondition, "device 3: needs");
 }
 
 TEST(ValidatePlanTest, PinnedTableOnAnotherDevice) {

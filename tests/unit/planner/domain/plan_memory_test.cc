@@ -1,0 +1,98 @@
+#include "planner/domain/plan_memory.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "planner/domain/memory.h"
+#include "tests/unit/planner/planner_test_util.h"
+
+namespace shardplan {
+namespace {
+
+using test::MakeTable;
+
+// t: 1000 x 64 fp32 (256,000 bytes); u: 100 x 16 (6,400 bytes); 4 devices.
+Task FourDevices() {
+  return test::MakeTask({MakeTable("t", 1000, 64), MakeTable("u", 100, 16)}, 4, test::kGiB);
+}
+
+TEST(PlanMemoryTest, CountsEveryReplicaWhereItLives) {
+  const Task task = FourDevices();
+  Plan plan;
+  TableSharding t = test::EvenShards(ShardingType::kDataParallel, {0, 1, 2, 3}, 1000, 64);
+  t.table = "t";
+  TableSharding u = test::ShardingOf(ShardingType::kTableWise, "u");
+  u.shards = {{2, 0, 100, 0, 16}};
+  plan.tables = {t, u};
+  absl::StatusOr<PlanMemory> memory = PlanMemoryOf(task, plan);
+  ASSERT_TRUE(memory.ok()) << memory.status();
+  EXPECT_EQ(memory->devices[0].bytes, 256000);
+  EXPECT_EQ(memory->devices[0].replicated_bytes, 256000);
+  EXPECT_EQ(memory->devices[2].bytes, 256000 + 6400);
+  EXPECT_EQ(memory->devices[2].replicated_bytes, 256000);
+  EXPECT_EQ(memory->devices[2].shards, 2);
+  EXPECT_EQ(memory->tables[0].unique_bytes, 256000);
+  EXPECT_EQ(memory->tables[0].bytes, 4 * 256000);
+  EXPECT_EQ(memory->unique_bytes, 256000 + 6400);
+  EXPECT_EQ(memory->bytes, 4 * 256000 + 6400);
+  EXPECT_DOUBLE_EQ(memory->ReplicatedMemoryMultiplier(), (4.0 * 256000 + 6400) / (256000 + 6400));
+}
+
+TEST(PlanMemoryTest, SplitsWeightsMultipliersAndOptimizerState) {
+  Task task = FourDevices();
+  task.memory.optimizer_state_multiplier = 0.5;
+  task.memory.optimizer = Optimizer::kAdam;
+  Plan plan;
+  // The hottest 10 rows on every device, the rest in two row blocks.
+  TableSharding t = test::ShardingOf(ShardingType::kRowWise, "t");
+  t.row_order = RowOrder::kFrequencyRank;
+  for (int32_t d = 0; d < 4; ++d) t.shards.push_back({d, 0, 10, 0, 64});
+  t.shards.push_back({0, 10, 495, 0, 64});
+  t.shards.push_back({1, 505, 495, 0, 64});
+  TableSharding u = test::ShardingOf(ShardingType::kTableWise, "u");
+  u.shards = {{3, 0, 100, 0, 16}};
+  plan.tables = {t, u};
+  absl::StatusOr<PlanMemory> memory = PlanMemoryOf(task, plan);
+  ASSERT_TRUE(memory.ok()) << memory.status();
+  // Device 0: hot rows (2,560 weight bytes) and 495 rows (126,720).
+  const DeviceMemory& d0 = memory->devices[0];
+  EXPECT_EQ(d0.parts.weights, 2560 + 126720);
+  EXPECT_EQ(d0.parts.multiplied, (2560 + 126720) / 2);
+  EXPECT_EQ(d0.parts.optimizer_state, 2 * (2560 + 126720));
+  EXPECT_EQ(d0.bytes, d0.parts.total());
+  EXPECT_EQ(d0.replicated_bytes, 2560 * 7 / 2);
+  // Every figure is ShardMemoryBytes summed over the device's shards.
+  for (int d = 0; d < 4; ++d) {
+    int64_t expected = 0;
+    for (const TableSharding& sharding : plan.tables) {
+      const Table& table = sharding.table == "t" ? task.tables[0] : task.tables[1];
+      for (const Shard& shard : sharding.shards) {
+        if (shard.device == d) {
+          expected += ShardMemoryBytes(table, shard.row_count, shard.column_count, task.memory);
+        }
+      }
+    }
+    EXPECT_EQ(memory->devices[d].bytes, expected) << "device " << d;
+  }
+  // Held once, the table costs what the row-wise plan would; the hot rows three times more.
+  EXPECT_EQ(memory->tables[0].unique_bytes, 256000 * 7 / 2);
+  EXPECT_EQ(memory->tables[0].bytes - memory->tables[0].unique_bytes, 3 * 2560 * 7 / 2);
+}
+
+TEST(PlanMemoryTest, NamesAnUnknownTableOrDevice) {
+  const Task task = FourDevices();
+  Plan plan;
+  plan.tables = {test::ShardingOf(ShardingType::kTableWise, "nope")};
+  EXPECT_EQ(PlanMemoryOf(task, plan).status().message(), "tables[0].table: unknown table \"nope\"");
+  TableSharding u = test::ShardingOf(ShardingType::kTableWise, "u");
+  u.shards = {{4, 0, 100, 0, 16}};
+  plan.tables = {u};
+  EXPECT_EQ(PlanMemoryOf(task, plan).status().message(),
+            "tables[0].shards[0].device: device 4 does not exist (topology.num_devices is 4)");
+}
+
+TEST(PlanMemoryTest, AnEmptyPlanHasAMultiplierOfOne) {
+  EXPECT_DOUBLE_EQ(PlanMemoryOf(FourDevices(), Plan{})->ReplicatedMemoryMultiplier(), 1.0);
+}
+
+}  // namespace
+}  // namespace shardplan
