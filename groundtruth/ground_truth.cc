@@ -30,6 +30,9 @@ class BackendCostModel final : public CostModel {
     return IsColumnLevel(type) || backend_.measures_collectives();
   }
 
+  // Routed layouts where the backend measures the collectives their exchanges run.
+  bool CostsRowLayouts() const override { return backend_.measures_collectives(); }
+
   // The device's fused kernels (DeviceKernelCalls), measured one after another.
   double ComputeCost(const CostContext& context,
                      std::span<const ShardView> shards) const override {

@@ -1,6 +1,7 @@
 #include "groundtruth/shard_kernels.h"
 
 #include <array>
+#include <cmath>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -57,6 +58,21 @@ Table RowBlock(const ShardView& shard, int64_t batch_size) {
   return table;
 }
 
+// A routed layout's shard: its rows with their share of the lookups and, when they are ranks,
+// their access classes, at the batch of the requesters routed to it (the samples whose lookups
+// of its rows it serves, rounded to the nearest sample).
+std::pair<Table, int64_t> RoutedBlock(const ShardView& shard, int64_t batch_size) {
+  Table table = ColumnShard(shard, batch_size);
+  if (shard.routed.ranked) {
+    table.access_bins = ProfileBins(*shard.table, shard.routed.ranks_begin,
+                                    shard.routed.ranks_end, batch_size);
+  }
+  table.pooling_factor = shard.table->pooling_factor * shard.routed.rows_share;
+  const int64_t batch = static_cast<int64_t>(
+      std::llround(static_cast<double>(batch_size) * shard.routed.requester_share()));
+  return {std::move(table), batch};
+}
+
 // batch / replicas, rounded to the nearest sample.
 int64_t ReplicaBatch(int64_t batch_size, int32_t replicas) {
   if (replicas <= 1) return batch_size;
@@ -71,6 +87,12 @@ std::vector<KernelCall> DeviceKernelCalls(std::span<const ShardView> shards, int
     const int64_t key = KernelCallKey(shard);
     if (key < 0) continue;  // an empty block serves nothing
     KernelCall& call = calls_by_key[key];
+    if (shard.routed.routed()) {
+      auto [table, batch] = RoutedBlock(shard, batch_size);
+      call.batch_size = batch;
+      call.tables.push_back(std::move(table));
+      continue;
+    }
     switch (shard.sharding) {
       case ShardingType::kTableWise:
       case ShardingType::kColumnWise:

@@ -47,6 +47,7 @@ absl::StatusOr<std::vector<TableSharding>> ShardingsFromProto(const v1::Plan& pr
             field, ".row_layout.row_order: invalid value ", static_cast<int>(table.row_layout().row_order()),
             " (NATURAL or FREQUENCY_RANK)"));
     }
+    sharding.ranked_rows = table.row_layout().ranked_rows();
     for (const v1::RowRoute& route : table.row_layout().routes()) {
       sharding.routes.push_back(RowRoute{.requester = route.requester(), .shard = route.shard()});
     }
@@ -72,10 +73,12 @@ v1::Plan PlanToProto(const Plan& plan) {
       s->set_column_count(shard.column_count);
     }
     // Only a layout beyond the default is written (RowLayout's comment says why).
-    if (table.row_order != RowOrder::kNatural || !table.routes.empty()) {
+    if (table.row_order != RowOrder::kNatural || !table.routes.empty() ||
+        table.ranked_rows != 0) {
       v1::RowLayout* layout = out->mutable_row_layout();
       layout->set_row_order(table.row_order == RowOrder::kFrequencyRank ? v1::FREQUENCY_RANK
                                                                        : v1::NATURAL);
+      layout->set_ranked_rows(table.ranked_rows);
       for (const RowRoute& route : table.routes) {
         v1::RowRoute* r = layout->add_routes();
         r->set_requester(route.requester);

@@ -37,11 +37,23 @@ CollectiveCosts AnalyticCostModel::CostCollectives(
   const Topology& topology = *context.topology;
   const size_t n = static_cast<size_t>(topology.num_devices());
   CollectiveCosts costs{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0)};
+  const double intra_bw = CollectiveBytesPerMs(topology, Collective::kAllToAll, false);
+  const double inter_bw = CollectiveBytesPerMs(topology, Collective::kAllToAll, true);
   for (const CollectiveDemand& demand : demands) {
-    // TorchRec's comm terms are per shard and additive: each device pays its own share.
-    const double ms = CollectiveMs(params_, demand, topology);
     std::vector<double>& pass =
         demand.pass == Pass::kForward ? costs.forward_ms : costs.backward_ms;
+    if (!demand.pairs.empty()) {
+      // A routed exchange: each sender pays what it sends over the link each peer sits
+      // behind, as TorchRec charges a shard its outputs; its local chunk moves nothing.
+      for (const PairBytes& pair : demand.pairs) {
+        if (pair.from == pair.to) continue;
+        const bool same_host = topology.host_of(pair.from) == topology.host_of(pair.to);
+        pass[static_cast<size_t>(pair.from)] += pair.bytes / (same_host ? intra_bw : inter_bw);
+      }
+      continue;
+    }
+    // TorchRec's comm terms are per shard and additive: each device pays its own share.
+    const double ms = CollectiveMs(params_, demand, topology);
     for (int32_t device : demand.devices) pass[static_cast<size_t>(device)] += ms;
   }
   return costs;

@@ -25,6 +25,8 @@ class AnalyticCostModel : public CostModel {
   std::string id() const override;
   absl::Status CheckSupports(const Task& task) const override;
   bool CostsShardingType(ShardingType) const override { return true; }
+  // Routed shards serve their requesters' lookups; a routed exchange is paid by each sender.
+  bool CostsRowLayouts() const override { return true; }
   double ComputeCost(const CostContext& context,
                      std::span<const ShardView> shards) const override;
   std::vector<double> BackwardCommCosts(const CostContext& context,

@@ -44,7 +44,10 @@ std::vector<double> AllToAllMs(const HardwareProfile& profile, const DeviceLinks
                                const CollectiveCall& call) {
   std::vector<double> ms(call.peers.size(), 0.0);
   if (call.peers.size() <= 1) return ms;
-  const AllToAllTransfer transfer = SimulateAllToAllTransfer(links, call.peers, call.volume);
+  // A routed layout's exchange says who sends whom what; the others spread evenly.
+  const AllToAllTransfer transfer =
+      call.pairs.empty() ? SimulateAllToAllTransfer(links, call.peers, call.volume)
+                         : SimulateRoutedTransfer(links, call.peers, call.pairs);
   const double copy_bw = GBpsToBytesPerMs(profile.dram_bandwidth_gbps) * profile.stream_efficiency;
   for (size_t i = 0; i < call.peers.size(); ++i) {
     ms[i] = profile.a2a_latency_us * 1e-3 + transfer.transfer_ms +

@@ -45,6 +45,47 @@ AllToAllTransfer SimulateAllToAllTransfer(const DeviceLinks& links, std::span<co
   return out;
 }
 
+AllToAllTransfer SimulateRoutedTransfer(const DeviceLinks& links, std::span<const int32_t> group,
+                                        std::span<const PairBytes> pairs) {
+  const int n = static_cast<int>(group.size());
+  AllToAllTransfer out;
+  out.received.assign(n, 0.0);
+  std::vector<int> member_of(static_cast<size_t>(links.num_devices()), -1);
+  for (int i = 0; i < n; ++i) member_of[group[i]] = i;
+  const auto member = [&](int32_t device) {
+    return device >= 0 && device < links.num_devices() ? member_of[device] : -1;
+  };
+  const int sockets = links.sockets_per_host();
+  std::vector<double> intra_send(n, 0.0), intra_recv(n, 0.0), inter_send(n, 0.0),
+      inter_recv(n, 0.0);
+  std::vector<double> cross_socket(static_cast<size_t>(links.num_hosts()) * sockets, 0.0);
+  for (const PairBytes& pair : pairs) {
+    const int from = member(pair.from), to = member(pair.to);
+    if (from < 0 || to < 0) continue;
+    out.received[to] += pair.bytes;
+    if (from == to) continue;  // the local chunk crosses no link
+    const bool same_host = links.host_of(pair.from) == links.host_of(pair.to);
+    (same_host ? intra_send : inter_send)[from] += pair.bytes;
+    (same_host ? intra_recv : inter_recv)[to] += pair.bytes;
+    if (same_host && links.socket_of(pair.from) != links.socket_of(pair.to)) {
+      cross_socket[links.host_of(pair.from) * sockets + links.socket_of(pair.from)] += pair.bytes;
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    // Links are full duplex: the busier direction bounds each device.
+    out.transfer_ms = std::max(out.transfer_ms,
+                               std::max(intra_send[i], intra_recv[i]) / links.intra_bytes_per_ms());
+    out.transfer_ms = std::max(out.transfer_ms,
+                               std::max(inter_send[i], inter_recv[i]) / links.inter_bytes_per_ms());
+  }
+  if (links.staged_through_host()) {
+    for (double bytes : cross_socket) {
+      out.transfer_ms = std::max(out.transfer_ms, bytes / links.socket_bytes_per_ms());
+    }
+  }
+  return out;
+}
+
 CommMeasurement SimulateComm(const HardwareProfile& profile, const Topology& topology,
                              std::span<const int64_t> dim_sums,
                              std::span<const double> start_offsets_ms, int64_t batch_size) {

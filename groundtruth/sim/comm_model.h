@@ -8,6 +8,7 @@
 #include "groundtruth/hardware_backend.h"
 #include "groundtruth/sim/device_links.h"
 #include "groundtruth/sim/hardware_profiles.h"
+#include "planner/domain/sharding_semantics.h"
 #include "planner/domain/topology.h"
 
 namespace shardplan {
@@ -25,6 +26,13 @@ struct AllToAllTransfer {
 };
 AllToAllTransfer SimulateAllToAllTransfer(const DeviceLinks& links, std::span<const int32_t> group,
                                           std::span<const double> volume);
+
+// The transfer phase of a routed all-to-all among `group` (devices of `links`, no repeats):
+// `pairs` say who sends whom what (from == to: a local chunk, which only its unpack pays).
+// The same per-link accounting as SimulateAllToAllTransfer. Pairs naming a device outside the
+// group are ignored (SimBackend refuses them).
+AllToAllTransfer SimulateRoutedTransfer(const DeviceLinks& links, std::span<const int32_t> group,
+                                        std::span<const PairBytes> pairs);
 
 // The forward and backward all-to-all of the pooled embeddings (fp32) of one global batch of
 // `batch_size` samples among the devices of `topology` (dim_sums.size() == its device count),

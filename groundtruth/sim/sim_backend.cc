@@ -111,6 +111,24 @@ absl::StatusOr<CollectiveCosts> SimBackend::MeasureCollectives(
                                                        " is not among the demand's peers"));
       }
     }
+    for (size_t j = 0; j < demand.pairs.size(); ++j) {
+      const PairBytes& pair = demand.pairs[j];
+      if (pair.from < 0 || pair.from >= num_devices_ || !is_peer[pair.from] || pair.to < 0 ||
+          pair.to >= num_devices_ || !is_peer[pair.to]) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("demands[", i, "].pairs[", j, "]: devices ", pair.from, " -> ", pair.to,
+                         " are not both among the demand's peers"));
+      }
+      if (!(pair.bytes >= 0.0) || !std::isfinite(pair.bytes)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "demands[", i, "].pairs[", j, "].bytes: must be finite and >= 0, got ", pair.bytes));
+      }
+    }
+    if (!demand.pairs.empty() && demand.collective != Collective::kAllToAll) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "demands[", i, "].pairs: only an all-to-all is routed, not a ",
+          CollectiveName(demand.collective)));
+    }
     if (!(demand.bytes >= 0.0) || !std::isfinite(demand.bytes)) {
       return absl::InvalidArgumentError(
           absl::StrCat("demands[", i, "].bytes: must be finite and >= 0, got ", demand.bytes));

@@ -84,6 +84,12 @@ class CostModel {
   // (FAILED_PRECONDITION naming it): no model costs a shard it does not understand.
   virtual bool CostsShardingType(ShardingType type) const { return IsColumnLevel(type); }
 
+  // Whether the model costs routed layouts (row_layout.h: replicated row groups, a
+  // data-parallel table on some devices, explicit routes): shards that serve the requesters
+  // routed to them (ShardView::routed) and routed all-to-alls (CollectiveDemand::pairs).
+  // EvaluatePlan refuses such plans under other models (FAILED_PRECONDITION naming the table).
+  virtual bool CostsRowLayouts() const { return false; }
+
   // Forward + backward kernel time (ms) of one device holding `shards`. Each shard serves what
   // its sharding type says (sharding_semantics.h: LookupShare, BatchShare); only types
   // CostsShardingType accepts reach it.

@@ -101,32 +101,30 @@ absl::Status CheckCostsShardingTypes(const Plan& plan, const CostModel& model) {
   return absl::OkStatus();
 }
 
-// FAILED_PRECONDITION for the first table whose row layout none of today's cost models cost:
-// replicated row groups, a data-parallel table on some devices only, explicit routes. They
-// validate and have a traffic matrix (traffic_matrix.h); costing it link by link is the next
-// step (docs/cost-models.md, "Traffic matrix").
-absl::Status CheckClassicLayouts(const Task& task, const Plan& plan, const CostModel& model) {
-  absl::StatusOr<std::vector<const Table*>> tables = TablesOfPlan(task, plan);
-  if (!tables.ok()) return tables.status();
-  for (size_t k = 0; k < plan.tables.size(); ++k) {
-    const TableSharding& sharding = plan.tables[k];
-    const TableLayout layout = LayoutOf(*(*tables)[k], sharding);
-    if (IsClassicLayout(layout, task.topology.num_devices())) continue;
-    return absl::FailedPreconditionError(absl::StrCat(
-        "tables[", k, "]: cost model ", model.id(), " cannot cost the row layout of table \"",
-        sharding.table, "\" (", ShardingTypeName(sharding.sharding_type),
-        layout.Replicated() && sharding.sharding_type != ShardingType::kDataParallel
-            ? " with replicated row groups"
-            : "",
-        sharding.sharding_type == ShardingType::kDataParallel && layout.groups.size() == 1 &&
-                layout.groups[0].replicas() != task.topology.num_devices()
-            ? absl::StrCat(" on ", layout.groups[0].replicas(), " of ",
-                           task.topology.num_devices(), " devices")
-            : "",
-        sharding.routes.empty() ? "" : " with explicit routes",
-        "): it validates and has a traffic matrix, but no cost model costs routed replicas yet"));
-  }
-  return absl::OkStatus();
+// FAILED_PRECONDITION for the first table whose layout is routed (replicated row groups, a
+// data-parallel table on some devices, explicit routes) when `model` does not cost routed
+// layouts (docs/cost-models.md, "Routed layouts").
+absl::Status CheckCostsRoutedLayouts(const Task& task, const Plan& plan,
+                                     const PlacementQueries& queries, const CostModel& model) {
+  if (queries.routed_tables.empty() || model.CostsRowLayouts()) return absl::OkStatus();
+  const size_t k = static_cast<size_t>(queries.routed_tables.front());
+  const TableSharding& sharding = plan.tables[k];
+  const int num_devices = task.topology.num_devices();
+  const auto table = std::find_if(task.tables.begin(), task.tables.end(),
+                                  [&](const Table& t) { return t.name == sharding.table; });
+  const TableLayout layout = LayoutOf(*table, sharding);
+  return absl::FailedPreconditionError(absl::StrCat(
+      "tables[", k, "]: cost model ", model.id(), " cannot cost the row layout of table \"",
+      sharding.table, "\" (", ShardingTypeName(sharding.sharding_type),
+      layout.Replicated() && sharding.sharding_type != ShardingType::kDataParallel
+          ? " with replicated row groups"
+          : "",
+      sharding.sharding_type == ShardingType::kDataParallel && layout.groups.size() == 1 &&
+              layout.groups[0].replicas() != num_devices
+          ? absl::StrCat(" on ", layout.groups[0].replicas(), " of ", num_devices, " devices")
+          : "",
+      sharding.routes.empty() ? "" : " with explicit routes",
+      "): it was not trained on routed replicas; analytic@1 and the simulator cost them"));
 }
 
 }  // namespace
@@ -152,7 +150,7 @@ absl::Status EvaluatePlan(const Task& task, const CostModel& model, Plan& plan) 
   absl::StatusOr<PlacementQueries> queries = DescribePlacement(task, plan);
   if (!queries.ok()) return queries.status();
   SHARDPLAN_RETURN_IF_ERROR(CheckCostsShardingTypes(plan, model));
-  SHARDPLAN_RETURN_IF_ERROR(CheckClassicLayouts(task, plan, model));
+  SHARDPLAN_RETURN_IF_ERROR(CheckCostsRoutedLayouts(task, plan, *queries, model));
   absl::StatusOr<PlanMemory> memory = PlanMemoryOf(task, plan);
   if (!memory.ok()) return memory.status();
 

@@ -216,6 +216,17 @@ absl::Status CheckLayoutRules(const TableSharding& sharding, const Table& table,
                                 "tables (ROW_WISE, TABLE_ROW_WISE); every ", type_name,
                                 " shard of table \"", table.name, "\" holds all rows"));
   }
+  if (sharding.ranked_rows != 0 &&
+      (sharding.row_order != RowOrder::kFrequencyRank || sharding.ranked_rows < 0 ||
+       sharding.ranked_rows > table.rows)) {
+    return Invalid(TablePath(k, "ranked_rows"),
+                   sharding.row_order != RowOrder::kFrequencyRank
+                       ? absl::StrCat("ranks only rows in FREQUENCY_RANK order; table \"",
+                                      table.name, "\" is in ", RowOrderName(sharding.row_order),
+                                      " order")
+                       : absl::StrCat("must be in [0, rows] = [0, ", table.rows, "] (0: every "
+                                      "row is a rank), got ", sharding.ranked_rows));
+  }
   for (size_t s = 0; s < sharding.shards.size(); ++s) {
     SHARDPLAN_RETURN_IF_ERROR(CheckShardShape(*rules, sharding, table, topology, k, s));
   }

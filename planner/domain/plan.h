@@ -41,6 +41,10 @@ struct TableSharding {
   ShardingType sharding_type = ShardingType::kTableWise;
   std::vector<Shard> shards;
   RowOrder row_order = RowOrder::kNatural;
+  // kFrequencyRank only: rows [0, ranked_rows) are the table's hottest, by rank; the rows past
+  // them are its other ids in the client's natural (hashed) order, each as likely as another,
+  // as FlexShard keeps its cold rows. 0: every row is a rank.
+  int64_t ranked_rows = 0;
   std::vector<RowRoute> routes;  // overrides only; empty: every requester routed by default
 };
 

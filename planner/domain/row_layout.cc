@@ -89,7 +89,7 @@ std::vector<std::vector<int32_t>> ServingShards(const TableLayout& layout,
 }
 
 bool IsClassicLayout(const TableLayout& layout, int num_devices) {
-  if (!layout.routes.empty()) return false;
+  if (!layout.routes.empty() || layout.row_order != RowOrder::kNatural) return false;
   if (layout.sharding_type == ShardingType::kDataParallel) {
     return layout.groups.size() == 1 && layout.groups[0].replicas() == num_devices;
   }

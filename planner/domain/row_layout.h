@@ -61,9 +61,10 @@ std::vector<std::vector<int32_t>> ServingShards(const TableLayout& layout,
                                                 const Topology& topology);
 
 // Whether the layout is one that today's five sharding types described before row layouts:
-// natural or frequency-rank order, no explicit route, no replicated group but a DATA_PARALLEL
-// table's, and a DATA_PARALLEL table on every device. The cost models cost exactly these
-// (EvaluatePlan refuses others; docs/cost-models.md, "Traffic matrix").
+// natural order, no explicit route, no replicated group but a DATA_PARALLEL table's, and a
+// DATA_PARALLEL table on every device. Every cost model costs these, with per-type semantics
+// (sharding_semantics.h); the others are routed layouts (routed_layout_queries.h), which only
+// models that cost row layouts cost (docs/cost-models.md, "Routed layouts").
 bool IsClassicLayout(const TableLayout& layout, int num_devices);
 
 // The task table of each plan table, in plan order. INVALID_ARGUMENT naming the field for a

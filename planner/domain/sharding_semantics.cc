@@ -8,6 +8,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "planner/domain/routed_layout_queries.h"
+#include "planner/domain/row_layout.h"
 #include "planner/domain/table_access.h"
 
 namespace shardplan {
@@ -74,6 +76,12 @@ bool IsColumnLevel(ShardingType type) {
 }
 
 int64_t KernelCallKey(const ShardView& shard) {
+  if (shard.routed.routed()) {
+    // After every classic call: one per type and requester count; nothing to serve, no call.
+    if (shard.routed.requesters == 0 || shard.rows == 0) return -1;
+    return (int64_t{1} << 40) + (static_cast<int64_t>(shard.sharding) << 32) +
+           shard.routed.requesters;
+  }
   switch (shard.sharding) {
     case ShardingType::kTableWise:
     case ShardingType::kColumnWise:
@@ -89,6 +97,7 @@ int64_t KernelCallKey(const ShardView& shard) {
 }
 
 double LookupShare(const ShardView& shard) {
+  if (shard.routed.routed()) return shard.routed.rows_share * shard.routed.requester_share();
   switch (shard.sharding) {
     case ShardingType::kTableWise:
     case ShardingType::kColumnWise:
@@ -118,6 +127,7 @@ int64_t AllToAllColumns(const Table& table, int32_t columns) {
 }
 
 double BatchShare(const ShardView& shard, int num_devices) {
+  if (shard.routed.routed()) return shard.routed.requester_share();
   return shard.sharding == ShardingType::kDataParallel ? 1.0 / num_devices : 1.0;
 }
 
@@ -267,10 +277,27 @@ absl::StatusOr<PlacementQueries> DescribePlacement(const Task& task, const Plan&
             path(), ": a shard of ", shard.row_count, " x ", shard.column_count,
             " does not fit table \"", table.name, "\" (", table.rows, " x ", table.dim, ")"));
       }
-      queries.shards_per_device[shard.device].push_back(ViewOfShard(table, sharding, shard));
       if (column_level) {
         queries.dim_sums[shard.device] += AllToAllColumns(table, shard.column_count);
       }
+    }
+    // Column-level layouts are always classic (layout_rules.h replicates no column group).
+    if (!column_level) {
+      const TableLayout layout = LayoutOf(table, sharding);
+      if (!IsClassicLayout(layout, num_devices)) {
+        RoutedTableQueries routed = QueriesOfRoutedLayout(task, table, sharding, layout);
+        for (size_t s = 0; s < sharding.shards.size(); ++s) {
+          queries.shards_per_device[sharding.shards[s].device].push_back(routed.shards[s]);
+        }
+        for (CollectiveDemand& demand : routed.collectives) {
+          queries.collectives.push_back(std::move(demand));
+        }
+        queries.routed_tables.push_back(static_cast<int32_t>(k));
+        continue;
+      }
+    }
+    for (const Shard& shard : sharding.shards) {
+      queries.shards_per_device[shard.device].push_back(ViewOfShard(table, sharding, shard));
     }
     for (CollectiveDemand& demand : TaskCollectives(task, table, sharding)) {
       queries.collectives.push_back(std::move(demand));

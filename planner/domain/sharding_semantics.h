@@ -31,6 +31,25 @@
 
 namespace shardplan {
 
+// What a shard of a routed layout serves (row_layout.h: replicated row groups, a data-parallel
+// table on some devices, explicit routes): the requesters routed to it, and its rows' share of
+// the table's lookups. Classic layouts leave it empty and their shards serve what their type
+// says (docs/cost-models.md, "Routed layouts").
+struct RoutedShare {
+  int32_t requesters = 0;   // devices whose lookups of its rows it serves (may be 0)
+  int32_t world_size = 0;   // the topology's devices; 0: not routed
+  double rows_share = 0.0;  // its rows' share of the table's lookups (1 for a whole table)
+  bool ranked = false;      // its rows are ranks of the table's curve (routed_layout_queries.h)
+  int64_t ranks_begin = 0;  // ranked: the rank range whose access classes its rows have
+  int64_t ranks_end = 0;
+
+  bool routed() const { return world_size > 0; }
+  // The fraction of the global batch whose lookups of its rows it serves.
+  double requester_share() const {
+    return world_size > 0 ? static_cast<double>(requesters) / world_size : 0.0;
+  }
+};
+
 // One shard as a cost model sees it: the table's statistics with the shard's geometry and what
 // its sharding type makes it serve.
 struct ShardView {
@@ -41,6 +60,7 @@ struct ShardView {
   // ROW_WISE / TABLE_ROW_WISE: the table's row shards; DATA_PARALLEL: its replicas; else 1.
   int32_t group_size = 1;
   int64_t row_offset = 0;  // the shard's first row (row-level shards)
+  RoutedShare routed = {};  // set for shards of routed layouts only
 };
 
 // TABLE_WISE and COLUMN_WISE: a shard serves every lookup of its columns and sends its pooled
@@ -55,13 +75,16 @@ ShardView ViewOfShard(const Table& table, const TableSharding& sharding, const S
 // sharding type: 0 for TABLE_WISE and COLUMN_WISE shards together (the reference fuses every
 // table of a device), 1 for ROW_WISE, 2 for TABLE_ROW_WISE, 3 + replicas for DATA_PARALLEL (one
 // call per replica count: replicas of one count serve the same batch share). Calls run in key
-// order; -1 for a row block without rows, which serves nothing and runs in no call. The
-// simulator runs these calls (groundtruth/shard_kernels.h) and per-call cost models cost them.
+// order; -1 for a row block without rows, which serves nothing and runs in no call. A routed
+// layout's shards run one call per type and requester count (a tier of FlexShard's: its own
+// lookup module at its own batch), after the classic calls. The simulator runs these calls
+// (groundtruth/shard_kernels.h) and per-call cost models cost them.
 int64_t KernelCallKey(const ShardView& shard);
 
 // The fraction of the table's lookups in a global batch that the shard serves: a row shard
 // 1/n of them, or, when the table's profile says its row ids are ranks, the share its rank
-// range serves on the table's rank-frequency curve (planner/domain/table_access.h).
+// range serves on the table's rank-frequency curve (planner/domain/table_access.h). A routed
+// shard: its rows' share times the share of the batch routed to it.
 double LookupShare(const ShardView& shard);
 // Outputs per sample and column: 1 for a pooled table, its pooling factor L for a sequence
 // table (B x L x D outputs).
@@ -69,7 +92,8 @@ double OutputsPerSample(const Table& table);
 // The columns a shard of `columns` columns adds to its device's pooled all-to-all (dim sums):
 // its columns, times L (rounded) for a sequence table, whose outputs travel whole.
 int64_t AllToAllColumns(const Table& table, int32_t columns);
-// The fraction of the global batch whose (partial) pooled outputs the shard produces.
+// The fraction of the global batch whose (partial) pooled outputs the shard produces (a routed
+// shard: the requesters routed to it).
 double BatchShare(const ShardView& shard, int num_devices);
 
 // TorchRec's CollectiveType.
@@ -78,8 +102,17 @@ const char* CollectiveName(Collective collective);
 
 enum class Pass { kForward, kBackward };
 
+// Bytes device `from` sends device `to` in a routed all-to-all (from == to: its local chunk).
+struct PairBytes {
+  int32_t from = 0;
+  int32_t to = 0;
+  double bytes = 0.0;
+};
+
 // One collective that a table's row-level or data-parallel shards take part in. Each device of
-// `devices` (one per shard, in shard order) puts `bytes` into it.
+// `devices` (one per shard, in shard order) puts `bytes` into it. A routed all-to-all (a routed
+// layout's outputs, docs/cost-models.md "Routed layouts") says instead who sends whom what, in
+// `pairs`; `bytes` is then each of `devices`' send total.
 struct CollectiveDemand {
   Collective collective = Collective::kAllToAll;
   Pass pass = Pass::kForward;
@@ -90,6 +123,10 @@ struct CollectiveDemand {
   std::vector<int32_t> peers;    // every device the collective spans (senders and receivers)
   bool crosses_hosts = false;    // whether `peers` sit on more than one host
   double bytes = 0.0;            // bytes each of `devices` puts in
+  std::vector<PairBytes> pairs = {};  // a routed all-to-all's traffic; empty: spread evenly
+  // A routed all-to-all's tier: the replicas of the row groups whose outputs it carries. Tiers
+  // are separate calls (separate lookup modules); 0 for every other demand.
+  int32_t tier = 0;
 };
 
 // A placement as cost queries: the shards each device computes, the column-level all-to-all's
@@ -98,6 +135,9 @@ struct PlacementQueries {
   std::vector<std::vector<ShardView>> shards_per_device;
   std::vector<int64_t> dim_sums;  // per device: columns of its TABLE_WISE/COLUMN_WISE shards
   std::vector<CollectiveDemand> collectives;
+  // Plan indices of the tables whose layouts are routed (not one of the five classic shapes):
+  // only models that cost row layouts (CostModel::CostsRowLayouts) may cost these queries.
+  std::vector<int32_t> routed_tables;
 };
 
 // Bytes per element of the pooled outputs that collectives move (fp32, as the reference's

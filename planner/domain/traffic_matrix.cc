@@ -63,6 +63,14 @@ double UniformLookupShare(const Table& table, RowOrder /*order*/, int64_t begin,
   return table.rows > 0 ? static_cast<double>(end - begin) / static_cast<double>(table.rows) : 0.0;
 }
 
+double OutputBytesPerRequester(const Table& table, int32_t columns, double lookup_share,
+                               double requester_batch) {
+  const double per_sample = static_cast<double>(columns) * kActivationBytes;
+  return table.pooling == Pooling::kSequence
+             ? table.pooling_factor * requester_batch * lookup_share * per_sample
+             : requester_batch * per_sample;
+}
+
 namespace {
 
 // The pooled outputs (or partial sums) of `group` for the requesters each replica serves.
@@ -77,11 +85,16 @@ void AddOutputs(const TableLayout& layout, const RowGroup& group,
         traffic.forward_all_to_all.Add(shards[serving[r]].device, r, per_requester);
       }
       break;
-    case ShardingType::kRowWise:
+    case ShardingType::kRowWise: {
+      // Partial sums reduce in flight; a sequence table's rows cannot, they are exchanged.
+      TrafficMatrix& outputs = layout.table->pooling == Pooling::kSequence
+                                   ? traffic.forward_all_to_all
+                                   : traffic.reduce_scatter;
       for (int r = 0; r < num_devices; ++r) {
-        traffic.reduce_scatter.Add(shards[serving[r]].device, r, per_requester);
+        outputs.Add(shards[serving[r]].device, r, per_requester);
       }
       break;
+    }
     case ShardingType::kTableRowWise: {
       const int32_t device = group.devices[0];
       const std::vector<int32_t> host = topology.DevicesOnHostOf(device);
@@ -123,7 +136,8 @@ LayoutTraffic TableTraffic(const Table& table, const TableSharding& sharding,
       traffic.lookups.Add(r, sharding.shards[serving[g][r]].device, ids);
     }
     AddOutputs(layout, group, serving[g], sharding.shards, topology,
-               requester_batch * group.column_count * kActivationBytes, traffic);
+               OutputBytesPerRequester(table, group.column_count, share, requester_batch),
+               traffic);
     if (group.replicas() > 1) {
       // The gradient all-reduce among the group's replicas: each sends each its 1/k slice.
       const double slice = static_cast<double>(group.row_count) * group.column_count *

@@ -15,7 +15,9 @@
 //                     B / W x c x 4 (a replica serving its own device moves nothing)
 //   reduce-scatter    ROW_WISE group replica -> every requester it serves: B / W x c x 4
 //                     (partial sums; a replicated hot group serves each holder on the
-//                     diagonal); TABLE_ROW_WISE: shard -> every device of its host, B / L x c x 4
+//                     diagonal); TABLE_ROW_WISE: shard -> every device of its host, B / L x c x 4.
+//                     A SEQUENCE table's ROW_WISE rows found travel whole instead, in the
+//                     forward all-to-all: L x B / W x share x c x 4
 //   all-gather, backward all-to-all   the transposes of reduce-scatter and forward all-to-all
 //   all-reduce        within each replicated group, replica -> replica: S / k (S = the group's
 //                     rows x c x element bytes, k replicas): the reduce-scatter half of the
@@ -76,6 +78,13 @@ struct LayoutTraffic {
 using LookupShareOfRows =
     std::function<double(const Table& table, RowOrder order, int64_t begin, int64_t end)>;
 double UniformLookupShare(const Table& table, RowOrder order, int64_t begin, int64_t end);
+
+// The bytes of one requester's outputs of a row group of `columns` columns serving
+// `lookup_share` of the table's lookups, for its `requester_batch` samples: pooled partial sums
+// (or a replica's pooled outputs) requester_batch x columns x 4; a sequence table's rows found,
+// which travel whole, pooling x requester_batch x lookup_share x columns x 4.
+double OutputBytesPerRequester(const Table& table, int32_t columns, double lookup_share,
+                               double requester_batch);
 
 // The traffic of one table's layout (`sharding` of `table`) on `topology` at global batch
 // `batch_size`. Shards must be within the table and on real devices (ValidatePlan).

@@ -505,3 +505,102 @@ TEST_F(RowLevelOnSimulatorTest, TheCpuBackendRefusesEveryRowLevelType) {
 
 }  // namespace
 }  // namespace shardplan
+
+namespace shardplan {
+namespace {
+
+// A sequence table (8M x 64, pooling 100, Zipf 1 over its ranks) on 8 h100-sxm devices, 2 hosts
+// of 4: row-wise over the world, or FlexShard's three tiers in rank order (the hottest 10,000
+// ranks on every device, the next 200,000 as 4 slices on local rank w of both hosts, the rest
+// row-wise).
+class RoutedOnSimulatorTest : public ::testing::Test {
+ protected:
+  RoutedOnSimulatorTest() {
+    Table table;
+    table.name = "seq";
+    table.rows = 8'000'000;
+    table.dim = 64;
+    table.pooling_factor = 100.0;
+    table.pooling = Pooling::kSequence;
+    table.access_profile.zipf = ZipfAccessProfile{.exponent = 1.0};
+    task_.tables = {table};
+    task_.topology.memory_bytes.assign(8, int64_t{80} << 30);
+    task_.topology.devices_per_host = 4;
+    task_.batch_size = 8 * 1024;
+  }
+
+  Shard Rows(int32_t device, int64_t offset, int64_t count) const {
+    return Shard{.device = device, .row_offset = offset, .row_count = count,
+                 .column_offset = 0, .column_count = 64};
+  }
+
+  // Row blocks of rows [from, rows) over the 8 devices, in natural (hashed) order.
+  Plan RowWise(int64_t from) const {
+    Plan plan = TableWisePlan(task_, {0});
+    TableSharding& seq = plan.tables[0];
+    seq.sharding_type = ShardingType::kRowWise;
+    seq.shards.clear();
+    const int64_t block = (task_.tables[0].rows - from) / 8;
+    for (int32_t d = 0; d < 8; ++d) seq.shards.push_back(Rows(d, from + d * block, block));
+    return plan;
+  }
+
+  // The hot ranks [0, 210,000) in rank order, the cold rows hashed after them.
+  Plan ThreeTiers() const {
+    Plan plan = RowWise(210'000);
+    plan.tables[0].row_order = RowOrder::kFrequencyRank;
+    plan.tables[0].ranked_rows = 210'000;
+    std::vector<Shard>& shards = plan.tables[0].shards;
+    for (int32_t d = 0; d < 8; ++d) shards.push_back(Rows(d, 0, 10'000));
+    for (int32_t d = 0; d < 8; ++d) shards.push_back(Rows(d, 10'000 + (d % 4) * 50'000, 50'000));
+    return plan;
+  }
+
+  Plan Measure(Plan plan, const Task& task) const {
+    EXPECT_TRUE(ValidatePlan(task, plan).ok()) << ValidatePlan(task, plan);
+    absl::StatusOr<std::unique_ptr<HardwareBackend>> sim = MakeSimBackend("h100-sxm", 8);
+    EXPECT_TRUE(sim.ok()) << sim.status();
+    const absl::Status measured = EvaluatePlanOnHardware(task, **sim, plan);
+    EXPECT_TRUE(measured.ok()) << measured;
+    return plan;
+  }
+
+  Task task_;
+};
+
+TEST_F(RoutedOnSimulatorTest, HotRowsServedLocallyCutTheExchangesAndAddAnAllReduce) {
+  const Plan row_wise = Measure(RowWise(0), task_);
+  const Plan tiers = Measure(ThreeTiers(), task_);
+  ASSERT_EQ(tiers.devices.size(), 8u);
+  // Zipf(1) over 8M ranks: the hottest 210,000 serve about 77% of the lookups, which the
+  // three tiers look up on the requester or in its host instead of across the world.
+  for (int d = 0; d < 8; ++d) {
+    EXPECT_LT(tiers.devices[d].forward_comm_ms, 0.5 * row_wise.devices[d].forward_comm_ms) << d;
+    EXPECT_GT(tiers.devices[d].memory_bytes, row_wise.devices[d].memory_bytes) << d;
+  }
+  // Backward: the gradients retrace the exchanges, then the replicated groups all-reduce
+  // (the slices across the NIC) and update: more than the exchanges alone.
+  for (int d = 0; d < 8; ++d) {
+    EXPECT_GT(tiers.devices[d].backward_comm_ms, tiers.devices[d].forward_comm_ms) << d;
+  }
+
+  // Inference: the forward exchanges only, no all-reduce.
+  Task inference = task_;
+  inference.objective = Objective::kInference;
+  const Plan served = Measure(ThreeTiers(), inference);
+  for (int d = 0; d < 8; ++d) EXPECT_DOUBLE_EQ(served.devices[d].backward_comm_ms, 0.0) << d;
+}
+
+// A route that sends a requester to the other host's replica makes the exchange cross the NIC.
+TEST_F(RoutedOnSimulatorTest, RoutingAcrossHostsCostsTheNic) {
+  const Plan local = Measure(ThreeTiers(), task_);
+  Plan remote = ThreeTiers();
+  // Device 0 reads slice 0 (ranks [10,000, 60,000)) from device 4, on the other host: shard
+  // 8 + 8 + 4 (the row-wise blocks, the hot replicas, then the slices in device order).
+  remote.tables[0].routes.push_back(RowRoute{.requester = 0, .shard = 20});
+  const Plan measured = Measure(remote, task_);
+  EXPECT_GT(measured.devices[4].forward_comm_ms, local.devices[4].forward_comm_ms);
+}
+
+}  // namespace
+}  // namespace shardplan

@@ -384,8 +384,9 @@ TEST_F(PlanningEngineTest, EvaluateRejectsBadPlans) {
 }
 
 // The hybrid (t0's hottest rows on every device, the rest row-wise) passes the server's
-// validation and is refused, by table, only where a cost would be made up.
-TEST_F(PlanningEngineTest, EvaluateValidatesReplicatedRowGroupsButCostsNoneYet) {
+// validation, is costed by a model that costs routed layouts (analytic@1), and refused, by
+// table, by one that does not (a learned model never trained on replicated row groups).
+TEST_F(PlanningEngineTest, EvaluateCostsReplicatedRowGroupsOnlyUnderModelsThatCostThem) {
   const Task task = SmallTask(2, 2);
   Plan hybrid;
   TableSharding t0{.table = "t0", .sharding_type = ShardingType::kRowWise, .shards = {}};
@@ -394,7 +395,13 @@ TEST_F(PlanningEngineTest, EvaluateValidatesReplicatedRowGroupsButCostsNoneYet) 
                Shard{1, 510, 490, 0, 8}};
   hybrid.tables.push_back(t0);
   hybrid.tables.push_back({"t1", ShardingType::kTableWise, {Shard{1, 0, 2000, 0, 16}}});
-  const absl::Status status = engine_->Evaluate(task, hybrid, "").status();
+  const absl::StatusOr<PlanningResult> costed = engine_->Evaluate(task, hybrid, "analytic@1");
+  ASSERT_TRUE(costed.ok()) << costed.status();
+  EXPECT_EQ(costed->plan.cost_model, "analytic@1");
+  EXPECT_GT(costed->plan.cost_ms, 0.0);
+
+  AddNeural("learned", "1", "2026-01-01T00:00:00Z", {2});
+  const absl::Status status = engine_->Evaluate(task, hybrid, "learned@1").status();
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
   EXPECT_THAT(std::string(status.message()),
               HasSubstr("cannot cost the row layout of table \"t0\" (ROW_WISE with replicated "

@@ -4,6 +4,7 @@
 
 #include "gtest/gtest.h"
 #include "planner/domain/evaluation.h"
+#include "planner/domain/plan.h"
 #include "planner/domain/task.h"
 #include "tests/unit/planner/estimators/torchrec_worked_example.h"
 
@@ -128,6 +129,43 @@ TEST_F(AnalyticCostModelTest, IdNamesTheVersion) {
   EXPECT_EQ(model_.id(), "analytic@1");
   EXPECT_EQ(AnalyticCostModel(AnalyticParams{}, "7").id(), "analytic@7");
   EXPECT_TRUE(model_.CheckSupports(task_).ok());
+}
+
+}  // namespace
+}  // namespace shardplan
+
+namespace shardplan {
+namespace {
+
+// analytic@1 costs routed layouts: a data-parallel table on two of four devices sends the other
+// two their outputs, each sender paying its bytes over the link; replicas serve their routed
+// requesters' lookups.
+TEST(AnalyticRoutedLayoutTest, ADataParallelSubsetPaysItsRoutedOutputs) {
+  Task task;
+  Table table;
+  table.name = "t";
+  table.rows = 1000;
+  table.dim = 16;
+  table.pooling_factor = 2.0;
+  task.tables = {table};
+  task.topology.memory_bytes.assign(4, int64_t{1} << 30);
+  task.topology.devices_per_host = 2;
+  task.batch_size = 400;
+  Plan plan = TableWisePlan(task, {0});
+  plan.tables[0].sharding_type = ShardingType::kDataParallel;
+  plan.tables[0].shards = {Shard{0, 0, 1000, 0, 16}, Shard{2, 0, 1000, 0, 16}};
+  const AnalyticCostModel model;
+  ASSERT_TRUE(model.CostsRowLayouts());
+  const absl::Status evaluated = EvaluatePlan(task, model, plan);
+  ASSERT_TRUE(evaluated.ok()) << evaluated;
+  // Devices 0 and 2 send 100 samples x 16 x 4 bytes to 1 and 3 in their hosts, forward.
+  const double intra_bytes_per_ms = task.topology.intra_host_bandwidth_gibps * 1073741824.0 / 1000;
+  const double sent_ms = 100.0 * 16 * 4 / intra_bytes_per_ms;
+  EXPECT_NEAR(plan.devices[0].forward_comm_ms, sent_ms, 1e-12);
+  EXPECT_DOUBLE_EQ(plan.devices[1].forward_comm_ms, 0.0);
+  EXPECT_NEAR(plan.devices[1].backward_comm_ms, sent_ms, 1e-12);  // gradients back, no all-reduce
+  EXPECT_GT(plan.devices[0].backward_comm_ms, sent_ms);  // the replicas all-reduce
+  EXPECT_GT(plan.devices[0].compute_ms, plan.devices[1].compute_ms);  // 1 holds nothing
 }
 
 }  // namespace

@@ -222,3 +222,52 @@ TEST(SimCommModelTest, HostStagedTrafficCrossesTheSocketLink) {
 
 }  // namespace
 }  // namespace shardplan
+
+namespace shardplan {
+namespace {
+
+// A routed all-to-all whose pairs spread every member's volume evenly is the even all-to-all.
+TEST(SimRoutedTransferTest, EvenPairsAreTheEvenAllToAll) {
+  for (const char* name : {"h100-sxm", "rtx2080ti"}) {
+    const HardwareProfile p = Profile(name);
+    const DeviceLinks links(p, sim_test::Hosts(16, 8));
+    std::vector<int32_t> group(16);
+    std::vector<double> volume(16);
+    std::vector<PairBytes> pairs;
+    for (int i = 0; i < 16; ++i) {
+      group[i] = i;
+      volume[i] = 1e6 * (i + 1);
+      for (int j = 0; j < 16; ++j) pairs.push_back({i, j, volume[i] / 16});
+    }
+    const AllToAllTransfer even = SimulateAllToAllTransfer(links, group, volume);
+    const AllToAllTransfer routed = SimulateRoutedTransfer(links, group, pairs);
+    EXPECT_NEAR(routed.transfer_ms, even.transfer_ms, 1e-9 * even.transfer_ms) << name;
+    for (int i = 0; i < 16; ++i) {
+      EXPECT_NEAR(routed.received[i], even.received[i], 1e-6) << name << " " << i;
+    }
+  }
+}
+
+// Bytes that stay in a host cross the NVLink; moving the same bytes across hosts makes the NIC
+// the bottleneck. A local chunk moves nothing but is received (unpacked).
+TEST(SimRoutedTransferTest, EachPairLoadsTheLinkItCrosses) {
+  const HardwareProfile p = Profile("h100-sxm");
+  const DeviceLinks links(p, sim_test::Hosts(16, 8));
+  const std::vector<int32_t> group = {0, 1, 8};
+  const double bytes = 7e6;
+  const AllToAllTransfer in_host = SimulateRoutedTransfer(links, group, {{{0, 1, bytes}}});
+  EXPECT_NEAR(in_host.transfer_ms, bytes / links.intra_bytes_per_ms(), 1e-12);
+  const AllToAllTransfer across = SimulateRoutedTransfer(links, group, {{{0, 8, bytes}}});
+  EXPECT_NEAR(across.transfer_ms, bytes / links.inter_bytes_per_ms(), 1e-12);
+  EXPECT_DOUBLE_EQ(across.received[2], bytes);
+  const AllToAllTransfer local = SimulateRoutedTransfer(links, group, {{{1, 1, bytes}}});
+  EXPECT_DOUBLE_EQ(local.transfer_ms, 0.0);
+  EXPECT_DOUBLE_EQ(local.received[1], bytes);
+  // Two senders into one receiver: its ingress is the busier direction.
+  const AllToAllTransfer fan_in =
+      SimulateRoutedTransfer(links, group, {{{0, 8, bytes}, {1, 8, bytes}}});
+  EXPECT_NEAR(fan_in.transfer_ms, 2 * bytes / links.inter_bytes_per_ms(), 1e-12);
+}
+
+}  // namespace
+}  // namespace shardplan

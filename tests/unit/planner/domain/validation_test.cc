@@ -584,6 +584,23 @@ TEST(ValidatePlanTest, FrequencyRankOrderOnlyForRowSplitTypes) {
                 "rows");
 }
 
+TEST(ValidatePlanTest, RankedRowsOnlyInRankOrderAndWithinTheTable) {
+  const Task task = ValidTask();
+  Plan plan = ValidPlan(task);
+  plan.tables[0].sharding_type = ShardingType::kRowWise;
+  plan.tables[0].shards = {Shard{0, 0, 500, 0, 64}, Shard{1, 500, 500, 0, 64}};
+  plan.tables[0].ranked_rows = 10;
+  EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
+                "tables[0].ranked_rows: ranks only rows in FREQUENCY_RANK order; table \"t0\" "
+                "is in NATURAL order");
+  plan.tables[0].row_order = RowOrder::kFrequencyRank;
+  EXPECT_TRUE(ValidatePlan(task, plan).ok()) << ValidatePlan(task, plan);
+  plan.tables[0].ranked_rows = 1001;
+  EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
+                "tables[0].ranked_rows: must be in [0, rows] = [0, 1000] (0: every row is a "
+                "rank), got 1001");
+}
+
 TEST(ValidatePlanTest, EveryReplicaCountsTowardsMemory) {
   Task task = ValidTask();
   task.topology.memory_bytes.assign(4, 1000 * 64 * 4 + 100);  // t0 once, and a little
