@@ -79,6 +79,23 @@ HardwareProfile A100Sxm4() {
   return p;
 }
 
+// FlexShard's cluster (papers/notes/flexshard.md section 5): 8x A100 40 GB per host on NVLink
+// 3.0 in a hybrid cube mesh, a dedicated 200 Gb/s RoCE NIC per GPU. The A100 itself is
+// a100-sxm4's; the links differ (docs/simulator.md, "a100-sxm4-roce").
+HardwareProfile A100Sxm4Roce() {
+  HardwareProfile p = A100Sxm4();
+  p.name = "a100-sxm4-roce";
+  p.description =
+      "8x A100 SXM4 (40 GB HBM2) per host, NVLink 3 in a hybrid cube mesh, 200 Gb/s RoCE per GPU "
+      "(FlexShard's cluster)";
+  // Without NVSwitch each GPU's 12 links reach 4 neighbours directly; the other 3 peers take
+  // two hops, so an all-to-all moves 3/7 of its bytes twice: 300 / (1 + 3/7) GB/s per GPU.
+  p.intra_link_gbps = 300.0 / (1.0 + 3.0 / 7.0);
+  p.inter_link_gbps = 25.0;       // 200 Gb/s per GPU
+  p.inter_hop_latency_us = 12.0;  // RoCE over Ethernet switches: a little above IB's 9.6
+  return p;
+}
+
 // A current NVLink machine: DGX/HGX H100 (8x H100 SXM5 80 GB, NVSwitch, 8x 400 Gb/s NICs).
 HardwareProfile H100Sxm() {
   HardwareProfile p;
@@ -125,7 +142,7 @@ Topology ProfileTopology(const HardwareProfile& profile, int num_devices) {
 
 const std::vector<HardwareProfile>& HardwareProfiles() {
   static const std::vector<HardwareProfile>* const kProfiles =
-      new std::vector<HardwareProfile>{A100Sxm4(), H100Sxm(), Rtx2080Ti()};
+      new std::vector<HardwareProfile>{A100Sxm4(), A100Sxm4Roce(), H100Sxm(), Rtx2080Ti()};
   return *kProfiles;
 }
 

@@ -124,7 +124,7 @@ TEST_F(HugeTableTest, WhatCannotHoldItIsRefusedNamingWhatWould) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(),
               StartsWith("task.topology.hardware: unknown hardware \"tpu-v5\"; known: "
-                         "a100-sxm4, cpu-amd-epyc, h100-sxm, rtx2080ti"));
+                         "a100-sxm4, a100-sxm4-roce, cpu-amd-epyc, h100-sxm, rtx2080ti"));
 }
 
 }  // namespace

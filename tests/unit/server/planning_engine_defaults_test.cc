@@ -184,7 +184,7 @@ TEST_F(PlanningEngineDefaultsTest, ATaskThatNamesNoHardwareIsToldWhichItsCostsAs
   EXPECT_THAT(warning.message,
               StartsWith("the task names no hardware, so its costs assume h100-sxm, the "
                          "hardware cost model sim-h100-sxm@5 was trained on; name the devices' "
-                         "hardware (known: a100-sxm4, h100-sxm, rtx2080ti)"));
+                         "hardware (known: a100-sxm4, a100-sxm4-roce, h100-sxm, rtx2080ti)"));
   EXPECT_THAT(Metrics(), HasSubstr("shardplan_plan_warnings_total{code=\"HARDWARE_ASSUMED\"} 1"));
 
   // A model the client named is the client's choice of hardware: no warning.
@@ -204,7 +204,7 @@ TEST_F(PlanningEngineDefaultsTest, AnUnknownHardwareIsRefusedListingTheKnownOnes
   const absl::Status status = PlanIt(task).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(status.message(),
-            "task.topology.hardware: unknown hardware \"tpu-v5\"; known: a100-sxm4, "
+            "task.topology.hardware: unknown hardware \"tpu-v5\"; known: a100-sxm4, a100-sxm4-roce, "
             "cpu-amd-epyc, h100-sxm, rtx2080ti (the simulator's profiles and the loaded models' "
             "hardware)");
   // A bundle's own hardware name is known: its model serves it.

@@ -44,7 +44,7 @@ TEST(SimHardwareProfilesTest, KnowsTheA100MachineOfTheLaterPapers) {
 TEST(SimHardwareProfilesTest, ProfilesAreSortedByName) {
   std::vector<std::string> names;
   for (const HardwareProfile& p : HardwareProfiles()) names.push_back(p.name);
-  EXPECT_THAT(names, ::testing::ElementsAre("a100-sxm4", "h100-sxm", "rtx2080ti"));
+  EXPECT_THAT(names, ::testing::ElementsAre("a100-sxm4", "a100-sxm4-roce", "h100-sxm", "rtx2080ti"));
 }
 
 TEST(SimHardwareProfilesTest, EveryProfileIsComplete) {
@@ -80,6 +80,24 @@ TEST(SimHardwareProfilesTest, UnknownProfileIsNotFoundAndListsTheKnownOnes) {
   EXPECT_THAT(found.status().message(), HasSubstr("rtx2080ti"));
   EXPECT_THAT(found.status().message(), HasSubstr("h100-sxm"));
   EXPECT_THAT(found.status().message(), HasSubstr("a100-sxm4"));
+}
+
+}  // namespace
+}  // namespace shardplan
+
+namespace shardplan {
+namespace {
+
+// FlexShard's cluster: a100-sxm4's GPU behind a cube mesh (slower all-to-all in a host) and RoCE.
+TEST(HardwareProfilesTest, TheRoceVariantIsTheA100WithFlexShardsLinks) {
+  const absl::StatusOr<HardwareProfile> a100 = FindHardwareProfile("a100-sxm4");
+  const absl::StatusOr<HardwareProfile> roce = FindHardwareProfile("a100-sxm4-roce");
+  ASSERT_TRUE(a100.ok() && roce.ok());
+  EXPECT_EQ(roce->num_sms, a100->num_sms);
+  EXPECT_EQ(roce->dram_bandwidth_gbps, a100->dram_bandwidth_gbps);
+  EXPECT_EQ(roce->inter_link_gbps, 25.0);  // 200 Gb/s per GPU
+  EXPECT_NEAR(roce->intra_link_gbps, 210.0, 1e-9);
+  EXPECT_GT(roce->inter_hop_latency_us, a100->inter_hop_latency_us);
 }
 
 }  // namespace
