@@ -23,7 +23,7 @@ TableSharding FlexShardSharding(const Table& table, const Topology& topology,
   TableSharding sharding;
   sharding.table = table.name;
   sharding.sharding_type = ShardingType::kRowWise;
-  sharding.row_order = RowOrder::kFrequencyRank;
+  sharding.row_order = bounds.flex_end > 0 ? RowOrder::kFrequencyRank : RowOrder::kNatural;
   const auto add = [&](int32_t device, int64_t row_offset, int64_t row_count) {
     sharding.shards.push_back(Shard{.device = device,
                                     .row_offset = row_offset,

@@ -11,7 +11,10 @@
 //         own host, so the layout needs no explicit route;
 //   RW    ranks [flex_end, rows): one block per device as TorchRec's ROW_WISE (row_blocks.h).
 //
-// Empty groups and blocks are left out.
+// Empty groups and blocks are left out. A table with no DP or Flex rows is TorchRec's ROW_WISE
+// exactly, in NATURAL order: rank order would buy it nothing, and its natural (hashed) ids spread
+// the lookups evenly over the blocks, as the paper's RW tier assumes (contiguous rank blocks
+// would give the first the hottest rows).
 
 #include <cstdint>
 

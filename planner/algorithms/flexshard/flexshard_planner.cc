@@ -53,7 +53,8 @@ absl::Status CheckConstraints(const Task& task) {
   if (!task.colocate.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
         "colocate[0]: task is infeasible for ", kName, ": ", kName,
-        " spreads every table's rows over every device, so it keeps no table on one device"));
+        " spreads every table's rows over every device, so it cannot keep a colocation "
+        "group's tables on one device"));
   }
   return absl::OkStatus();
 }

@@ -74,6 +74,16 @@ TEST(FlexShardLayoutTest, EmptyTiersAndSlicesAreLeftOut) {
   EXPECT_TRUE(ValidatePlan(task, plan).ok()) << ValidatePlan(task, plan);
 }
 
+TEST(FlexShardLayoutTest, ATableWithNothingReplicatedIsTorchRecsRowWise) {
+  const Task task = TwoHosts(30);
+  const TableSharding sharding =
+      FlexShardSharding(task.tables[0], task.topology, TierBounds{.dp_end = 0, .flex_end = 0});
+  EXPECT_EQ(sharding.row_order, RowOrder::kNatural);  // TorchRec's, exportable as it is
+  std::vector<Range> expected;
+  for (int32_t d = 0; d < 8; ++d) expected.push_back({d, 4 * d, d < 7 ? 4 : 2});
+  EXPECT_EQ(RangesOf(sharding), expected);
+}
+
 TEST(FlexShardLayoutTest, TheTierOfARankRange) {
   const TierBounds bounds{.dp_end = 5, .flex_end = 9};
   EXPECT_EQ(bounds.TierOf(0), TierKind::kDataParallel);

@@ -198,7 +198,7 @@ TEST(FlexShardPlannerTest, PlansSeveralTablesDeterministically) {
   warm.access_profile.top_k = TopKAccessProfile{.top_counts = {900, 500, 300, 100, 50},
                                                 .tail_count = 1000,
                                                 .tail_rows = 0};
-  Table cold = test::MakeTable("cold", 1000, 16, 1);  // no profile: uniform
+  Table cold = test::MakeTable("cold", 10'000'000, 16, 1);  // no profile: uniform, too cold
   for (int per_host : {8, 4}) {
     Task task = test::MakeTask({cold, hot, warm}, 8, test::kGiB);
     task.topology.devices_per_host = per_host;
@@ -208,6 +208,10 @@ TEST(FlexShardPlannerTest, PlansSeveralTablesDeterministically) {
     EXPECT_TRUE(ValidatePlan(task, *first).ok()) << ValidatePlan(task, *first);
     EXPECT_GT(std::stoll(first->parameters.at("table.hot.dp.rows")), 0);
     EXPECT_EQ(first->parameters.at("table.cold.dp.rows"), "0");
+    EXPECT_EQ(first->parameters.at("table.cold.flex.rows"), "0");
+    // Nothing of "cold" (plan order: cold, hot, warm) replicated: TorchRec's RW in id order.
+    EXPECT_EQ(first->tables[0].row_order, RowOrder::kNatural);
+    EXPECT_EQ(first->tables[1].row_order, RowOrder::kFrequencyRank);
     absl::StatusOr<Plan> second = Planned(task);
     ASSERT_TRUE(second.ok());
     EXPECT_EQ(first->parameters, second->parameters);
