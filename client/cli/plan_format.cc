@@ -37,10 +37,15 @@ std::string Line(absl::string_view label, absl::string_view value) {
   return HangingIndent(lead, value);
 }
 
+// Dotted keys of a plan's parameters are what its algorithm reports of it (FlexShard's
+// "tier.dp.rows"), not parameters: they get a table of their own (Report).
+bool IsReported(absl::string_view key) { return key.find('.') != absl::string_view::npos; }
+
 std::string Summary(const Plan& plan, std::optional<bool> cache_hit) {
   std::vector<std::string> params;
-  for (const auto& [key, value] : plan.parameters())
-    params.push_back(absl::StrCat(key, "=", value));
+  for (const auto& [key, value] : plan.parameters()) {
+    if (!IsReported(key)) params.push_back(absl::StrCat(key, "=", value));
+  }
   std::sort(params.begin(), params.end());  // proto maps have no order
 
   std::string text;
@@ -79,6 +84,19 @@ std::string Summary(const Plan& plan, std::optional<bool> cache_hit) {
     absl::StrAppend(&text, Line("warning", absl::StrCat(warning.field(), ": ", warning.message())));
   }
   return text;
+}
+
+// What the algorithm reports of the plan, one key a row in key order; "" when nothing.
+std::string Report(const Plan& plan) {
+  std::vector<std::pair<std::string, std::string>> reported;
+  for (const auto& [key, value] : plan.parameters()) {
+    if (IsReported(key)) reported.emplace_back(key, value);
+  }
+  if (reported.empty()) return "";
+  std::sort(reported.begin(), reported.end());
+  TextTable table({"reported by " + plan.algorithm(), "value"}, {false, true});
+  for (auto& [key, value] : reported) table.AddRow({std::move(key), std::move(value)});
+  return table.Render() + "\n";
 }
 
 std::string DeviceTable(const Plan& plan) {
@@ -170,7 +188,7 @@ std::string ShardingTypeName(shardplan::v1::ShardingType type) {
 }
 
 std::string FormatPlanText(const Plan& plan, std::optional<bool> cache_hit) {
-  return absl::StrCat(Summary(plan, cache_hit), "\n", DeviceTable(plan), "\n",
+  return absl::StrCat(Summary(plan, cache_hit), "\n", Report(plan), DeviceTable(plan), "\n",
                       AssignmentTable(plan));
 }
 

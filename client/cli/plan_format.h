@@ -9,7 +9,8 @@
 namespace shardplan::cli {
 
 // The human-readable plan: a summary (algorithm, model, cost, cache hit when known, bottleneck
-// device, search statistics), the per-device table (memory used / capacity in GiB, dim sum,
+// device, search statistics), what the algorithm reports of the plan (its parameters' dotted
+// keys, e.g. FlexShard's tiers: one row each), the per-device table (memory used / capacity in GiB, dim sum,
 // shards, compute, forward and backward comm, total ms; the bottleneck marked "*") and the
 // table -> device assignment.
 std::string FormatPlanText(const shardplan::v1::Plan& plan,

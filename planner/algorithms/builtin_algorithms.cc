@@ -7,6 +7,7 @@
 #include "planner/algorithms/autoshard/autoshard_planner.h"
 #include "planner/algorithms/dreamshard/dreamshard_planner.h"
 #include "planner/algorithms/exhaustive/exhaustive_planner.h"
+#include "planner/algorithms/flexshard/flexshard_planner.h"
 #include "planner/algorithms/greedy/greedy_planner.h"
 #include "planner/algorithms/neuroshard/neuroshard_planner.h"
 #include "planner/algorithms/random/random_planner.h"
@@ -30,6 +31,7 @@ AlgorithmRegistry BuiltinAlgorithms() {
   registry.Register(std::move(torchrec));
   registry.Register(std::make_unique<AutoShardPlanner>());
   registry.Register(std::make_unique<DreamShardPlanner>());
+  registry.Register(std::make_unique<FlexShardPlanner>());
   return registry;
 }
 

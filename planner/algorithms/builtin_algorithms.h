@@ -6,7 +6,8 @@
 namespace shardplan {
 
 // Every built-in algorithm: random, size_greedy, dim_greedy, lookup_greedy,
-// size_lookup_greedy, exhaustive, neuroshard, torchrec. A new algorithm is registered here.
+// size_lookup_greedy, exhaustive, neuroshard, torchrec, autoshard, dreamshard, flexshard. A new
+// algorithm is registered here.
 AlgorithmRegistry BuiltinAlgorithms();
 
 }  // namespace shardplan

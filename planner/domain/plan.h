@@ -83,7 +83,10 @@ struct Plan {
   double cost_ms = 0.0;
   int32_t bottleneck_device = 0;
   std::string algorithm;
-  std::map<std::string, std::string> parameters;  // resolved, defaults included
+  // The resolved parameters, defaults included, and what the algorithm reports of its plan
+  // under dotted keys, which no parameter name has ("tier.dp.rows": FlexShard's tiers,
+  // planner/algorithms/flexshard/flexshard_report.h).
+  std::map<std::string, std::string> parameters;
   uint64_t seed = 0;
   std::string cost_model;  // "name@version"
   std::string cost_kind = "simulated";

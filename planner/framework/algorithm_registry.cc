@@ -11,6 +11,14 @@ namespace shardplan {
 
 void AlgorithmRegistry::Register(std::unique_ptr<Algorithm> algorithm) {
   const std::string name = algorithm->info().name;
+  for (const ParamSpec& spec : algorithm->info().params) {
+    // Dotted keys of a plan's parameters are what the algorithm reports (plan.h).
+    if (spec.name.find('.') != std::string::npos) {
+      std::fprintf(stderr, "shardplan: algorithm \"%s\" declares parameter \"%s\" with a '.'\n",
+                   name.c_str(), spec.name.c_str());
+      std::abort();
+    }
+  }
   if (!algorithms_.emplace(name, std::move(algorithm)).second) {
     // Two algorithms under one name is a start-up wiring bug; fail loudly at once.
     std::fprintf(stderr, "shardplan: algorithm \"%s\" registered twice\n", name.c_str());

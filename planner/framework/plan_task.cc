@@ -142,7 +142,8 @@ absl::StatusOr<Plan> RunPlanning(const PreparedPlanning& prepared, const Task& t
   SHARDPLAN_RETURN_IF_ERROR(PlannerBug(info.name, EvaluatePlan(task, *prepared.model, plan)));
 
   plan.algorithm = info.name;
-  plan.parameters = prepared.params.values();
+  // Beside what the algorithm reports under dotted keys (plan.h), never in their place.
+  for (const auto& [name, value] : prepared.params.values()) plan.parameters[name] = value;
   plan.seed = prepared.seed;
   plan.stats.planning_time_ms =
       std::chrono::duration<double, std::milli>(StopSignal::Clock::now() - start).count();

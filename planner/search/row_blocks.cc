@@ -1,5 +1,7 @@
 #include "planner/search/row_blocks.h"
 
+#include <algorithm>
+
 namespace shardplan {
 namespace {
 
@@ -43,6 +45,14 @@ std::vector<RowBlock> MemoryProportionalRowBlocks(int64_t rows,
   }
   counts.back() = rows - assigned;
   return WithOffsets(std::move(counts));
+}
+
+std::vector<RowBlock> RowWiseBlocks(int64_t rows, std::span<const int64_t> device_memory) {
+  const bool uniform =
+      std::all_of(device_memory.begin(), device_memory.end(),
+                  [&](int64_t bytes) { return bytes == device_memory.front(); });
+  return uniform ? EvenRowBlocks(rows, static_cast<int>(device_memory.size()))
+                 : MemoryProportionalRowBlocks(rows, device_memory);
 }
 
 }  // namespace shardplan

@@ -25,6 +25,10 @@ std::vector<RowBlock> EvenRowBlocks(int64_t rows, int shards);
 std::vector<RowBlock> MemoryProportionalRowBlocks(int64_t rows,
                                                   std::span<const int64_t> device_memory);
 
+// TorchRec's ROW_WISE blocks over devices of `device_memory` bytes (one block per device, in
+// order): EvenRowBlocks when every capacity is the same, else MemoryProportionalRowBlocks.
+std::vector<RowBlock> RowWiseBlocks(int64_t rows, std::span<const int64_t> device_memory);
+
 }  // namespace shardplan
 
 #endif  // SHARDPLAN_PLANNER_SEARCH_ROW_BLOCKS_H_

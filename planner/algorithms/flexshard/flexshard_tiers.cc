@@ -248,10 +248,7 @@ absl::Status CheckInputs(const TierInputs& in) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::StatusOr<TierResult> ComputeTiers(const TierInputs& in) {
-  if (absl::Status status = CheckInputs(in); !status.ok()) return status;
+Setup SetupOf(const TierInputs& in) {
   Setup setup;
   setup.in = &in;
   setup.devices = in.hosts * in.devices_per_host;
@@ -265,6 +262,34 @@ absl::StatusOr<TierResult> ComputeTiers(const TierInputs& in) {
     setup.row_bytes.push_back(static_cast<double>(table.dim) * table.element_bytes);
     setup.total_lookups += table.lookups_per_sample;
   }
+  return setup;
+}
+
+}  // namespace
+
+absl::StatusOr<TierPlan> RoundedToDevices(const TierInputs& in, const TierPlan& plan) {
+  if (absl::Status status = CheckInputs(in); !status.ok()) return status;
+  const size_t n = in.tables.size();
+  if (plan.dp.ranks.size() != n || plan.flex.ranks.size() != n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "plan: ", plan.name, " has tier ranks for ", plan.dp.ranks.size(), " and ",
+        plan.flex.ranks.size(), " tables, the inputs ", n));
+  }
+  const Setup setup = SetupOf(in);
+  const int64_t u = setup.devices;
+  std::vector<int64_t> dp_ends, flex_ends;
+  for (size_t t = 0; t < n; ++t) {
+    const int64_t dp_rows = plan.dp.ranks[t].second - plan.dp.ranks[t].first;
+    const int64_t flex_rows = plan.flex.ranks[t].second - plan.flex.ranks[t].first;
+    dp_ends.push_back(dp_rows / u * u);
+    flex_ends.push_back(dp_ends.back() + flex_rows / u * u);
+  }
+  return Ledger(setup, plan.name, dp_ends, flex_ends);
+}
+
+absl::StatusOr<TierResult> ComputeTiers(const TierInputs& in) {
+  if (absl::Status status = CheckInputs(in); !status.ok()) return status;
+  const Setup setup = SetupOf(in);
 
   TierResult result;
   result.multiplier = setup.multiplier;

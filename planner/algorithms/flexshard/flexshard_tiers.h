@@ -126,6 +126,14 @@ struct TierResult {
 // INVALID_ARGUMENT naming the input when a table, the topology or the batch is unusable.
 absl::StatusOr<TierResult> ComputeTiers(const TierInputs& inputs);
 
+// `plan` (a TierPlan ComputeTiers made from `inputs`) with each table's DP and Flex rows
+// rounded down to a multiple of the device count U, as the paper's Table 5 reports tiers: DP
+// [0, a'), Flex [a', a' + F'), RW the rest, where a' and F' are the table's DP and Flex rows
+// rounded down; every figure recomputed for the rounded ranges (the rounding may leave
+// within_budget false by the near-zero marginal memory of the DP rows given up). INVALID_ARGUMENT
+// when the plan's tables are not the inputs'.
+absl::StatusOr<TierPlan> RoundedToDevices(const TierInputs& inputs, const TierPlan& plan);
+
 inline constexpr int kParetoCurveSamples = 32;
 
 }  // namespace shardplan::flexshard

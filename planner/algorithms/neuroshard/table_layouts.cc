@@ -9,13 +9,6 @@
 namespace shardplan::neuroshard {
 namespace {
 
-bool UniformMemory(const Topology& topology) {
-  for (int64_t bytes : topology.memory_bytes) {
-    if (bytes != topology.memory_bytes.front()) return false;
-  }
-  return true;
-}
-
 TableSharding Layout(const Table& table, ShardingType type) {
   TableSharding sharding;
   sharding.table = table.name;
@@ -55,11 +48,7 @@ TableSharding RowWiseLayout(const Table& table, const Topology& topology) {
   TableSharding sharding = Layout(table, ShardingType::kRowWise);
   std::vector<int> devices(static_cast<size_t>(topology.num_devices()));
   for (int d = 0; d < topology.num_devices(); ++d) devices[d] = d;
-  AddRowShards(table,
-               UniformMemory(topology)
-                   ? EvenRowBlocks(table.rows, topology.num_devices())
-                   : MemoryProportionalRowBlocks(table.rows, topology.memory_bytes),
-               devices, sharding);
+  AddRowShards(table, RowWiseBlocks(table.rows, topology.memory_bytes), devices, sharding);
   return sharding;
 }
 

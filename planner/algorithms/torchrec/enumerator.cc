@@ -79,12 +79,6 @@ bool AllNonEmpty(const std::vector<RowBlock>& blocks) {
   return std::all_of(blocks.begin(), blocks.end(), [](const RowBlock& b) { return b.count > 0; });
 }
 
-bool UniformMemory(const Topology& topology) {
-  const std::vector<int64_t>& memory = topology.memory_bytes;
-  return std::all_of(memory.begin(), memory.end(),
-                     [&](int64_t bytes) { return bytes == memory.front(); });
-}
-
 std::vector<int32_t> FirstDevices(int count) {
   std::vector<int32_t> devices(static_cast<size_t>(count));
   for (int d = 0; d < count; ++d) devices[d] = d;
@@ -104,9 +98,7 @@ void AddRowLevelOptions(const Task& task, int t, const std::vector<ShardingType>
     return table.Allows(type) && std::find(types.begin(), types.end(), type) != types.end();
   };
   if (enabled(ShardingType::kRowWise)) {
-    const std::vector<RowBlock> blocks =
-        UniformMemory(topology) ? EvenRowBlocks(table.rows, world)
-                                : MemoryProportionalRowBlocks(table.rows, topology.memory_bytes);
+    const std::vector<RowBlock> blocks = RowWiseBlocks(table.rows, topology.memory_bytes);
     if (AllNonEmpty(blocks)) {
       options.push_back(MakeRowLevelOption(task, t, ShardingType::kRowWise, blocks,
                                            FirstDevices(world), params));

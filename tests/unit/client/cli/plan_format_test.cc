@@ -77,5 +77,23 @@ TEST(FormatPlanTextTest, ReplicatedRowGroupsShareTheirRange) {
   EXPECT_THAT(FormatPlanText(plan, std::nullopt), HasSubstr("row_wise by rank (10 ranked), 1 route"));
 }
 
+// Dotted keys are what the algorithm reports (FlexShard's tiers): a table of their own, one row
+// each, while the parameters line keeps the parameters.
+TEST(FormatPlanTextTest, ReportedFiguresGetATableOfTheirOwn) {
+  shardplan::v1::Plan plan;
+  plan.set_algorithm("flexshard");
+  (*plan.mutable_parameters())["tiers"] = "3";
+  (*plan.mutable_parameters())["tier.dp.rows"] = "20551";
+  (*plan.mutable_parameters())["breakpoint.memory"] = "0.00145721";
+  const std::string text = FormatPlanText(plan, std::nullopt);
+  EXPECT_THAT(text, HasSubstr("parameters:  tiers=3\n"));
+  EXPECT_THAT(text, ::testing::ContainsRegex("reported by flexshard +value\n-+  -+\n"
+                                             "breakpoint.memory +0.00145721\n"
+                                             "tier.dp.rows +20551\n"));
+  shardplan::v1::Plan plain;
+  (*plain.mutable_parameters())["depth"] = "2";
+  EXPECT_THAT(FormatPlanText(plain, std::nullopt), ::testing::Not(HasSubstr("reported by")));
+}
+
 }  // namespace
 }  // namespace shardplan::cli

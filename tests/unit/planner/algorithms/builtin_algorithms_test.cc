@@ -21,9 +21,9 @@ using ::testing::ElementsAre;
 TEST(BuiltinAlgorithmsTest, ListsEveryBaselineSortedByName) {
   const AlgorithmRegistry registry = BuiltinAlgorithms();
   EXPECT_THAT(test::AlgorithmNames(registry),
-              ElementsAre("autoshard", "dim_greedy", "dreamshard", "exhaustive", "lookup_greedy",
-                          "neuroshard",
-                          "random", "size_greedy", "size_lookup_greedy", "torchrec"));
+              ElementsAre("autoshard", "dim_greedy", "dreamshard", "exhaustive", "flexshard",
+                          "lookup_greedy", "neuroshard", "random", "size_greedy",
+                          "size_lookup_greedy", "torchrec"));
 }
 
 TEST(BuiltinAlgorithmsTest, InfoIsComplete) {
@@ -38,6 +38,8 @@ TEST(BuiltinAlgorithmsTest, InfoIsComplete) {
                   ElementsAre(ShardingType::kTableWise, ShardingType::kColumnWise,
                               ShardingType::kRowWise, ShardingType::kTableRowWise,
                               ShardingType::kDataParallel));
+    } else if (info.name == "flexshard") {
+      EXPECT_THAT(info.sharding_types, ElementsAre(ShardingType::kRowWise));
     } else {
       EXPECT_THAT(info.sharding_types, ElementsAre(ShardingType::kTableWise));
     }

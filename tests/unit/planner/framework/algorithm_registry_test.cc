@@ -27,7 +27,7 @@ TEST(AlgorithmRegistryTest, UnknownNameListsTheKnownOnes) {
   const AlgorithmRegistry registry = BuiltinAlgorithms();
   EXPECT_STATUS(registry.Find("nonesuch"), absl::StatusCode::kNotFound,
                 "unknown algorithm \"nonesuch\"; known: autoshard, dim_greedy, dreamshard, "
-                "exhaustive, "
+                "exhaustive, flexshard, "
                 "lookup_greedy, neuroshard, random, size_greedy, size_lookup_greedy, torchrec");
   EXPECT_STATUS(registry.Find(""), absl::StatusCode::kNotFound, "unknown algorithm \"\"");
 }
@@ -41,7 +41,10 @@ TEST(AlgorithmRegistryTest, FindReturnsTheRegisteredPlanner) {
 
 class NamedPlanner : public Algorithm {
  public:
-  explicit NamedPlanner(std::string name) { info_.name = std::move(name); }
+  explicit NamedPlanner(std::string name, std::vector<ParamSpec> params = {}) {
+    info_.name = std::move(name);
+    info_.params = std::move(params);
+  }
   const AlgorithmInfo& info() const override { return info_; }
   absl::StatusOr<Plan> Run(const Task&, const PlanningContext&) const override { return Plan(); }
 
@@ -82,6 +85,15 @@ TEST(AlgorithmRegistryDeathTest, DuplicateNameIsAWiringBug) {
   registry.Register(std::make_unique<NamedPlanner>("random"));
   EXPECT_DEATH(registry.Register(std::make_unique<NamedPlanner>("random")),
                "algorithm \"random\" registered twice");
+}
+
+TEST(AlgorithmRegistryDeathTest, ADottedParameterNameIsAWiringBug) {
+  // Dotted keys of a plan's parameters are the algorithm's report (FlexShard's "tier.dp.rows").
+  AlgorithmRegistry registry;
+  ParamSpec dotted;
+  dotted.name = "tier.rows";
+  EXPECT_DEATH(registry.Register(std::make_unique<NamedPlanner>("dots", std::vector{dotted})),
+               "algorithm \"dots\" declares parameter \"tier.rows\" with a '.'");
 }
 
 }  // namespace

@@ -119,6 +119,18 @@ TEST(PlanTaskTest, DefaultParameters) {
   EXPECT_THAT(plan->parameters, ElementsAre(Pair("depth", "2")));
 }
 
+TEST(PlanTaskTest, WhatThePlannerReportsStaysBesideTheParameters) {
+  test::FakeCostModel model;
+  const ScriptedPlanner planner([](const Task& task) -> absl::StatusOr<Plan> {
+    Plan plan = TableWisePlan(task, {0, 1, 1});
+    plan.parameters["tier.dp.rows"] = "12";  // a dotted key: the planner's report (plan.h)
+    return plan;
+  });
+  absl::StatusOr<Plan> plan = PlanTask(planner, SmallTask(), model, {});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_THAT(plan->parameters, ElementsAre(Pair("depth", "2"), Pair("tier.dp.rows", "12")));
+}
+
 TEST(PlanTaskTest, ModelThatCannotCostTheTask) {
   test::FakeCostModel model;
   model.supports = absl::FailedPreconditionError("no comm model for 2 devices");
