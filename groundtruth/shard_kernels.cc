@@ -12,27 +12,11 @@
 namespace shardplan {
 namespace {
 
-// The histogram of ranks [begin, end) of `table`'s profile curve for a batch of `batch_size`
-// (fractions of the range's distinct accessed rows per bin); the table's own bins when it has
-// no profile, or when the range is touched by no lookup.
-std::vector<double> ProfileBins(const Table& table, int64_t begin, int64_t end,
-                                int64_t batch_size) {
-  if (!table.access_profile.has_curve()) return table.access_bins;
-  const double lookups = table.pooling_factor * static_cast<double>(batch_size);
-  const std::array<double, kNumAccessBins> rows =
-      CurveOf(table, batch_size).AccessClasses(begin, end, lookups);
-  const double total = std::accumulate(rows.begin(), rows.end(), 0.0);
-  if (!(total > 0.0)) return table.access_bins;
-  std::vector<double> bins(rows.begin(), rows.end());
-  for (double& bin : bins) bin /= total;
-  return bins;
-}
-
 // A shard as a table of its own: its geometry, and the access classes of its rows (a profiled
 // table's curve over the whole table, as its rows are not known to be ranks).
 Table ColumnShard(const ShardView& shard, int64_t batch_size) {
   Table table = *shard.table;
-  table.access_bins = ProfileBins(*shard.table, 0, shard.table->rows, batch_size);
+  table.access_bins = AccessBinsOfRanks(*shard.table, 0, shard.table->rows, batch_size);
   table.access_profile = {};
   table.rows = shard.rows;
   table.dim = shard.columns;
@@ -47,7 +31,7 @@ Table RowBlock(const ShardView& shard, int64_t batch_size) {
   const std::optional<double> ranked =
       RankOrderedShare(*shard.table, shard.row_offset, shard.rows);
   if (ranked) {
-    table.access_bins = ProfileBins(*shard.table, shard.row_offset,
+    table.access_bins = AccessBinsOfRanks(*shard.table, shard.row_offset,
                                     shard.row_offset + shard.rows, batch_size);
   }
   const double share = ranked                 ? *ranked
@@ -64,7 +48,7 @@ Table RowBlock(const ShardView& shard, int64_t batch_size) {
 std::pair<Table, int64_t> RoutedBlock(const ShardView& shard, int64_t batch_size) {
   Table table = ColumnShard(shard, batch_size);
   if (shard.routed.ranked) {
-    table.access_bins = ProfileBins(*shard.table, shard.routed.ranks_begin,
+    table.access_bins = AccessBinsOfRanks(*shard.table, shard.routed.ranks_begin,
                                     shard.routed.ranks_end, batch_size);
   }
   table.pooling_factor = shard.table->pooling_factor * shard.routed.rows_share;

@@ -1,10 +1,12 @@
 #include "server/costing_warnings.h"
 
+
 #include <string_view>
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "planner/domain/table_access.h"
 #include "planner/estimators/typical_access.h"
 
 namespace shardplan {
@@ -29,7 +31,11 @@ std::string QuotedName(const std::string& name) {
 std::vector<std::pair<size_t, std::string>> TablesWithoutHistogram(const Task& task) {
   std::vector<std::pair<size_t, std::string>> out;
   for (size_t i = 0; i < task.tables.size(); ++i) {
-    if (task.tables[i].access_bins.empty()) out.emplace_back(i, task.tables[i].name);
+    // A table with an access profile has its histogram in its curve (ImputeHistograms).
+    const Table& table = task.tables[i];
+    if (table.access_bins.empty() && !table.access_profile.has_curve()) {
+      out.emplace_back(i, table.name);
+    }
   }
   return out;
 }
@@ -83,14 +89,19 @@ absl::StatusOr<std::vector<TableWarning>> ImputeHistograms(Task& task, const Cos
                                                            const StopSignal* stop) {
   constexpr int64_t kTablesBetweenChecks = 256;
   std::vector<TableWarning> warnings;
-  int64_t count = 0;
+  int64_t count = 0, visited = 0;
   for (Table& table : task.tables) {
     if (!table.access_bins.empty()) continue;
-    if (stop != nullptr && count % kTablesBetweenChecks == 0) {
+    if (stop != nullptr && visited++ % kTablesBetweenChecks == 0) {
       if (absl::Status go_on = stop->Check(); !go_on.ok()) return go_on;
     }
-    table.access_bins = TypicalAccessBins(table.rows, table.pooling_factor);
-    ++count;
+    if (table.access_profile.has_curve()) {
+      // Not imputed: the client sent how its rows are read; the histogram is its curve's.
+      table.access_bins = AccessBinsOfRanks(table, 0, table.rows, task.batch_size);
+    } else {
+      table.access_bins = TypicalAccessBins(table.rows, table.pooling_factor);
+      ++count;
+    }
     if (model == nullptr) continue;
     const std::vector<std::string> outside = model->OutsideTrainingRange(table);
     if (outside.empty()) continue;

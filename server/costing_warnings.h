@@ -22,7 +22,8 @@ namespace shardplan {
 // A name from a request as an error or warning quotes it: a hostile megabyte-long name is cut.
 std::string QuotedName(const std::string& name);
 
-// The request-order index and name of every table of `task` sent without an access histogram.
+// The request-order index and name of every table of `task` sent without an access histogram
+// or an access profile (a profiled table's histogram is its curve's: ImputeHistograms).
 std::vector<std::pair<size_t, std::string>> TablesWithoutHistogram(const Task& task);
 
 // One IMPUTED_ACCESS_HISTOGRAM warning per table of `without_bins`, in its order, for a task
@@ -38,8 +39,9 @@ std::vector<PlanWarning> OutsideTrainingWarnings(const Task& task, const CostMod
                                                  const std::string& model_id,
                                                  bool skip_tables_without_histogram);
 
-// Gives every table of `task` without a histogram the typical one of its rows and pooling
-// factor, and returns, by table name in `task`'s order, the OUTSIDE_TRAINING_RANGE warnings of
+// Gives every table of `task` without a histogram its profile curve's (AccessBinsOfRanks), or,
+// without a profile, the typical one of its rows and pooling factor (counted in `imputed`),
+// and returns, by table name in `task`'s order, the OUTSIDE_TRAINING_RANGE warnings of
 // those tables under `model` (none when `model` is null). `imputed` gets the count. About a
 // quarter of a millisecond a table (half a minute for 100,000), so it stops with `stop`'s
 // CANCELLED or DEADLINE_EXCEEDED (checked every 256 tables) once `stop` (may be null) fires.

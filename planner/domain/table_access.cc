@@ -1,7 +1,9 @@
 #include "planner/domain/table_access.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <numeric>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -145,6 +147,19 @@ absl::Status ValidateAccessProfile(const Table& table, const std::string& path) 
     }
   }
   return absl::OkStatus();
+}
+
+std::vector<double> AccessBinsOfRanks(const Table& table, int64_t begin, int64_t end,
+                                      int64_t batch_size) {
+  if (!table.access_profile.has_curve()) return table.access_bins;
+  const double lookups = table.pooling_factor * static_cast<double>(batch_size);
+  const std::array<double, kNumAccessBins> rows =
+      CurveOf(table, batch_size).AccessClasses(begin, end, lookups);
+  const double total = std::accumulate(rows.begin(), rows.end(), 0.0);
+  if (!(total > 0.0)) return table.access_bins;
+  std::vector<double> bins(rows.begin(), rows.end());
+  for (double& bin : bins) bin /= total;
+  return bins;
 }
 
 }  // namespace shardplan

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "planner/domain/rank_frequency.h"
@@ -23,6 +24,13 @@ RankFrequencyCurve CurveOf(const Table& table, int64_t batch_size);
 // table's profile says its row ids are ranks (AccessProfile::rows_in_rank_order); nullopt
 // otherwise (rows then stand for a uniform share, as before profiles).
 std::optional<double> RankOrderedShare(const Table& table, int64_t row_offset, int64_t rows);
+
+// The 17-bin access histogram (fractions of the distinct rows a batch of `batch_size` touches,
+// per access class) of ranks [begin, end) of the table's profile curve; the table's own bins
+// when it has no profile, or when no lookup touches the range. What the simulator's kernels
+// and, for a profiled table sent without a histogram, the learned models read.
+std::vector<double> AccessBinsOfRanks(const Table& table, int64_t begin, int64_t end,
+                                      int64_t batch_size);
 
 // OK, or INVALID_ARGUMENT "<path>.<field>: <reason>" for the first field of `table`'s access
 // profile that is wrong (e.g. "tables[2].access_profile.top_k.top_counts[3]: ...").

@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "planner/domain/table_access.h"
 #include "tests/unit/server/server_test_util.h"
 
 namespace shardplan {
@@ -25,6 +26,21 @@ TEST(CostingWarningsTest, ImputationGivesEveryTableWithoutAHistogramOneAndCounts
   for (const Table& table : task.tables)
     EXPECT_EQ(table.access_bins.size(), static_cast<size_t>(kNumAccessBins));
   EXPECT_EQ(task.tables[1].access_bins[0], 1.0);  // its own, kept
+}
+
+// A table sent with an access profile but no histogram is not imputed: its histogram is its
+// curve's, and no warning says otherwise.
+TEST(CostingWarningsTest, AProfiledTableGetsItsCurvesHistogramNotATypicalOne) {
+  Task task = SmallTask(2, 2);
+  task.tables[0].access_profile.zipf = ZipfAccessProfile{.exponent = 1.0};
+  EXPECT_EQ(TablesWithoutHistogram(task).size(), 1u);  // table 1 only
+  EXPECT_EQ(TablesWithoutHistogram(task)[0].first, 1u);
+  int64_t imputed = 0;
+  ASSERT_TRUE(ImputeHistograms(task, nullptr, "m@1", &imputed).ok());
+  EXPECT_EQ(imputed, 1);
+  EXPECT_EQ(task.tables[0].access_bins,
+            AccessBinsOfRanks(task.tables[0], 0, task.tables[0].rows, task.batch_size));
+  EXPECT_NE(task.tables[0].access_bins, task.tables[1].access_bins);
 }
 
 TEST(CostingWarningsTest, ImputationStopsWhenItsCallerGaveUp) {
