@@ -43,7 +43,7 @@ absl::Status PlanError(const absl::Status& status) {
                     status.code() == absl::StatusCode::kInvalidArgument ? "plan." : "plan: ");
 }
 
-// "a100-sxm4, h100-sxm, rtx2080ti": the simulator's profiles, for error messages.
+// "a100-sxm4, a100-sxm4-roce, h100-sxm, rtx2080ti": the simulator's profiles, for error messages.
 std::string SimProfileNames() {
   std::vector<std::string> names;
   for (const HardwareProfile& profile : HardwareProfiles()) names.push_back(profile.name);
@@ -153,6 +153,11 @@ std::optional<ResolvedModel> PlanningEngine::NewestCoveringModel(const Task& tas
             "cannot cost ", left_out, ", which ", algorithm->name,
             " would place (it plans with its own estimator, so the model only takes types away)"));
       }
+    }
+    if (costs.ok() && algorithm != nullptr && algorithm->plans_row_layouts &&
+        !model->model->CostsRowLayouts()) {
+      costs = absl::FailedPreconditionError(absl::StrCat(
+          "cannot cost routed row layouts, which ", algorithm->name, " plans"));
     }
     if (!costs.ok()) {  // e.g. a table that allows only ROW_WISE under a column-level model
       // The newest refusal says why: the model a user would have expected.

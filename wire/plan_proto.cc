@@ -47,7 +47,8 @@ absl::StatusOr<std::vector<TableSharding>> ShardingsFromProto(const v1::Plan& pr
             field, ".row_layout.row_order: invalid value ", static_cast<int>(table.row_layout().row_order()),
             " (NATURAL or FREQUENCY_RANK)"));
     }
-    sharding.ranked_rows = table.row_layout().ranked_rows();
+    sharding.rank_bands.assign(table.row_layout().rank_bands().begin(),
+                               table.row_layout().rank_bands().end());
     for (const v1::RowRoute& route : table.row_layout().routes()) {
       sharding.routes.push_back(RowRoute{.requester = route.requester(), .shard = route.shard()});
     }
@@ -74,11 +75,11 @@ v1::Plan PlanToProto(const Plan& plan) {
     }
     // Only a layout beyond the default is written (RowLayout's comment says why).
     if (table.row_order != RowOrder::kNatural || !table.routes.empty() ||
-        table.ranked_rows != 0) {
+        !table.rank_bands.empty()) {
       v1::RowLayout* layout = out->mutable_row_layout();
       layout->set_row_order(table.row_order == RowOrder::kFrequencyRank ? v1::FREQUENCY_RANK
                                                                        : v1::NATURAL);
-      layout->set_ranked_rows(table.ranked_rows);
+      for (int64_t band : table.rank_bands) layout->add_rank_bands(band);
       for (const RowRoute& route : table.routes) {
         v1::RowRoute* r = layout->add_routes();
         r->set_requester(route.requester);

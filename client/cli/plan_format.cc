@@ -154,9 +154,9 @@ std::string ShardingColumn(const shardplan::v1::TableSharding& sharding) {
   std::string text = ShardingTypeName(sharding.sharding_type());
   if (sharding.row_layout().row_order() == shardplan::v1::FREQUENCY_RANK) {
     absl::StrAppend(&text, " by rank");
-    // Past the ranked rows, the cold ids follow in hashed order.
-    if (const int64_t ranked = sharding.row_layout().ranked_rows(); ranked > 0) {
-      absl::StrAppend(&text, " (", ranked, " ranked)");
+    // Rows hashed within rank bands (FlexShard's tiers).
+    if (const int bands = sharding.row_layout().rank_bands_size(); bands > 0) {
+      absl::StrAppend(&text, " in ", bands + 1, " bands");
     }
   }
   if (const int routes = sharding.row_layout().routes_size(); routes > 0) {

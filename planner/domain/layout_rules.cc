@@ -216,16 +216,21 @@ absl::Status CheckLayoutRules(const TableSharding& sharding, const Table& table,
                                 "tables (ROW_WISE, TABLE_ROW_WISE); every ", type_name,
                                 " shard of table \"", table.name, "\" holds all rows"));
   }
-  if (sharding.ranked_rows != 0 &&
-      (sharding.row_order != RowOrder::kFrequencyRank || sharding.ranked_rows < 0 ||
-       sharding.ranked_rows > table.rows)) {
-    return Invalid(TablePath(k, "ranked_rows"),
-                   sharding.row_order != RowOrder::kFrequencyRank
-                       ? absl::StrCat("ranks only rows in FREQUENCY_RANK order; table \"",
-                                      table.name, "\" is in ", RowOrderName(sharding.row_order),
-                                      " order")
-                       : absl::StrCat("must be in [0, rows] = [0, ", table.rows, "] (0: every "
-                                      "row is a rank), got ", sharding.ranked_rows));
+  if (!sharding.rank_bands.empty() && sharding.row_order != RowOrder::kFrequencyRank) {
+    return Invalid(TablePath(k, "rank_bands"),
+                   absl::StrCat("bands cut ranks, so only rows in FREQUENCY_RANK order; table \"",
+                                table.name, "\" is in ", RowOrderName(sharding.row_order),
+                                " order"));
+  }
+  for (size_t b = 0; b < sharding.rank_bands.size(); ++b) {
+    const int64_t bound = sharding.rank_bands[b];
+    const int64_t low = b == 0 ? 0 : sharding.rank_bands[b - 1];
+    if (bound <= low || bound >= table.rows) {
+      return Invalid(absl::StrCat(TablePath(k, "rank_bands"), "[", b, "]"),
+                     absl::StrCat("boundaries must increase strictly within (0, rows) = (0, ",
+                                  table.rows, "), got ", bound,
+                                  b == 0 ? "" : absl::StrCat(" after ", low)));
+    }
   }
   for (size_t s = 0; s < sharding.shards.size(); ++s) {
     SHARDPLAN_RETURN_IF_ERROR(CheckShardShape(*rules, sharding, table, topology, k, s));

@@ -41,10 +41,11 @@ struct TableSharding {
   ShardingType sharding_type = ShardingType::kTableWise;
   std::vector<Shard> shards;
   RowOrder row_order = RowOrder::kNatural;
-  // kFrequencyRank only: rows [0, ranked_rows) are the table's hottest, by rank; the rows past
-  // them are its other ids in the client's natural (hashed) order, each as likely as another,
-  // as FlexShard keeps its cold rows. 0: every row is a rank.
-  int64_t ranked_rows = 0;
+  // kFrequencyRank only: boundaries (strictly increasing, within (0, rows)) that cut the ranks
+  // into bands [0, b1), ..., [bk, rows). A band holds exactly its ranks, in the client's hashed
+  // id order, so each of its rows serves an even part of the band's lookups (FlexShard keeps
+  // each tier's rows so). Empty: every row is its own rank.
+  std::vector<int64_t> rank_bands;
   std::vector<RowRoute> routes;  // overrides only; empty: every requester routed by default
 };
 

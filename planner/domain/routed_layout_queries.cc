@@ -54,17 +54,23 @@ RowRangeAccess AccessOfRows(const Table& table, const TableSharding& sharding,
   if (!RowsAreRanks(table, sharding)) {
     return {UniformLookupShare(table, sharding.row_order, begin, end), 0, table.rows};
   }
-  const int64_t ranked = sharding.ranked_rows > 0 ? std::min(sharding.ranked_rows, table.rows)
-                                                  : table.rows;
-  RowRangeAccess access{0.0, begin, end};
-  if (begin < ranked) access.share += curve.Share(begin, std::min(end, ranked));
-  if (end > ranked) {
-    // The unranked tail, hashed: every row an even part of what the ranks past `ranked` serve.
-    const double tail_share = 1.0 - curve.CumulativeShare(ranked);
-    access.share += tail_share * static_cast<double>(end - std::max(begin, ranked)) /
-                    static_cast<double>(table.rows - ranked);
-    if (begin >= ranked) access = {access.share, ranked, table.rows};
+  if (sharding.rank_bands.empty()) return {curve.Share(begin, end), begin, end};
+  // Each band's share spread evenly over its rows (its ids are hashed); the classes of the
+  // bands the rows touch.
+  RowRangeAccess access{0.0, end, begin};
+  int64_t low = 0;
+  for (size_t b = 0; b <= sharding.rank_bands.size(); ++b) {
+    const int64_t high = b < sharding.rank_bands.size() ? sharding.rank_bands[b] : table.rows;
+    const int64_t from = std::max(begin, low), to = std::min(end, high);
+    if (from < to && high > low) {
+      access.share += curve.Share(low, high) * static_cast<double>(to - from) /
+                      static_cast<double>(high - low);
+      access.ranks_begin = std::min(access.ranks_begin, low);
+      access.ranks_end = std::max(access.ranks_end, high);
+    }
+    low = high;
   }
+  if (access.ranks_begin > access.ranks_end) access.ranks_begin = access.ranks_end = begin;
   return access;
 }
 

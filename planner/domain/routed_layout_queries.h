@@ -8,8 +8,8 @@
 //
 //   a shard serves    the requesters routed to it (ServingShards), for its rows' share of the
 //                     table's lookups (AccessOfRows: the curve's share of its rank range when
-//                     the layout is in frequency-rank order or the table's ids are ranks, an
-//                     even part of the tail's past ranked_rows; else rows / rows)
+//                     the layout is in frequency-rank order or the table's ids are ranks,
+//                     hashed evenly within rank bands; else rows / rows)
 //   forward           one routed all-to-all per tier (the groups' replica count): serving
 //                     replica -> requester, the requester's samples' outputs of the group:
 //                     pooled B / W x c x 4 (partial sums; a whole-table replica sends nothing
@@ -44,9 +44,10 @@ RoutedTableQueries QueriesOfRoutedLayout(const Task& task, const Table& table,
 bool RowsAreRanks(const Table& table, const TableSharding& sharding);
 
 // The share of the table's lookups that rows [begin, end) of `sharding` serve, and the rank
-// range whose access classes they have. Ranked rows serve their ranks' share of `curve` (the
-// table's, CurveOf); rows past TableSharding::ranked_rows, the unranked tail in hashed order,
-// an even part of the tail's share and the tail's classes; rows of a natural layout rows / rows.
+// range whose access classes they have. Rows by rank serve their ranks' share of `curve` (the
+// table's, CurveOf); within a rank band (TableSharding::rank_bands) the ids are hashed, so each
+// row serves an even part of its band's share and has the band's classes; rows of a natural
+// layout serve rows / rows.
 struct RowRangeAccess {
   double share = 0.0;
   int64_t ranks_begin = 0;

@@ -25,6 +25,10 @@ struct AlgorithmInfo {
   std::vector<ParamSpec> params;
   std::vector<ShardingType> sharding_types;  // what its plans contain
   bool uses_cost_model = false;
+  // Its plans are routed row layouts (replicated row groups, rows by rank: FlexShard's tiers),
+  // which only models that cost row layouts cost (CostModel::CostsRowLayouts); the server's
+  // default model for it is one of those.
+  bool plans_row_layouts = false;
   // Plans with a trained policy (planner/domain/policy.h) that the caller resolves: the
   // algorithm then declares a string parameter "policy" ("", "name" or "name@version"; the
   // server resolves it and records the exact name@version in the plan's parameters).

@@ -24,6 +24,14 @@ TableSharding FlexShardSharding(const Table& table, const Topology& topology,
   sharding.table = table.name;
   sharding.sharding_type = ShardingType::kRowWise;
   sharding.row_order = bounds.flex_end > 0 ? RowOrder::kFrequencyRank : RowOrder::kNatural;
+  // Each tier holds exactly its ranks, its ids in hashed order within it, as FlexShard keeps
+  // them: each Flex slice and RW block then serves an even part of its tier's lookups.
+  if (bounds.flex_end > 0) {
+    for (int64_t bound : {bounds.dp_end, bounds.flex_end}) {
+      const int64_t low = sharding.rank_bands.empty() ? 0 : sharding.rank_bands.back();
+      if (bound > low && bound < table.rows) sharding.rank_bands.push_back(bound);
+    }
+  }
   const auto add = [&](int32_t device, int64_t row_offset, int64_t row_count) {
     sharding.shards.push_back(Shard{.device = device,
                                     .row_offset = row_offset,

@@ -11,6 +11,10 @@
 //         own host, so the layout needs no explicit route;
 //   RW    ranks [flex_end, rows): one block per device as TorchRec's ROW_WISE (row_blocks.h).
 //
+// The tiers are the layout's rank bands ({dp_end, flex_end}): each holds exactly its ranks, its
+// ids in hashed order within it, so each Flex slice and RW block serves an even part of its
+// tier's lookups, as FlexShard's row-wise splits of hashed ids do.
+//
 // Empty groups and blocks are left out. A table with no DP or Flex rows is TorchRec's ROW_WISE
 // exactly, in NATURAL order: rank order would buy it nothing, and its natural (hashed) ids spread
 // the lookups evenly over the blocks, as the paper's RW tier assumes (contiguous rank blocks

@@ -107,6 +107,7 @@ FlexShardPlanner::FlexShardPlanner() {
   };
   info_.sharding_types = {ShardingType::kRowWise};
   info_.uses_cost_model = false;
+  info_.plans_row_layouts = true;
 }
 
 absl::StatusOr<Plan> FlexShardPlanner::Run(const Task& task,

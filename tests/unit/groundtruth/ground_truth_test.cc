@@ -545,11 +545,11 @@ class RoutedOnSimulatorTest : public ::testing::Test {
     return plan;
   }
 
-  // The hot ranks [0, 210,000) in rank order, the cold rows hashed after them.
+  // The tiers as rank bands: each holds its ranks, its ids hashed within it.
   Plan ThreeTiers() const {
     Plan plan = RowWise(210'000);
     plan.tables[0].row_order = RowOrder::kFrequencyRank;
-    plan.tables[0].ranked_rows = 210'000;
+    plan.tables[0].rank_bands = {10'000, 210'000};
     std::vector<Shard>& shards = plan.tables[0].shards;
     for (int32_t d = 0; d < 8; ++d) shards.push_back(Rows(d, 0, 10'000));
     for (int32_t d = 0; d < 8; ++d) shards.push_back(Rows(d, 10'000 + (d % 4) * 50'000, 50'000));

@@ -36,9 +36,15 @@ using ::testing::StartsWith;
 class HistogramReadingModel final : public CostModel {
  public:
   // Trained, it says, on tables of at most `max_rows` rows.
+  // With `every_type`, it costs every sharding type (its collectives free), as the served
+  // learned models do, but still no routed layout.
   HistogramReadingModel(std::string id, std::vector<int32_t> device_counts,
-                        int64_t max_rows = std::numeric_limits<int64_t>::max())
-      : id_(std::move(id)), device_counts_(std::move(device_counts)), max_rows_(max_rows) {}
+                        int64_t max_rows = std::numeric_limits<int64_t>::max(),
+                        bool every_type = false)
+      : id_(std::move(id)),
+        device_counts_(std::move(device_counts)),
+        max_rows_(max_rows),
+        every_type_(every_type) {}
 
   std::string id() const override { return id_; }
   absl::Status CheckSupports(const Task& task) const override {
@@ -49,6 +55,14 @@ class HistogramReadingModel final : public CostModel {
     return absl::FailedPreconditionError("no comm models for that many devices");
   }
   bool ReadsAccessHistograms() const override { return true; }
+  bool CostsShardingType(ShardingType type) const override {
+    return every_type_ || IsColumnLevel(type);
+  }
+  CollectiveCosts CostCollectives(const CostContext& context,
+                                  std::span<const CollectiveDemand>) const override {
+    const size_t n = context.topology->num_devices();
+    return {std::vector<double>(n, 0.0), std::vector<double>(n, 0.0)};
+  }
   double ComputeCost(const CostContext&, std::span<const ShardView> shards) const override {
     double cost = 0.0;
     for (const ShardView& shard : shards) {
@@ -76,6 +90,7 @@ class HistogramReadingModel final : public CostModel {
   std::string id_;
   std::vector<int32_t> device_counts_;
   int64_t max_rows_;
+  bool every_type_;
   mutable std::atomic<bool> saw_table_without_bins_{false};
 };
 
@@ -403,9 +418,36 @@ TEST_F(PlanningEngineTest, EvaluateCostsReplicatedRowGroupsOnlyUnderModelsThatCo
   AddNeural("learned", "1", "2026-01-01T00:00:00Z", {2});
   const absl::Status status = engine_->Evaluate(task, hybrid, "learned@1").status();
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
-  EXPECT_THAT(std::string(status.message()),
-              HasSubstr("cannot cost the row layout of table \"t0\" (ROW_WISE with replicated "
-                        "row groups)"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("table \"t0\""));
+}
+
+// flexshard's plans are routed layouts: with no model named, the server passes over the newest
+// learned model (which cannot cost them) for one that can, and says why.
+TEST_F(PlanningEngineTest, ARowLayoutPlannerGetsAModelThatCostsRowLayouts) {
+  ModelManifest manifest;
+  manifest.name = "learned";
+  manifest.version = "1";
+  manifest.kind = "neural";
+  manifest.created = "2026-01-01T00:00:00Z";
+  manifest.device_counts = {4};
+  manifest.costs_interconnect = true;
+  ASSERT_TRUE(models_
+                  .Add(manifest, std::make_shared<const HistogramReadingModel>(
+                                     "learned@1", std::vector<int32_t>{4},
+                                     std::numeric_limits<int64_t>::max(), /*every_type=*/true))
+                  .ok());
+  Task task = SmallTask(3, 4);
+  task.topology.devices_per_host = 2;
+  for (Table& table : task.tables) table.access_profile.zipf = ZipfAccessProfile{.exponent = 1.2};
+  absl::StatusOr<PlanningResult> result = PlanIt(Request(task, "flexshard"));
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->plan.cost_model, "analytic@1");
+  EXPECT_THAT(result->selection,
+              HasSubstr("learned@1: cannot cost routed row layouts, which flexshard plans"));
+  // A plain request still gets the learned model.
+  result = PlanIt(Request(task, "size_greedy"));
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->plan.cost_model, "learned@1");
 }
 
 TEST_F(PlanningEngineTest, NoModelNamedMeansTheNewestLoadedModelThatCoversTheTask) {

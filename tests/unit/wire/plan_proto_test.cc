@@ -94,9 +94,9 @@ TEST(PlanToProtoTest, RowLayoutOnlyWhenItIsNotTheDefault) {
   for (int32_t d = 0; d < 4; ++d) hot.shards.push_back(Shard{d, 0, 10, 0, 8});
   hot.shards.push_back(Shard{0, 10, 990, 0, 8});
   hot.routes = {RowRoute{.requester = 2, .shard = 1}};
-  hot.ranked_rows = 10;
+  hot.rank_bands = {10};
   TableSharding plain = hot;
-  plain.ranked_rows = 0;
+  plain.rank_bands.clear();
   plain.table = "u";
   plain.row_order = RowOrder::kNatural;
   plain.routes.clear();
@@ -110,8 +110,9 @@ TEST(PlanToProtoTest, RowLayoutOnlyWhenItIsNotTheDefault) {
   absl::StatusOr<Plan> back = PlanFromProto(proto);
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->tables[0].row_order, RowOrder::kFrequencyRank);
-  EXPECT_EQ(proto.tables(0).row_layout().ranked_rows(), 10);
-  EXPECT_EQ(back->tables[0].ranked_rows, 10);
+  ASSERT_EQ(proto.tables(0).row_layout().rank_bands_size(), 1);
+  EXPECT_EQ(proto.tables(0).row_layout().rank_bands(0), 10);
+  EXPECT_EQ(back->tables[0].rank_bands, std::vector<int64_t>{10});
   ASSERT_EQ(back->tables[0].routes.size(), 1u);
   EXPECT_EQ(back->tables[0].routes[0].requester, 2);
   EXPECT_EQ(back->tables[0].routes[0].shard, 1);

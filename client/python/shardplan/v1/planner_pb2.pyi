@@ -376,14 +376,14 @@ class ReportMeasurementResponse(_message.Message):
     def __init__(self, cost_model: _Optional[str] = ..., predicted_device_ms: _Optional[_Iterable[float]] = ..., predicted_ms: _Optional[float] = ..., measured_ms: _Optional[float] = ..., relative_error: _Optional[float] = ..., mean_abs_relative_error: _Optional[float] = ..., reports: _Optional[int] = ...) -> None: ...
 
 class RowLayout(_message.Message):
-    __slots__ = ["ranked_rows", "routes", "row_order"]
-    RANKED_ROWS_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ["rank_bands", "routes", "row_order"]
+    RANK_BANDS_FIELD_NUMBER: _ClassVar[int]
     ROUTES_FIELD_NUMBER: _ClassVar[int]
     ROW_ORDER_FIELD_NUMBER: _ClassVar[int]
-    ranked_rows: int
+    rank_bands: _containers.RepeatedScalarFieldContainer[int]
     routes: _containers.RepeatedCompositeFieldContainer[RowRoute]
     row_order: RowOrder
-    def __init__(self, row_order: _Optional[_Union[RowOrder, str]] = ..., routes: _Optional[_Iterable[_Union[RowRoute, _Mapping]]] = ..., ranked_rows: _Optional[int] = ...) -> None: ...
+    def __init__(self, row_order: _Optional[_Union[RowOrder, str]] = ..., routes: _Optional[_Iterable[_Union[RowRoute, _Mapping]]] = ..., rank_bands: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class RowRoute(_message.Message):
     __slots__ = ["requester", "shard"]

@@ -73,8 +73,8 @@ TEST(FormatPlanTextTest, ReplicatedRowGroupsShareTheirRange) {
   const std::string text = FormatPlanText(plan, std::nullopt);
   EXPECT_THAT(text, HasSubstr("0+1+2+3[r0:10) 0[r10:505) 1[r505:1000)"));
   EXPECT_THAT(text, HasSubstr("row_wise by rank, 1 route"));
-  hot.mutable_row_layout()->set_ranked_rows(10);
-  EXPECT_THAT(FormatPlanText(plan, std::nullopt), HasSubstr("row_wise by rank (10 ranked), 1 route"));
+  hot.mutable_row_layout()->add_rank_bands(10);
+  EXPECT_THAT(FormatPlanText(plan, std::nullopt), HasSubstr("row_wise by rank in 2 bands, 1 route"));
 }
 
 // Dotted keys are what the algorithm reports (FlexShard's tiers): a table of their own, one row

@@ -136,31 +136,37 @@ TEST(RoutedLayoutQueriesTest, TiersExchangeTheRowsFoundWithinTheirScopeAndAllRed
   EXPECT_DOUBLE_EQ(all_reduce[1]->bytes, 50.0 * 16 * 4);
 }
 
-// Past ranked_rows the rows are the cold ids in hashed order: each an even part of the tail.
-TEST(RoutedLayoutQueriesTest, RowsPastTheRankedOnesShareTheTailEvenly) {
+// Within a rank band the ids are hashed: each row an even part of its band's share.
+TEST(RoutedLayoutQueriesTest, RowsOfARankBandShareItsLookupsEvenly) {
   const Task task = TwoHosts();
   const RankFrequencyCurve curve = CurveOf(task.tables[0], task.batch_size);
   TableSharding sharding = ThreeTiers();
-  sharding.ranked_rows = 110;
-  const double tail = 1.0 - curve.CumulativeShare(110);
+  sharding.rank_bands = {10, 110};  // the tiers
   const RowRangeAccess hot = AccessOfRows(task.tables[0], sharding, curve, 0, 10);
   EXPECT_DOUBLE_EQ(hot.share, curve.Share(0, 10));
   EXPECT_EQ(hot.ranks_end, 10);
+  const RowRangeAccess slice = AccessOfRows(task.tables[0], sharding, curve, 10, 60);
+  EXPECT_NEAR(slice.share, curve.Share(10, 110) / 2, 1e-15);
+  EXPECT_EQ(slice.ranks_begin, 10);  // the classes of the whole band
+  EXPECT_EQ(slice.ranks_end, 110);
   const RowRangeAccess cold = AccessOfRows(task.tables[0], sharding, curve, 110, 332);
-  EXPECT_NEAR(cold.share, tail * 222 / 890, 1e-15);
-  EXPECT_EQ(cold.ranks_begin, 110);  // the classes of the whole tail
+  EXPECT_NEAR(cold.share, curve.Share(110, 1000) * 222 / 890, 1e-15);
   EXPECT_EQ(cold.ranks_end, 1000);
   const RowRangeAccess straddle = AccessOfRows(task.tables[0], sharding, curve, 100, 200);
-  EXPECT_NEAR(straddle.share, curve.Share(100, 110) + tail * 90 / 890, 1e-15);
-  // Natural order: rows / rows.
+  EXPECT_NEAR(straddle.share,
+              curve.Share(10, 110) * 10 / 100 + curve.Share(110, 1000) * 90 / 890, 1e-15);
+  // No bands: every row its own rank. Natural order: rows / rows.
+  sharding.rank_bands.clear();
+  EXPECT_DOUBLE_EQ(AccessOfRows(task.tables[0], sharding, curve, 10, 60).share,
+                   curve.Share(10, 60));
   sharding.row_order = RowOrder::kNatural;
-  sharding.ranked_rows = 0;
   EXPECT_DOUBLE_EQ(AccessOfRows(task.tables[0], sharding, curve, 0, 10).share, 0.01);
 
-  // Every cold block of a hashed tail serves the same share: the row-wise tier is balanced.
+  // Every slice and block of a banded tier serves the same share: the tiers are balanced.
   sharding = ThreeTiers();
-  sharding.ranked_rows = 110;
+  sharding.rank_bands = {10, 110};
   const RoutedTableQueries queries = QueriesOf(task, sharding);
+  EXPECT_NEAR(queries.shards[4].routed.rows_share, queries.shards[6].routed.rows_share, 1e-15);
   EXPECT_NEAR(queries.shards[8].routed.rows_share, queries.shards[10].routed.rows_share, 1e-15);
 }
 

@@ -584,21 +584,25 @@ TEST(ValidatePlanTest, FrequencyRankOrderOnlyForRowSplitTypes) {
                 "rows");
 }
 
-TEST(ValidatePlanTest, RankedRowsOnlyInRankOrderAndWithinTheTable) {
+TEST(ValidatePlanTest, RankBandsOnlyInRankOrderIncreasingWithinTheTable) {
   const Task task = ValidTask();
   Plan plan = ValidPlan(task);
   plan.tables[0].sharding_type = ShardingType::kRowWise;
   plan.tables[0].shards = {Shard{0, 0, 500, 0, 64}, Shard{1, 500, 500, 0, 64}};
-  plan.tables[0].ranked_rows = 10;
+  plan.tables[0].rank_bands = {10, 500};
   EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
-                "tables[0].ranked_rows: ranks only rows in FREQUENCY_RANK order; table \"t0\" "
-                "is in NATURAL order");
+                "tables[0].rank_bands: bands cut ranks, so only rows in FREQUENCY_RANK order; "
+                "table \"t0\" is in NATURAL order");
   plan.tables[0].row_order = RowOrder::kFrequencyRank;
   EXPECT_TRUE(ValidatePlan(task, plan).ok()) << ValidatePlan(task, plan);
-  plan.tables[0].ranked_rows = 1001;
+  plan.tables[0].rank_bands = {10, 10};
   EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
-                "tables[0].ranked_rows: must be in [0, rows] = [0, 1000] (0: every row is a "
-                "rank), got 1001");
+                "tables[0].rank_bands[1]: boundaries must increase strictly within (0, rows) = "
+                "(0, 1000), got 10 after 10");
+  plan.tables[0].rank_bands = {1000};
+  EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
+                "tables[0].rank_bands[0]: boundaries must increase strictly within (0, rows) = "
+                "(0, 1000), got 1000");
 }
 
 TEST(ValidatePlanTest, EveryReplicaCountsTowardsMemory) {

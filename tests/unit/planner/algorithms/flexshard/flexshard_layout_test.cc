@@ -40,6 +40,7 @@ TEST(FlexShardLayoutTest, DpEverywhereFlexSlicesPerLocalRankRwBlocks) {
       FlexShardSharding(task.tables[0], task.topology, TierBounds{.dp_end = 2, .flex_end = 10});
   EXPECT_EQ(sharding.sharding_type, ShardingType::kRowWise);
   EXPECT_EQ(sharding.row_order, RowOrder::kFrequencyRank);
+  EXPECT_EQ(sharding.rank_bands, (std::vector<int64_t>{2, 10}));  // the tiers, ids hashed in each
   std::vector<Range> expected;
   for (int32_t d = 0; d < 8; ++d) expected.push_back({d, 0, 2});
   for (int32_t w = 0; w < 4; ++w) {

@@ -56,6 +56,7 @@ TEST(FlexShardPlannerTest, PlansTheWorkedCaseToTheRow) {
   EXPECT_EQ(history.table, "history");
   EXPECT_EQ(history.sharding_type, ShardingType::kRowWise);
   EXPECT_EQ(history.row_order, RowOrder::kFrequencyRank);
+  EXPECT_EQ(history.rank_bands, (std::vector<int64_t>{20'551, 1'643'274}));  // the tiers
   EXPECT_TRUE(history.routes.empty());
   for (const Shard& shard : history.shards) {
     EXPECT_EQ(shard.column_offset, 0);
