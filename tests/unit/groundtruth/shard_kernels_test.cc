@@ -91,7 +91,8 @@ TEST(DeviceKernelCallsTest, ARankOrderedBlockServesItsCurvesShare) {
   // The cold 99% block: the rest of the lookups, no row that hot.
   const std::vector<ShardView> cold = {
       Shard(table, ShardingType::kRowWise, 9'900'000, 64, 2, 100'000)};
-  const Table& cold_block = DeviceKernelCalls(cold, kBatch)[0].tables[0];
+  const std::vector<KernelCall> cold_calls = DeviceKernelCalls(cold, kBatch);
+  const Table& cold_block = cold_calls[0].tables[0];
   EXPECT_NEAR(cold_block.pooling_factor, 20.0 * (1 - 0.72416), 1e-3);
   EXPECT_EQ(cold_block.access_bins[16], 0.0);
 }
