@@ -112,7 +112,7 @@ struct PairBytes {
 // One collective that a table's row-level or data-parallel shards take part in. Each device of
 // `devices` (one per shard, in shard order) puts `bytes` into it. A routed all-to-all (a routed
 // layout's outputs, docs/cost-models.md "Routed layouts") says instead who sends whom what, in
-// `pairs`; `bytes` is then each of `devices`' send total.
+// `pairs`; `bytes` is then the largest of `devices`' send totals (the pairs carry the traffic).
 struct CollectiveDemand {
   Collective collective = Collective::kAllToAll;
   Pass pass = Pass::kForward;
