@@ -20,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-constexpr uid_t kNobody = 65534;
+constexpr uid_t kNobodyUid = 65534;
 
 class StoreReadOnlyTest : public ServerTest {};
 
@@ -39,7 +39,7 @@ TEST_F(StoreReadOnlyTest, ServesStoredPlansAndRefusesNewRecords) {
   ASSERT_EQ(chmod(path.c_str(), 0444), 0);
   ASSERT_EQ(chmod(fs::path(path).parent_path().c_str(), 0777), 0);
   fs::remove(path + ".lock");
-  if (geteuid() == 0) server_.SetUser(kNobody, kNobody);
+  if (geteuid() == 0) server_.SetUser(kNobodyUid, kNobodyUid);
   StartServer();
   EXPECT_THAT(server_.log(), HasSubstr("store: the SQLite file is read-only"));
 

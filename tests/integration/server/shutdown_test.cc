@@ -28,7 +28,7 @@ v1::PlanRequest SelfLimitedRequest(int64_t ms) {
 }
 
 // Polls health until it reports `status` (2: NOT_SERVING) or a generous timeout passes.
-bool AwaitHealth(const std::shared_ptr<grpc::Channel>& channel, int status) {
+bool AwaitHealthStatus(const std::shared_ptr<grpc::Channel>& channel, int status) {
   const auto deadline = Clock::now() + std::chrono::seconds(10);
   while (Clock::now() < deadline) {
     absl::StatusOr<int> health = testing::CheckHealth(channel, "");
@@ -72,7 +72,7 @@ TEST_F(ShutdownTest, RunningJobFinishesWhileNewWorkIsRefused) {
   ASSERT_TRUE(watch->Read(&status));
 
   ASSERT_TRUE(server_.Signal(SIGTERM).ok());
-  ASSERT_TRUE(AwaitHealth(server_.Channel(), /*NOT_SERVING=*/2)) << server_.log();
+  ASSERT_TRUE(AwaitHealthStatus(server_.Channel(), /*NOT_SERVING=*/2)) << server_.log();
 
   v1::SubmitPlanResponse refused;
   grpc::Status submit = stub_->SubmitPlan(Context().get(), SlowRequest(), &refused);

@@ -13,7 +13,7 @@
 namespace shardplan {
 namespace {
 
-std::vector<float> RandomVector(size_t n, std::mt19937_64& rng, double scale = 1.0) {
+std::vector<float> RandomValues(size_t n, std::mt19937_64& rng, double scale = 1.0) {
   std::vector<float> v(n);
   for (float& x : v) x = static_cast<float>((2.0 * Uniform01(rng) - 1.0) * scale);
   return v;
@@ -83,7 +83,7 @@ TEST(TrainableMlpTest, ForwardMatchesTheInferenceMlp) {
   std::mt19937_64 rng(1);
   std::vector<float> params(shape.num_params());
   InitParams(shape, rng, params);
-  const std::vector<float> input = RandomVector(4 * 5, rng, 2.0);
+  const std::vector<float> input = RandomValues(4 * 5, rng, 2.0);
   TransposedWeights transposed;
   transposed.Update(shape, params);
   MlpTape tape;
@@ -103,8 +103,8 @@ TEST(TrainableMlpTest, GradientsMatchFiniteDifferences) {
   std::vector<float> params(shape.num_params());
   InitParams(shape, rng, params);
   const int batch = 3;
-  std::vector<float> input = RandomVector(batch * 4, rng, 1.5);
-  const std::vector<float> target = RandomVector(batch * 2, rng);
+  std::vector<float> input = RandomValues(batch * 4, rng, 1.5);
+  const std::vector<float> target = RandomValues(batch * 2, rng);
 
   TransposedWeights transposed;
   transposed.Update(shape, params);
@@ -141,7 +141,7 @@ TEST(TrainableMlpTest, PolicyGradientThroughLogSoftmaxMatchesFiniteDifferences) 
   InitParams(shape, rng, params);
   const int batch = 4;
   const int actions = shape.output_size();
-  std::vector<float> input = RandomVector(batch * 5, rng, 2.0);
+  std::vector<float> input = RandomValues(batch * 5, rng, 2.0);
   const std::vector<int> chosen = {2, 0, 3, 1};
   const std::vector<double> advantage = {1.5, -0.75, 0.25, -2.0};
   const double beta = 0.5;  // large enough that a wrong entropy term fails

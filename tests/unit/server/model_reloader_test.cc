@@ -28,7 +28,7 @@ using testing_bundles::FreshTempDir;
 using testing_bundles::OverwriteBundleFile;
 using testing_bundles::WriteTinyBundle;
 
-std::string Text(const ServerMetrics& metrics) {
+std::string ReloaderMetricsText(const ServerMetrics& metrics) {
   return prometheus::TextSerializer().Serialize(metrics.registry()->Collect());
 }
 
@@ -58,7 +58,7 @@ TEST(ModelReloaderTest, ReloadKeepsTheModelMetricsRight) {
     absl::StatusOr<ModelReloadReport> report = reloader.ReloadNow();
     ASSERT_TRUE(report.ok()) << report.status();
   }
-  std::string text = Text(metrics);
+  std::string text = ReloaderMetricsText(metrics);
   EXPECT_THAT(text, HasSubstr("shardplan_models_loaded 2"));
   EXPECT_THAT(text, HasSubstr(R"(shardplan_model_reloads_total{result="refusals"} 2)"));
   // "junk" is not the size the architecture implies.
@@ -72,7 +72,7 @@ TEST(ModelReloaderTest, ReloadKeepsTheModelMetricsRight) {
   absl::StatusOr<ModelReloadReport> report = reloader.ReloadNow();
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(report->removed, ElementsAre("tiny@1"));
-  text = Text(metrics);
+  text = ReloaderMetricsText(metrics);
   EXPECT_THAT(text, HasSubstr("shardplan_models_loaded 1"));
   EXPECT_THAT(text, HasSubstr(R"(shardplan_model_reloads_total{result="ok"} 1)"));
   EXPECT_THAT(text, HasSubstr("shardplan_models_refused 0"));
@@ -99,7 +99,7 @@ TEST(ModelReloaderTest, ReloadServesPoliciesAndKeepsTheirMetricsRight) {
   absl::StatusOr<ModelReloadReport> report = reloader.ReloadNow();
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(report->policies_loaded, ElementsAre("p@1"));
-  std::string text = Text(metrics);
+  std::string text = ReloaderMetricsText(metrics);
   EXPECT_THAT(text, HasSubstr("shardplan_models_loaded 1"));
   EXPECT_THAT(text, HasSubstr("shardplan_policies_loaded 1"));
   EXPECT_THAT(text, HasSubstr(R"(shardplan_model_info{default="false",hardware_profile="sim-a",)"
@@ -110,7 +110,7 @@ TEST(ModelReloaderTest, ReloadServesPoliciesAndKeepsTheirMetricsRight) {
   report = reloader.ReloadNow();
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_THAT(report->policies_removed, ElementsAre("p@1"));
-  text = Text(metrics);
+  text = ReloaderMetricsText(metrics);
   EXPECT_THAT(text, HasSubstr("shardplan_policies_loaded 0"));
   EXPECT_THAT(text, ::testing::Not(HasSubstr(R"(kind="policy")")));
   reloader.Stop();

@@ -15,7 +15,7 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 // A 30 GiB dim-4 table beside two small ones on eight 16 GiB devices.
-Task HugeTableTask() {
+Task HugeTableOnlyTask() {
   Task task = server_test::SmallTask(2, 8);
   Table huge;
   huge.name = "huge";
@@ -34,7 +34,7 @@ class OversizedAlternativesTest : public ::testing::Test {
 };
 
 TEST_F(OversizedAlternativesTest, NamesTheAlgorithmsTheirHoldingTypesAndTheModels) {
-  const std::string alternatives = OversizedAlternatives(HugeTableTask(), algorithms_, models_);
+  const std::string alternatives = OversizedAlternatives(HugeTableOnlyTask(), algorithms_, models_);
   EXPECT_THAT(alternatives, StartsWith("these would plan it: "));
   EXPECT_THAT(
       alternatives,
@@ -45,7 +45,7 @@ TEST_F(OversizedAlternativesTest, NamesTheAlgorithmsTheirHoldingTypesAndTheModel
 
 TEST_F(OversizedAlternativesTest, NothingWhenNoTableIsOversizedOrNothingHoldsIt) {
   EXPECT_EQ(OversizedAlternatives(server_test::SmallTask(4, 2), algorithms_, models_), "");
-  Task excluded = HugeTableTask();
+  Task excluded = HugeTableOnlyTask();
   excluded.tables.back().allowed_sharding_types = {ShardingType::kTableWise};
   EXPECT_EQ(OversizedAlternatives(excluded, algorithms_, models_),
             "no loaded algorithm and model would plan it");

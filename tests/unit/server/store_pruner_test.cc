@@ -19,7 +19,7 @@ using store_testing::MakeRecord;
 using store_testing::Succeeded;
 using ::testing::HasSubstr;
 
-std::string Text(const ServerMetrics& metrics) {
+std::string PrunerMetricsText(const ServerMetrics& metrics) {
   return prometheus::TextSerializer().Serialize(metrics.registry()->Collect());
 }
 
@@ -55,7 +55,7 @@ TEST_F(StorePrunerTest, APassDeletesExpiredKeylessRecordsInBatchesAndCountsThem)
   EXPECT_EQ(*deleted, 5);
   EXPECT_EQ(store_->Count().value(), 3);
   for (int n : {5, 6, 7}) EXPECT_TRUE(store_->GetByJobId(JobId(n)).value().has_value()) << n;
-  const std::string text = Text(metrics_);
+  const std::string text = PrunerMetricsText(metrics_);
   EXPECT_THAT(text, HasSubstr("shardplan_store_pruned_records_total 5"));
   // 2 + 2 + 1: the short batch ends the pass.
   EXPECT_THAT(text,
@@ -81,7 +81,7 @@ TEST_F(StorePrunerTest, APassKeepsTheStoreWithinMaxBytesDeletingTheOldestKeyless
   EXPECT_EQ(pruner.PruneOnce(/*now_unix_ms=*/10000).value(), 3);
   for (int n : {0, 1, 2}) EXPECT_EQ(store_->GetByJobId(JobId(n)).value(), std::nullopt) << n;
   for (int n : {3, 4, 5}) EXPECT_TRUE(store_->GetByJobId(JobId(n)).value().has_value()) << n;
-  const std::string text = Text(metrics_);
+  const std::string text = PrunerMetricsText(metrics_);
   EXPECT_THAT(text, HasSubstr("shardplan_store_size_pruned_records_total 3"));
   EXPECT_THAT(text, HasSubstr("shardplan_store_pruned_records_total 0"));
   EXPECT_THAT(text, HasSubstr("shardplan_store_bytes " + std::to_string(3 * each)));
@@ -102,7 +102,7 @@ TEST_F(StorePrunerTest, TheThreadPrunesAtStartAndStops) {
   EXPECT_EQ(store_->Count().value(), 0);
   pruner.Stop();  // wakes the thread from its hour-long wait
   pruner.Stop();  // idempotent
-  EXPECT_THAT(Text(metrics_), HasSubstr("shardplan_store_pruned_records_total 3"));
+  EXPECT_THAT(PrunerMetricsText(metrics_), HasSubstr("shardplan_store_pruned_records_total 3"));
 }
 
 // A store whose prune fails as a database that went away does.
@@ -146,9 +146,9 @@ TEST(StorePrunerErrorTest, AStoreErrorIsReturnedAndCounted) {
   absl::StatusOr<int64_t> deleted = pruner.PruneOnce(10000);
   EXPECT_EQ(deleted.status().code(), absl::StatusCode::kUnavailable) << deleted.status();
   EXPECT_THAT(
-      Text(metrics),
+      PrunerMetricsText(metrics),
       HasSubstr(R"(shardplan_store_operations_total{code="UNAVAILABLE",operation="prune"} 1)"));
-  EXPECT_THAT(Text(metrics), HasSubstr("shardplan_store_pruned_records_total 0"));
+  EXPECT_THAT(PrunerMetricsText(metrics), HasSubstr("shardplan_store_pruned_records_total 0"));
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ FeatureNormalizer RandomNormalizer(int n, std::mt19937& rng) {
   return *FeatureNormalizer::Create(means, stds);
 }
 
-DeviceSetCommModel RandomModel(CommDirection direction, uint32_t seed) {
+DeviceSetCommModel RandomCommModel(CommDirection direction, uint32_t seed) {
   std::mt19937 rng(seed);
   const int in = DeviceSetCommNumInputs(direction);
   return *DeviceSetCommModel::Create(
@@ -73,8 +73,8 @@ TEST(DeviceSetCommFeaturesTest, AreTheAllToAllsBytesPerLinkClass) {
 // Renumbering the devices within a host, or swapping whole hosts, is the same cluster: every
 // device gets the cost its counterpart had, bit for bit.
 TEST(DeviceSetCommModelTest, IsEquivariantToRenumberingWithinAndAcrossWholeHosts) {
-  const DeviceSetCommModel forward = RandomModel(CommDirection::kForward, 3);
-  const DeviceSetCommModel backward = RandomModel(CommDirection::kBackward, 4);
+  const DeviceSetCommModel forward = RandomCommModel(CommDirection::kForward, 3);
+  const DeviceSetCommModel backward = RandomCommModel(CommDirection::kBackward, 4);
   std::mt19937 rng(5);
   for (const int per_host : {0, 4, 8}) {
     const int n = 16;
@@ -112,7 +112,7 @@ TEST(DeviceSetCommModelTest, IsEquivariantToRenumberingWithinAndAcrossWholeHosts
 }
 
 TEST(DeviceSetCommModelTest, ServesAnyDeviceCount) {
-  const DeviceSetCommModel backward = RandomModel(CommDirection::kBackward, 6);
+  const DeviceSetCommModel backward = RandomCommModel(CommDirection::kBackward, 6);
   for (const int n : {1, 2, 3, 7, 32, 128, 1024}) {
     const std::vector<int64_t> dims(n, 64);
     const std::vector<double> costs = backward.Predict(dims, {}, 8, 65536);
@@ -160,8 +160,8 @@ class DeviceSetCostModelTest : public ::testing::Test {
       fixed.emplace(
           4, NeuralCommModels{comm(CommDirection::kForward), comm(CommDirection::kBackward)});
     }
-    DeviceSetCommModels any{RandomModel(CommDirection::kForward, 3),
-                            RandomModel(CommDirection::kBackward, 4),
+    DeviceSetCommModels any{RandomCommModel(CommDirection::kForward, 3),
+                            RandomCommModel(CommDirection::kBackward, 4),
                             {{2, 2}, {8, 8}, {16, 8}, {16, 4}}};
     return *NeuralCostModel::Create("m", "1", std::move(compute), std::move(fixed),
                                     NeuralCostModel::CommCosts::kNeural, std::nullopt,

@@ -31,7 +31,7 @@ std::array<double, kNumAccessBins> ProfileBins(const std::vector<int64_t>& indic
   return bins;
 }
 
-Table MakeTable(int64_t rows, double pooling, std::vector<double> bins) {
+Table SamplerTable(int64_t rows, double pooling, std::vector<double> bins) {
   Table t;
   t.name = std::string("t");  // from a std::string: GCC 12's -Wrestrict misfires on "t"
   t.rows = rows;
@@ -67,7 +67,7 @@ TEST(CpuLookupSamplerTest, RecoversBinsAndPoolingFactor) {
   };
   for (size_t s = 0; s < shapes.size(); ++s) {
     for (double pooling : {1.0, 7.5, 30.0}) {
-      const Table table = MakeTable(1000000, pooling, shapes[s]);
+      const Table table = SamplerTable(1000000, pooling, shapes[s]);
       std::mt19937_64 rng(s * 100 + static_cast<uint64_t>(pooling));
       const int64_t batch = 2048;
       absl::StatusOr<SampledLookups> got = SampleTableLookups(table, table.rows, batch, rng);
@@ -89,7 +89,7 @@ TEST(CpuLookupSamplerTest, RecoversBinsAndPoolingFactor) {
 
 TEST(CpuLookupSamplerTest, SmallRowsKeepPoolingFactor) {
   // 100 rows cannot hold 20480 single-access rows: counts rise, the pooling factor holds.
-  const Table table = MakeTable(100, 10.0, Bins({{0, 1.0}}));
+  const Table table = SamplerTable(100, 10.0, Bins({{0, 1.0}}));
   std::mt19937_64 rng(1);
   absl::StatusOr<SampledLookups> got = SampleTableLookups(table, table.rows, 2048, rng);
   ASSERT_TRUE(got.ok());
@@ -98,7 +98,7 @@ TEST(CpuLookupSamplerTest, SmallRowsKeepPoolingFactor) {
 }
 
 TEST(CpuLookupSamplerTest, DeterministicFromSeed) {
-  const Table table = MakeTable(5000, 4.0, Bins({{0, 0.6}, {3, 0.4}}));
+  const Table table = SamplerTable(5000, 4.0, Bins({{0, 0.6}, {3, 0.4}}));
   std::mt19937_64 a(7), b(7), c(8);
   const SampledLookups x = *SampleTableLookups(table, table.rows, 256, a);
   const SampledLookups y = *SampleTableLookups(table, table.rows, 256, b);
@@ -110,19 +110,19 @@ TEST(CpuLookupSamplerTest, DeterministicFromSeed) {
 
 TEST(CpuLookupSamplerTest, ZeroPoolingAndNoBins) {
   std::mt19937_64 rng(0);
-  const SampledLookups empty = *SampleTableLookups(MakeTable(100, 0.0, {}), 100, 16, rng);
+  const SampledLookups empty = *SampleTableLookups(SamplerTable(100, 0.0, {}), 100, 16, rng);
   EXPECT_TRUE(empty.indices.empty());
   EXPECT_EQ(empty.offsets, std::vector<int64_t>(17, 0));
-  const SampledLookups uniform = *SampleTableLookups(MakeTable(100, 3.0, {}), 100, 16, rng);
+  const SampledLookups uniform = *SampleTableLookups(SamplerTable(100, 3.0, {}), 100, 16, rng);
   EXPECT_EQ(uniform.indices.size(), 48u);
 }
 
 TEST(CpuLookupSamplerTest, RejectsBadInput) {
   std::mt19937_64 rng(0);
-  EXPECT_FALSE(SampleTableLookups(MakeTable(100, 1.0, {}), 0, 16, rng).ok());
-  EXPECT_FALSE(SampleTableLookups(MakeTable(100, 1.0, {}), 100, 0, rng).ok());
-  EXPECT_FALSE(SampleTableLookups(MakeTable(100, -1.0, {}), 100, 16, rng).ok());
-  EXPECT_FALSE(SampleTableLookups(MakeTable(100, 1.0, {0.5, 0.5}), 100, 16, rng).ok());
+  EXPECT_FALSE(SampleTableLookups(SamplerTable(100, 1.0, {}), 0, 16, rng).ok());
+  EXPECT_FALSE(SampleTableLookups(SamplerTable(100, 1.0, {}), 100, 0, rng).ok());
+  EXPECT_FALSE(SampleTableLookups(SamplerTable(100, -1.0, {}), 100, 16, rng).ok());
+  EXPECT_FALSE(SampleTableLookups(SamplerTable(100, 1.0, {0.5, 0.5}), 100, 16, rng).ok());
 }
 
 }  // namespace

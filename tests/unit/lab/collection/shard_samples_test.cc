@@ -25,7 +25,7 @@ using ::testing::HasSubstr;
 
 // Compute: the batch and the tables' rows and dims, so each kernel call is told apart; collectives:
 // each device's bytes.
-class FakeBackend : public HardwareBackend {
+class FakeShardBackend : public HardwareBackend {
  public:
   std::string name() const override { return "fake"; }
   std::string hardware_profile() const override { return "fake-1"; }
@@ -256,7 +256,7 @@ TEST(CollectiveSamplesTest, EachRecordIsOneCallOfValidDevices) {
 TEST(CollectShardsTest, MeasuresEveryKernelCallAndEveryDevicesCall) {
   const std::string dir = testing_files::FreshDir();
   const TablePool pool = Pool();
-  FakeBackend backend;
+  FakeShardBackend backend;
   CollectOptions options;
   options.kind = "shards";
   options.samples = 5;
@@ -288,7 +288,7 @@ TEST(CollectShardsTest, MeasuresEveryKernelCallAndEveryDevicesCall) {
                        .sharding = s.type,
                        .group_size = s.group_size});
     }
-    FakeBackend expected;
+    FakeShardBackend expected;
     double ms = 0.0;
     for (const KernelCall& call : DeviceKernelCalls(views, record->batch_size)) {
       ms += *expected.MeasureCompute(call.tables, call.batch_size);

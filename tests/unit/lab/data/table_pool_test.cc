@@ -58,7 +58,7 @@ TEST(CostDataTablePool, SaveRefusesTablesWithoutBins) {
               HasSubstr("tables[0].access_bins"));
 }
 
-struct BadCase {
+struct BadPoolCase {
   std::string text;
   std::string expected;
 };
@@ -66,7 +66,7 @@ struct BadCase {
 TEST(CostDataTablePool, ErrorsNameTheFileAndField) {
   const std::string ok_table = std::string("{\"name\": \"a\", \"rows\": 100, ") +
                                "\"pooling_factor\": 1, \"access_bins\": " + kBins + "}";
-  const BadCase cases[] = {
+  const BadPoolCase cases[] = {
       {"not json", "p.json: (file): not valid JSON"},
       {"{\"tables\": []}", "format_version: missing"},
       {"{\"format_version\": 2, \"tables\": []}", "format_version: unsupported"},
@@ -92,7 +92,7 @@ TEST(CostDataTablePool, ErrorsNameTheFileAndField) {
       {OneTable(ok_table + ", " + ok_table), "tables[1].name: duplicate name \"a\""},
       {OneTable("{\"name\": \"a\", \"dim\": 4}"), "tables[0].dim: unknown field"},
   };
-  for (const BadCase& c : cases) {
+  for (const BadPoolCase& c : cases) {
     absl::StatusOr<TablePool> pool = TablePoolFromJsonText(c.text, "p.json");
     EXPECT_EQ(pool.status().code(), absl::StatusCode::kInvalidArgument) << c.text;
     EXPECT_THAT(pool.status().message(), HasSubstr(c.expected)) << c.text;

@@ -38,7 +38,7 @@ CostRecord Base(int64_t id, const std::string& kind) {
   return record;
 }
 
-std::string Lines(const std::vector<CostRecord>& records) {
+std::string ServedLines(const std::vector<CostRecord>& records) {
   std::string text;
   for (const CostRecord& r : records) absl::StrAppend(&text, CostRecordToJsonLine(r), "\n");
   return text;
@@ -59,8 +59,8 @@ TEST(ServedComputeDatasetTest, ReadsWholeTablesAndShardsAsWhatTheyServe) {
        .group_size = 4,
        .rows = 0}};  // an empty block: no row
   shards.ms = 0.75;
-  WriteFile(dir + "/compute.jsonl", Lines({whole}));
-  WriteFile(dir + "/shards.jsonl", Lines({shards}));
+  WriteFile(dir + "/compute.jsonl", ServedLines({whole}));
+  WriteFile(dir + "/shards.jsonl", ServedLines({shards}));
 
   absl::StatusOr<ComputeDataset> data =
       LoadComputeDataset(dir + "/compute.jsonl", TwoTables(), ShardFeatureSet::kServed);
@@ -122,10 +122,10 @@ TEST(ServedComputeDatasetTest, PerKernelCallTrainingRefusesSamplesOfSeveralCalls
       {.table = 1, .dim = 8, .type = ShardingType::kRowWise, .group_size = 4, .rows = 500},
       {.table = 0, .dim = 4, .type = ShardingType::kDataParallel, .group_size = 8, .rows = 1000}};
   mixed.ms = 0.75;
-  WriteFile(dir + "/calls.jsonl", Lines(one_call));
+  WriteFile(dir + "/calls.jsonl", ServedLines(one_call));
   std::vector<CostRecord> with_mixed = one_call;
   with_mixed.push_back(mixed);
-  WriteFile(dir + "/mixed.jsonl", Lines(with_mixed));
+  WriteFile(dir + "/mixed.jsonl", ServedLines(with_mixed));
   absl::StatusOr<ComputeDataset> calls =
       LoadComputeDataset(dir + "/calls.jsonl", TwoTables(), ShardFeatureSet::kServed);
   ASSERT_TRUE(calls.ok()) << calls.status();
@@ -172,7 +172,7 @@ CostRecord AllReduceRecord(int64_t id, int devices, double bytes) {
 
 TEST(CollectiveDatasetTest, OneRowPerMemberLabelledLnMs) {
   const std::string path = FreshDir() + "/collective.jsonl";
-  WriteFile(path, Lines({AllReduceRecord(0, 4, 1e6), AllReduceRecord(1, 2, 5e5)}));
+  WriteFile(path, ServedLines({AllReduceRecord(0, 4, 1e6), AllReduceRecord(1, 2, 5e5)}));
   absl::StatusOr<CollectiveDataset> data = LoadCollectiveDataset({path});
   ASSERT_TRUE(data.ok()) << data.status();
   EXPECT_EQ(data->size(), 2);
@@ -185,7 +185,7 @@ TEST(CollectiveDatasetTest, OneRowPerMemberLabelledLnMs) {
   // A member whose time is zero is refused: the model predicts ln(ms).
   CostRecord zero = AllReduceRecord(0, 2, 1e6);
   zero.backward_ms[1] = 0.0;
-  WriteFile(path, Lines({zero}));
+  WriteFile(path, ServedLines({zero}));
   const absl::Status status = LoadCollectiveDataset({path}).status();
   EXPECT_NE(status.message().find(":1: device 1 spends 0 ms"), std::string::npos) << status;
 }
@@ -196,7 +196,7 @@ TEST(CollectiveDatasetTest, TrainsAModelThatLearnsTheCalls) {
     records.push_back(AllReduceRecord(i, 2 << (i % 4), std::pow(10.0, 3.0 + 4.0 * (i % 37) / 36)));
   }
   const std::string path = FreshDir() + "/collective.jsonl";
-  WriteFile(path, Lines(records));
+  WriteFile(path, ServedLines(records));
   absl::StatusOr<CollectiveDataset> data = LoadCollectiveDataset({path});
   ASSERT_TRUE(data.ok()) << data.status();
   TrainOptions options;

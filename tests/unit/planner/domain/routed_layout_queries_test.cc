@@ -15,7 +15,7 @@ using test::MakeTable;
 
 // 2 hosts x 2 devices, global batch 400 (100 per device); s: a sequence table of 1000 x 16
 // rows, pooling 10, Zipf(1) over its ranks.
-Task TwoHosts() {
+Task RoutedTwoHostTask() {
   Table table = MakeTable("s", 1000, 16, 10.0);
   table.pooling = Pooling::kSequence;
   table.access_profile.zipf = ZipfAccessProfile{.exponent = 1.0};
@@ -57,7 +57,7 @@ std::vector<const CollectiveDemand*> Of(const RoutedTableQueries& queries, Colle
 }
 
 TEST(RoutedLayoutQueriesTest, EachReplicaServesTheRequestersRoutedToItTheCurvesShare) {
-  const Task task = TwoHosts();
+  const Task task = RoutedTwoHostTask();
   const RoutedTableQueries queries = QueriesOf(task, ThreeTiers());
   const RankFrequencyCurve curve = CurveOf(task.tables[0], task.batch_size);
   ASSERT_EQ(queries.shards.size(), 12u);
@@ -80,7 +80,7 @@ TEST(RoutedLayoutQueriesTest, EachReplicaServesTheRequestersRoutedToItTheCurvesS
 }
 
 TEST(RoutedLayoutQueriesTest, TiersExchangeTheRowsFoundWithinTheirScopeAndAllReduceReplicas) {
-  const Task task = TwoHosts();
+  const Task task = RoutedTwoHostTask();
   const RoutedTableQueries queries = QueriesOf(task, ThreeTiers());
   const RankFrequencyCurve curve = CurveOf(task.tables[0], task.batch_size);
   const double rows_found_per_unit_share = 10.0 * 100 * 16 * 4;  // L x B/W x c x 4
@@ -138,7 +138,7 @@ TEST(RoutedLayoutQueriesTest, TiersExchangeTheRowsFoundWithinTheirScopeAndAllRed
 
 // Within a rank band the ids are hashed: each row an even part of its band's share.
 TEST(RoutedLayoutQueriesTest, RowsOfARankBandShareItsLookupsEvenly) {
-  const Task task = TwoHosts();
+  const Task task = RoutedTwoHostTask();
   const RankFrequencyCurve curve = CurveOf(task.tables[0], task.batch_size);
   TableSharding sharding = ThreeTiers();
   sharding.rank_bands = {10, 110};  // the tiers
@@ -171,7 +171,7 @@ TEST(RoutedLayoutQueriesTest, RowsOfARankBandShareItsLookupsEvenly) {
 }
 
 TEST(RoutedLayoutQueriesTest, InferenceExchangesForwardOnly) {
-  Task task = TwoHosts();
+  Task task = RoutedTwoHostTask();
   task.objective = Objective::kInference;
   const RoutedTableQueries queries = QueriesOf(task, ThreeTiers());
   EXPECT_EQ(Of(queries, Collective::kAllToAll, Pass::kForward).size(), 2u);
@@ -181,7 +181,7 @@ TEST(RoutedLayoutQueriesTest, InferenceExchangesForwardOnly) {
 }
 
 TEST(RoutedLayoutQueriesTest, AnExplicitRouteMovesTheRequestersTraffic) {
-  const Task task = TwoHosts();
+  const Task task = RoutedTwoHostTask();
   TableSharding sharding = ThreeTiers();
   // Device 1 reads the first slice from host 1's replica (shard 5, device 2) instead of device 0.
   sharding.routes.push_back(RowRoute{.requester = 1, .shard = 5});
@@ -198,7 +198,7 @@ TEST(RoutedLayoutQueriesTest, AnExplicitRouteMovesTheRequestersTraffic) {
 }
 
 TEST(RoutedLayoutQueriesTest, DataParallelOnSomeDevicesSendsOutputsToTheOthers) {
-  Task task = TwoHosts();
+  Task task = RoutedTwoHostTask();
   task.tables[0].pooling = Pooling::kSum;
   task.tables[0].access_profile = {};
   TableSharding dp = test::ShardingOf(ShardingType::kDataParallel, "s");
@@ -219,7 +219,7 @@ TEST(RoutedLayoutQueriesTest, DataParallelOnSomeDevicesSendsOutputsToTheOthers) 
 }
 
 TEST(RoutedLayoutQueriesTest, DescribePlacementRoutesOnlyLayoutsBeyondTheClassicFive) {
-  const Task task = TwoHosts();
+  const Task task = RoutedTwoHostTask();
   Plan routed;
   routed.tables = {ThreeTiers()};
   absl::StatusOr<PlacementQueries> queries = DescribePlacement(task, routed);

@@ -10,7 +10,7 @@ namespace {
 using test::MakeTable;
 
 // 4 devices on one host, global batch 400 (100 per device); t: 1000 x 64, pooling 2.
-Task FourDevices() {
+Task TrafficFourDevices() {
   Task task = test::MakeTask({MakeTable("t", 1000, 64, 2.0)}, 4, test::kGiB);
   task.batch_size = 400;
   return task;
@@ -23,7 +23,7 @@ Plan PlanOf(TableSharding sharding) {
 }
 
 TEST(TrafficMatrixTest, TableWiseSendsPooledOutputsToEveryRequester) {
-  const Task task = FourDevices();
+  const Task task = TrafficFourDevices();
   TableSharding tw = test::ShardingOf(ShardingType::kTableWise);
   tw.shards = {{1, 0, 1000, 0, 64}};
   const absl::StatusOr<LayoutTraffic> traffic = PlanTraffic(task, PlanOf(tw));
@@ -39,7 +39,7 @@ TEST(TrafficMatrixTest, TableWiseSendsPooledOutputsToEveryRequester) {
 }
 
 TEST(TrafficMatrixTest, ReplicatedHotRowsServeThemselvesAndAllReduce) {
-  const Task task = FourDevices();
+  const Task task = TrafficFourDevices();
   TableSharding hybrid = test::ShardingOf(ShardingType::kRowWise);
   hybrid.row_order = RowOrder::kFrequencyRank;
   for (int32_t d = 0; d < 4; ++d) hybrid.shards.push_back({d, 0, 10, 0, 64});
@@ -69,7 +69,7 @@ TEST(TrafficMatrixTest, ReplicatedHotRowsServeThemselvesAndAllReduce) {
 }
 
 TEST(TrafficMatrixTest, DataParallelOnSomeDevicesRoutesTheOthers) {
-  Task task = FourDevices();
+  Task task = TrafficFourDevices();
   task.tables[0] = MakeTable("t", 100, 16, 1.0);
   TableSharding dp = test::EvenShards(ShardingType::kDataParallel, {3, 0}, 100, 16);
   dp.routes = {RowRoute{.requester = 2, .shard = 0}};  // device 2 reads device 3's replica
@@ -103,7 +103,7 @@ TEST(TrafficMatrixTest, TableRowWiseReducesInItsHostThenCrossesHosts) {
 }
 
 TEST(TrafficMatrixTest, NamesAnUnknownTableOrDevice) {
-  const Task task = FourDevices();
+  const Task task = TrafficFourDevices();
   TableSharding tw = test::ShardingOf(ShardingType::kTableWise, "t");
   tw.shards = {{9, 0, 1000, 0, 64}};
   EXPECT_EQ(PlanTraffic(task, PlanOf(tw)).status().message(),

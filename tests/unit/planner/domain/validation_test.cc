@@ -277,7 +277,7 @@ TEST(ValidateTaskTest, ColocationConflictingPins) {
 
 Plan ValidPlan(const Task& task) { return TableWisePlan(task, {0, 1, 2, 3}); }
 
-TableSharding Sharding(std::string table, ShardingType type, std::vector<Shard> shards) {
+TableSharding ValidationSharding(std::string table, ShardingType type, std::vector<Shard> shards) {
   TableSharding sharding;
   sharding.table = std::move(table);
   sharding.sharding_type = type;
@@ -302,20 +302,20 @@ TEST(ValidatePlanTest, AcceptsUnevenColumnWise) {
   const Task task = ValidTask();
   Plan plan = ValidPlan(task);
   // t0 is 1000 x 64: 32 + 16 + 16 columns, listed out of order, two on one device.
-  plan.tables[0] =
-      Sharding("t0", ShardingType::kColumnWise,
-               {Shard{1, 0, 1000, 48, 16}, Shard{0, 0, 1000, 0, 32}, Shard{1, 0, 1000, 32, 16}});
+  plan.tables[0] = ValidationSharding(
+      "t0", ShardingType::kColumnWise,
+      {Shard{1, 0, 1000, 48, 16}, Shard{0, 0, 1000, 0, 32}, Shard{1, 0, 1000, 32, 16}});
   EXPECT_TRUE(ValidatePlan(task, plan).ok()) << ValidatePlan(task, plan);
 }
 
 TEST(ValidatePlanTest, AcceptsRowWiseAndDataParallel) {
   const Task task = ValidTask();
   Plan plan = ValidPlan(task);
-  plan.tables[1] =
-      Sharding("t1", ShardingType::kRowWise, {Shard{0, 0, 250, 0, 32}, Shard{1, 250, 250, 0, 32}});
-  plan.tables[2] = Sharding("t2", ShardingType::kDataParallel,
-                            {Shard{0, 0, 100, 0, 16}, Shard{3, 0, 100, 0, 16},
-                             Shard{1, 0, 100, 0, 16}, Shard{2, 0, 100, 0, 16}});
+  plan.tables[1] = ValidationSharding("t1", ShardingType::kRowWise,
+                                      {Shard{0, 0, 250, 0, 32}, Shard{1, 250, 250, 0, 32}});
+  plan.tables[2] = ValidationSharding("t2", ShardingType::kDataParallel,
+                                      {Shard{0, 0, 100, 0, 16}, Shard{3, 0, 100, 0, 16},
+                                       Shard{1, 0, 100, 0, 16}, Shard{2, 0, 100, 0, 16}});
   EXPECT_TRUE(ValidatePlan(task, plan).ok()) << ValidatePlan(task, plan);
 }
 
@@ -323,8 +323,8 @@ TEST(ValidatePlanTest, TableRowWiseStaysOnOneHost) {
   Task task = ValidTask();
   task.topology.devices_per_host = 2;  // hosts {0, 1} and {2, 3}
   Plan plan = ValidPlan(task);
-  plan.tables[1] = Sharding("t1", ShardingType::kTableRowWise,
-                            {Shard{2, 0, 300, 0, 32}, Shard{3, 300, 200, 0, 32}});
+  plan.tables[1] = ValidationSharding("t1", ShardingType::kTableRowWise,
+                                      {Shard{2, 0, 300, 0, 32}, Shard{3, 300, 200, 0, 32}});
   EXPECT_TRUE(ValidatePlan(task, plan).ok()) << ValidatePlan(task, plan);
   plan.tables[1].shards[1].device = 1;
   EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
@@ -440,8 +440,8 @@ TEST(ValidatePlanTest, ShardOutOfBounds) {
 TEST(ValidatePlanTest, ColumnWiseShardsSpanAllRows) {
   const Task task = ValidTask();
   Plan plan = ValidPlan(task);
-  plan.tables[0] = Sharding("t0", ShardingType::kColumnWise,
-                            {Shard{0, 0, 1000, 0, 32}, Shard{1, 0, 500, 32, 32}});
+  plan.tables[0] = ValidationSharding("t0", ShardingType::kColumnWise,
+                                      {Shard{0, 0, 1000, 0, 32}, Shard{1, 0, 500, 32, 32}});
   EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
                 "tables[0].shards[1]: a COLUMN_WISE shard spans all rows [0, 1000) of table "
                 "\"t0\", got rows [0, 500)");
@@ -450,15 +450,15 @@ TEST(ValidatePlanTest, ColumnWiseShardsSpanAllRows) {
 TEST(ValidatePlanTest, ColumnWiseGap) {
   const Task task = ValidTask();
   Plan plan = ValidPlan(task);
-  plan.tables[0] = Sharding("t0", ShardingType::kColumnWise,
-                            {Shard{0, 0, 1000, 0, 16}, Shard{1, 0, 1000, 32, 32}});
+  plan.tables[0] = ValidationSharding("t0", ShardingType::kColumnWise,
+                                      {Shard{0, 0, 1000, 0, 16}, Shard{1, 0, 1000, 32, 32}});
   EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
                 "tables[0].shards: columns [16, 32) of table \"t0\" are not covered");
-  plan.tables[0] = Sharding("t0", ShardingType::kColumnWise,
-                            {Shard{0, 0, 1000, 0, 16}, Shard{1, 0, 1000, 16, 16}});
+  plan.tables[0] = ValidationSharding("t0", ShardingType::kColumnWise,
+                                      {Shard{0, 0, 1000, 0, 16}, Shard{1, 0, 1000, 16, 16}});
   EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
                 "tables[0].shards: columns [32, 64) of table \"t0\" are not covered");
-  plan.tables[0] = Sharding("t0", ShardingType::kColumnWise, {Shard{0, 0, 1000, 8, 56}});
+  plan.tables[0] = ValidationSharding("t0", ShardingType::kColumnWise, {Shard{0, 0, 1000, 8, 56}});
   EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
                 "tables[0].shards: columns [0, 8) of table \"t0\" are not covered");
 }
@@ -466,31 +466,31 @@ TEST(ValidatePlanTest, ColumnWiseGap) {
 TEST(ValidatePlanTest, ColumnWiseOverlap) {
   const Task task = ValidTask();
   Plan plan = ValidPlan(task);
-  plan.tables[0] = Sharding("t0", ShardingType::kColumnWise,
-                            {Shard{0, 0, 1000, 0, 40}, Shard{1, 0, 1000, 32, 32}});
+  plan.tables[0] = ValidationSharding("t0", ShardingType::kColumnWise,
+                                      {Shard{0, 0, 1000, 0, 40}, Shard{1, 0, 1000, 32, 32}});
   EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
                 "tables[0].shards[1]: columns [32, 40) of table \"t0\" are covered by another "
                 "shard too");
   // The same range twice (on different devices) is an overlap, not a replica.
-  plan.tables[0] = Sharding("t0", ShardingType::kColumnWise,
-                            {Shard{0, 0, 1000, 0, 64}, Shard{1, 0, 1000, 0, 64}});
+  plan.tables[0] = ValidationSharding("t0", ShardingType::kColumnWise,
+                                      {Shard{0, 0, 1000, 0, 64}, Shard{1, 0, 1000, 0, 64}});
   EXPECT_STATUS(ValidatePlan(task, plan), kInvalid, "are covered by another shard too");
 }
 
 TEST(ValidatePlanTest, RowWiseTiling) {
   const Task task = ValidTask();
   Plan plan = ValidPlan(task);
-  plan.tables[1] =
-      Sharding("t1", ShardingType::kRowWise, {Shard{0, 0, 300, 0, 32}, Shard{1, 250, 250, 0, 32}});
+  plan.tables[1] = ValidationSharding("t1", ShardingType::kRowWise,
+                                      {Shard{0, 0, 300, 0, 32}, Shard{1, 250, 250, 0, 32}});
   EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
                 "tables[1].shards[1]: rows [250, 300) of table \"t1\" are covered by another "
                 "shard too");
-  plan.tables[1] =
-      Sharding("t1", ShardingType::kRowWise, {Shard{0, 0, 200, 0, 32}, Shard{1, 250, 250, 0, 32}});
+  plan.tables[1] = ValidationSharding("t1", ShardingType::kRowWise,
+                                      {Shard{0, 0, 200, 0, 32}, Shard{1, 250, 250, 0, 32}});
   EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
                 "tables[1].shards: rows [200, 250) of table \"t1\" are not covered");
-  plan.tables[1] =
-      Sharding("t1", ShardingType::kRowWise, {Shard{0, 0, 250, 0, 16}, Shard{1, 250, 250, 0, 32}});
+  plan.tables[1] = ValidationSharding("t1", ShardingType::kRowWise,
+                                      {Shard{0, 0, 250, 0, 16}, Shard{1, 250, 250, 0, 32}});
   EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
                 "tables[1].shards[0]: a ROW_WISE shard spans all columns [0, 32)");
 }
@@ -498,16 +498,16 @@ TEST(ValidatePlanTest, RowWiseTiling) {
 TEST(ValidatePlanTest, DataParallelReplicas) {
   const Task task = ValidTask();
   Plan plan = ValidPlan(task);
-  plan.tables[2] = Sharding("t2", ShardingType::kDataParallel,
-                            {Shard{1, 0, 100, 0, 16}, Shard{1, 0, 100, 0, 16}});
+  plan.tables[2] = ValidationSharding("t2", ShardingType::kDataParallel,
+                                      {Shard{1, 0, 100, 0, 16}, Shard{1, 0, 100, 0, 16}});
   EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
                 "tables[2].shards[1].device: table \"t2\" already has a replica on device 1");
-  plan.tables[2] = Sharding("t2", ShardingType::kDataParallel, {Shard{1, 0, 50, 0, 16}});
+  plan.tables[2] = ValidationSharding("t2", ShardingType::kDataParallel, {Shard{1, 0, 50, 0, 16}});
   EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
                 "tables[2].shards[0]: a DATA_PARALLEL shard spans all rows");
   // A DATA_PARALLEL table on some devices only: the others' lookups are routed to a replica.
-  plan.tables[2] = Sharding("t2", ShardingType::kDataParallel,
-                            {Shard{0, 0, 100, 0, 16}, Shard{3, 0, 100, 0, 16}});
+  plan.tables[2] = ValidationSharding("t2", ShardingType::kDataParallel,
+                                      {Shard{0, 0, 100, 0, 16}, Shard{3, 0, 100, 0, 16}});
   EXPECT_TRUE(ValidatePlan(task, plan).ok()) << ValidatePlan(task, plan);
 }
 
@@ -519,7 +519,7 @@ TEST(ValidatePlanTest, AcceptsReplicatedHotRowsAndTheRestRowWise) {
   std::vector<Shard> shards;
   for (int32_t d = 0; d < 4; ++d) shards.push_back(Shard{d, 0, 10, 0, 64});
   for (int32_t d = 0; d < 4; ++d) shards.push_back(Shard{d, 10 + 990 / 4 * d, d < 3 ? 247 : 249, 0, 64});
-  plan.tables[0] = Sharding("t0", ShardingType::kRowWise, shards);
+  plan.tables[0] = ValidationSharding("t0", ShardingType::kRowWise, shards);
   plan.tables[0].row_order = RowOrder::kFrequencyRank;
   EXPECT_TRUE(ValidatePlan(task, plan).ok()) << ValidatePlan(task, plan);
   // Routes choose among the hot group's replicas.
@@ -535,15 +535,15 @@ TEST(ValidatePlanTest, AcceptsReplicatedHotRowsAndTheRestRowWise) {
 TEST(ValidatePlanTest, ReplicasOnlyWhereTheTypeHasThem) {
   const Task task = ValidTask();
   Plan plan = ValidPlan(task);
-  plan.tables[1] = Sharding("t1", ShardingType::kTableRowWise,
-                            {Shard{0, 0, 250, 0, 32}, Shard{1, 0, 250, 0, 32},
-                             Shard{2, 250, 250, 0, 32}});
+  plan.tables[1] = ValidationSharding(
+      "t1", ShardingType::kTableRowWise,
+      {Shard{0, 0, 250, 0, 32}, Shard{1, 0, 250, 0, 32}, Shard{2, 250, 250, 0, 32}});
   EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
                 "tables[1].shards[1]: rows [0, 250) of table \"t1\" are covered by another shard "
                 "too (a TABLE_ROW_WISE table does not replicate; ROW_WISE and DATA_PARALLEL do)");
-  plan.tables[1] = Sharding("t1", ShardingType::kColumnWise,
-                            {Shard{0, 0, 500, 0, 16}, Shard{1, 0, 500, 0, 16},
-                             Shard{2, 0, 500, 16, 16}});
+  plan.tables[1] = ValidationSharding(
+      "t1", ShardingType::kColumnWise,
+      {Shard{0, 0, 500, 0, 16}, Shard{1, 0, 500, 0, 16}, Shard{2, 0, 500, 16, 16}});
   EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
                 "tables[1].shards[1]: columns [0, 16) of table \"t1\" are covered by another "
                 "shard too (a COLUMN_WISE table does not replicate");
@@ -552,8 +552,8 @@ TEST(ValidatePlanTest, ReplicasOnlyWhereTheTypeHasThem) {
 TEST(ValidatePlanTest, RoutesNameARequesterAndAReplica) {
   const Task task = ValidTask();
   Plan plan = ValidPlan(task);
-  plan.tables[2] = Sharding("t2", ShardingType::kDataParallel,
-                            {Shard{0, 0, 100, 0, 16}, Shard{3, 0, 100, 0, 16}});
+  plan.tables[2] = ValidationSharding("t2", ShardingType::kDataParallel,
+                                      {Shard{0, 0, 100, 0, 16}, Shard{3, 0, 100, 0, 16}});
   plan.tables[2].routes = {RowRoute{.requester = 4, .shard = 0}};
   EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
                 "tables[2].routes[0].requester: device 4 does not exist");
@@ -566,8 +566,8 @@ TEST(ValidatePlanTest, RoutesNameARequesterAndAReplica) {
   plan.tables[2].routes = {RowRoute{.requester = 1, .shard = 1}};
   EXPECT_TRUE(ValidatePlan(task, plan).ok()) << ValidatePlan(task, plan);
   // A group with one replica leaves nothing to choose.
-  plan.tables[1] = Sharding("t1", ShardingType::kRowWise,
-                            {Shard{0, 0, 250, 0, 32}, Shard{1, 250, 250, 0, 32}});
+  plan.tables[1] = ValidationSharding("t1", ShardingType::kRowWise,
+                                      {Shard{0, 0, 250, 0, 32}, Shard{1, 250, 250, 0, 32}});
   plan.tables[1].routes = {RowRoute{.requester = 2, .shard = 1}};
   EXPECT_STATUS(ValidatePlan(task, plan), kInvalid,
                 "tables[1].routes[0].shard: shard 1 of table \"t1\" holds rows [250, 500) alone: "
@@ -609,10 +609,10 @@ TEST(ValidatePlanTest, EveryReplicaCountsTowardsMemory) {
   Task task = ValidTask();
   task.topology.memory_bytes.assign(4, 1000 * 64 * 4 + 100);  // t0 once, and a little
   Plan plan = ValidPlan(task);
-  plan.tables[1] = Sharding("t1", ShardingType::kTableWise, {Shard{3, 0, 500, 0, 32}});
-  plan.tables[2] = Sharding("t2", ShardingType::kTableWise, {Shard{3, 0, 100, 0, 16}});
-  plan.tables[0] = Sharding("t0", ShardingType::kDataParallel,
-                            {Shard{0, 0, 1000, 0, 64}, Shard{1, 0, 1000, 0, 64}});
+  plan.tables[1] = ValidationSharding("t1", ShardingType::kTableWise, {Shard{3, 0, 500, 0, 32}});
+  plan.tables[2] = ValidationSharding("t2", ShardingType::kTableWise, {Shard{3, 0, 100, 0, 16}});
+  plan.tables[0] = ValidationSharding("t0", ShardingType::kDataParallel,
+                                      {Shard{0, 0, 1000, 0, 64}, Shard{1, 0, 1000, 0, 64}});
   EXPECT_TRUE(ValidatePlan(task, plan).ok()) << ValidatePlan(task, plan);
   plan.tables[0].shards.push_back(Shard{3, 0, 1000, 0, 64});
   EXPECT_STATUS(ValidatePlan(task, plan), absl::StatusCode::kFailedPrecondition, "device 3: needs");
@@ -639,8 +639,8 @@ TEST(ValidatePlanTest, ColocationCoversEveryShardOfAColumnWiseTable) {
   Task task = ValidTask();
   task.colocate = {{"t0", "t3"}};
   Plan plan = TableWisePlan(task, {1, 0, 0, 1});
-  plan.tables[0] = Sharding("t0", ShardingType::kColumnWise,
-                            {Shard{1, 0, 1000, 0, 32}, Shard{2, 0, 1000, 32, 32}});
+  plan.tables[0] = ValidationSharding("t0", ShardingType::kColumnWise,
+                                      {Shard{1, 0, 1000, 0, 32}, Shard{2, 0, 1000, 32, 32}});
   EXPECT_STATUS(
       ValidatePlan(task, plan), kInvalid,
       "colocate[0]: table \"t0\" has a shard on device 2 but table \"t0\" is on device 1");

@@ -66,7 +66,7 @@ class ScriptedPlanner : public Algorithm {
   AlgorithmInfo info_;
 };
 
-ScriptedPlanner Placing(std::vector<int32_t> devices) {
+ScriptedPlanner ScriptedPlacing(std::vector<int32_t> devices) {
   return ScriptedPlanner([devices](const Task& task) -> absl::StatusOr<Plan> {
     Plan plan = TableWisePlan(task, devices);
     plan.stats.candidates_evaluated = 3;
@@ -77,7 +77,7 @@ ScriptedPlanner Placing(std::vector<int32_t> devices) {
 TEST(PlanTaskTest, RecordsEverything) {
   const Task task = SmallTask();
   test::FakeCostModel model;  // compute = columns x pooling
-  const ScriptedPlanner planner = Placing({0, 1, 1});
+  const ScriptedPlanner planner = ScriptedPlacing({0, 1, 1});
   std::vector<PlanningProgress> progress;
   PlanTaskOptions options;
   options.params = {{"depth", "05"}};
@@ -114,7 +114,7 @@ TEST(PlanTaskTest, RecordsEverything) {
 
 TEST(PlanTaskTest, DefaultParameters) {
   test::FakeCostModel model;
-  absl::StatusOr<Plan> plan = PlanTask(Placing({0, 0, 0}), SmallTask(), model, {});
+  absl::StatusOr<Plan> plan = PlanTask(ScriptedPlacing({0, 0, 0}), SmallTask(), model, {});
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_THAT(plan->parameters, ElementsAre(Pair("depth", "2")));
 }
@@ -134,7 +134,7 @@ TEST(PlanTaskTest, WhatThePlannerReportsStaysBesideTheParameters) {
 TEST(PlanTaskTest, ModelThatCannotCostTheTask) {
   test::FakeCostModel model;
   model.supports = absl::FailedPreconditionError("no comm model for 2 devices");
-  EXPECT_STATUS(PlanTask(Placing({0, 0, 0}), SmallTask(), model, {}),
+  EXPECT_STATUS(PlanTask(ScriptedPlacing({0, 0, 0}), SmallTask(), model, {}),
                 absl::StatusCode::kFailedPrecondition, "no comm model for 2 devices");
 }
 
@@ -142,10 +142,10 @@ TEST(PlanTaskTest, BadParameters) {
   test::FakeCostModel model;
   PlanTaskOptions options;
   options.params = {{"depth", "0"}};
-  EXPECT_STATUS(PlanTask(Placing({0, 0, 0}), SmallTask(), model, options),
+  EXPECT_STATUS(PlanTask(ScriptedPlacing({0, 0, 0}), SmallTask(), model, options),
                 absl::StatusCode::kInvalidArgument, "parameters.depth: must be at least 1, got 0");
   options.params = {{"width", "3"}};
-  EXPECT_STATUS(PlanTask(Placing({0, 0, 0}), SmallTask(), model, options),
+  EXPECT_STATUS(PlanTask(ScriptedPlacing({0, 0, 0}), SmallTask(), model, options),
                 absl::StatusCode::kInvalidArgument, "parameters.width: unknown parameter");
 }
 
@@ -167,7 +167,7 @@ TEST(PlanTaskTest, InvalidPlanFromAPlannerIsInternal) {
   });
   EXPECT_STATUS(PlanTask(missing, SmallTask(), model, {}), absl::StatusCode::kInternal,
                 "algorithm scripted produced an invalid plan: tables: table \"c\" is missing");
-  EXPECT_STATUS(PlanTask(Placing({0, 2, 0}), SmallTask(), model, {}), absl::StatusCode::kInternal,
+  EXPECT_STATUS(PlanTask(ScriptedPlacing({0, 2, 0}), SmallTask(), model, {}), absl::StatusCode::kInternal,
                 "algorithm scripted produced an invalid plan: tables[1].shards[0].device: device "
                 "2 does not exist");
 }
@@ -176,7 +176,7 @@ TEST(PlanTaskTest, OverFullPlanIsFailedPrecondition) {
   Task task = SmallTask();
   task.topology.memory_bytes = {8000, 8000};  // a alone is 6400 bytes, b 1600, c 1280
   test::FakeCostModel model;
-  EXPECT_STATUS(PlanTask(Placing({0, 0, 0}), task, model, {}),
+  EXPECT_STATUS(PlanTask(ScriptedPlacing({0, 0, 0}), task, model, {}),
                 absl::StatusCode::kFailedPrecondition,
                 "device 0: needs 0.00 GiB but has 0.00 "
                 "GiB (9280 > 8000 bytes)");
@@ -186,7 +186,7 @@ TEST(PlanTaskTest, AWholeTableLargerThanEveryDeviceIsRefusedByWholeTablePlanners
   Task task = SmallTask();
   task.topology.memory_bytes = {6000, 4000};  // a alone is 6400 bytes
   test::FakeCostModel model;
-  ScriptedPlanner planner = Placing({0, 1, 1});
+  ScriptedPlanner planner = ScriptedPlacing({0, 1, 1});
   EXPECT_STATUS(PlanTask(planner, task, model, {}), absl::StatusCode::kFailedPrecondition,
                 "task is infeasible for scripted: table \"a\" needs 0.00 GiB but the largest "
                 "device (device 0) holds 0.00 GiB; only COLUMN_WISE, ROW_WISE or "
@@ -199,7 +199,7 @@ TEST(PlanTaskTest, TablesLargerThanAllDevicesTogetherAreRefusedBeforeAnySearch) 
   Task task = SmallTask();
   task.topology.memory_bytes = {4000, 4000};  // a + b + c = 9280 bytes > 8000
   test::FakeCostModel model;
-  ScriptedPlanner planner = Placing({0, 1, 1});
+  ScriptedPlanner planner = ScriptedPlacing({0, 1, 1});
   planner.AllowColumnWise();  // cutting tables moves bytes but never removes any
   EXPECT_STATUS(PlanTask(planner, task, model, {}), absl::StatusCode::kFailedPrecondition,
                 "task is infeasible for scripted: its tables need 0.00 GiB (9280 bytes) but the "
@@ -212,7 +212,7 @@ TEST(PlanTaskTest, TaskTimeLimitBecomesTheDeadline) {
   Task task = SmallTask();
   task.max_planning_time_ms = 5000;
   test::FakeCostModel model;
-  const ScriptedPlanner planner = Placing({0, 0, 0});
+  const ScriptedPlanner planner = ScriptedPlacing({0, 0, 0});
   const auto before = StopSignal::Clock::now();
   ASSERT_TRUE(PlanTask(planner, task, model, {}).ok());
   const auto after = StopSignal::Clock::now();
@@ -225,7 +225,7 @@ TEST(PlanTaskTest, AnAbsurdTimeLimitDoesNotOverflowTheDeadline) {
   Task task = SmallTask();                     // not validated: ValidateTask would refuse the limit
   task.max_planning_time_ms = 10000000000000;  // 1e13 ms: past the steady clock's range in ns
   test::FakeCostModel model;
-  const ScriptedPlanner planner = Placing({0, 0, 0});
+  const ScriptedPlanner planner = ScriptedPlacing({0, 0, 0});
   const auto before = StopSignal::Clock::now();
   ASSERT_TRUE(PlanTask(planner, task, model, {}).ok());
   ASSERT_TRUE(planner.seen_deadline.has_value());
@@ -236,7 +236,7 @@ TEST(PlanTaskTest, EarlierCallerDeadlineWins) {
   Task task = SmallTask();
   task.max_planning_time_ms = 60000;
   test::FakeCostModel model;
-  const ScriptedPlanner planner = Placing({0, 0, 0});
+  const ScriptedPlanner planner = ScriptedPlacing({0, 0, 0});
   const auto deadline = StopSignal::Clock::now() + std::chrono::seconds(10);
   const StopSignal stop(deadline);
   PlanTaskOptions options;
@@ -251,7 +251,7 @@ TEST(PlanTaskTest, EarlierCallerDeadlineWins) {
 
 TEST(PlanTaskTest, CallerCancellationReachesThePlanner) {
   test::FakeCostModel model;
-  const ScriptedPlanner planner = Placing({0, 0, 0});
+  const ScriptedPlanner planner = ScriptedPlacing({0, 0, 0});
   StopSignal stop;
   stop.RequestCancel();
   PlanTaskOptions options;

@@ -12,7 +12,7 @@ namespace {
 // L = 500, Zipf s = 1.0, 4 hosts x 8 GPUs, B = 4096 per GPU, D = 256, FP32, multiplier 6.
 // Bandwidths as the paper's Fig. 3 (all-reduce = 3 x all-to-all) on FlexShard's cluster (one
 // 200 Gb/s NIC per GPU, NVLink 3 in the host).
-TierInputs WorkedCase(const RankFrequencyCurve& curve) {
+TierInputs WorkedCaseInputs(const RankFrequencyCurve& curve) {
   TierInputs in;
   in.tables = {{.name = "history", .curve = &curve, .lookups_per_sample = 500, .dim = 256,
                 .element_bytes = 4}};
@@ -28,7 +28,7 @@ TierInputs WorkedCase(const RankFrequencyCurve& curve) {
 
 TEST(FlexShardTiersTest, ReproducesTheWorkedCaseToTheRow) {
   const RankFrequencyCurve curve = RankFrequencyCurve::Zipf(10'000'000, 1.0);
-  absl::StatusOr<TierResult> result = ComputeTiers(WorkedCase(curve));
+  absl::StatusOr<TierResult> result = ComputeTiers(WorkedCaseInputs(curve));
   ASSERT_TRUE(result.ok()) << result.status();
 
   EXPECT_NEAR(result->breakpoints.memory, (6.0 - 1.0 / 32) / 4096, 1e-15);
@@ -66,7 +66,7 @@ TEST(FlexShardTiersTest, ReproducesTheWorkedCaseToTheRow) {
 
 TEST(FlexShardTiersTest, TheFlexCommunicationCutDependsOnTheBandwidths) {
   const RankFrequencyCurve curve = RankFrequencyCurve::Zipf(10'000'000, 1.0);
-  TierInputs in = WorkedCase(curve);
+  TierInputs in = WorkedCaseInputs(curve);
   in.cut_flex_at_comm_breakpoint = true;
   absl::StatusOr<TierResult> fig3 = ComputeTiers(in);
   ASSERT_TRUE(fig3.ok());
@@ -89,7 +89,7 @@ TEST(FlexShardTiersTest, TheFlexCommunicationCutDependsOnTheBandwidths) {
 
 TEST(FlexShardTiersTest, ParetoPointsComeInOrderAndTheCurveIsMonotone) {
   const RankFrequencyCurve curve = RankFrequencyCurve::Zipf(10'000'000, 1.0);
-  absl::StatusOr<TierResult> result = ComputeTiers(WorkedCase(curve));
+  absl::StatusOr<TierResult> result = ComputeTiers(WorkedCaseInputs(curve));
   ASSERT_TRUE(result.ok());
   const auto& p = result->points;
   EXPECT_LT(p[0].dp_rows, p[1].dp_rows);  // A before B
@@ -110,7 +110,7 @@ TEST(FlexShardTiersTest, MergedTablesGiveTheTiersOfOneTable) {
   // Two identical halves of the worked case's distribution: the same rows per tier in total,
   // split evenly (section 4.6: merge and shard one distribution).
   const RankFrequencyCurve curve = RankFrequencyCurve::Zipf(5'000'000, 1.0);
-  TierInputs in = WorkedCase(curve);
+  TierInputs in = WorkedCaseInputs(curve);
   in.tables = {{.name = "a", .curve = &curve, .lookups_per_sample = 250, .dim = 256},
                {.name = "b", .curve = &curve, .lookups_per_sample = 250, .dim = 256}};
   absl::StatusOr<TierResult> merged = ComputeTiers(in);
@@ -126,7 +126,7 @@ TEST(FlexShardTiersTest, MergedTablesGiveTheTiersOfOneTable) {
 
 TEST(FlexShardTiersTest, InferenceReplicatesAtOneTimesAndHasNoAllReduce) {
   const RankFrequencyCurve curve = RankFrequencyCurve::Zipf(10'000'000, 1.0);
-  TierInputs in = WorkedCase(curve);
+  TierInputs in = WorkedCaseInputs(curve);
   in.objective = Objective::kInference;
   absl::StatusOr<TierResult> result = ComputeTiers(in);
   ASSERT_TRUE(result.ok());
@@ -140,7 +140,7 @@ TEST(FlexShardTiersTest, InferenceReplicatesAtOneTimesAndHasNoAllReduce) {
 
 TEST(FlexShardTiersTest, ABudgetBuysMoreReplicatedRows) {
   const RankFrequencyCurve curve = RankFrequencyCurve::Zipf(10'000'000, 1.0);
-  TierInputs in = WorkedCase(curve);
+  TierInputs in = WorkedCaseInputs(curve);
   in.memory_budget_bytes = kBytesPerGiB;
   absl::StatusOr<TierResult> result = ComputeTiers(in);
   ASSERT_TRUE(result.ok());
@@ -152,15 +152,15 @@ TEST(FlexShardTiersTest, ABudgetBuysMoreReplicatedRows) {
 
 TEST(FlexShardTiersTest, ErrorsNameTheInput) {
   const RankFrequencyCurve curve = RankFrequencyCurve::Zipf(100, 1.0);
-  TierInputs in = WorkedCase(curve);
+  TierInputs in = WorkedCaseInputs(curve);
   in.local_batch = 0;
   EXPECT_THAT(std::string(ComputeTiers(in).status().message()),
               testing::HasSubstr("local_batch"));
-  in = WorkedCase(curve);
+  in = WorkedCaseInputs(curve);
   in.tables[0].curve = nullptr;
   EXPECT_THAT(std::string(ComputeTiers(in).status().message()),
               testing::HasSubstr("tables[0] (history).curve"));
-  in = WorkedCase(curve);
+  in = WorkedCaseInputs(curve);
   in.bandwidths.all_reduce_cross_gibps = 0;
   EXPECT_EQ(ComputeTiers(in).status().code(), absl::StatusCode::kInvalidArgument);
 }

@@ -31,9 +31,9 @@ using ::testing::HasSubstr;
 
 using Params = std::map<std::string, std::string>;
 
-absl::StatusOr<Plan> Plan(const Task& task, const CostModel& model, Params params = {},
-                          const StopSignal* stop = nullptr,
-                          std::function<void(const PlanningProgress&)> on_progress = nullptr) {
+absl::StatusOr<Plan> PlanWithNeuroShard(
+    const Task& task, const CostModel& model, Params params = {}, const StopSignal* stop = nullptr,
+    std::function<void(const PlanningProgress&)> on_progress = nullptr) {
   PlanTaskOptions options;
   options.params = std::move(params);
   options.stop = stop;
@@ -87,8 +87,9 @@ TEST(NeuroShardTest, NeverPredictedWorseThanAGreedyBaseline) {
       bytes += tables.back().rows * tables.back().dim * 4;
     }
     const Task task = test::MakeTask(tables, 4, bytes / 4 + bytes / (2 + k % 20));
-    absl::StatusOr<shardplan::Plan> plan = Plan(task, model);
-    absl::StatusOr<shardplan::Plan> alone = Plan(task, model, {{"baselines", "false"}});
+    absl::StatusOr<shardplan::Plan> plan = PlanWithNeuroShard(task, model);
+    absl::StatusOr<shardplan::Plan> alone =
+        PlanWithNeuroShard(task, model, {{"baselines", "false"}});
     ASSERT_TRUE(plan.ok()) << plan.status();
     ASSERT_TRUE(alone.ok()) << alone.status();
     EXPECT_LE(plan->cost_ms, alone->cost_ms + 1e-9) << k;
@@ -138,7 +139,8 @@ TEST(NeuroShardTest, NeverBelowTheTableWiseOptimumWithoutSplits) {
   for (const Task& task : TinyTasks()) {
     absl::StatusOr<shardplan::Plan> best = PlanTask(ExhaustivePlanner(), task, model, {});
     ASSERT_TRUE(best.ok()) << best.status();
-    absl::StatusOr<shardplan::Plan> plan = Plan(task, model, {{"beam_search", "false"}});
+    absl::StatusOr<shardplan::Plan> plan =
+        PlanWithNeuroShard(task, model, {{"beam_search", "false"}});
     ASSERT_TRUE(plan.ok()) << plan.status();
     EXPECT_GE(plan->cost_ms, best->cost_ms - 1e-9);
     EXPECT_TRUE(plan->stats.column_splits.empty());
@@ -152,7 +154,8 @@ TEST(NeuroShardTest, FindsTheOptimumWhereTheGreedyMust) {
       2, kGiB);
   const test::FakeCostModel model;
   absl::StatusOr<shardplan::Plan> best = PlanTask(ExhaustivePlanner(), task, model, {});
-  absl::StatusOr<shardplan::Plan> plan = Plan(task, model, {{"beam_search", "false"}});
+  absl::StatusOr<shardplan::Plan> plan =
+      PlanWithNeuroShard(task, model, {{"beam_search", "false"}});
   ASSERT_TRUE(best.ok() && plan.ok());
   EXPECT_DOUBLE_EQ(plan->cost_ms, best->cost_ms);
   EXPECT_DOUBLE_EQ(plan->cost_ms, 16.0);
@@ -161,8 +164,9 @@ TEST(NeuroShardTest, FindsTheOptimumWhereTheGreedyMust) {
 TEST(NeuroShardTest, SplitsNeverHurtAndHelpADominantTable) {
   const test::NonAdditiveModel model;
   for (const Task& task : TinyTasks()) {
-    absl::StatusOr<shardplan::Plan> flat = Plan(task, model, {{"beam_search", "false"}});
-    absl::StatusOr<shardplan::Plan> split = Plan(task, model);
+    absl::StatusOr<shardplan::Plan> flat =
+        PlanWithNeuroShard(task, model, {{"beam_search", "false"}});
+    absl::StatusOr<shardplan::Plan> split = PlanWithNeuroShard(task, model);
     ASSERT_TRUE(flat.ok() && split.ok()) << flat.status() << split.status();
     EXPECT_LE(split->cost_ms, flat->cost_ms + 1e-12);
     EXPECT_TRUE(ValidatePlan(task, *split).ok());
@@ -172,8 +176,9 @@ TEST(NeuroShardTest, SplitsNeverHurtAndHelpADominantTable) {
       {MakeTable("hot", 1000, 128, 50.0), MakeTable("x", 1000, 8), MakeTable("y", 1000, 8)}, 2,
       kGiB);
   const test::FakeCostModel additive;
-  absl::StatusOr<shardplan::Plan> flat = Plan(task, additive, {{"beam_search", "false"}});
-  absl::StatusOr<shardplan::Plan> split = Plan(task, additive);
+  absl::StatusOr<shardplan::Plan> flat =
+      PlanWithNeuroShard(task, additive, {{"beam_search", "false"}});
+  absl::StatusOr<shardplan::Plan> split = PlanWithNeuroShard(task, additive);
   ASSERT_TRUE(flat.ok() && split.ok());
   EXPECT_LT(split->cost_ms, flat->cost_ms);
   EXPECT_THAT(split->stats.column_splits, ::testing::Contains("hot"));
@@ -183,10 +188,11 @@ TEST(NeuroShardTest, SplitsNeverHurtAndHelpADominantTable) {
 TEST(NeuroShardTest, DeterministicAcrossRunsAndThreadCounts) {
   const test::NonAdditiveModel model;
   for (const Task& task : TinyTasks()) {
-    absl::StatusOr<shardplan::Plan> one = Plan(task, model, {{"threads", "1"}});
+    absl::StatusOr<shardplan::Plan> one = PlanWithNeuroShard(task, model, {{"threads", "1"}});
     ASSERT_TRUE(one.ok()) << one.status();
     for (const char* threads : {"1", "2", "4"}) {
-      absl::StatusOr<shardplan::Plan> other = Plan(task, model, {{"threads", threads}});
+      absl::StatusOr<shardplan::Plan> other =
+          PlanWithNeuroShard(task, model, {{"threads", threads}});
       ASSERT_TRUE(other.ok()) << other.status();
       EXPECT_EQ(test::Devices(*other), test::Devices(*one)) << threads;
       ASSERT_EQ(other->tables.size(), one->tables.size());
@@ -210,7 +216,7 @@ TEST(NeuroShardTest, DeterministicAcrossRunsAndThreadCounts) {
 
 TEST(NeuroShardTest, ExpiredDeadline) {
   const StopSignal expired(StopSignal::Clock::now() - std::chrono::seconds(1));
-  EXPECT_STATUS(Plan(test::SixTables(2), test::NonAdditiveModel(), {}, &expired),
+  EXPECT_STATUS(PlanWithNeuroShard(test::SixTables(2), test::NonAdditiveModel(), {}, &expired),
                 absl::StatusCode::kDeadlineExceeded, "deadline");
 }
 
@@ -221,7 +227,7 @@ TEST(NeuroShardTest, StopMidSearchReturnsTheBestSoFarFlagged) {
   std::atomic<int> polls{0};
   const StopSignal stop(std::nullopt, [&] { return ++polls > 40; });
   const test::NonAdditiveModel model;
-  absl::StatusOr<shardplan::Plan> plan = Plan(test::SixTables(3), model, {}, &stop);
+  absl::StatusOr<shardplan::Plan> plan = PlanWithNeuroShard(test::SixTables(3), model, {}, &stop);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_TRUE(plan->stats.anytime_result);
   EXPECT_TRUE(ValidatePlan(test::SixTables(3), *plan).ok());
@@ -229,14 +235,14 @@ TEST(NeuroShardTest, StopMidSearchReturnsTheBestSoFarFlagged) {
   std::atomic<int> early{0};
   // Poll 2 is the unsplit grid's: stopped there, the search has no plan to return.
   const StopSignal stop_early(std::nullopt, [&] { return ++early > 1; });
-  EXPECT_STATUS(Plan(test::SixTables(3), model, {}, &stop_early), absl::StatusCode::kCancelled,
-                "cancelled");
+  EXPECT_STATUS(PlanWithNeuroShard(test::SixTables(3), model, {}, &stop_early),
+                absl::StatusCode::kCancelled, "cancelled");
 }
 
 TEST(NeuroShardTest, ReportsProgressPerBeamStep) {
   std::vector<std::string> messages;
-  ASSERT_TRUE(Plan(test::SixTables(3), test::NonAdditiveModel(), {}, nullptr,
-                   [&](const PlanningProgress& p) { messages.push_back(p.message); })
+  ASSERT_TRUE(PlanWithNeuroShard(test::SixTables(3), test::NonAdditiveModel(), {}, nullptr,
+                                 [&](const PlanningProgress& p) { messages.push_back(p.message); })
                   .ok());
   EXPECT_THAT(messages, ::testing::Contains(HasSubstr("step 1/10, best cost")));
 }
@@ -244,10 +250,13 @@ TEST(NeuroShardTest, ReportsProgressPerBeamStep) {
 TEST(NeuroShardTest, AblationSwitches) {
   const test::NonAdditiveModel model;
   const Task task = test::SixTables(3);
-  absl::StatusOr<shardplan::Plan> full = Plan(task, model);
-  absl::StatusOr<shardplan::Plan> no_beam = Plan(task, model, {{"beam_search", "false"}});
-  absl::StatusOr<shardplan::Plan> no_grid = Plan(task, model, {{"grid_search", "false"}});
-  absl::StatusOr<shardplan::Plan> no_cache = Plan(task, model, {{"cost_cache", "false"}});
+  absl::StatusOr<shardplan::Plan> full = PlanWithNeuroShard(task, model);
+  absl::StatusOr<shardplan::Plan> no_beam =
+      PlanWithNeuroShard(task, model, {{"beam_search", "false"}});
+  absl::StatusOr<shardplan::Plan> no_grid =
+      PlanWithNeuroShard(task, model, {{"grid_search", "false"}});
+  absl::StatusOr<shardplan::Plan> no_cache =
+      PlanWithNeuroShard(task, model, {{"cost_cache", "false"}});
   ASSERT_TRUE(full.ok() && no_beam.ok() && no_grid.ok() && no_cache.ok());
   EXPECT_FALSE(full->stats.column_splits.empty());
   EXPECT_GT(full->stats.cost_cache_hits, 0);
@@ -270,7 +279,7 @@ TEST(NeuroShardTest, RespectsConstraints) {
   task.tables[0].allowed_sharding_types = {ShardingType::kTableWise};
   task.tables[3].pinned_device = 1;
   task.colocate = {{"x", "y"}};
-  absl::StatusOr<shardplan::Plan> plan = Plan(task, model);
+  absl::StatusOr<shardplan::Plan> plan = PlanWithNeuroShard(task, model);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_TRUE(plan->stats.column_splits.empty());
   EXPECT_TRUE(ValidatePlan(task, *plan).ok());
@@ -286,18 +295,18 @@ TEST(NeuroShardTest, SplitsTablesTooLargeForAnyDevice) {
   tables.push_back(test::TableOfBytes("big1", 5 * kGiB / 2, 64));
   tables.push_back(test::TableOfBytes("big2", 5 * kGiB / 2, 64));
   const Task task = test::MakeTask(std::move(tables), 4, 2 * kGiB);
-  absl::StatusOr<shardplan::Plan> plan = Plan(task, test::NonAdditiveModel());
+  absl::StatusOr<shardplan::Plan> plan = PlanWithNeuroShard(task, test::NonAdditiveModel());
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_THAT(plan->stats.column_splits, ::testing::IsSupersetOf({"big1", "big2"}));
-  EXPECT_STATUS(Plan(task, test::NonAdditiveModel(), {{"beam_search", "false"}}),
+  EXPECT_STATUS(PlanWithNeuroShard(task, test::NonAdditiveModel(), {{"beam_search", "false"}}),
                 absl::StatusCode::kFailedPrecondition, "needs 2.50 GiB");
 }
 
 TEST(NeuroShardTest, InfeasibleNamesTheTable) {
   const Task task = test::MakeTask(
       {test::TableOfBytes("small", kGiB / 4), test::TableOfBytes("huge", 3 * kGiB)}, 2, kGiB);
-  EXPECT_STATUS(Plan(task, test::FakeCostModel()), absl::StatusCode::kFailedPrecondition,
-                "table \"huge\" needs 3.00 GiB");
+  EXPECT_STATUS(PlanWithNeuroShard(task, test::FakeCostModel()),
+                absl::StatusCode::kFailedPrecondition, "table \"huge\" needs 3.00 GiB");
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ absl::StatusOr<Plan> PlanWith(const Algorithm& planner, const Task& task, const 
   return PlanTask(planner, task, model, options);
 }
 
-absl::StatusOr<Plan> Plan(const Task& task, const CostModel& model, Params params = {}) {
+absl::StatusOr<Plan> NeuroShardPlan(const Task& task, const CostModel& model, Params params = {}) {
   return PlanWith(NeuroShardPlanner(), task, model, std::move(params));
 }
 
@@ -111,22 +111,22 @@ TEST(NeuroShardTypesTest, TableLargerThanAnyDeviceGetsRowShards) {
   const Task task = test::MakeTask({test::TableOfBytes("huge", 3 * kGiB, 4),
                                     MakeTable("a", 1000, 16), MakeTable("b", 5000, 32, 4.0)},
                                    4, kGiB);
-  absl::StatusOr<shardplan::Plan> plan = Plan(task, Analytic(), {{"baselines", "false"}});
+  absl::StatusOr<shardplan::Plan> plan = NeuroShardPlan(task, Analytic(), {{"baselines", "false"}});
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_TRUE(ValidatePlan(task, *plan).ok());
   const ShardingType huge = ShardingOf(*plan, "huge").sharding_type;
   EXPECT_TRUE(huge == ShardingType::kRowWise || huge == ShardingType::kTableRowWise)
       << ShardingTypeName(huge);
   // The reference's search alone cannot: it names the table.
-  EXPECT_STATUS(Plan(task, Analytic(), {{"row_level", "false"}}),
+  EXPECT_STATUS(NeuroShardPlan(task, Analytic(), {{"row_level", "false"}}),
                 absl::StatusCode::kFailedPrecondition, "table \"huge\" needs 3.00 GiB");
 }
 
 TEST(NeuroShardTypesTest, SmallTablesOnManyDevicesBecomeDataParallel) {
   const Task task = CriteoShaped(16, 4 * kGiB);
-  absl::StatusOr<shardplan::Plan> plan = Plan(task, Analytic(), {{"baselines", "false"}});
+  absl::StatusOr<shardplan::Plan> plan = NeuroShardPlan(task, Analytic(), {{"baselines", "false"}});
   absl::StatusOr<shardplan::Plan> column =
-      Plan(task, Analytic(), {{"baselines", "false"}, {"row_level", "false"}});
+      NeuroShardPlan(task, Analytic(), {{"baselines", "false"}, {"row_level", "false"}});
   ASSERT_TRUE(plan.ok() && column.ok()) << plan.status() << column.status();
   EXPECT_LT(plan->cost_ms, column->cost_ms);
   EXPECT_GT(TypeCounts(*plan)[ShardingType::kDataParallel], 0);
@@ -149,9 +149,9 @@ TEST(NeuroShardTypesTest, HotTableIsRowShardedWhenThatIsCheaper) {
       test::MakeTask({MakeTable("hot", 10'000'000, 4, 1600.0), MakeTable("a", 1000, 8),
                       MakeTable("b", 1000, 8), MakeTable("c", 1000, 8)},
                      4, 4 * kGiB);
-  absl::StatusOr<shardplan::Plan> plan = Plan(task, model, {{"baselines", "false"}});
+  absl::StatusOr<shardplan::Plan> plan = NeuroShardPlan(task, model, {{"baselines", "false"}});
   absl::StatusOr<shardplan::Plan> column =
-      Plan(task, model, {{"baselines", "false"}, {"row_level", "false"}});
+      NeuroShardPlan(task, model, {{"baselines", "false"}, {"row_level", "false"}});
   ASSERT_TRUE(plan.ok() && column.ok()) << plan.status() << column.status();
   EXPECT_EQ(ShardingOf(*plan, "hot").sharding_type, ShardingType::kRowWise);
   EXPECT_EQ(ShardingOf(*plan, "hot").shards.size(), 4u);
@@ -172,7 +172,7 @@ TEST(NeuroShardTypesTest, RespectsAllowedTypesPinsAndColocation) {
   task.tables[4].allowed_sharding_types = {ShardingType::kRowWise};
   task.tables[5].pinned_device = 3;
   task.colocate = {{task.tables[6].name, task.tables[7].name}};
-  absl::StatusOr<shardplan::Plan> plan = Plan(task, Analytic());
+  absl::StatusOr<shardplan::Plan> plan = NeuroShardPlan(task, Analytic());
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_TRUE(ValidatePlan(task, *plan).ok()) << ValidatePlan(task, *plan);
   EXPECT_EQ(ShardingOf(*plan, task.tables[4].name).sharding_type, ShardingType::kRowWise);
@@ -189,14 +189,14 @@ TEST(NeuroShardTypesTest, ATableThatForbidsTableWiseIsOneColumnWiseShardWhenUnsp
   Task task = test::SixTables(2);
   task.tables[4].allowed_sharding_types = {ShardingType::kColumnWise};  // "e", dim 8
   for (const Params& params : {Params{{"beam_search", "false"}}, Params{}}) {
-    absl::StatusOr<shardplan::Plan> plan = Plan(task, test::NonAdditiveModel(), params);
+    absl::StatusOr<shardplan::Plan> plan = NeuroShardPlan(task, test::NonAdditiveModel(), params);
     ASSERT_TRUE(plan.ok()) << plan.status();
     EXPECT_TRUE(ValidatePlan(task, *plan).ok()) << ValidatePlan(task, *plan);
     EXPECT_EQ(ShardingOf(*plan, "e").sharding_type, ShardingType::kColumnWise);
   }
   task.tables[4].allowed_sharding_types = {ShardingType::kDataParallel};
   task.tables[4].pinned_device = 0;  // so that it cannot leave the column level
-  EXPECT_STATUS(Plan(task, Analytic()), absl::StatusCode::kFailedPrecondition,
+  EXPECT_STATUS(NeuroShardPlan(task, Analytic()), absl::StatusCode::kFailedPrecondition,
                 "table \"e\" allows neither TABLE_WISE nor COLUMN_WISE (allowed: DATA_PARALLEL)");
 }
 
@@ -213,9 +213,9 @@ TEST(NeuroShardTypesTest, ColumnLevelOnlyGivesTodaysPlan) {
   const std::vector<std::pair<const CostModel*, const Task*>> cases = {
       {&column_model, &criteo}, {&column_model, &six}, {&Analytic(), &column_only}};
   for (const auto& [model, task] : cases) {
-    absl::StatusOr<shardplan::Plan> plan = Plan(*task, *model, {{"baselines", "false"}});
+    absl::StatusOr<shardplan::Plan> plan = NeuroShardPlan(*task, *model, {{"baselines", "false"}});
     absl::StatusOr<shardplan::Plan> today =
-        Plan(*task, *model, {{"baselines", "false"}, {"row_level", "false"}});
+        NeuroShardPlan(*task, *model, {{"baselines", "false"}, {"row_level", "false"}});
     ASSERT_TRUE(plan.ok() && today.ok()) << plan.status() << today.status();
     ASSERT_EQ(plan->tables.size(), today->tables.size());
     for (size_t t = 0; t < plan->tables.size(); ++t) {
@@ -278,7 +278,7 @@ TEST(NeuroShardTypesTest, PortfolioTakesAnotherAlgorithmsPlanWhenCheaper) {
   const NeuroShardPlanner with_portfolio({&all_on_zero, &replicate});
   const Params column_search = {{"row_level", "false"}};
   absl::StatusOr<shardplan::Plan> plan = PlanWith(with_portfolio, task, model, column_search);
-  absl::StatusOr<shardplan::Plan> alone = Plan(task, model, column_search);
+  absl::StatusOr<shardplan::Plan> alone = NeuroShardPlan(task, model, column_search);
   ASSERT_TRUE(plan.ok() && alone.ok()) << plan.status() << alone.status();
   EXPECT_EQ(TypeCounts(*plan)[ShardingType::kDataParallel], 6);
   EXPECT_LT(plan->cost_ms, alone->cost_ms);
@@ -303,10 +303,11 @@ TEST(NeuroShardTypesTest, RegisteredPlannerNeverRatesWorseThanTorchRec) {
 
 TEST(NeuroShardTypesTest, DeterministicAcrossRunsAndThreads) {
   const Task task = CriteoShaped(8, 4 * kGiB);
-  absl::StatusOr<shardplan::Plan> first = Plan(task, Analytic());
+  absl::StatusOr<shardplan::Plan> first = NeuroShardPlan(task, Analytic());
   ASSERT_TRUE(first.ok()) << first.status();
   for (const char* threads : {"1", "2"}) {
-    absl::StatusOr<shardplan::Plan> again = Plan(task, Analytic(), {{"threads", threads}});
+    absl::StatusOr<shardplan::Plan> again =
+        NeuroShardPlan(task, Analytic(), {{"threads", threads}});
     ASSERT_TRUE(again.ok()) << again.status();
     EXPECT_EQ(again->cost_ms, first->cost_ms) << threads;
     ASSERT_EQ(again->tables.size(), first->tables.size());
@@ -360,14 +361,14 @@ TEST(NeuroShardTypesTest, ValidOnRandomConstrainedTasks) {
       task.tables[2].allowed_sharding_types.clear();
       task.colocate = {{task.tables[1].name, task.tables[2].name}};
     }
-    absl::StatusOr<shardplan::Plan> plan = Plan(task, Analytic());
+    absl::StatusOr<shardplan::Plan> plan = NeuroShardPlan(task, Analytic());
     if (!plan.ok()) {
       // Only a task that some table makes infeasible may fail, and then with its name.
       EXPECT_EQ(plan.status().code(), absl::StatusCode::kFailedPrecondition) << plan.status();
       continue;
     }
     EXPECT_TRUE(ValidatePlan(task, *plan).ok()) << k << ": " << ValidatePlan(task, *plan);
-    absl::StatusOr<shardplan::Plan> again = Plan(task, Analytic());
+    absl::StatusOr<shardplan::Plan> again = NeuroShardPlan(task, Analytic());
     ASSERT_TRUE(again.ok()) << again.status();
     EXPECT_EQ(again->cost_ms, plan->cost_ms) << k;
     ++planned;

@@ -14,8 +14,8 @@ namespace shardplan::torchrec {
 namespace {
 
 // The types the torchrec algorithm enumerated before row-level options.
-const std::vector<ShardingType> kColumnLevel = {ShardingType::kTableWise,
-                                               ShardingType::kColumnWise};
+const std::vector<ShardingType> kColumnLevelTypes = {ShardingType::kTableWise,
+                                                     ShardingType::kColumnWise};
 
 using test::MakeTable;
 using test::MakeTask;
@@ -32,7 +32,7 @@ Task ThreeTables(std::vector<int64_t> capacities) {
 
 TEST(GreedyPerfPartitionTest, LargestFirstOntoTheLowestPerfDeviceThatFits) {
   Task task = ThreeTables({1024, 1024});
-  absl::StatusOr<SearchSpace> space = Enumerate(task, 4, kColumnLevel);
+  absl::StatusOr<SearchSpace> space = Enumerate(task, 4, kColumnLevelTypes);
   ASSERT_TRUE(space.ok()) << space.status();
   std::optional<Placement> placement = GreedyPerfPartition(task, *space, {0, 0, 0});
   ASSERT_TRUE(placement.has_value());
@@ -58,7 +58,7 @@ TEST(GreedyPerfPartitionTest, LargestFirstOntoTheLowestPerfDeviceThatFits) {
 
 TEST(GreedyPerfPartitionTest, AShardThatFitsNowhereRejectsTheProposal) {
   const Task task = ThreeTables({600, 600});
-  absl::StatusOr<SearchSpace> space = Enumerate(task, 4, kColumnLevel);
+  absl::StatusOr<SearchSpace> space = Enumerate(task, 4, kColumnLevelTypes);
   ASSERT_TRUE(space.ok()) << space.status();
   EXPECT_EQ(GreedyPerfPartition(task, *space, {0, 0, 0}), std::nullopt);
 }
@@ -66,7 +66,7 @@ TEST(GreedyPerfPartitionTest, AShardThatFitsNowhereRejectsTheProposal) {
 TEST(GreedyPerfPartitionTest, ColumnShardsArePlacedOneByOne) {
   // 16 rows x 64 columns x 4 B = 4 KiB whole, 2 KiB a half.
   Task task = MakeTask({MakeTable("wide", 16, 64)}, 2, 3000);
-  absl::StatusOr<SearchSpace> space = Enumerate(task, 32, kColumnLevel);
+  absl::StatusOr<SearchSpace> space = Enumerate(task, 32, kColumnLevelTypes);
   ASSERT_TRUE(space.ok()) << space.status();
   EXPECT_EQ(GreedyPerfPartition(task, *space, {0}), std::nullopt);
   std::optional<Placement> halves = GreedyPerfPartition(task, *space, {1});
@@ -85,7 +85,7 @@ TEST(GreedyPerfPartitionTest, PinnedFirstAndColocatedTogether) {
                        {2048, 2048, 2048});
   task.tables[3].pinned_device = 0;
   task.colocate = {{"b", "c"}};
-  absl::StatusOr<SearchSpace> space = Enumerate(task, 4, kColumnLevel);
+  absl::StatusOr<SearchSpace> space = Enumerate(task, 4, kColumnLevelTypes);
   ASSERT_TRUE(space.ok()) << space.status();
   std::optional<Placement> placement = GreedyPerfPartition(task, *space, {0, 0, 0, 0});
   ASSERT_TRUE(placement.has_value());
