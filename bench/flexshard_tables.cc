@@ -190,8 +190,9 @@ absl::Status Run(const OptionValues& args) {
       "parentheses.\n\n"
       "| RM | s | design | DP rows | Flex rows | RW rows | predicted coverage (paper) | global "
       "a2a elements / GPU | reduction (paper) | global a2a ms | intra a2a ms | global AR ms | "
-      "cross AR ms | non-overlappable ms (paper) | step ms (ground truth) |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+      "cross AR ms | non-overlappable ms (paper) | step ms (ground truth) | ledger GiB / GPU | "
+      "sequence buffers GiB / GPU | together GiB |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
       kProfile);
   json out = json::array();
   std::string ordering;
@@ -231,11 +232,22 @@ absl::Status Run(const OptionValues& args) {
       const double paper_reduction = three ? rm.three_tier_reduction : rm.two_tier_reduction;
       const double paper_ms = rw ? rm.rw_ms : three ? rm.three_tier_ms : rm.two_tier_ms;
       non_overlappable.push_back(c.non_overlappable_ms());
+      // The largest per GPU: the ledger (weights and replicas) and the all-to-all buffers of the
+      // sequence table's outputs beside it (docs/architecture.md, "Memory ledger").
+      int64_t ledger = 0;
+      int64_t buffers = 0;
+      int64_t together = 0;
+      for (const DeviceCost& device : design.plan.devices) {
+        ledger = std::max(ledger, device.memory_bytes);
+        buffers = std::max(buffers, device.sequence_buffer_bytes);
+        together = std::max(together, device.memory_bytes + device.sequence_buffer_bytes);
+      }
+      const double gib = 1024.0 * 1024.0 * 1024.0;
       absl::StrAppend(
           &report,
           absl::StrFormat(
               "| %s | %.3f | %s | %s | %s | %s | %s | %.4g | %s | %.1f | %.1f | %.1f | %.1f | "
-              "%.1f (%.0f) | %.1f |\n",
+              "%.1f (%.0f) | %.1f | %.2f | %.2f | %.2f |\n",
               rm.name, exponent, design.name, rw ? "-" : rows("dp"), three ? rows("flex") : "-",
               rw ? absl::StrCat(rm.rows) : rows("rw"),
               rw ? std::string("-")
@@ -244,7 +256,8 @@ absl::Status Run(const OptionValues& args) {
               rw ? std::string("-")
                  : absl::StrFormat("%.1f%% (%.1f%%)", 100 * reduction, 100 * paper_reduction),
               c.global_all_to_all_ms, c.intra_all_to_all_ms, c.global_all_reduce_ms,
-              c.cross_all_reduce_ms, c.non_overlappable_ms(), paper_ms, design.plan.cost_ms));
+              c.cross_all_reduce_ms, c.non_overlappable_ms(), paper_ms, design.plan.cost_ms,
+              ledger / gib, buffers / gib, together / gib));
       out.push_back({{"rm", rm.name},
                      {"zipf_exponent", exponent},
                      {"design", design.name},
@@ -260,7 +273,10 @@ absl::Status Run(const OptionValues& args) {
                      {"cross_all_reduce_ms", c.cross_all_reduce_ms},
                      {"non_overlappable_ms", c.non_overlappable_ms()},
                      {"paper_non_overlappable_ms", paper_ms},
-                     {"step_ms", design.plan.cost_ms}});
+                     {"step_ms", design.plan.cost_ms},
+                     {"max_ledger_bytes", ledger},
+                     {"max_sequence_buffer_bytes", buffers},
+                     {"max_ledger_and_buffer_bytes", together}});
     }
     const bool ordered = non_overlappable[0] > non_overlappable[1] &&
                          non_overlappable[1] > non_overlappable[2];

@@ -17,6 +17,7 @@
 #include "groundtruth/sim/hardware_profiles.h"
 #include "groundtruth/sim/sim_backend.h"
 #include "planner/domain/evaluation.h"
+#include "planner/domain/hot_row_ids.h"
 #include "planner/domain/memory.h"
 #include "planner/domain/validation.h"
 #include "planner/estimators/typical_access.h"
@@ -412,7 +413,36 @@ absl::StatusOr<std::vector<TableWarning>> PlanningEngine::ImputedTableWarnings(
   return warnings;
 }
 
-void PlanningEngine::AddPlanWarnings(const Task& task, PlanningResult& result) const {
+void PlanningEngine::AnnotatePlan(const Task& task, PlanningResult& result) const {
+  for (const HotRowIdsShortfall& gap : AttachHotRowIds(task, result.plan)) {
+    PlanWarning warning{
+        .code = std::string(kHotRowIdsIncomplete),
+        .field = absl::StrCat("task.tables[", gap.table_index, "].access_profile.top_k.top_ids"),
+        .message =
+            absl::StrCat("table \"", gap.table, "\" replicates ranks [0, ", gap.replicated_end,
+                         ") but its profile gave ids for the top ", gap.known_ids,
+                         ": row_layout.hot_row_ids lists those; send top_ids for ",
+                         gap.replicated_end, " ranks to get every replicated row's id")};
+    if (metrics_ != nullptr) metrics_->RecordPlanWarnings({warning});
+    result.warnings.push_back(std::move(warning));
+  }
+  for (const DeviceCost& device : result.plan.devices) {
+    const int64_t needed = device.memory_bytes + device.sequence_buffer_bytes;
+    if (device.sequence_buffer_bytes == 0 || needed <= device.memory_capacity_bytes) continue;
+    PlanWarning warning{
+        .code = std::string(kSequenceBuffers),
+        .field = "task.topology",
+        .message = absl::StrCat(
+            "device ", device.device, " holds ", FormatGiB(device.memory_bytes),
+            " and its sequence tables' all-to-all needs ", FormatGiB(device.sequence_buffer_bytes),
+            " of buffers in a forward pass: ", FormatGiB(needed), " in all, over its ",
+            FormatGiB(device.memory_capacity_bytes),
+            " (the planners budget the ledger, not these buffers: docs/architecture.md, "
+            "\"Memory ledger\")")};
+    if (metrics_ != nullptr) metrics_->RecordPlanWarnings({warning});
+    result.warnings.push_back(std::move(warning));
+    break;  // one warning: the first device over
+  }
   const std::optional<ReservationShortfall> shortfall =
       TorchRecReservationShortfall(task, result.plan.devices);
   if (!shortfall.has_value()) return;
@@ -442,7 +472,7 @@ absl::StatusOr<PlanningResult> PlanningEngine::Run(
       metrics_->RecordPlanWarnings(
           AtRequestPositions(request.asked.task, result->imputed_table_warnings));
     }
-    AddPlanWarnings(request.task, *result);
+    AnnotatePlan(request.asked.task, *result);
   }
   return result;
 }
@@ -537,7 +567,7 @@ absl::StatusOr<PlanningResult> PlanningEngine::Evaluate(const Task& task, Plan p
     return PlanError(evaluated);
   }
   result.plan = std::move(plan);
-  AddPlanWarnings(task, result);
+  AnnotatePlan(task, result);
   return result;
 }
 
@@ -574,7 +604,7 @@ absl::StatusOr<PlanningResult> PlanningEngine::EvaluateOnGroundTruth(const Task&
     return WithPrefix(measured, "ground_truth: ");
   }
   result.plan = std::move(plan);
-  AddPlanWarnings(task, result);
+  AnnotatePlan(task, result);
   return result;
 }
 

@@ -63,7 +63,7 @@ class PlanningEngine {
   // models that would plan it) when the named algorithm or model cannot.
   absl::StatusOr<PreparedRequest> Prepare(PlanningRequest request) const;
 
-  // CachedResult, else Compute; then AddPlanWarnings.
+  // CachedResult, else Compute; then AnnotatePlan.
   absl::StatusOr<PlanningResult> Run(const PreparedRequest& request, const StopSignal& stop,
                                      const JobManager::ProgressFn& on_progress) const;
 
@@ -89,9 +89,11 @@ class PlanningEngine {
   absl::StatusOr<std::vector<TableWarning>> ImputedTableWarnings(const PreparedRequest& request,
                                                                  const StopSignal* stop) const;
 
-  // Appends the warnings of the plan itself (TORCHREC_MEMORY) to an answer for `task` and
-  // counts them: once per answer, whether the plan was computed, cached or stored.
-  void AddPlanWarnings(const Task& task, PlanningResult& result) const;
+  // What an answer for `task` (the request's, in its table order) adds to its plan, once per
+  // answer, whether the plan was computed, cached or stored: the ids of its replicated hot rows
+  // where the task sent top_ids (AttachHotRowIds), and the plan's own warnings
+  // (TORCHREC_MEMORY, HOT_ROW_IDS_INCOMPLETE, SEQUENCE_BUFFERS), counted in the metrics.
+  void AnnotatePlan(const Task& task, PlanningResult& result) const;
 
   // Recomputes the figures of `plan` (its tables[].shards) for `task` under `model` (as
   // ChooseModel resolves it), after ValidateTask and ValidatePlan. The result carries the
@@ -160,7 +162,7 @@ class PlanningEngine {
   absl::Status OversizedRefusal(const absl::Status& status, const Task& task) const;
   bool Cacheable(const PreparedRequest& request) const;
   // `plan` as the answer to `request`: with its request hash, selection and the request's
-  // warnings (Run and the service add the plan's own: AddPlanWarnings).
+  // warnings (Run and the service add the plan's own: AnnotatePlan).
   static PlanningResult ResultFor(const PreparedRequest& request, Plan plan,
                                   std::vector<TableWarning> imputed_table_warnings);
   // The task a plan for `request` is computed on: its canonical task with the typical

@@ -15,6 +15,10 @@ inline constexpr char kOutsideTrainingRange[] = "OUTSIDE_TRAINING_RANGE";
 // The plan fits the task's capacities but not what TorchRec's storage reservation would leave
 // (TorchRecReservationShortfall).
 inline constexpr char kTorchRecMemory[] = "TORCHREC_MEMORY";
+// A table replicates more ranks than its profile's top_ids name (AttachHotRowIds).
+inline constexpr char kHotRowIdsIncomplete[] = "HOT_ROW_IDS_INCOMPLETE";
+// A device's ledger bytes and its sequence tables' all-to-all buffers exceed its capacity.
+inline constexpr char kSequenceBuffers[] = "SEQUENCE_BUFFERS";
 
 // Something the caller should know about a plan, e.g. that a table was costed with an imputed
 // access histogram. `code` is stable for programs; `field` names the request field concerned.

@@ -266,7 +266,7 @@ absl::StatusOr<PlanAnswer> PlanningService::PlanAndRecord(PlanningRequest reques
   result->warnings = PlanningEngine::WarningsFor(*prepared, result->imputed_table_warnings);
   metrics_->RecordPlanWarnings(
       AtRequestPositions(prepared->asked.task, result->imputed_table_warnings));
-  engine_->AddPlanWarnings(prepared->task, *result);
+  engine_->AnnotatePlan(prepared->asked.task, *result);
 
   PlanAnswer answer;
   const bool keyed = !job_key.empty();

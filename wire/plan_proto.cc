@@ -49,6 +49,8 @@ absl::StatusOr<std::vector<TableSharding>> ShardingsFromProto(const v1::Plan& pr
     }
     sharding.rank_bands.assign(table.row_layout().rank_bands().begin(),
                                table.row_layout().rank_bands().end());
+    sharding.hot_row_ids.assign(table.row_layout().hot_row_ids().begin(),
+                                table.row_layout().hot_row_ids().end());
     for (const v1::RowRoute& route : table.row_layout().routes()) {
       sharding.routes.push_back(RowRoute{.requester = route.requester(), .shard = route.shard()});
     }
@@ -75,11 +77,12 @@ v1::Plan PlanToProto(const Plan& plan) {
     }
     // Only a layout beyond the default is written (RowLayout's comment says why).
     if (table.row_order != RowOrder::kNatural || !table.routes.empty() ||
-        !table.rank_bands.empty()) {
+        !table.rank_bands.empty() || !table.hot_row_ids.empty()) {
       v1::RowLayout* layout = out->mutable_row_layout();
       layout->set_row_order(table.row_order == RowOrder::kFrequencyRank ? v1::FREQUENCY_RANK
                                                                        : v1::NATURAL);
       for (int64_t band : table.rank_bands) layout->add_rank_bands(band);
+      layout->mutable_hot_row_ids()->Add(table.hot_row_ids.begin(), table.hot_row_ids.end());
       for (const RowRoute& route : table.routes) {
         v1::RowRoute* r = layout->add_routes();
         r->set_requester(route.requester);
@@ -98,6 +101,7 @@ v1::Plan PlanToProto(const Plan& plan) {
     out->set_forward_comm_ms(device.forward_comm_ms);
     out->set_backward_comm_ms(device.backward_comm_ms);
     out->set_total_ms(device.total_ms);
+    out->set_sequence_buffer_bytes(device.sequence_buffer_bytes);
   }
   proto.set_cost_ms(plan.cost_ms);
   proto.set_bottleneck_device(plan.bottleneck_device);
@@ -145,6 +149,7 @@ absl::StatusOr<Plan> PlanFromProto(const v1::Plan& proto, absl::string_view path
         .forward_comm_ms = device.forward_comm_ms(),
         .backward_comm_ms = device.backward_comm_ms(),
         .total_ms = device.total_ms(),
+        .sequence_buffer_bytes = device.sequence_buffer_bytes(),
     });
   }
   plan.cost_ms = proto.cost_ms();

@@ -193,7 +193,8 @@ AccessProfile AccessProfileFromProto(const v1::AccessProfile& proto) {
     profile.top_k = TopKAccessProfile{
         .top_counts = std::vector<double>(top_k.top_counts().begin(), top_k.top_counts().end()),
         .tail_count = top_k.tail_count(),
-        .tail_rows = top_k.tail_rows()};
+        .tail_rows = top_k.tail_rows(),
+        .top_ids = std::vector<int64_t>(top_k.top_ids().begin(), top_k.top_ids().end())};
   }
   if (proto.has_zipf()) {
     profile.zipf = ZipfAccessProfile{.exponent = proto.zipf().exponent(),
@@ -211,6 +212,7 @@ void AccessProfileToProto(const AccessProfile& profile, v1::AccessProfile& proto
                                     profile.top_k->top_counts.end());
     top_k.set_tail_count(profile.top_k->tail_count);
     top_k.set_tail_rows(profile.top_k->tail_rows);
+    top_k.mutable_top_ids()->Add(profile.top_k->top_ids.begin(), profile.top_k->top_ids.end());
   }
   if (profile.zipf) {
     v1::AccessProfile::Zipf& zipf = *proto.mutable_zipf();

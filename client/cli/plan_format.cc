@@ -162,6 +162,10 @@ std::string ShardingColumn(const shardplan::v1::TableSharding& sharding) {
   if (const int routes = sharding.row_layout().routes_size(); routes > 0) {
     absl::StrAppend(&text, ", ", routes, routes == 1 ? " route" : " routes");
   }
+  // The ids themselves are in the plan's JSON (--format json): a table could list millions.
+  if (const int ids = sharding.row_layout().hot_row_ids_size(); ids > 0) {
+    absl::StrAppend(&text, ", ", ids, ids == 1 ? " hot row id" : " hot row ids");
+  }
   return text;
 }
 

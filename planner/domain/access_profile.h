@@ -19,6 +19,9 @@ struct TopKAccessProfile {
   std::vector<double> top_counts;  // non-increasing, >= 0
   double tail_count = 0.0;         // >= 0; no larger per row than the last top count
   int64_t tail_rows = 0;           // 0: every row past the top K
+  // Empty, or top_ids[r] = the client's id of rank r (distinct, in [0, rows)): what a plan's
+  // hot_row_ids are read from (planner/domain/hot_row_ids.h).
+  std::vector<int64_t> top_ids;
 };
 
 // Rank r < active_rows serves (1 - uniform_share) * Zipf(exponent) + uniform_share / active_rows.

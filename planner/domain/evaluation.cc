@@ -160,6 +160,7 @@ absl::Status EvaluatePlan(const Task& task, const CostModel& model, Plan& plan) 
     devices[d].memory_capacity_bytes = task.topology.memory_bytes[d];
     // Every replica and row block counts where it lives (plan_memory.h).
     devices[d].memory_bytes = memory->devices[d].bytes;
+    devices[d].sequence_buffer_bytes = memory->devices[d].sequence_buffer_bytes;
     devices[d].num_shards = static_cast<int32_t>(queries->shards_per_device[d].size());
     devices[d].dim_sum = queries->dim_sums[d];
   }

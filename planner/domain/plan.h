@@ -47,6 +47,9 @@ struct TableSharding {
   // each tier's rows so). Empty: every row is its own rank.
   std::vector<int64_t> rank_bands;
   std::vector<RowRoute> routes;  // overrides only; empty: every requester routed by default
+  // The ids of ranks [0, n) from the task's TopKAccessProfile::top_ids, n the end of the last
+  // replicated row group (AttachHotRowIds, planner/domain/hot_row_ids.h); empty otherwise.
+  std::vector<int64_t> hot_row_ids;
 };
 
 // Per-device figures; total_ms = compute_ms + backward_comm_ms + forward_comm_ms.
@@ -60,6 +63,7 @@ struct DeviceCost {
   double forward_comm_ms = 0.0;
   double backward_comm_ms = 0.0;
   double total_ms = 0.0;
+  int64_t sequence_buffer_bytes = 0;  // DeviceMemory::sequence_buffer_bytes; not in memory_bytes
 };
 
 // What the search did: its counters, and the column splits it made (the proto's

@@ -23,6 +23,12 @@ struct DeviceMemory {
   int64_t bytes = 0;               // parts.total(): DeviceCost.memory_bytes
   int64_t replicated_bytes = 0;    // of `bytes`, shards of groups held on more than one device
   int32_t shards = 0;
+  // SEQUENCE tables' all-to-all buffers in one forward pass: the rows the device's shards look
+  // up for requesters and the rows its own samples receive, B x L x D x 4 each way for a
+  // row-wise table (FlexShard's "2 B L rows"); a lookup a requester serves from its own replica
+  // of a replicated group skips the all-to-all and needs none. Not in `bytes`: planners do not
+  // budget it yet (docs/architecture.md, "Memory ledger"); DeviceCost.sequence_buffer_bytes.
+  int64_t sequence_buffer_bytes = 0;
 };
 
 struct TableMemory {

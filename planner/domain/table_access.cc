@@ -6,6 +6,7 @@
 #include <numeric>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 
 namespace shardplan {
@@ -13,6 +14,32 @@ namespace {
 
 absl::Status Invalid(const std::string& path, absl::string_view field, absl::string_view reason) {
   return absl::InvalidArgumentError(absl::StrCat(path, ".", field, ": ", reason));
+}
+
+// top_ids, when given, is the client's rank -> id map for the top K: one distinct id per rank.
+absl::Status ValidateTopIds(const TopKAccessProfile& top_k, int64_t rows,
+                            const std::string& top_path) {
+  if (top_k.top_ids.empty()) return absl::OkStatus();
+  if (top_k.top_ids.size() != top_k.top_counts.size()) {
+    return Invalid(top_path, "top_ids",
+                   absl::StrCat("has ", top_k.top_ids.size(), " ids for ", top_k.top_counts.size(),
+                                " top_counts: one id per rank, or none"));
+  }
+  absl::flat_hash_set<int64_t> seen;
+  seen.reserve(top_k.top_ids.size());
+  for (size_t r = 0; r < top_k.top_ids.size(); ++r) {
+    const int64_t id = top_k.top_ids[r];
+    if (id < 0 || id >= rows) {
+      return Invalid(top_path, absl::StrCat("top_ids[", r, "]"),
+                     absl::StrCat("must be a row id in [0, rows) = [0, ", rows, "), got ", id));
+    }
+    if (!seen.insert(id).second) {
+      return Invalid(
+          top_path, absl::StrCat("top_ids[", r, "]"),
+          absl::StrCat("id ", id, " names an earlier rank too: ranks are distinct rows"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 RankFrequencyCurve HistogramStaircase(const Table& table, int64_t batch_size) {
@@ -145,6 +172,7 @@ absl::Status ValidateAccessProfile(const Table& table, const std::string& path) 
     if (total + top_k.tail_count <= 0) {
       return Invalid(top_path, "top_counts", "every count is 0: a profile must count lookups");
     }
+    if (absl::Status ids = ValidateTopIds(top_k, table.rows, top_path); !ids.ok()) return ids;
   }
   return absl::OkStatus();
 }

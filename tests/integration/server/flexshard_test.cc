@@ -3,11 +3,13 @@
 // plan is the paper's tiers to the row, costed by a model that costs routed layouts (no named
 // model: the server chooses one and says why), and evaluates on the simulator of FlexShard's
 // cluster; a learned model refuses it by table.
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "gmock/gmock.h"
 #include "google/protobuf/util/json_util.h"
@@ -106,6 +108,56 @@ TEST_F(FlexShardTest, PlansTheWorkedCaseToTheRowAndEvaluatesItOnGroundTruth) {
   evaluated = stub_->EvaluatePlan(Context().get(), evaluate, &measured);
   EXPECT_EQ(evaluated.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_THAT(evaluated.error_message(), HasSubstr("\"history\""));
+}
+
+// A client that sends its rank -> id map for the top K gets the ids of the replicated ranks
+// back, in rank order, and a warning naming the field when the replicated ranks reach past K.
+TEST_F(FlexShardTest, TopIdsComeBackForTheReplicatedRanks) {
+  v1::Task task = WorkedCase();
+  v1::Table& history = *task.mutable_tables(0);
+  history.set_rows(1'000'000);
+  // Zipf(1)-shaped counts for the top 5,000 ranks; rank r is id 999,999 - 7r.
+  v1::AccessProfile::TopK* top_k = history.mutable_access_profile()->mutable_top_k();
+  for (int r = 0; r < 5'000; ++r) {
+    top_k->add_top_counts(1.0 / (r + 1));
+    top_k->add_top_ids(999'999 - 7 * r);
+  }
+  top_k->set_tail_count(1.0 / 5'001 * 995'000 / 3);  // a flatter tail, under the last count
+  v1::PlanRequest request;
+  *request.mutable_task() = task;
+  request.set_algorithm("flexshard");
+  v1::PlanResponse response;
+  const grpc::Status status = Plan(request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  const v1::TableSharding& planned = response.plan().tables(0);
+  std::map<std::pair<int64_t, int64_t>, int> replicas;
+  for (const v1::Shard& shard : planned.shards()) {
+    ++replicas[{shard.row_offset(), shard.row_count()}];
+  }
+  int64_t replicated_end = 0;
+  for (const auto& [range, count] : replicas) {
+    if (count > 1) replicated_end = std::max(replicated_end, range.first + range.second);
+  }
+  ASSERT_GT(replicated_end, 5'000) << "the test wants more replicated ranks than ids";
+  ASSERT_EQ(planned.row_layout().hot_row_ids_size(), 5'000);
+  for (int r = 0; r < 5'000; r += 997) {
+    EXPECT_EQ(planned.row_layout().hot_row_ids(r), 999'999 - 7 * r) << r;
+  }
+  ASSERT_EQ(response.plan().warnings_size(), 1);
+  EXPECT_EQ(response.plan().warnings(0).code(), "HOT_ROW_IDS_INCOMPLETE");
+  EXPECT_EQ(response.plan().warnings(0).field(), "task.tables[0].access_profile.top_k.top_ids");
+
+  // Without ids the plan is the same and carries none.
+  request.mutable_task()
+      ->mutable_tables(0)
+      ->mutable_access_profile()
+      ->mutable_top_k()
+      ->clear_top_ids();
+  v1::PlanResponse without;
+  ASSERT_TRUE(Plan(request, &without).ok());
+  EXPECT_EQ(without.plan().tables(0).row_layout().hot_row_ids_size(), 0);
+  EXPECT_EQ(without.plan().tables(0).shards_size(), planned.shards_size());
+  EXPECT_EQ(without.plan().warnings_size(), 0);
 }
 
 }  // namespace

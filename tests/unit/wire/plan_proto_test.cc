@@ -95,8 +95,10 @@ TEST(PlanToProtoTest, RowLayoutOnlyWhenItIsNotTheDefault) {
   hot.shards.push_back(Shard{0, 10, 990, 0, 8});
   hot.routes = {RowRoute{.requester = 2, .shard = 1}};
   hot.rank_bands = {10};
+  hot.hot_row_ids = {42, 7};
   TableSharding plain = hot;
   plain.rank_bands.clear();
+  plain.hot_row_ids.clear();
   plain.table = "u";
   plain.row_order = RowOrder::kNatural;
   plain.routes.clear();
@@ -113,6 +115,8 @@ TEST(PlanToProtoTest, RowLayoutOnlyWhenItIsNotTheDefault) {
   ASSERT_EQ(proto.tables(0).row_layout().rank_bands_size(), 1);
   EXPECT_EQ(proto.tables(0).row_layout().rank_bands(0), 10);
   EXPECT_EQ(back->tables[0].rank_bands, std::vector<int64_t>{10});
+  EXPECT_EQ(proto.tables(0).row_layout().hot_row_ids_size(), 2);
+  EXPECT_EQ(back->tables[0].hot_row_ids, (std::vector<int64_t>{42, 7}));
   ASSERT_EQ(back->tables[0].routes.size(), 1u);
   EXPECT_EQ(back->tables[0].routes[0].requester, 2);
   EXPECT_EQ(back->tables[0].routes[0].shard, 1);

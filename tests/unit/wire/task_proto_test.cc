@@ -143,6 +143,8 @@ TEST(TaskFromProtoTest, AccessProfilesPoolingObjectiveAndBudget) {
   top_k->add_top_counts(9);
   top_k->add_top_counts(4);
   top_k->set_tail_count(3);
+  top_k->add_top_ids(17);
+  top_k->add_top_ids(2);
   proto.set_objective(v1::INFERENCE);
   proto.mutable_replication_budget()->set_extra_gib_per_device(-0.5);
 
@@ -158,6 +160,8 @@ TEST(TaskFromProtoTest, AccessProfilesPoolingObjectiveAndBudget) {
   ASSERT_TRUE(task->tables[1].access_profile.top_k.has_value());
   EXPECT_EQ(task->tables[1].access_profile.top_k->top_counts, (std::vector<double>{9, 4}));
   EXPECT_EQ(task->tables[1].access_profile.top_k->tail_count, 3);
+  EXPECT_EQ(task->tables[1].access_profile.top_k->top_ids, (std::vector<int64_t>{17, 2}));
+  EXPECT_EQ(TaskToProto(*task).tables(1).access_profile().top_k().top_ids_size(), 2);
   EXPECT_EQ(task->tables[1].pooling, Pooling::kSum);
   EXPECT_EQ(task->objective, Objective::kInference);
   EXPECT_EQ(task->replication_budget.extra_bytes_per_device, -kGiB / 2);

@@ -41,14 +41,16 @@ UINT8: ElementType
 class AccessProfile(_message.Message):
     __slots__ = ["rows_in_rank_order", "top_k", "zipf"]
     class TopK(_message.Message):
-        __slots__ = ["tail_count", "tail_rows", "top_counts"]
+        __slots__ = ["tail_count", "tail_rows", "top_counts", "top_ids"]
         TAIL_COUNT_FIELD_NUMBER: _ClassVar[int]
         TAIL_ROWS_FIELD_NUMBER: _ClassVar[int]
         TOP_COUNTS_FIELD_NUMBER: _ClassVar[int]
+        TOP_IDS_FIELD_NUMBER: _ClassVar[int]
         tail_count: float
         tail_rows: int
         top_counts: _containers.RepeatedScalarFieldContainer[float]
-        def __init__(self, top_counts: _Optional[_Iterable[float]] = ..., tail_count: _Optional[float] = ..., tail_rows: _Optional[int] = ...) -> None: ...
+        top_ids: _containers.RepeatedScalarFieldContainer[int]
+        def __init__(self, top_counts: _Optional[_Iterable[float]] = ..., tail_count: _Optional[float] = ..., tail_rows: _Optional[int] = ..., top_ids: _Optional[_Iterable[int]] = ...) -> None: ...
     class Zipf(_message.Message):
         __slots__ = ["active_rows", "exponent", "uniform_share"]
         ACTIVE_ROWS_FIELD_NUMBER: _ClassVar[int]
@@ -105,7 +107,7 @@ class ColocationGroup(_message.Message):
     def __init__(self, tables: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class DeviceCost(_message.Message):
-    __slots__ = ["backward_comm_ms", "compute_ms", "device", "dim_sum", "forward_comm_ms", "memory_bytes", "memory_capacity_bytes", "num_shards", "total_ms"]
+    __slots__ = ["backward_comm_ms", "compute_ms", "device", "dim_sum", "forward_comm_ms", "memory_bytes", "memory_capacity_bytes", "num_shards", "sequence_buffer_bytes", "total_ms"]
     BACKWARD_COMM_MS_FIELD_NUMBER: _ClassVar[int]
     COMPUTE_MS_FIELD_NUMBER: _ClassVar[int]
     DEVICE_FIELD_NUMBER: _ClassVar[int]
@@ -114,6 +116,7 @@ class DeviceCost(_message.Message):
     MEMORY_BYTES_FIELD_NUMBER: _ClassVar[int]
     MEMORY_CAPACITY_BYTES_FIELD_NUMBER: _ClassVar[int]
     NUM_SHARDS_FIELD_NUMBER: _ClassVar[int]
+    SEQUENCE_BUFFER_BYTES_FIELD_NUMBER: _ClassVar[int]
     TOTAL_MS_FIELD_NUMBER: _ClassVar[int]
     backward_comm_ms: float
     compute_ms: float
@@ -123,8 +126,9 @@ class DeviceCost(_message.Message):
     memory_bytes: int
     memory_capacity_bytes: int
     num_shards: int
+    sequence_buffer_bytes: int
     total_ms: float
-    def __init__(self, device: _Optional[int] = ..., memory_bytes: _Optional[int] = ..., memory_capacity_bytes: _Optional[int] = ..., dim_sum: _Optional[int] = ..., num_shards: _Optional[int] = ..., compute_ms: _Optional[float] = ..., forward_comm_ms: _Optional[float] = ..., backward_comm_ms: _Optional[float] = ..., total_ms: _Optional[float] = ...) -> None: ...
+    def __init__(self, device: _Optional[int] = ..., memory_bytes: _Optional[int] = ..., memory_capacity_bytes: _Optional[int] = ..., dim_sum: _Optional[int] = ..., num_shards: _Optional[int] = ..., compute_ms: _Optional[float] = ..., forward_comm_ms: _Optional[float] = ..., backward_comm_ms: _Optional[float] = ..., total_ms: _Optional[float] = ..., sequence_buffer_bytes: _Optional[int] = ...) -> None: ...
 
 class EvaluatePlanRequest(_message.Message):
     __slots__ = ["ground_truth", "model", "plan", "task"]
@@ -376,14 +380,16 @@ class ReportMeasurementResponse(_message.Message):
     def __init__(self, cost_model: _Optional[str] = ..., predicted_device_ms: _Optional[_Iterable[float]] = ..., predicted_ms: _Optional[float] = ..., measured_ms: _Optional[float] = ..., relative_error: _Optional[float] = ..., mean_abs_relative_error: _Optional[float] = ..., reports: _Optional[int] = ...) -> None: ...
 
 class RowLayout(_message.Message):
-    __slots__ = ["rank_bands", "routes", "row_order"]
+    __slots__ = ["hot_row_ids", "rank_bands", "routes", "row_order"]
+    HOT_ROW_IDS_FIELD_NUMBER: _ClassVar[int]
     RANK_BANDS_FIELD_NUMBER: _ClassVar[int]
     ROUTES_FIELD_NUMBER: _ClassVar[int]
     ROW_ORDER_FIELD_NUMBER: _ClassVar[int]
+    hot_row_ids: _containers.RepeatedScalarFieldContainer[int]
     rank_bands: _containers.RepeatedScalarFieldContainer[int]
     routes: _containers.RepeatedCompositeFieldContainer[RowRoute]
     row_order: RowOrder
-    def __init__(self, row_order: _Optional[_Union[RowOrder, str]] = ..., routes: _Optional[_Iterable[_Union[RowRoute, _Mapping]]] = ..., rank_bands: _Optional[_Iterable[int]] = ...) -> None: ...
+    def __init__(self, row_order: _Optional[_Union[RowOrder, str]] = ..., routes: _Optional[_Iterable[_Union[RowRoute, _Mapping]]] = ..., rank_bands: _Optional[_Iterable[int]] = ..., hot_row_ids: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class RowRoute(_message.Message):
     __slots__ = ["requester", "shard"]

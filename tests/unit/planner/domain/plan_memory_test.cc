@@ -90,6 +90,55 @@ TEST(PlanMemoryTest, NamesAnUnknownTableOrDevice) {
             "tables[0].shards[0].device: device 4 does not exist (topology.num_devices is 4)");
 }
 
+// q: a SEQUENCE table of 100 x 8 rows, L = 10, uniform; 2 devices, global batch 400 (200 each).
+Task SequenceOnTwoDevices(Pooling pooling) {
+  Table table = MakeTable("q", 100, 8, 10.0);
+  table.pooling = pooling;
+  Task task = test::MakeTask({table}, 2, test::kGiB);
+  task.batch_size = 400;
+  return task;
+}
+
+TableSharding RowHalves(int64_t replicated_rows) {
+  TableSharding q = test::ShardingOf(ShardingType::kRowWise, "q");
+  if (replicated_rows > 0)
+    q.shards = {{0, 0, replicated_rows, 0, 8}, {1, 0, replicated_rows, 0, 8}};
+  const int64_t half = (100 - replicated_rows) / 2;
+  q.shards.push_back({0, replicated_rows, half, 0, 8});
+  q.shards.push_back({1, replicated_rows + half, 100 - replicated_rows - half, 0, 8});
+  return q;
+}
+
+TEST(PlanMemoryTest, SequenceTablesNeedAllToAllBuffersBesideTheLedger) {
+  // Row-wise: each device looks up B L rows for the two requesters and receives B L rows for
+  // its own 200 samples: 2 x 200 x 10 x 8 x 4 bytes.
+  Plan plan;
+  plan.tables = {RowHalves(0)};
+  absl::StatusOr<PlanMemory> memory = PlanMemoryOf(SequenceOnTwoDevices(Pooling::kSequence), plan);
+  ASSERT_TRUE(memory.ok()) << memory.status();
+  for (const DeviceMemory& device : memory->devices) {
+    EXPECT_EQ(device.sequence_buffer_bytes, 2 * 200 * 10 * 8 * 4);
+    EXPECT_EQ(device.bytes, 50 * 8 * 4);  // the ledger is the weights alone
+  }
+  // Rows 0-9 on both devices serve 10% of the lookups locally: no all-to-all, no buffer.
+  plan.tables = {RowHalves(10)};
+  memory = PlanMemoryOf(SequenceOnTwoDevices(Pooling::kSequence), plan);
+  ASSERT_TRUE(memory.ok()) << memory.status();
+  for (const DeviceMemory& device : memory->devices) {
+    EXPECT_EQ(device.sequence_buffer_bytes, 2 * 200 * 10 * 8 * 4 * 9 / 10);
+  }
+  // Pooled outputs are B x D, in the I/O multiplier as before; a data-parallel table serves
+  // every device from its own replica.
+  plan.tables = {RowHalves(0)};
+  memory = PlanMemoryOf(SequenceOnTwoDevices(Pooling::kSum), plan);
+  EXPECT_EQ(memory->devices[0].sequence_buffer_bytes, 0);
+  TableSharding everywhere = test::EvenShards(ShardingType::kDataParallel, {0, 1}, 100, 8);
+  everywhere.table = "q";
+  plan.tables = {everywhere};
+  memory = PlanMemoryOf(SequenceOnTwoDevices(Pooling::kSequence), plan);
+  EXPECT_EQ(memory->devices[1].sequence_buffer_bytes, 0);
+}
+
 TEST(PlanMemoryTest, AnEmptyPlanHasAMultiplierOfOne) {
   EXPECT_DOUBLE_EQ(PlanMemoryOf(FourDevices(), Plan{})->ReplicatedMemoryMultiplier(), 1.0);
 }

@@ -93,5 +93,21 @@ TEST(TableAccessTest, ValidationNamesTheFieldAndTheReason) {
   EXPECT_TRUE(ValidateAccessProfile(table, "tables[3]").ok());
 }
 
+TEST(TableAccessTest, TopIdsAreOneDistinctRowIdPerRank) {
+  Table table = MakeTable(10);
+  table.access_profile.top_k = TopKAccessProfile{.top_counts = {5, 1}, .top_ids = {7}};
+  EXPECT_THAT(ErrorOf(table), StartsWith("tables[3].access_profile.top_k.top_ids: has 1 ids for "
+                                         "2 top_counts"));
+  table.access_profile.top_k->top_ids = {7, 10};
+  EXPECT_THAT(ErrorOf(table), StartsWith("tables[3].access_profile.top_k.top_ids[1]: must be a "
+                                         "row id in [0, rows) = [0, 10), got 10"));
+  table.access_profile.top_k->top_ids = {-1, 3};
+  EXPECT_THAT(ErrorOf(table), StartsWith("tables[3].access_profile.top_k.top_ids[0]: "));
+  table.access_profile.top_k->top_ids = {7, 7};
+  EXPECT_THAT(ErrorOf(table), HasSubstr("top_ids[1]: id 7 names an earlier rank too"));
+  table.access_profile.top_k->top_ids = {7, 2};
+  EXPECT_TRUE(ValidateAccessProfile(table, "tables[3]").ok());
+}
+
 }  // namespace
 }  // namespace shardplan
