@@ -110,6 +110,29 @@ TEST_F(FlexShardTest, PlansTheWorkedCaseToTheRowAndEvaluatesItOnGroundTruth) {
   EXPECT_THAT(evaluated.error_message(), HasSubstr("\"history\""));
 }
 
+// The sequence table's all-to-all buffers are reported beside the ledger; where the two together
+// pass a device's capacity the plan stands, with a warning that says so.
+TEST_F(FlexShardTest, SequenceBuffersPastCapacityAreWarnedNotRefused) {
+  v1::PlanRequest request;
+  *request.mutable_task() = WorkedCase();
+  request.mutable_task()->mutable_topology()->set_device_memory_gib(1.5);
+  request.set_algorithm("flexshard");
+  v1::PlanResponse response;
+  const grpc::Status status = Plan(request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  bool over = false;
+  for (const v1::DeviceCost& device : response.plan().devices()) {
+    EXPECT_GT(device.sequence_buffer_bytes(), 0) << device.device();
+    EXPECT_LE(device.memory_bytes(), device.memory_capacity_bytes()) << device.device();
+    over = over ||
+           device.memory_bytes() + device.sequence_buffer_bytes() > device.memory_capacity_bytes();
+  }
+  ASSERT_TRUE(over) << "the test wants buffers past 1.5 GiB";
+  ASSERT_EQ(response.plan().warnings_size(), 1);
+  EXPECT_EQ(response.plan().warnings(0).code(), "SEQUENCE_BUFFERS");
+  EXPECT_THAT(response.plan().warnings(0).message(), HasSubstr("all-to-all needs"));
+}
+
 // A client that sends its rank -> id map for the top K gets the ids of the replicated ranks
 // back, in rank order, and a warning naming the field when the replicated ranks reach past K.
 TEST_F(FlexShardTest, TopIdsComeBackForTheReplicatedRanks) {
