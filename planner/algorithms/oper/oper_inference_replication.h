@@ -17,17 +17,19 @@
 
 #include "planner/algorithms/oper/oper_copies.h"
 #include "planner/algorithms/oper/oper_fetch_cost.h"
+#include "absl/status/statusor.h"
 #include "planner/algorithms/oper/oper_partitions.h"
+#include "planner/framework/stop_signal.h"
 
 namespace shardplan::oper {
 
 // Replicates into `available` bytes per device (the spare memory of Algorithm 1's Ava_Mem),
 // updating `copies` (routes included). Partitions no device looks up are never replicated.
-// Returns the communication matrix after replication (CommunicationMatrix of the result).
-std::vector<std::vector<double>> ReplicateForInference(const std::vector<Partition>& partitions,
-                                                       const FetchCostMatrix& cost,
-                                                       std::vector<int64_t> available,
-                                                       Copies& copies);
+// Returns the communication matrix after replication (CommunicationMatrix of the result), or
+// `stop`'s status when it fires (checked every round).
+absl::StatusOr<std::vector<std::vector<double>>> ReplicateForInference(
+    const std::vector<Partition>& partitions, const FetchCostMatrix& cost,
+    std::vector<int64_t> available, const StopSignal& stop, Copies& copies);
 
 }  // namespace shardplan::oper
 

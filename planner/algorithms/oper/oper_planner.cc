@@ -230,7 +230,9 @@ absl::StatusOr<Plan> OperPlanner::Run(const Task& task, const PlanningContext& c
     SHARDPLAN_RETURN_IF_ERROR(context.stop->Check());
     const std::vector<int64_t> spare = SpareMemory(task, chosen.placement);
     if (task.objective == Objective::kInference) {
-      oper::ReplicateForInference(chosen.partitions, cost, spare, copies);
+      SHARDPLAN_RETURN_IF_ERROR(
+          oper::ReplicateForInference(chosen.partitions, cost, spare, *context.stop, copies)
+              .status());
     } else {
       const Topology& topology = task.topology;
       const double p2p = topology.single_host() ? topology.intra_host_bandwidth_gibps

@@ -74,7 +74,7 @@ TEST(OperInferenceReplicationTest, ReplicatesFromTheCostliestSourceAndReroutesCh
   const std::vector<Partition> partitions = {Owned(10, 100), Owned(6, 100), Owned(1, 100)};
   Copies copies = OwnersOnly({0, 2, 0}, 4);
   const std::vector<std::vector<double>> comm =
-      ReplicateForInference(partitions, TwoByTwoCosts(), {0, 150, 0, 0}, copies);
+      *ReplicateForInference(partitions, TwoByTwoCosts(), {0, 150, 0, 0}, StopSignal(), copies);
   EXPECT_THAT(copies.devices, ElementsAre(ElementsAre(0), ElementsAre(2, 1), ElementsAre(0)));
   EXPECT_THAT(copies.path[1], ElementsAre(1, 1, 2, 2));
   EXPECT_THAT(copies.path[0], ElementsAre(0, 0, 0, 0));
@@ -96,7 +96,7 @@ TEST(OperInferenceReplicationTest, FillsSpareMemoryHottestFirstUntilNothingFits)
                                              Owned(0, 10)};
   Copies copies = OwnersOnly({0, 0, 0, 0}, 2);
   const std::vector<std::vector<double>> comm =
-      ReplicateForInference(partitions, *cost, {0, 250}, copies);
+      *ReplicateForInference(partitions, *cost, {0, 250}, StopSignal(), copies);
   EXPECT_THAT(copies.devices,
               ElementsAre(ElementsAre(0, 1), ElementsAre(0), ElementsAre(0, 1), ElementsAre(0)));
   EXPECT_THAT(comm[1], ElementsAre(8, 0));
