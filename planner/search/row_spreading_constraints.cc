@@ -16,10 +16,10 @@ absl::Status CheckRowSpreadingConstraints(const Task& task, absl::string_view al
           algorithm, " produces"));
     }
     if (table.pinned_device) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "tables[", t, "].pinned_device: task is infeasible for ", algorithm, ": table \"",
-          table.name, "\" is pinned to device ", *table.pinned_device, ", but ", algorithm,
-          " spreads every table's rows over the devices"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("tables[", t, "].pinned_device: task is infeasible for ", algorithm,
+                       ": table \"", table.name, "\" is pinned to device ", *table.pinned_device,
+                       ", but ", algorithm, " spreads every table's rows over the devices"));
     }
     SHARDPLAN_RETURN_IF_ERROR(ValidateAccessProfile(table, absl::StrCat("tables[", t, "]")));
   }

@@ -33,25 +33,24 @@ absl::StatusOr<FetchCostMatrix> FetchCostMatrix::Parse(const std::string& text, 
   const std::vector<std::string> rows = absl::StrSplit(text, ';');
   if (static_cast<int>(rows.size()) != num_devices) {
     return absl::InvalidArgumentError(absl::StrCat(
-        field, ": needs ", num_devices, " rows (one per device, split by ';'), got ",
-        rows.size()));
+        field, ": needs ", num_devices, " rows (one per device, split by ';'), got ", rows.size()));
   }
   FetchCostMatrix matrix;
   matrix.us_per_byte_.assign(num_devices, std::vector<double>(num_devices, 0.0));
   for (int i = 0; i < num_devices; ++i) {
     const std::vector<std::string> values = absl::StrSplit(rows[i], ',');
     if (static_cast<int>(values.size()) != num_devices) {
-      return absl::InvalidArgumentError(absl::StrCat(field, ": row ", i, " has ", values.size(),
-                                                     " values, needs ", num_devices));
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": row ", i, " has ", values.size(), " values, needs ", num_devices));
     }
     std::vector<double>& row = matrix.latency_us_.emplace_back();
     for (int j = 0; j < num_devices; ++j) {
       double value = 0.0;
       if (!absl::SimpleAtod(absl::StripAsciiWhitespace(values[j]), &value) ||
           !std::isfinite(value) || value < 0.0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            field, ": entry [", i, "][", j, "] \"", values[j],
-            "\" is not a non-negative number of microseconds"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(field, ": entry [", i, "][", j, "] \"", values[j],
+                         "\" is not a non-negative number of microseconds"));
       }
       row.push_back(value);
     }

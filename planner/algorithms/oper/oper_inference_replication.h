@@ -15,9 +15,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "planner/algorithms/oper/oper_copies.h"
 #include "planner/algorithms/oper/oper_fetch_cost.h"
-#include "absl/status/statusor.h"
 #include "planner/algorithms/oper/oper_partitions.h"
 #include "planner/framework/stop_signal.h"
 

@@ -15,9 +15,8 @@ std::vector<TableSharding> OperShardings(const std::vector<PartitionTable>& tabl
     shardings[t].table = tables[t].table->name;
     shardings[t].sharding_type = ShardingType::kRowWise;
     // (C1) Ranks only where the table's profile gives them; else its ids, all equally hot.
-    shardings[t].row_order = tables[t].table->access_profile.has_curve()
-                                 ? RowOrder::kFrequencyRank
-                                 : RowOrder::kNatural;
+    shardings[t].row_order =
+        tables[t].table->access_profile.has_curve() ? RowOrder::kFrequencyRank : RowOrder::kNatural;
   }
   for (int32_t p = 0; p < static_cast<int32_t>(partitions.size()); ++p) {
     const Partition& partition = partitions[p];

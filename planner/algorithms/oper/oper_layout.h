@@ -2,9 +2,10 @@
 #define SHARDPLAN_PLANNER_ALGORITHMS_OPER_OPER_LAYOUT_H_
 
 // OPER's partitions as row layouts (docs/architecture.md, "Row layout"; docs/oper.md): each
-// table ROW_WISE in frequency-rank order (in natural order when it has no access profile), one row group per partition (its rank range, every
-// column) with a shard on each device holding a copy (ascending devices), and a RowRoute for
-// every requester whose fetch path (Copies::path) is not the layout's default route.
+// table ROW_WISE in frequency-rank order (in natural order when it has no access profile), one row
+// group per partition (its rank range, every column) with a shard on each device holding a copy
+// (ascending devices), and a RowRoute for every requester whose fetch path (Copies::path) is not
+// the layout's default route.
 
 #include <vector>
 

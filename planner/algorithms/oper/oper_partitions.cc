@@ -45,8 +45,8 @@ std::vector<Partition> PartitionTables(const std::vector<PartitionTable>& tables
   for (size_t t = 0; t < tables.size(); ++t) {
     const Table& table = *tables[t].table;
     const int64_t bytes = ShardMemoryBytes(table, table.rows, table.dim, memory);
-    row_bytes[t] = table.rows > 0 ? static_cast<double>(bytes) / static_cast<double>(table.rows)
-                                  : 0.0;
+    row_bytes[t] =
+        table.rows > 0 ? static_cast<double>(bytes) / static_cast<double>(table.rows) : 0.0;
     total_lookups += tables[t].lookups_per_device;
     total_bytes += static_cast<double>(bytes);
   }
@@ -75,8 +75,8 @@ std::vector<Partition> PartitionTables(const std::vector<PartitionTable>& tables
                           .bound = PartitionBound::kMemory};
       if (end < table.rows) {
         // Closed by the bound the next row would break; both at once: access (the hot rule).
-        partition.bound = access_end <= memory_end ? PartitionBound::kAccess
-                                                   : PartitionBound::kMemory;
+        partition.bound =
+            access_end <= memory_end ? PartitionBound::kAccess : PartitionBound::kMemory;
       } else {
         const double access_fill = access_bound > 0.0 ? partition.lookups / access_bound : 0.0;
         const double memory_fill =

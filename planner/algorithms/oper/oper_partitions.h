@@ -33,9 +33,9 @@ struct Partition {
   int32_t table = 0;  // index into the PartitionTable list
   int64_t rank_begin = 0;
   int64_t rank_end = 0;
-  double lookups = 0.0;      // per device per iteration: the rows' A_k summed
-  int64_t bytes = 0;         // one copy's memory (ShardMemoryBytes: weights and optimizer state)
-  int64_t fetch_bytes = 0;   // bytes one lookup of one of its rows fetches (dim x element bytes)
+  double lookups = 0.0;     // per device per iteration: the rows' A_k summed
+  int64_t bytes = 0;        // one copy's memory (ShardMemoryBytes: weights and optimizer state)
+  int64_t fetch_bytes = 0;  // bytes one lookup of one of its rows fetches (dim x element bytes)
   PartitionBound bound = PartitionBound::kMemory;
 
   int64_t rows() const { return rank_end - rank_begin; }

@@ -36,9 +36,9 @@ absl::StatusOr<Placement> PlacePartitions(const std::vector<PartitionTable>& tab
   std::vector<int32_t> access_bounded;
   std::vector<int32_t> memory_bounded;
   for (int32_t p = 0; p < static_cast<int32_t>(partitions.size()); ++p) {
-    const bool by_access = rule == PlacementRule::kAccessGreedy ||
-                           (rule == PlacementRule::kOper &&
-                            partitions[p].bound == PartitionBound::kAccess);
+    const bool by_access =
+        rule == PlacementRule::kAccessGreedy ||
+        (rule == PlacementRule::kOper && partitions[p].bound == PartitionBound::kAccess);
     (by_access ? access_bounded : memory_bounded).push_back(p);
   }
   const auto hotter = [&](const Partition& partition) { return LookupBytes(partition, 1); };
@@ -60,10 +60,9 @@ absl::StatusOr<Placement> PlacePartitions(const std::vector<PartitionTable>& tab
         }
         return absl::FailedPreconditionError(absl::StrCat(
             "table \"", tables[partition.table].table->name, "\"'s partition of ranks [",
-            partition.rank_begin, ", ", partition.rank_end, ") needs ",
-            FormatGiB(partition.bytes), " (", partition.bytes,
-            " bytes), but the most free memory on any device is ", FormatGiB(most_free), " (",
-            most_free, " bytes)"));
+            partition.rank_begin, ", ", partition.rank_end, ") needs ", FormatGiB(partition.bytes),
+            " (", partition.bytes, " bytes), but the most free memory on any device is ",
+            FormatGiB(most_free), " (", most_free, " bytes)"));
       }
       placement.owner[p] = best;
       placement.lookup_bytes[best] += LookupBytes(partition, devices);

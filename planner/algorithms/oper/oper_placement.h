@@ -5,8 +5,8 @@
 // one device, greedily. OPER places the access-bounded partitions first, hottest first, each on
 // the device with the least lookup workload (Eq. 2), then the memory-bounded ones, largest
 // first, each on the device with the least memory (Eq. 1); a device the partition does not fit
-// is skipped (C5-C7: docs/oper.md). Its Fig. 10 baselines place every partition by one criterion: Memory-Greedy by
-// memory, Access-Greedy by lookups.
+// is skipped (C5-C7: docs/oper.md). Its Fig. 10 baselines place every partition by one criterion:
+// Memory-Greedy by memory, Access-Greedy by lookups.
 
 #include <cstdint>
 #include <vector>

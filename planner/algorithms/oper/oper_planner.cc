@@ -35,9 +35,8 @@ const char* NameOf(PlacementRule rule) {
   return "?";
 }
 
-ParamSpec Spec(std::string name, ParamType type, std::string default_value,
-               std::string description, std::optional<double> min = std::nullopt,
-               std::optional<double> max = std::nullopt) {
+ParamSpec Spec(std::string name, ParamType type, std::string default_value, std::string description,
+               std::optional<double> min = std::nullopt, std::optional<double> max = std::nullopt) {
   ParamSpec spec;
   spec.name = std::move(name);
   spec.type = type;
@@ -104,8 +103,8 @@ absl::StatusOr<Candidate> SearchPlacement(const Task& task,
                         .partitions = oper::PartitionTables(tables, task.memory, threshold),
                         .placement = {},
                         .balance = 0.0};
-    absl::StatusOr<oper::Placement> placement = oper::PlacePartitions(
-        tables, candidate.partitions, task.topology.memory_bytes, rule);
+    absl::StatusOr<oper::Placement> placement =
+        oper::PlacePartitions(tables, candidate.partitions, task.topology.memory_bytes, rule);
     if (placement.ok()) {
       candidate.placement = *std::move(placement);
       std::vector<double> memory(candidate.placement.memory_bytes.begin(),
@@ -129,16 +128,16 @@ absl::StatusOr<Candidate> SearchPlacement(const Task& task,
   return *std::move(best);
 }
 
-// (C11) Per device, the spare memory replicas may take: the task's replication budget, within what the
-// placement leaves free.
+// (C11) Per device, the spare memory replicas may take: the task's replication budget, within what
+// the placement leaves free.
 std::vector<int64_t> SpareMemory(const Task& task, const oper::Placement& placement) {
   std::vector<int64_t> spare;
   for (int d = 0; d < task.topology.num_devices(); ++d) {
     const int64_t capacity = task.topology.memory_bytes[d];
     const double budget = std::floor(task.replication_budget.BytesOn(capacity));
     const int64_t free = capacity - placement.memory_bytes[d];
-    spare.push_back(std::max<int64_t>(0, std::min<int64_t>(free, static_cast<int64_t>(
-                                                                     std::max(budget, 0.0)))));
+    spare.push_back(
+        std::max<int64_t>(0, std::min<int64_t>(free, static_cast<int64_t>(std::max(budget, 0.0)))));
   }
   return spare;
 }
@@ -216,15 +215,14 @@ absl::StatusOr<Plan> OperPlanner::Run(const Task& task, const PlanningContext& c
   oper::OperOutcome outcome;
   SHARDPLAN_ASSIGN_OR_RETURN(
       const Candidate chosen,
-      SearchPlacement(task, tables, context, rule_, outcome.thresholds_tried,
-                      outcome.balance_met));
+      SearchPlacement(task, tables, context, rule_, outcome.thresholds_tried, outcome.balance_met));
   const int devices = task.topology.num_devices();
   oper::Copies copies = oper::OwnersOnly(chosen.placement.owner, devices);
   // The baselines have no fetch-cost parameters: they are costed on the topology's links.
-  SHARDPLAN_ASSIGN_OR_RETURN(
-      const oper::FetchCostMatrix cost,
-      rule_ == PlacementRule::kOper ? FetchCostOf(task, context)
-                                    : oper::FetchCostMatrix::OfTopology(task.topology, {}));
+  SHARDPLAN_ASSIGN_OR_RETURN(const oper::FetchCostMatrix cost,
+                             rule_ == PlacementRule::kOper
+                                 ? FetchCostOf(task, context)
+                                 : oper::FetchCostMatrix::OfTopology(task.topology, {}));
   outcome.comm_before = oper::CommunicationMatrix(chosen.partitions, copies, cost);
   if (rule_ == PlacementRule::kOper) {
     SHARDPLAN_RETURN_IF_ERROR(context.stop->Check());
@@ -237,8 +235,8 @@ absl::StatusOr<Plan> OperPlanner::Run(const Task& task, const PlanningContext& c
       const Topology& topology = task.topology;
       const double p2p = topology.single_host() ? topology.intra_host_bandwidth_gibps
                                                 : topology.inter_host_bandwidth_gibps;
-      outcome.duplication_frequency = oper::DuplicationFrequency(
-          p2p, topology.all_reduce_bandwidth(), LocalBatchSize(task));
+      outcome.duplication_frequency =
+          oper::DuplicationFrequency(p2p, topology.all_reduce_bandwidth(), LocalBatchSize(task));
       oper::DuplicateHotPartitions(chosen.partitions, *outcome.duplication_frequency,
                                    LocalBatchSize(task), spare, copies);
     }

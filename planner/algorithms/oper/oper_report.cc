@@ -33,19 +33,19 @@ std::map<std::string, std::string> OperReport(const OperOutcome& outcome) {
   const int64_t access_bounded =
       std::count_if(partitions.begin(), partitions.end(),
                     [](const Partition& p) { return p.bound == PartitionBound::kAccess; });
-  report["partitions"] = absl::StrCat(partitions.size());
+  report["partitions.total"] = absl::StrCat(partitions.size());
   report["partitions.access_bounded"] = absl::StrCat(access_bounded);
   report["balance.lookups"] = Number(DegreeOfBalance(placement.lookup_bytes));
   std::vector<double> memory(placement.memory_bytes.begin(), placement.memory_bytes.end());
   report["balance.memory"] = Number(DegreeOfBalance(memory));
-  report["replicas"] = absl::StrCat(copies.replicas());
-  report["replica_bytes.max"] = absl::StrCat(
-      copies.replica_bytes.empty()
-          ? 0
-          : *std::max_element(copies.replica_bytes.begin(), copies.replica_bytes.end()));
-  report["routes"] = absl::StrCat(outcome.routes);
+  report["copies.replicas"] = absl::StrCat(copies.replicas());
+  report["copies.max_bytes_per_device"] =
+      absl::StrCat(copies.replica_bytes.empty() ? 0
+                                                : *std::max_element(copies.replica_bytes.begin(),
+                                                                    copies.replica_bytes.end()));
+  report["copies.routes"] = absl::StrCat(outcome.routes);
   report["comm_us.model_parallel"] = Number(OffDiagonalTotal(outcome.comm_before));
-  report["comm_us"] = Number(OffDiagonalTotal(outcome.comm_after));
+  report["comm_us.with_copies"] = Number(OffDiagonalTotal(outcome.comm_after));
   report["balance.comm"] = Number(CommunicationBalance(outcome.comm_after));
   if (outcome.duplication_frequency) {
     report["duplication.frequency"] = Number(*outcome.duplication_frequency);

@@ -16,7 +16,7 @@
 namespace shardplan::oper {
 
 struct OperOutcome {
-  double threshold = 0.0;   // the partitioning threshold of the plan
+  double threshold = 0.0;  // the partitioning threshold of the plan
   int thresholds_tried = 1;
   bool balance_met = true;  // both degrees of balance reached the target (oper only)
   const std::vector<Partition>* partitions = nullptr;

@@ -27,8 +27,7 @@ double AccessFrequency(const Partition& partition, int64_t local_batch);
 // partition that does not fit is skipped and smaller ones after it may still be duplicated.
 // Updates `copies` (every device then serves itself). Returns the partitions duplicated.
 int64_t DuplicateHotPartitions(const std::vector<Partition>& partitions, double threshold,
-                               int64_t local_batch, std::vector<int64_t> available,
-                               Copies& copies);
+                               int64_t local_batch, std::vector<int64_t> available, Copies& copies);
 
 }  // namespace shardplan::oper
 

@@ -19,8 +19,8 @@ using ::testing::HasSubstr;
 
 // Criteo Kaggle's 26 categorical cardinalities (DLRM's day-0..6 preprocessing).
 constexpr int64_t kCriteoKaggleCardinalities[] = {
-    1460,   583,  10131227, 2202608, 305,  24,      12517, 633,    3,  93145, 5683, 8351593, 3194,
-    27,     14992, 5461306, 10,      5652, 2173,    4,     7046547, 18, 15,    286181, 105,  142572};
+    1460, 583,   10131227, 2202608, 305,  24,   12517, 633,     3,  93145, 5683,   8351593, 3194,
+    27,   14992, 5461306,  10,      5652, 2173, 4,     7046547, 18, 15,    286181, 105,     142572};
 
 v1::Task CriteoShapedTask(v1::Objective objective) {
   v1::Task task;
@@ -66,9 +66,9 @@ class OperTest : public ServerTest {
       EXPECT_EQ(table.sharding_type(), v1::ROW_WISE) << table.table();
       EXPECT_EQ(table.row_layout().row_order(), v1::FREQUENCY_RANK) << table.table();
     }
-    EXPECT_GT(std::stoll(plan.parameters().at("replicas")), 0);
+    EXPECT_GT(std::stoll(plan.parameters().at("copies.replicas")), 0);
     EXPECT_EQ(plan.parameters().at("balance.met"), "true");
-    EXPECT_LT(std::stod(plan.parameters().at("comm_us")),
+    EXPECT_LT(std::stod(plan.parameters().at("comm_us.with_copies")),
               std::stod(plan.parameters().at("comm_us.model_parallel")));
     EXPECT_EQ(plan.devices_size(), 8);
     EXPECT_GT(plan.cost_ms(), 0.0);

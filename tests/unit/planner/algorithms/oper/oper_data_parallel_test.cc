@@ -103,6 +103,17 @@ TEST(OperInferenceReplicationTest, FillsSpareMemoryHottestFirstUntilNothingFits)
   EXPECT_THAT(copies.replica_bytes, ElementsAre(0, 200));
 }
 
+TEST(OperInferenceReplicationTest, AStopSignalEndsIt) {
+  StopSignal stop;
+  stop.RequestCancel();
+  Copies copies = OwnersOnly({0}, 4);
+  EXPECT_EQ(
+      ReplicateForInference({Owned(10, 100)}, TwoByTwoCosts(), {0, 100, 100, 100}, stop, copies)
+          .status()
+          .code(),
+      absl::StatusCode::kCancelled);
+}
+
 TEST(OperTrainingDuplicationTest, TheThresholdIsTheBandwidthRatioOverTheBatch) {
   // f* = BW_P2P / (B BW_AR) = 12.5 / (100 x 25).
   EXPECT_DOUBLE_EQ(DuplicationFrequency(12.5, 25.0, 100), 0.005);

@@ -64,10 +64,10 @@ TEST(OperPartitionsTest, BoundsAreSharesOfAllTablesAndPartitionsStayInTheirTable
   const RankFrequencyCurve hot_curve = CurveOf(hot, 1);
   const RankFrequencyCurve cold_curve = CurveOf(cold, 1);
   // 200 lookups and 640 bytes in all; threshold 0.22: 44 lookups, 140.8 bytes (8 rows).
-  const std::vector<Partition> partitions = PartitionTables(
-      {{.table = &hot, .curve = &hot_curve, .lookups_per_device = 100},
-       {.table = &cold, .curve = &cold_curve, .lookups_per_device = 100}},
-      MemoryOptions{}, 0.22);
+  const std::vector<Partition> partitions =
+      PartitionTables({{.table = &hot, .curve = &hot_curve, .lookups_per_device = 100},
+                       {.table = &cold, .curve = &cold_curve, .lookups_per_device = 100}},
+                      MemoryOptions{}, 0.22);
   using B = PartitionBound;
   // hot: 40; 20 + 10 + 10 (+ 5 > 44); then 20 lookups in 6 rows to the table's end (6/8 of the
   // memory bound, 20/44 of the access one: memory). cold: 100/30 per row, so 8 rows (26.7

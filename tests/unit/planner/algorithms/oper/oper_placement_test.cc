@@ -63,8 +63,7 @@ TEST(OperPlacementTest, FullDevicesAreSkippedAndAPartitionThatFitsNoneIsNamed) {
   absl::StatusOr<Placement> placement = PlaceHandCut(PlacementRule::kOper, {40, 1000});
   ASSERT_TRUE(placement.ok());
   EXPECT_THAT(placement->owner, ElementsAre(0, 1, 1, 1, 1, 1));
-  EXPECT_STATUS(PlaceHandCut(PlacementRule::kOper, {40, 40}),
-                absl::StatusCode::kFailedPrecondition,
+  EXPECT_STATUS(PlaceHandCut(PlacementRule::kOper, {40, 40}), absl::StatusCode::kFailedPrecondition,
                 "table \"t\"'s partition of ranks [2, 4) needs 0.00 GiB (32 bytes), but the most "
                 "free memory on any device is 0.00 GiB (24 bytes)");
 }

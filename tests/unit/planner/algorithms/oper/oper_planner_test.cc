@@ -47,9 +47,10 @@ TEST(OperPlannerTest, InferenceReplicatesIntoTheBudgetAndCutsCommunication) {
   absl::StatusOr<Plan> plan = PlanWith(PlacementRule::kOper, task);
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_TRUE(ValidatePlan(task, *plan).ok()) << ValidatePlan(task, *plan);
-  EXPECT_GT(Reported(*plan, "replicas"), 0);
-  EXPECT_LE(Reported(*plan, "replica_bytes.max"), 256 << 10);
-  EXPECT_LT(Reported(*plan, "comm_us"), 0.5 * Reported(*plan, "comm_us.model_parallel"));
+  EXPECT_GT(Reported(*plan, "copies.replicas"), 0);
+  EXPECT_LE(Reported(*plan, "copies.max_bytes_per_device"), 256 << 10);
+  EXPECT_LT(Reported(*plan, "comm_us.with_copies"),
+            0.5 * Reported(*plan, "comm_us.model_parallel"));
   EXPECT_EQ(plan->parameters.at("balance.met"), "true");
   ASSERT_EQ(plan->tables.size(), 3u);
   for (size_t t = 0; t < plan->tables.size(); ++t) {
@@ -83,7 +84,7 @@ TEST(OperPlannerTest, RoutesSendEveryRequesterToTheCheapestCopy) {
       PlanWith(PlacementRule::kOper, task, {{"fetch_cost_us", "0,5,4,4;5,0,4,4;4,4,0,1;4,4,1,0"}});
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_TRUE(ValidatePlan(task, *plan).ok()) << ValidatePlan(task, *plan);
-  EXPECT_GT(Reported(*plan, "routes"), 0);
+  EXPECT_GT(Reported(*plan, "copies.routes"), 0);
   for (size_t t = 0; t < plan->tables.size(); ++t) {
     const TableSharding& sharding = plan->tables[t];
     for (const RowRoute& route : sharding.routes) {
@@ -109,7 +110,7 @@ TEST(OperPlannerTest, TrainingDuplicatesHotPartitionsOnEveryDevice) {
     EXPECT_TRUE(group.replicas() == 1 || group.replicas() == 8);  // duplicated or not
   }
   for (const TableSharding& sharding : plan->tables) EXPECT_TRUE(sharding.routes.empty());
-  EXPECT_LT(Reported(*plan, "comm_us"), Reported(*plan, "comm_us.model_parallel"));
+  EXPECT_LT(Reported(*plan, "comm_us.with_copies"), Reported(*plan, "comm_us.model_parallel"));
 }
 
 TEST(OperPlannerTest, WithoutABudgetEveryPartitionHasOneCopy) {
@@ -118,8 +119,9 @@ TEST(OperPlannerTest, WithoutABudgetEveryPartitionHasOneCopy) {
     task.objective = objective;
     absl::StatusOr<Plan> plan = PlanWith(PlacementRule::kOper, task);
     ASSERT_TRUE(plan.ok()) << plan.status();
-    EXPECT_EQ(plan->parameters.at("replicas"), "0");
-    EXPECT_EQ(plan->parameters.at("comm_us"), plan->parameters.at("comm_us.model_parallel"));
+    EXPECT_EQ(plan->parameters.at("copies.replicas"), "0");
+    EXPECT_EQ(plan->parameters.at("comm_us.with_copies"),
+              plan->parameters.at("comm_us.model_parallel"));
   }
 }
 
@@ -150,7 +152,7 @@ TEST(OperPlannerTest, TheBaselinesBalanceOneCriterionEach) {
   ASSERT_TRUE(memory.ok() && access.ok());
   for (const Plan* plan : {&*memory, &*access}) {
     EXPECT_TRUE(ValidatePlan(task, *plan).ok()) << ValidatePlan(task, *plan);
-    EXPECT_EQ(plan->parameters.at("replicas"), "0");
+    EXPECT_EQ(plan->parameters.at("copies.replicas"), "0");
     EXPECT_EQ(plan->parameters.at("thresholds.tried"), "1");
   }
   EXPECT_GT(Reported(*memory, "balance.memory"), Reported(*access, "balance.memory"));
@@ -194,13 +196,11 @@ TEST(OperPlannerTest, RefusesWhatItCannotPlanNamingTheField) {
                 absl::StatusCode::kFailedPrecondition,
                 "colocate[0]: task is infeasible for access_greedy");
   EXPECT_STATUS(PlanWith(PlacementRule::kOper, SkewedTask(), {{"fetch_cost_us", "0,1;1,0"}}),
-                absl::StatusCode::kInvalidArgument,
-                "parameters.fetch_cost_us: needs 8 rows");
+                absl::StatusCode::kInvalidArgument, "parameters.fetch_cost_us: needs 8 rows");
   Task tiny = SkewedTask();
   tiny.topology.memory_bytes.assign(8, 1024);
   EXPECT_STATUS(PlanWith(PlacementRule::kOper, tiny, {{"min_threshold", "0.0001"}}),
-                absl::StatusCode::kFailedPrecondition,
-                "task is infeasible for oper: table \"");
+                absl::StatusCode::kFailedPrecondition, "task is infeasible for oper: table \"");
 }
 
 TEST(OperPlannerTest, AStopSignalEndsThePlanning) {
