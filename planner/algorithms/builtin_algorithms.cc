@@ -10,6 +10,7 @@
 #include "planner/algorithms/flexshard/flexshard_planner.h"
 #include "planner/algorithms/greedy/greedy_planner.h"
 #include "planner/algorithms/neuroshard/neuroshard_planner.h"
+#include "planner/algorithms/oper/oper_planner.h"
 #include "planner/algorithms/random/random_planner.h"
 #include "planner/algorithms/torchrec/torchrec_planner.h"
 
@@ -32,6 +33,10 @@ AlgorithmRegistry BuiltinAlgorithms() {
   registry.Register(std::make_unique<AutoShardPlanner>());
   registry.Register(std::make_unique<DreamShardPlanner>());
   registry.Register(std::make_unique<FlexShardPlanner>());
+  for (oper::PlacementRule rule : {oper::PlacementRule::kOper, oper::PlacementRule::kMemoryGreedy,
+                                   oper::PlacementRule::kAccessGreedy}) {
+    registry.Register(std::make_unique<OperPlanner>(rule));
+  }
   return registry;
 }
 

@@ -13,6 +13,7 @@
 #include "planner/domain/memory.h"
 #include "planner/domain/table_access.h"
 #include "planner/search/memory_ledger.h"
+#include "planner/search/row_spreading_constraints.h"
 
 namespace shardplan {
 namespace {
@@ -30,33 +31,6 @@ ParamSpec Spec(std::string name, ParamType type, std::string default_value,
   spec.default_value = std::move(default_value);
   spec.description = std::move(description);
   return spec;
-}
-
-// The constraints a plan that spreads every table over every device cannot keep.
-absl::Status CheckConstraints(const Task& task) {
-  for (size_t t = 0; t < task.tables.size(); ++t) {
-    const Table& table = task.tables[t];
-    if (!table.Allows(ShardingType::kRowWise)) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "tables[", t, "].allowed_sharding_types: task is infeasible for ", kName, ": table \"",
-          table.name, "\" does not allow ROW_WISE sharding, the only kind ", kName,
-          " produces"));
-    }
-    if (table.pinned_device) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "tables[", t, "].pinned_device: task is infeasible for ", kName, ": table \"",
-          table.name, "\" is pinned to device ", *table.pinned_device, ", but ", kName,
-          " spreads every table's rows over every device"));
-    }
-    SHARDPLAN_RETURN_IF_ERROR(ValidateAccessProfile(table, absl::StrCat("tables[", t, "]")));
-  }
-  if (!task.colocate.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "colocate[0]: task is infeasible for ", kName, ": ", kName,
-        " spreads every table's rows over every device, so it cannot keep a colocation "
-        "group's tables on one device"));
-  }
-  return absl::OkStatus();
 }
 
 // Adds `sharding`'s shards to `ledger`; FAILED_PRECONDITION naming the table, the tier, the
@@ -113,7 +87,7 @@ FlexShardPlanner::FlexShardPlanner() {
 absl::StatusOr<Plan> FlexShardPlanner::Run(const Task& task,
                                            const PlanningContext& context) const {
   SHARDPLAN_RETURN_IF_ERROR(context.stop->Check());
-  SHARDPLAN_RETURN_IF_ERROR(CheckConstraints(task));
+  SHARDPLAN_RETURN_IF_ERROR(CheckRowSpreadingConstraints(task, kName));
   SHARDPLAN_ASSIGN_OR_RETURN(flexshard::TaskTierInputs inputs, flexshard::TierInputsOf(task));
   inputs.inputs.cut_flex_at_comm_breakpoint =
       context.params.GetBool("cut_flex_at_comm_breakpoint");

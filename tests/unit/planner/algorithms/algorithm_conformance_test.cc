@@ -39,15 +39,16 @@ using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// Every algorithm but flexshard, which spreads every table over every device (so refuses pinned
-// and co-located tables by design) and whose routed replicas no cost model costs yet (PlanTask's
-// evaluation refuses them): its own tests (flexshard/flexshard_planner_test.cc) check its
-// determinism, its refusals and its plans' validity.
+// Every algorithm but those that cut every table into row groups over the devices (flexshard,
+// OPER's three: so they refuse pinned and co-located tables by design) and whose routed
+// replicas only the models that cost row layouts cost: their own tests
+// (flexshard/flexshard_planner_test.cc, oper/oper_planner_test.cc) check their determinism,
+// their refusals and their plans' validity.
 std::vector<std::string> AlgorithmNames() {
   const AlgorithmRegistry registry = BuiltinAlgorithms();  // outlives the loop over its planners
   std::vector<std::string> names;
   for (const Algorithm* planner : registry.List()) {
-    if (planner->info().name != "flexshard") names.push_back(planner->info().name);
+    if (!planner->info().plans_row_layouts) names.push_back(planner->info().name);
   }
   return names;
 }

@@ -21,9 +21,9 @@ using ::testing::ElementsAre;
 TEST(BuiltinAlgorithmsTest, ListsEveryBaselineSortedByName) {
   const AlgorithmRegistry registry = BuiltinAlgorithms();
   EXPECT_THAT(test::AlgorithmNames(registry),
-              ElementsAre("autoshard", "dim_greedy", "dreamshard", "exhaustive", "flexshard",
-                          "lookup_greedy", "neuroshard", "random", "size_greedy",
-                          "size_lookup_greedy", "torchrec"));
+              ElementsAre("access_greedy", "autoshard", "dim_greedy", "dreamshard", "exhaustive",
+                          "flexshard", "lookup_greedy", "memory_greedy", "neuroshard", "oper",
+                          "random", "size_greedy", "size_lookup_greedy", "torchrec"));
 }
 
 TEST(BuiltinAlgorithmsTest, InfoIsComplete) {
@@ -38,7 +38,8 @@ TEST(BuiltinAlgorithmsTest, InfoIsComplete) {
                   ElementsAre(ShardingType::kTableWise, ShardingType::kColumnWise,
                               ShardingType::kRowWise, ShardingType::kTableRowWise,
                               ShardingType::kDataParallel));
-    } else if (info.name == "flexshard") {
+    } else if (info.name == "flexshard" || info.name == "oper" ||
+               info.name == "memory_greedy" || info.name == "access_greedy") {
       EXPECT_THAT(info.sharding_types, ElementsAre(ShardingType::kRowWise));
     } else {
       EXPECT_THAT(info.sharding_types, ElementsAre(ShardingType::kTableWise));
@@ -53,7 +54,9 @@ TEST(BuiltinAlgorithmsTest, InfoIsComplete) {
     for (const ParamSpec& spec : info.params) {
       EXPECT_EQ(defaults->values().at(spec.name), spec.default_value);
     }
-    if (info.name.find("greedy") != std::string::npos) {
+    // TorchRec's greedy baselines have no parameters (OPER's take its partition threshold).
+    if (info.name.find("greedy") != std::string::npos && info.name != "memory_greedy" &&
+        info.name != "access_greedy") {
       EXPECT_TRUE(info.params.empty());
     }
   }

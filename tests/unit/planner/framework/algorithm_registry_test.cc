@@ -26,9 +26,9 @@ using ::testing::ElementsAre;
 TEST(AlgorithmRegistryTest, UnknownNameListsTheKnownOnes) {
   const AlgorithmRegistry registry = BuiltinAlgorithms();
   EXPECT_STATUS(registry.Find("nonesuch"), absl::StatusCode::kNotFound,
-                "unknown algorithm \"nonesuch\"; known: autoshard, dim_greedy, dreamshard, "
-                "exhaustive, flexshard, "
-                "lookup_greedy, neuroshard, random, size_greedy, size_lookup_greedy, torchrec");
+                "unknown algorithm \"nonesuch\"; known: access_greedy, autoshard, dim_greedy, "
+                "dreamshard, exhaustive, flexshard, lookup_greedy, memory_greedy, neuroshard, "
+                "oper, random, size_greedy, size_lookup_greedy, torchrec");
   EXPECT_STATUS(registry.Find(""), absl::StatusCode::kNotFound, "unknown algorithm \"\"");
 }
 
