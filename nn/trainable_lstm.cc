@@ -13,7 +13,7 @@
 namespace shardplan {
 namespace {
 
-void Resize(std::vector<float>& v, size_t n) {
+void ResizeLstmBuffer(std::vector<float>& v, size_t n) {
   if (v.size() < n) v.resize(n);
 }
 
@@ -76,17 +76,17 @@ void LstmForward(const LstmShape& shape, std::span<const float> params, const fl
   for (int l = 0; l < shape.num_layers(); ++l) {
     const int in = shape.layer_input(l);
     const int width = in + hidden;
-    Resize(tape.packed_weights[l], static_cast<size_t>(width) * num_gates);
-    Resize(tape.packed_bias[l], num_gates);
+    ResizeLstmBuffer(tape.packed_weights[l], static_cast<size_t>(width) * num_gates);
+    ResizeLstmBuffer(tape.packed_bias[l], num_gates);
     PackLstmLayer(params.data() + shape.weight_ih_offset(l),
                   params.data() + shape.weight_hh_offset(l),
                   params.data() + shape.bias_ih_offset(l), params.data() + shape.bias_hh_offset(l),
                   in, hidden, tape.packed_weights[l].data(), tape.packed_bias[l].data());
     for (auto* v : {&tape.c_prev[l], &tape.c[l], &tape.h[l]}) {
-      Resize(*v, static_cast<size_t>(steps) * hidden);
+      ResizeLstmBuffer(*v, static_cast<size_t>(steps) * hidden);
     }
-    Resize(tape.z[l], static_cast<size_t>(steps) * width);
-    Resize(tape.gates[l], static_cast<size_t>(steps) * num_gates);
+    ResizeLstmBuffer(tape.z[l], static_cast<size_t>(steps) * width);
+    ResizeLstmBuffer(tape.gates[l], static_cast<size_t>(steps) * num_gates);
     // The state before step 0: `start`'s for this layer unless absent or reset.
     const size_t layer_state = static_cast<size_t>(l) * hidden;
     const float* h0 = start.h.empty() || reset_first ? nullptr : start.h.data() + layer_state;
@@ -127,10 +127,10 @@ void LstmBackward(const LstmShape& shape, std::span<const float> params, const f
   const int hidden = shape.hidden_size();
   const int num_gates = 4 * hidden;
   if (steps <= 0 || hidden <= 0) return;  // nothing to add (and GCC then knows the sizes' sign)
-  for (std::vector<float>& d : tape.d_out) Resize(d, static_cast<size_t>(steps) * hidden);
-  Resize(tape.d_pre, static_cast<size_t>(steps) * num_gates);
-  Resize(tape.d_h_next, hidden);
-  Resize(tape.d_c_next, hidden);
+  for (std::vector<float>& d : tape.d_out) ResizeLstmBuffer(d, static_cast<size_t>(steps) * hidden);
+  ResizeLstmBuffer(tape.d_pre, static_cast<size_t>(steps) * num_gates);
+  ResizeLstmBuffer(tape.d_h_next, hidden);
+  ResizeLstmBuffer(tape.d_c_next, hidden);
   float* __restrict d_h_next = tape.d_h_next.data();
   float* __restrict d_c_next = tape.d_c_next.data();
 

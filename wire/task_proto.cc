@@ -14,7 +14,7 @@
 namespace shardplan::wire {
 namespace {
 
-std::string Join(absl::string_view path, absl::string_view field) {
+std::string JoinField(absl::string_view path, absl::string_view field) {
   return path.empty() ? std::string(field) : absl::StrCat(path, ".", field);
 }
 
@@ -98,10 +98,10 @@ absl::Status CheckPlausible(const std::string& path, double value, double low, d
 
 // The topology's physical figures are within what hardware can be; 0 bandwidths are defaults.
 absl::Status CheckPhysicalTopology(const v1::Topology& topology, absl::string_view path) {
-  const std::string at = Join(path, "topology");
+  const std::string at = JoinField(path, "topology");
   if (topology.per_device_memory_gib_size() == 0) {
     if (absl::Status memory =
-            CheckPlausible(Join(at, "device_memory_gib"), topology.device_memory_gib(),
+            CheckPlausible(JoinField(at, "device_memory_gib"), topology.device_memory_gib(),
                            kMinDeviceMemoryGiB, kMaxDeviceMemoryGiB, "GiB");
         !memory.ok()) {
       return memory;
@@ -109,7 +109,7 @@ absl::Status CheckPhysicalTopology(const v1::Topology& topology, absl::string_vi
   }
   for (int d = 0; d < topology.per_device_memory_gib_size(); ++d) {
     if (absl::Status memory = CheckPlausible(
-            absl::StrCat(Join(at, "per_device_memory_gib"), "[", d, "]"),
+            absl::StrCat(JoinField(at, "per_device_memory_gib"), "[", d, "]"),
             topology.per_device_memory_gib(d), kMinDeviceMemoryGiB, kMaxDeviceMemoryGiB, "GiB");
         !memory.ok()) {
       return memory;
@@ -120,8 +120,8 @@ absl::Status CheckPhysicalTopology(const v1::Topology& topology, absl::string_vi
                                        topology.intra_host_bandwidth_gibps()},
         {"inter_host_bandwidth_gibps", topology.inter_host_bandwidth_gibps()},
         {"all_reduce_bandwidth_gibps", topology.all_reduce_bandwidth_gibps()}}) {
-    if (absl::Status bandwidth =
-            CheckPlausible(Join(at, field), value, kMinBandwidthGiBps, kMaxBandwidthGiBps, "GiB/s");
+    if (absl::Status bandwidth = CheckPlausible(JoinField(at, field), value, kMinBandwidthGiBps,
+                                                kMaxBandwidthGiBps, "GiB/s");
         !bandwidth.ok()) {
       return bandwidth;
     }
@@ -229,7 +229,7 @@ absl::StatusOr<ReplicationBudget> ReplicationBudgetFromProto(const v1::Replicati
   if (proto.has_extra_gib_per_device()) {
     const double gib = proto.extra_gib_per_device();
     if (!std::isfinite(gib) || std::fabs(gib) > 1e9) {
-      return FieldError(Join(path, "extra_gib_per_device"),
+      return FieldError(JoinField(path, "extra_gib_per_device"),
                         absl::StrCat("must be a finite number of GiB, got ", gib));
     }
     budget.extra_bytes_per_device = std::llround(gib * kBytesPerGiB);
@@ -246,7 +246,7 @@ absl::StatusOr<Table> TableFromProto(const v1::Table& proto, const std::string& 
   table.pooling_factor = proto.pooling_factor();
   table.access_bins.assign(proto.access_bins().begin(), proto.access_bins().end());
   absl::StatusOr<ElementType> element_type =
-      ElementTypeFromProto(proto.element_type(), Join(path, "element_type"));
+      ElementTypeFromProto(proto.element_type(), JoinField(path, "element_type"));
   if (!element_type.ok()) return element_type.status();
   table.element_type = *element_type;
   for (int i = 0; i < proto.allowed_sharding_types_size(); ++i) {
@@ -257,7 +257,7 @@ absl::StatusOr<Table> TableFromProto(const v1::Table& proto, const std::string& 
   }
   if (proto.has_pinned_device()) table.pinned_device = proto.pinned_device();
   table.access_profile = AccessProfileFromProto(proto.access_profile());
-  absl::StatusOr<Pooling> pooling = PoolingFromProto(proto.pooling(), Join(path, "pooling"));
+  absl::StatusOr<Pooling> pooling = PoolingFromProto(proto.pooling(), JoinField(path, "pooling"));
   if (!pooling.ok()) return pooling.status();
   table.pooling = *pooling;
   return table;
@@ -306,19 +306,17 @@ absl::StatusOr<ShardingType> ShardingTypeFromProto(int value, absl::string_view 
 absl::StatusOr<Task> TaskFromProto(const v1::Task& proto, const TaskLimits& limits,
                                    absl::string_view path) {
   if (proto.tables_size() > limits.max_tables) {
-    return absl::ResourceExhaustedError(absl::StrCat(Join(path, "tables"), ": ",
-                                                     proto.tables_size(),
-                                                     " tables exceed this server's limit of ",
-                                                     limits.max_tables, " (max_tables)"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat(JoinField(path, "tables"), ": ", proto.tables_size(),
+                     " tables exceed this server's limit of ", limits.max_tables, " (max_tables)"));
   }
   const v1::Topology& topology = proto.topology();
   const int64_t devices =
       std::max<int64_t>(topology.num_devices(), topology.per_device_memory_gib_size());
   if (devices > limits.max_devices) {
-    return absl::ResourceExhaustedError(absl::StrCat(Join(path, "topology.num_devices"), ": ",
-                                                     devices,
-                                                     " devices exceed this server's limit of ",
-                                                     limits.max_devices, " (max_devices)"));
+    return absl::ResourceExhaustedError(absl::StrCat(
+        JoinField(path, "topology.num_devices"), ": ", devices,
+        " devices exceed this server's limit of ", limits.max_devices, " (max_devices)"));
   }
 
   if (absl::Status physical = CheckPhysicalTopology(topology, path); !physical.ok()) {
@@ -328,7 +326,7 @@ absl::StatusOr<Task> TaskFromProto(const v1::Task& proto, const TaskLimits& limi
   task.tables.reserve(proto.tables_size());
   for (int i = 0; i < proto.tables_size(); ++i) {
     absl::StatusOr<Table> table =
-        TableFromProto(proto.tables(i), absl::StrCat(Join(path, "tables"), "[", i, "]"));
+        TableFromProto(proto.tables(i), absl::StrCat(JoinField(path, "tables"), "[", i, "]"));
     if (!table.ok()) return table.status();
     task.tables.push_back(*std::move(table));
   }
@@ -347,10 +345,10 @@ absl::StatusOr<Task> TaskFromProto(const v1::Task& proto, const TaskLimits& limi
   for (const v1::ColocationGroup& group : proto.colocate()) {
     task.colocate.emplace_back(group.tables().begin(), group.tables().end());
   }
-  absl::Status status = CheckMultiplier(Join(path, "memory.optimizer_state_multiplier"),
+  absl::Status status = CheckMultiplier(JoinField(path, "memory.optimizer_state_multiplier"),
                                         proto.memory().optimizer_state_multiplier());
   if (!status.ok()) return status;
-  status = CheckMultiplier(Join(path, "memory.io_buffer_multiplier"),
+  status = CheckMultiplier(JoinField(path, "memory.io_buffer_multiplier"),
                            proto.memory().io_buffer_multiplier());
   if (!status.ok()) return status;
   task.memory.optimizer_state_multiplier = proto.memory().optimizer_state_multiplier();
@@ -359,21 +357,21 @@ absl::StatusOr<Task> TaskFromProto(const v1::Task& proto, const TaskLimits& limi
   task.memory.storage_reservation = proto.memory().storage_reservation();
   ReserveStorage(task.memory.storage_reservation, task.topology);
   absl::StatusOr<Optimizer> optimizer =
-      OptimizerFromProto(proto.memory().optimizer(), Join(path, "memory.optimizer"));
+      OptimizerFromProto(proto.memory().optimizer(), JoinField(path, "memory.optimizer"));
   if (!optimizer.ok()) return optimizer.status();
   task.memory.optimizer = *optimizer;
   if (proto.max_planning_time_ms() < 0) {
-    return FieldError(Join(path, "max_planning_time_ms"),
-                      absl::StrCat("must be >= 0 (0: no limit), got ",
-                                   proto.max_planning_time_ms()));
+    return FieldError(
+        JoinField(path, "max_planning_time_ms"),
+        absl::StrCat("must be >= 0 (0: no limit), got ", proto.max_planning_time_ms()));
   }
   task.max_planning_time_ms = proto.max_planning_time_ms();
   absl::StatusOr<Objective> objective =
-      ObjectiveFromProto(proto.objective(), Join(path, "objective"));
+      ObjectiveFromProto(proto.objective(), JoinField(path, "objective"));
   if (!objective.ok()) return objective.status();
   task.objective = *objective;
   absl::StatusOr<ReplicationBudget> budget =
-      ReplicationBudgetFromProto(proto.replication_budget(), Join(path, "replication_budget"));
+      ReplicationBudgetFromProto(proto.replication_budget(), JoinField(path, "replication_budget"));
   if (!budget.ok()) return budget.status();
   task.replication_budget = *budget;
   return task;

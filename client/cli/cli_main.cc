@@ -25,7 +25,7 @@ const Command* FindCommand(absl::string_view name) {
 
 // ReportError (base/exit_codes.h) pointing at the --help of `command` ("": the tool's). The
 // server's message says what is wrong with a token; say how to fix it on the client's side.
-int Report(const absl::Status& status, absl::string_view command) {
+int ReportCliError(const absl::Status& status, absl::string_view command) {
   const int exit_code = ReportError(
       status, "shardplan", command.empty() ? "shardplan" : absl::StrCat("shardplan ", command));
   if (status.code() == absl::StatusCode::kUnauthenticated) {
@@ -44,7 +44,7 @@ int CliMain(const std::vector<std::string>& args) {
   // Global options may precede the command name...
   absl::StatusOr<OptionValues> global_flags =
       ParseOptions(GlobalFlags(), args, {.stop_at_first_positional = true});
-  if (!global_flags.ok()) return Report(global_flags.status(), "");
+  if (!global_flags.ok()) return ReportCliError(global_flags.status(), "");
   // The command name and everything after it.
   const std::vector<std::string>& rest = global_flags->positionals();
   if (rest.empty()) {
@@ -53,7 +53,7 @@ int CliMain(const std::vector<std::string>& args) {
       return kExitOk;
     }
     std::cerr << ToolHelp();
-    return Report(UsageError("no command given"), "");
+    return ReportCliError(UsageError("no command given"), "");
   }
   // Offline commands belong to shardplan-offline, which takes the same arguments.
   if (IsOfflineCommand(rest[0])) return ExecOfflineTool(rest);
@@ -66,14 +66,14 @@ int CliMain(const std::vector<std::string>& args) {
     if (IsOfflineCommand(rest[1])) return ExecOfflineTool({rest[1], "--help"});
     const Command* command = FindCommand(rest[1]);
     if (command == nullptr) {
-      return Report(UsageError(absl::StrCat("unknown command '", rest[1], "'")), "");
+      return ReportCliError(UsageError(absl::StrCat("unknown command '", rest[1], "'")), "");
     }
     std::cout << CommandHelp(*command);
     return kExitOk;
   }
   const Command* command = FindCommand(rest[0]);
   if (command == nullptr) {
-    return Report(UsageError(absl::StrCat("unknown command '", rest[0], "'")), "");
+    return ReportCliError(UsageError(absl::StrCat("unknown command '", rest[0], "'")), "");
   }
 
   // ...and follow it, mixed with the command's own.
@@ -81,7 +81,7 @@ int CliMain(const std::vector<std::string>& args) {
   for (OptionSpec& flag : GlobalFlags()) specs.push_back(std::move(flag));
   absl::StatusOr<OptionValues> flags =
       ParseOptions(specs, std::vector<std::string>(rest.begin() + 1, rest.end()));
-  if (!flags.ok()) return Report(flags.status(), command->name);
+  if (!flags.ok()) return ReportCliError(flags.status(), command->name);
   Invocation invocation;
   invocation.flags = *std::move(flags);
   if (global_flags->Has("help") || invocation.flags.Has("help")) {
@@ -89,22 +89,22 @@ int CliMain(const std::vector<std::string>& args) {
     return kExitOk;
   }
   if (absl::Status status = ReadGlobalOptions(*global_flags, invocation.global); !status.ok()) {
-    return Report(status, command->name);
+    return ReportCliError(status, command->name);
   }
   if (absl::Status status = ReadGlobalOptions(invocation.flags, invocation.global); !status.ok()) {
-    return Report(status, command->name);
+    return ReportCliError(status, command->name);
   }
   const size_t count = invocation.args().size();
   if (count < command->min_args || count > command->max_args) {
     const std::string expected = command->arguments.empty() ? "no arguments" : command->arguments;
-    return Report(UsageError(absl::StrCat(command->name, " expects ", expected, ", got ", count,
-                                          count == 1 ? " argument" : " arguments")),
-                  command->name);
+    return ReportCliError(UsageError(absl::StrCat(command->name, " expects ", expected, ", got ",
+                                                  count, count == 1 ? " argument" : " arguments")),
+                          command->name);
   }
   absl::StatusOr<std::unique_ptr<client::PlannerClient>> client = ConnectClient(invocation.global);
-  if (!client.ok()) return Report(client.status(), command->name);
+  if (!client.ok()) return ReportCliError(client.status(), command->name);
   invocation.client = client->get();
-  return Report(command->run(invocation), command->name);
+  return ReportCliError(command->run(invocation), command->name);
 }
 
 }  // namespace shardplan::cli

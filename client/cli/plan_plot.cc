@@ -12,7 +12,7 @@
 namespace shardplan::cli {
 namespace {
 
-constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kPlotBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr char kFont[] = "DejaVu Sans, Helvetica, Arial, sans-serif";
 
 constexpr char kComputeColor[] = "#4e79a7";
@@ -111,8 +111,8 @@ absl::StatusOr<PlanFigures> CheckFigures(const PlotPlan& input) {
                           .forward_ms = device.forward_comm_ms(),
                           .backward_ms = device.backward_comm_ms(),
                           .total_ms = device.total_ms(),
-                          .used_gib = device.memory_bytes() / kBytesPerGiB,
-                          .capacity_gib = device.memory_capacity_bytes() / kBytesPerGiB};
+                          .used_gib = device.memory_bytes() / kPlotBytesPerGiB,
+                          .capacity_gib = device.memory_capacity_bytes() / kPlotBytesPerGiB};
   }
   if (plan.bottleneck_device() < 0 || plan.bottleneck_device() >= plan.devices_size()) {
     return Refuse(input, absl::StrCat("bottleneck_device ", plan.bottleneck_device(),

@@ -36,7 +36,7 @@ int LocalWorldSize(const shardplan::v1::Plan& plan, const TorchRecOptions& optio
   return DeviceCount(plan);
 }
 
-std::string Placement(int rank, int local_world_size) {
+std::string TorchRecPlacement(int rank, int local_world_size) {
   return absl::StrCat("rank:", rank, "/cuda:", rank % local_world_size);
 }
 
@@ -62,7 +62,7 @@ nlohmann::ordered_json ParameterSharding(const shardplan::v1::TableSharding& tab
     metadata.push_back({
         {"shard_offsets", {shard.row_offset(), shard.column_offset()}},
         {"shard_sizes", {shard.row_count(), shard.column_count()}},
-        {"placement", Placement(shard.device(), local_world_size)},
+        {"placement", TorchRecPlacement(shard.device(), local_world_size)},
     });
   }
   nlohmann::ordered_json sharding = {

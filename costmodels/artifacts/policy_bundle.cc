@@ -86,7 +86,7 @@ absl::Status CheckPolicyToWrite(const Policy& policy, const PolicyBundleInfo& in
   return absl::OkStatus();
 }
 
-json TrainingJson(const PolicyTraining& t) {
+json PolicyTrainingJson(const PolicyTraining& t) {
   json curve = json::array();
   for (const PolicyCurvePoint& point : t.curve) curve.push_back({point.episodes, point.value});
   return {{"data", t.data},
@@ -125,7 +125,7 @@ absl::StatusOr<bundle_internal::BundleFiles> EncodePolicy(const PolicyBundleInfo
                          {"seed", info.seed},
                          {"constants", std::move(constants)},
                          {"hyperparameters", std::move(hyperparameters)},
-                         {"training", TrainingJson(info.training)},
+                         {"training", PolicyTrainingJson(info.training)},
                          {"tensors", std::move(shapes)},
                          {"weights", kPolicyWeightsFile},
                          {"sha256", Sha256Hex(weights)}};
@@ -189,8 +189,8 @@ absl::StatusOr<std::map<std::string, double>> ReadConstants(const ManifestReader
   return out;
 }
 
-absl::Status ReadTraining(const ManifestReader& reader, const json& manifest,
-                          PolicyBundleInfo& info) {
+absl::Status ReadPolicyTraining(const ManifestReader& reader, const json& manifest,
+                                PolicyBundleInfo& info) {
   SHARDPLAN_ASSIGN_OR_RETURN(const json* training, reader.Field(manifest, "training", ""));
   PolicyTraining& t = info.training;
   SHARDPLAN_ASSIGN_OR_RETURN(t.data, reader.String(*training, "data", "training"));
@@ -296,7 +296,7 @@ absl::StatusOr<LoadedPolicy> ReadPolicyBundle(const std::string& directory) {
   SHARDPLAN_ASSIGN_OR_RETURN(info.seed, reader.Uint(manifest, "seed"));
   SHARDPLAN_ASSIGN_OR_RETURN(policy->constants, ReadConstants(reader, manifest));
   SHARDPLAN_RETURN_IF_ERROR(ReadHyperparameters(reader, manifest, info));
-  SHARDPLAN_RETURN_IF_ERROR(ReadTraining(reader, manifest, info));
+  SHARDPLAN_RETURN_IF_ERROR(ReadPolicyTraining(reader, manifest, info));
 
   // The weights: the fixed file name (a manifest cannot point outside its directory), exactly
   // the size the declared shapes imply, the manifest's SHA-256, then exactly those tensors.

@@ -38,7 +38,7 @@
 namespace shardplan::offline {
 namespace {
 
-absl::StatusOr<std::vector<int32_t>> IntList(const OptionValues& args, const char* name) {
+absl::StatusOr<std::vector<int32_t>> DreamShardIntList(const OptionValues& args, const char* name) {
   std::vector<int32_t> values;
   for (absl::string_view part : absl::StrSplit(args.Get(name), ',', absl::SkipEmpty())) {
     int32_t v = 0;
@@ -136,8 +136,10 @@ absl::Status RunTrainDreamShard(const OptionValues& args) {
   if (profile != "rtx2080ti" && profile != "h100-sxm") {
     return UsageError("--profile must be rtx2080ti or h100-sxm");
   }
-  SHARDPLAN_ASSIGN_OR_RETURN(const std::vector<int32_t> devices, IntList(args, "devices"));
-  SHARDPLAN_ASSIGN_OR_RETURN(const std::vector<int32_t> max_dims, IntList(args, "max-dims"));
+  SHARDPLAN_ASSIGN_OR_RETURN(const std::vector<int32_t> devices,
+                             DreamShardIntList(args, "devices"));
+  SHARDPLAN_ASSIGN_OR_RETURN(const std::vector<int32_t> max_dims,
+                             DreamShardIntList(args, "max-dims"));
   for (int32_t d : max_dims) {
     if (DimGrid(d).empty()) return UsageError("--max-dims must be multiples of 4");
   }
@@ -153,7 +155,7 @@ absl::Status RunTrainDreamShard(const OptionValues& args) {
   TaskGenOptions gen;
   gen.device_memory_bytes = memory_gib << 30;
   if (args.Has("tables")) {
-    SHARDPLAN_ASSIGN_OR_RETURN(const std::vector<int32_t> range, IntList(args, "tables"));
+    SHARDPLAN_ASSIGN_OR_RETURN(const std::vector<int32_t> range, DreamShardIntList(args, "tables"));
     if (range.size() != 2 || range[0] > range[1]) {
       return UsageError("--tables must be MIN,MAX with MIN <= MAX");
     }

@@ -19,11 +19,11 @@ using store_internal::kInsertColumns;
 using store_internal::kPrunableCondition;
 using store_internal::kSelectColumns;
 
-constexpr char kBackend[] = "sqlite";
+constexpr char kSqliteBackend[] = "sqlite";
 
 // ?1..?14 are PlanRecord's fields in kRecordColumns' order, ?15 RecordBytes, ?16 RecordChecksum,
 // ?17 submitted_by; UPDATE leaves ?2 and ?12 unused.
-constexpr char kCreateSchema[] = R"sql(
+constexpr char kSqliteCreateSchema[] = R"sql(
 CREATE TABLE IF NOT EXISTS plans (
   job_id TEXT PRIMARY KEY NOT NULL,
   job_key TEXT NOT NULL DEFAULT '',
@@ -47,13 +47,13 @@ CREATE INDEX IF NOT EXISTS plans_succeeded ON plans (request_hash, status, finis
 CREATE INDEX IF NOT EXISTS plans_unfinished ON plans (owner, status, submitted_unix_ms);
 )sql";
 
-std::string Select(const char* rest) {
+std::string SqliteSelect(const char* rest) {
   return absl::StrCat("SELECT ", kSelectColumns, " FROM plans ", rest);
 }
 
 // Schema version 1 to 2, in the caller's transaction: the columns (records written before keep
 // checksum '' and are served unverified), the bytes of every record, and the version.
-constexpr char kMigrateToV2[] = R"sql(
+constexpr char kSqliteMigrateToV2[] = R"sql(
 ALTER TABLE plans ADD COLUMN record_bytes INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE plans ADD COLUMN checksum TEXT NOT NULL DEFAULT '';
 UPDATE plans SET record_bytes = length(CAST(request_json AS BLOB)) +
@@ -64,7 +64,7 @@ PRAGMA user_version = 2;
 // Schema version 2 to 3, in the caller's transaction: who submitted each record. Records written
 // before have none ('') and stay readable by any planner, as they were; their checksums still
 // verify (RecordChecksum of a record without submitted_by is version 2's).
-constexpr char kMigrateToV3[] = R"sql(
+constexpr char kSqliteMigrateToV3[] = R"sql(
 ALTER TABLE plans ADD COLUMN submitted_by TEXT NOT NULL DEFAULT '';
 PRAGMA user_version = 3;
 )sql";
@@ -128,7 +128,7 @@ std::string ColumnText(sqlite3_stmt* statement, int column) {
   return std::string(text, static_cast<size_t>(sqlite3_column_bytes(statement, column)));
 }
 
-PlanRecord ReadRecord(sqlite3_stmt* s) {
+PlanRecord SqliteReadRecord(sqlite3_stmt* s) {
   PlanRecord r;
   r.job_id = ColumnText(s, 0);
   r.job_key = ColumnText(s, 1);
@@ -195,7 +195,7 @@ SqlitePlanStore::~SqlitePlanStore() {
 absl::StatusOr<std::unique_ptr<SqlitePlanStore>> SqlitePlanStore::Open(
     const std::string& path, const SqlitePlanStoreOptions& options) {
   auto fail = [&](const std::string& what, const std::string& detail) {
-    return absl::UnavailableError(store_internal::StoreMessage(kBackend, path, what, detail));
+    return absl::UnavailableError(store_internal::StoreMessage(kSqliteBackend, path, what, detail));
   };
   if (path.empty()) return fail("open", "the path is empty");
   const std::string dir = DirectoryOf(path);
@@ -240,7 +240,7 @@ absl::Status SqlitePlanStore::Initialize(const SqlitePlanStoreOptions& options) 
   if (!mode.ok()) return mode.status();
   if (*mode != "wal" && !read_only_) {
     return absl::UnavailableError(store_internal::StoreMessage(
-        kBackend, path_, "enable WAL", absl::StrCat("journal mode stays ", *mode)));
+        kSqliteBackend, path_, "enable WAL", absl::StrCat("journal mode stays ", *mode)));
   }
   if (absl::Status s = Exec("PRAGMA synchronous = FULL", "set synchronous"); !s.ok()) return s;
   if (options.max_page_count > 0) {
@@ -271,12 +271,14 @@ absl::Status SqlitePlanStore::Initialize(const SqlitePlanStoreOptions& options) 
        "started_unix_ms = ?13, finished_unix_ms = ?14, record_bytes = ?15, checksum = ?16, "
        "submitted_by = ?17 WHERE job_id = ?1"},
       {&statements_->release_key, "UPDATE plans SET job_key = '' WHERE job_key = ?1"},
-      {&statements_->get_by_id, Select("WHERE job_id = ?1")},
-      {&statements_->get_by_key, Select("WHERE job_key = ?1 AND job_key <> ''")},
-      {&statements_->find_succeeded, Select("WHERE request_hash = ?1 AND status = 'SUCCEEDED' "
-                                            "ORDER BY finished_unix_ms DESC, rowid DESC LIMIT 1")},
-      {&statements_->list_unfinished, Select("WHERE owner = ?1 AND status IN ('QUEUED', 'RUNNING') "
-                                             "ORDER BY submitted_unix_ms, rowid")},
+      {&statements_->get_by_id, SqliteSelect("WHERE job_id = ?1")},
+      {&statements_->get_by_key, SqliteSelect("WHERE job_key = ?1 AND job_key <> ''")},
+      {&statements_->find_succeeded,
+       SqliteSelect("WHERE request_hash = ?1 AND status = 'SUCCEEDED' "
+                    "ORDER BY finished_unix_ms DESC, rowid DESC LIMIT 1")},
+      {&statements_->list_unfinished,
+       SqliteSelect("WHERE owner = ?1 AND status IN ('QUEUED', 'RUNNING') "
+                    "ORDER BY submitted_unix_ms, rowid")},
       {&statements_->remove, "DELETE FROM plans WHERE job_id = ?1"},
       {&statements_->prune,
        absl::StrCat("DELETE FROM plans WHERE rowid IN (SELECT rowid FROM plans WHERE ",
@@ -307,15 +309,16 @@ absl::Status SqlitePlanStore::CreateSchemaIfMissing() {
   if (!version.ok()) return version.status();
   if (*version == "0") {
     if (read_only_) {
-      return absl::UnavailableError(store_internal::StoreMessage(
-          kBackend, path_, "create schema", "the file is read-only and has no plan-store schema"));
+      return absl::UnavailableError(
+          store_internal::StoreMessage(kSqliteBackend, path_, "create schema",
+                                       "the file is read-only and has no plan-store schema"));
     }
     // Under the write lock, so that two processes opening a new file create it once.
     if (absl::Status s = Exec("BEGIN IMMEDIATE", "create schema"); !s.ok()) return s;
     version = QueryText("PRAGMA user_version", "read schema version");
     absl::Status created = version.status();
     if (created.ok() && *version == "0") {
-      created = Exec(kCreateSchema, "create schema");
+      created = Exec(kSqliteCreateSchema, "create schema");
       if (created.ok()) {
         created =
             Exec(absl::StrCat("PRAGMA user_version = ", store_internal::kSchemaVersion).c_str(),
@@ -332,7 +335,7 @@ absl::Status SqlitePlanStore::CreateSchemaIfMissing() {
   if (*version == "1" || *version == "2") {
     if (read_only_) {
       return absl::UnavailableError(store_internal::StoreMessage(
-          kBackend, path_, "migrate schema",
+          kSqliteBackend, path_, "migrate schema",
           absl::StrCat("the file has schema version ", *version,
                        " and is read-only, so it cannot be migrated to version ",
                        store_internal::kSchemaVersion,
@@ -344,11 +347,11 @@ absl::Status SqlitePlanStore::CreateSchemaIfMissing() {
     absl::Status migrated = version.status();
     // Step by step; another process may have migrated it meanwhile.
     if (migrated.ok() && *version == "1") {
-      migrated = Exec(kMigrateToV2, "migrate schema to version 2");
+      migrated = Exec(kSqliteMigrateToV2, "migrate schema to version 2");
       if (migrated.ok()) version = "2";
     }
     if (migrated.ok() && *version == "2") {
-      migrated = Exec(kMigrateToV3, "migrate schema to version 3");
+      migrated = Exec(kSqliteMigrateToV3, "migrate schema to version 3");
       if (migrated.ok()) version = "3";
     }
     if (migrated.ok()) migrated = Exec("COMMIT", "migrate schema");
@@ -359,7 +362,7 @@ absl::Status SqlitePlanStore::CreateSchemaIfMissing() {
   }
   if (*version != absl::StrCat(store_internal::kSchemaVersion)) {
     return absl::UnavailableError(store_internal::StoreMessage(
-        kBackend, path_, "open",
+        kSqliteBackend, path_, "open",
         absl::StrCat("schema version ", *version, " is not the one this build knows (",
                      store_internal::kSchemaVersion, ")")));
   }
@@ -371,7 +374,7 @@ absl::Status SqlitePlanStore::Error(int code, const std::string& what) const {
   if ((code & 0xff) == SQLITE_READONLY || (code & 0xff) == SQLITE_CANTOPEN) {
     absl::StrAppend(&detail, read_only_ ? " (the file is read-only)" : DirectoryHint(path_));
   }
-  std::string message = store_internal::StoreMessage(kBackend, path_, what, detail);
+  std::string message = store_internal::StoreMessage(kSqliteBackend, path_, what, detail);
   // Damage the database finds once it is open: what was asked for is lost, not unreachable.
   if (statements_ != nullptr &&
       ((code & 0xff) == SQLITE_CORRUPT || (code & 0xff) == SQLITE_NOTADB)) {
@@ -410,7 +413,7 @@ absl::StatusOr<std::vector<PlanRecord>> SqlitePlanStore::Query(sqlite3_stmt* sta
     const int code = sqlite3_step(statement);
     if (code == SQLITE_DONE) return records;
     if (code != SQLITE_ROW) return Error(code, what);
-    records.push_back(ReadRecord(statement));
+    records.push_back(SqliteReadRecord(statement));
   }
 }
 
@@ -419,7 +422,8 @@ absl::StatusOr<std::optional<PlanRecord>> SqlitePlanStore::QueryOne(sqlite3_stmt
   absl::StatusOr<std::vector<PlanRecord>> records = Query(statement, what);
   if (!records.ok()) return records.status();
   if (records->empty()) return std::nullopt;
-  if (absl::Status s = store_internal::VerifyChecksum(records->front(), kBackend, path_, what);
+  if (absl::Status s =
+          store_internal::VerifyChecksum(records->front(), kSqliteBackend, path_, what);
       !s.ok()) {
     return s;
   }
@@ -436,7 +440,7 @@ absl::Status SqlitePlanStore::InsertLocked(const PlanRecord& record, const std::
   if ((code & 0xff) == SQLITE_CONSTRAINT) {
     const bool key = std::string(sqlite3_errmsg(db_)).find("job_key") != std::string::npos;
     return absl::AlreadyExistsError(store_internal::StoreMessage(
-        kBackend, path_, what,
+        kSqliteBackend, path_, what,
         key ? absl::StrCat("job_key \"", record.job_key, "\" is held by another record")
             : absl::StrCat("job_id ", record.job_id, " already exists")));
   }
@@ -472,7 +476,7 @@ absl::Status SqlitePlanStore::Update(const PlanRecord& record) {
   if (absl::Status s = Step(statement, "update"); !s.ok()) return s;
   if (sqlite3_changes(db_) == 0) {
     return absl::NotFoundError(store_internal::StoreMessage(
-        kBackend, path_, "update", absl::StrCat("no record with job_id ", record.job_id)));
+        kSqliteBackend, path_, "update", absl::StrCat("no record with job_id ", record.job_id)));
   }
   return absl::OkStatus();
 }
@@ -534,7 +538,7 @@ absl::Status SqlitePlanStore::Delete(const std::string& job_id) {
   if (absl::Status s = Step(statements_->remove.get(), "delete"); !s.ok()) return s;
   if (sqlite3_changes(db_) == 0) {
     return absl::NotFoundError(store_internal::StoreMessage(
-        kBackend, path_, "delete", absl::StrCat("no record with job_id ", job_id)));
+        kSqliteBackend, path_, "delete", absl::StrCat("no record with job_id ", job_id)));
   }
   return absl::OkStatus();
 }
@@ -643,7 +647,7 @@ absl::Status SqlitePlanStore::QuickCheck() {
     }
     if (budget.spent) {
       status = absl::DeadlineExceededError(store_internal::StoreMessage(
-          kBackend, path_, pragma,
+          kSqliteBackend, path_, pragma,
           absl::StrCat("not finished within ", kQuickCheckBudget.count(), " s; not checked")));
       break;
     }
@@ -656,7 +660,8 @@ absl::Status SqlitePlanStore::QuickCheck() {
     for (const std::string& line : findings) {
       absl::StrAppend(&detail, detail.empty() ? "" : "; ", PrintableExcerpt(line, 200));
     }
-    status = absl::DataLossError(store_internal::StoreMessage(kBackend, path_, pragma, detail));
+    status =
+        absl::DataLossError(store_internal::StoreMessage(kSqliteBackend, path_, pragma, detail));
     break;
   }
   sqlite3_progress_handler(db_, 0, nullptr, nullptr);

@@ -26,6 +26,7 @@ TYPE = re.compile(r"^(?:struct|class|enum(?:\s+class)?)\s+([A-Za-z_]\w*)\b[^;]*$
 CONSTANT = re.compile(r"^(?:static\s+)?(?:inline\s+)?(?:constexpr|const)\s+[\w:<>,\s\*&]+?"
                       r"\b([A-Za-z_]\w*)\s*(?:=|\{|\[)")
 OPERATORS = {"operator"}
+RAW_OPEN = re.compile(r'R"(\w*)\(')
 
 
 def file_scope_names(path):
@@ -34,9 +35,17 @@ def file_scope_names(path):
     names = set()
     if not os.path.exists(path):
         return names
+    raw_end = None  # inside a raw string literal (SQL text and the like): its closing marker
     with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.rstrip("\n")
+            if raw_end is not None:
+                if raw_end in line:
+                    raw_end = None
+                continue
+            opened = RAW_OPEN.search(line)
+            if opened and f"){opened.group(1)}\"" not in line[opened.end():]:
+                raw_end = f"){opened.group(1)}\""
             for pattern in (TYPE, CONSTANT, FUNCTION):
                 match = pattern.match(line)
                 if match and match.group(1) not in OPERATORS:

@@ -35,6 +35,11 @@ class CheckUnityNamesTest(unittest.TestCase):
         sources = [s for v in check_unity_names.unity_targets(build).values() for s in v]
         self.assertEqual([n for n, _ in check_unity_names.clashes(sources)], ["BadCase", "kRows"])
 
+    def test_raw_string_lines_are_not_definitions(self):
+        build = self.tree('constexpr char kA[] = R"(\nplans (\n)";\n',
+                          'constexpr char kB[] = R"sql(\nplans (\n)sql";\n')
+        self.assertEqual(check_unity_names.main(["x", build]), 0)
+
     def test_tests_calls_and_declarations_are_not_definitions(self):
         build = self.tree("TEST(A, B) {\n  MakeTable(1, 2);\n}\nint Count(int x);\n",
                           "TEST(A, C) {\n  MakeTable(1, 2);\n}\nint Count(int x);\n")

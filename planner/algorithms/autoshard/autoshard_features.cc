@@ -11,7 +11,7 @@ namespace shardplan {
 namespace {
 
 constexpr const char* kNormalizedNames[kAutoShardNormalized] = {"dims", "rows", "pooling_factors"};
-constexpr double kBytesPerGb = 1024.0 * 1024.0 * 1024.0;
+constexpr double kFeatureBytesPerGb = 1024.0 * 1024.0 * 1024.0;
 
 double RawNormalized(const Table& table, int k) {
   switch (k) {
@@ -124,7 +124,7 @@ absl::StatusOr<AutoShardFeatureConfig> AutoShardConfigFromConstants(
 }
 
 double AutoShardTableSizeGb(const Table& table, const MemoryOptions& memory) {
-  return static_cast<double>(TableMemoryBytes(table, memory)) / kBytesPerGb;
+  return static_cast<double>(TableMemoryBytes(table, memory)) / kFeatureBytesPerGb;
 }
 
 std::vector<float> AutoShardTableFeatures(const Task& task, const AutoShardFeatureConfig& config) {

@@ -12,7 +12,7 @@
 namespace shardplan {
 namespace {
 
-constexpr size_t kStopPollInterval = 64;
+constexpr size_t kDreamShardStopPollInterval = 64;
 
 }  // namespace
 
@@ -42,7 +42,8 @@ absl::StatusOr<Plan> DreamShardPlanner::Run(const Task& task,
   SHARDPLAN_ASSIGN_OR_RETURN(DreamShardEpisode episode,
                              DreamShardEpisode::Start(task, features, net, info_.name));
   while (!episode.done()) {
-    if (episode.step() % kStopPollInterval == 0) SHARDPLAN_RETURN_IF_ERROR(context.stop->Check());
+    if (episode.step() % kDreamShardStopPollInterval == 0)
+      SHARDPLAN_RETURN_IF_ERROR(context.stop->Check());
     if (episode.legal().empty()) return episode.NoLegalDevice();
     // argmax over the legal devices' logits, the first on ties (torch.argmax).
     const std::vector<float>& logits = episode.legal_logits();
@@ -50,7 +51,7 @@ absl::StatusOr<Plan> DreamShardPlanner::Run(const Task& task,
     for (size_t k = 1; k < logits.size(); ++k) {
       if (logits[k] > logits[best]) best = k;
     }
-    if (context.on_progress && episode.step() % kStopPollInterval == 0) {
+    if (context.on_progress && episode.step() % kDreamShardStopPollInterval == 0) {
       context.on_progress(PlanningProgress{
           absl::StrCat("placing table ", episode.step() + 1, "/", episode.num_steps()),
           static_cast<double>(episode.step()) / static_cast<double>(episode.num_steps())});

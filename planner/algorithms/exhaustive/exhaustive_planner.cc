@@ -20,7 +20,7 @@ namespace {
 
 // Steps (nodes and leaves) between stop checks: a leaf costs num_devices + 2 model calls, so
 // this keeps the reaction to a deadline within milliseconds even for slow models.
-constexpr int64_t kStopPollInterval = 16;
+constexpr int64_t kExhaustiveStopPollInterval = 16;
 
 // base^exponent, or nullopt past int64.
 std::optional<int64_t> CheckedPower(int64_t base, size_t exponent) {
@@ -107,7 +107,8 @@ absl::StatusOr<Plan> ExhaustivePlanner::Run(const Task& task,
 
   size_t level = 0;
   for (;;) {
-    if (++steps % kStopPollInterval == 0) SHARDPLAN_RETURN_IF_ERROR(context.stop->Check());
+    if (++steps % kExhaustiveStopPollInterval == 0)
+      SHARDPLAN_RETURN_IF_ERROR(context.stop->Check());
     if (level == depth) {
       ++leaves;
       const PlacementCost cost =

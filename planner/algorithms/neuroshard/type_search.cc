@@ -46,7 +46,7 @@ Task ColumnLevelTask(const Task& task, const Layouts& layouts, std::vector<int>&
   return column;
 }
 
-struct Candidate {
+struct TypeCandidate {
   bool feasible = false;
   bool stopped = false;
   absl::Status failure;
@@ -55,11 +55,11 @@ struct Candidate {
 };
 
 // Today's search on the column-level part of `layouts`, merged with them.
-Candidate SearchWith(const Task& task, const Layouts& layouts, const CostModel& model,
-                     const BeamOptions& options, bool cost_cache, const StopSignal& stop,
-                     const std::function<void(const PlanningProgress&)>& on_progress,
-                     TypeSearchResult& totals) {
-  Candidate candidate;
+TypeCandidate SearchWith(const Task& task, const Layouts& layouts, const CostModel& model,
+                         const BeamOptions& options, bool cost_cache, const StopSignal& stop,
+                         const std::function<void(const PlanningProgress&)>& on_progress,
+                         TypeSearchResult& totals) {
+  TypeCandidate candidate;
   std::vector<int> index_in_task;
   const Task column = ColumnLevelTask(task, layouts, index_in_task);
   Plan column_plan;
@@ -116,7 +116,7 @@ TypeSearchResult SearchEveryType(const Task& task, const CostModel& model, const
   std::vector<std::string> best_splits;
   PlacementCost best_cost;
   for (const Layouts& layouts : starts) {
-    Candidate candidate =
+    TypeCandidate candidate =
         SearchWith(task, layouts, model, options, cost_cache, stop, on_progress, result);
     result.stopped = result.stopped || candidate.stopped;
     if (!candidate.feasible) {

@@ -35,8 +35,9 @@ const char* NameOf(PlacementRule rule) {
   return "?";
 }
 
-ParamSpec Spec(std::string name, ParamType type, std::string default_value, std::string description,
-               std::optional<double> min = std::nullopt, std::optional<double> max = std::nullopt) {
+ParamSpec OperSpec(std::string name, ParamType type, std::string default_value,
+                   std::string description, std::optional<double> min = std::nullopt,
+                   std::optional<double> max = std::nullopt) {
   ParamSpec spec;
   spec.name = std::move(name);
   spec.type = type;
@@ -73,7 +74,7 @@ absl::StatusOr<std::vector<oper::PartitionTable>> PartitionTablesOf(
 }
 
 // A partitioning and its placement.
-struct Candidate {
+struct OperCandidate {
   double threshold = 0.0;
   std::vector<oper::Partition> partitions;
   oper::Placement placement;
@@ -84,25 +85,25 @@ struct Candidate {
 // degrees of balance of lookups and memory both reach `target` or it would drop below
 // `min_threshold`; the best balanced candidate (the coarsest among equals). With another rule:
 // one partitioning at `threshold`.
-absl::StatusOr<Candidate> SearchPlacement(const Task& task,
-                                          const std::vector<oper::PartitionTable>& tables,
-                                          const PlanningContext& context, PlacementRule rule,
-                                          int& tried, bool& met) {
+absl::StatusOr<OperCandidate> SearchPlacement(const Task& task,
+                                              const std::vector<oper::PartitionTable>& tables,
+                                              const PlanningContext& context, PlacementRule rule,
+                                              int& tried, bool& met) {
   double threshold = context.params.GetDouble("threshold");
   const bool backtrack = rule == PlacementRule::kOper;
   const double target = backtrack ? context.params.GetDouble("target_balance") : 0.0;
   const double min_threshold = backtrack ? context.params.GetDouble("min_threshold") : threshold;
-  std::optional<Candidate> best;
+  std::optional<OperCandidate> best;
   absl::Status last_error;
   tried = 0;
   met = false;
   while (true) {
     SHARDPLAN_RETURN_IF_ERROR(context.stop->Check());
     ++tried;
-    Candidate candidate{.threshold = threshold,
-                        .partitions = oper::PartitionTables(tables, task.memory, threshold),
-                        .placement = {},
-                        .balance = 0.0};
+    OperCandidate candidate{.threshold = threshold,
+                            .partitions = oper::PartitionTables(tables, task.memory, threshold),
+                            .placement = {},
+                            .balance = 0.0};
     absl::StatusOr<oper::Placement> placement =
         oper::PlacePartitions(tables, candidate.partitions, task.topology.memory_bytes, rule);
     if (placement.ok()) {
@@ -159,10 +160,10 @@ absl::StatusOr<oper::FetchCostMatrix> FetchCostOf(const Task& task,
 OperPlanner::OperPlanner(PlacementRule rule) : rule_(rule) {
   info_.name = NameOf(rule);
   const ParamSpec threshold =
-      Spec("threshold", ParamType::kDouble, "0.001",
-           "Partition bound: the share of all tables' lookups (access-bounded) or memory "
-           "(memory-bounded) one partition may hold; the paper's default 0.1%.",
-           1e-9, 1.0);
+      OperSpec("threshold", ParamType::kDouble, "0.001",
+               "Partition bound: the share of all tables' lookups (access-bounded) or memory "
+               "(memory-bounded) one partition may hold; the paper's default 0.1%.",
+               1e-9, 1.0);
   switch (rule) {
     case PlacementRule::kOper:
       info_.description =
@@ -172,20 +173,20 @@ OperPlanner::OperPlanner(PlacementRule rule) : rule_(rule) {
           "partitions for training (Eq. 4-5) within the replication_budget; ROW_WISE by rank.";
       info_.params = {
           threshold,
-          Spec("target_balance", ParamType::kDouble, "0.95",
-               "Degree of balance (min / max over devices) of lookups and of memory at which "
-               "the threshold search stops.",
-               0.0, 1.0),
-          Spec("min_threshold", ParamType::kDouble, "1e-05",
-               "The smallest threshold the search tries; below it the best plan found is kept.",
-               1e-9, 1.0),
-          Spec("intra_host_latency_us", ParamType::kDouble, "0",
-               "Fetch cost: latency of one row fetch between devices of one host.", 0.0),
-          Spec("inter_host_latency_us", ParamType::kDouble, "0",
-               "Fetch cost: latency of one row fetch between hosts.", 0.0),
-          Spec("fetch_cost_us", ParamType::kString, "",
-               "Fetch cost matrix L replacing the topology's: M rows split by ';' of M "
-               "microseconds per row fetch split by ','; empty: from the topology."),
+          OperSpec("target_balance", ParamType::kDouble, "0.95",
+                   "Degree of balance (min / max over devices) of lookups and of memory at which "
+                   "the threshold search stops.",
+                   0.0, 1.0),
+          OperSpec("min_threshold", ParamType::kDouble, "1e-05",
+                   "The smallest threshold the search tries; below it the best plan found is kept.",
+                   1e-9, 1.0),
+          OperSpec("intra_host_latency_us", ParamType::kDouble, "0",
+                   "Fetch cost: latency of one row fetch between devices of one host.", 0.0),
+          OperSpec("inter_host_latency_us", ParamType::kDouble, "0",
+                   "Fetch cost: latency of one row fetch between hosts.", 0.0),
+          OperSpec("fetch_cost_us", ParamType::kString, "",
+                   "Fetch cost matrix L replacing the topology's: M rows split by ';' of M "
+                   "microseconds per row fetch split by ','; empty: from the topology."),
       };
       break;
     case PlacementRule::kMemoryGreedy:
@@ -214,7 +215,7 @@ absl::StatusOr<Plan> OperPlanner::Run(const Task& task, const PlanningContext& c
                              PartitionTablesOf(task, curves));
   oper::OperOutcome outcome;
   SHARDPLAN_ASSIGN_OR_RETURN(
-      const Candidate chosen,
+      const OperCandidate chosen,
       SearchPlacement(task, tables, context, rule_, outcome.thresholds_tried, outcome.balance_met));
   const int devices = task.topology.num_devices();
   oper::Copies copies = oper::OwnersOnly(chosen.placement.owner, devices);

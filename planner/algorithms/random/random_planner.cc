@@ -12,7 +12,7 @@
 namespace shardplan {
 namespace {
 
-constexpr int kStopPollInterval = 64;
+constexpr int kRandomStopPollInterval = 64;
 
 }  // namespace
 
@@ -47,7 +47,7 @@ absl::StatusOr<Plan> RandomPlanner::Run(const Task& task, const PlanningContext&
   std::vector<int32_t> candidates;
   candidates.reserve(static_cast<size_t>(num_devices));
   for (size_t k = 0; k < free_units.size(); ++k) {
-    if (k % kStopPollInterval == 0) SHARDPLAN_RETURN_IF_ERROR(context.stop->Check());
+    if (k % kRandomStopPollInterval == 0) SHARDPLAN_RETURN_IF_ERROR(context.stop->Check());
     const size_t u = free_units[k];
     const PlacementUnit& unit = units[u];
     candidates.clear();
