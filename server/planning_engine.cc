@@ -413,23 +413,30 @@ absl::StatusOr<std::vector<TableWarning>> PlanningEngine::ImputedTableWarnings(
   return warnings;
 }
 
-void PlanningEngine::AnnotatePlan(const Task& task, PlanningResult& result) const {
-  for (const HotRowIdsShortfall& gap : AttachHotRowIds(task, result.plan)) {
-    PlanWarning warning{
+namespace {
+
+// HOT_ROW_IDS_INCOMPLETE, one per table whose replicated ranks reach past its top_ids.
+std::vector<PlanWarning> HotRowIdsWarnings(const std::vector<HotRowIdsShortfall>& gaps) {
+  std::vector<PlanWarning> warnings;
+  for (const HotRowIdsShortfall& gap : gaps) {
+    warnings.push_back(PlanWarning{
         .code = std::string(kHotRowIdsIncomplete),
         .field = absl::StrCat("task.tables[", gap.table_index, "].access_profile.top_k.top_ids"),
         .message =
             absl::StrCat("table \"", gap.table, "\" replicates ranks [0, ", gap.replicated_end,
                          ") but its profile gave ids for the top ", gap.known_ids,
                          ": row_layout.hot_row_ids lists those; send top_ids for ",
-                         gap.replicated_end, " ranks to get every replicated row's id")};
-    if (metrics_ != nullptr) metrics_->RecordPlanWarnings({warning});
-    result.warnings.push_back(std::move(warning));
+                         gap.replicated_end, " ranks to get every replicated row's id")});
   }
-  for (const DeviceCost& device : result.plan.devices) {
+  return warnings;
+}
+
+// SEQUENCE_BUFFERS for the first device whose ledger and sequence buffers pass its capacity.
+std::optional<PlanWarning> SequenceBuffersWarning(const std::vector<DeviceCost>& devices) {
+  for (const DeviceCost& device : devices) {
     const int64_t needed = device.memory_bytes + device.sequence_buffer_bytes;
     if (device.sequence_buffer_bytes == 0 || needed <= device.memory_capacity_bytes) continue;
-    PlanWarning warning{
+    return PlanWarning{
         .code = std::string(kSequenceBuffers),
         .field = "task.topology",
         .message = absl::StrCat(
@@ -439,14 +446,17 @@ void PlanningEngine::AnnotatePlan(const Task& task, PlanningResult& result) cons
             FormatGiB(device.memory_capacity_bytes),
             " (the planners budget the ledger, not these buffers: docs/architecture.md, "
             "\"Memory ledger\")")};
-    if (metrics_ != nullptr) metrics_->RecordPlanWarnings({warning});
-    result.warnings.push_back(std::move(warning));
-    break;  // one warning: the first device over
   }
+  return std::nullopt;
+}
+
+// TORCHREC_MEMORY when the plan fits the task's capacities but not what TorchRec would leave.
+std::optional<PlanWarning> TorchRecMemoryWarning(const Task& task,
+                                                 const std::vector<DeviceCost>& devices) {
   const std::optional<ReservationShortfall> shortfall =
-      TorchRecReservationShortfall(task, result.plan.devices);
-  if (!shortfall.has_value()) return;
-  PlanWarning warning{
+      TorchRecReservationShortfall(task, devices);
+  if (!shortfall.has_value()) return std::nullopt;
+  return PlanWarning{
       .code = std::string(kTorchRecMemory),
       .field = "task.memory.storage_reservation",
       .message = absl::StrCat(
@@ -457,8 +467,19 @@ void PlanningEngine::AnnotatePlan(const Task& task, PlanningResult& result) cons
           FormatGiB(shortfall->usable_bytes),
           "; plan with memory.storage_reservation 0.15 and the job's memory.optimizer for "
           "TorchRec's accounting (docs/design.md, \"Memory\")")};
-  if (metrics_ != nullptr) metrics_->RecordPlanWarnings({warning});
-  result.warnings.push_back(std::move(warning));
+}
+
+}  // namespace
+
+void PlanningEngine::AnnotatePlan(const Task& task, PlanningResult& result) const {
+  std::vector<PlanWarning> warnings = HotRowIdsWarnings(AttachHotRowIds(task, result.plan));
+  for (std::optional<PlanWarning> warning : {SequenceBuffersWarning(result.plan.devices),
+                                             TorchRecMemoryWarning(task, result.plan.devices)}) {
+    if (warning.has_value()) warnings.push_back(*std::move(warning));
+  }
+  if (warnings.empty()) return;
+  if (metrics_ != nullptr) metrics_->RecordPlanWarnings(warnings);
+  for (PlanWarning& warning : warnings) result.warnings.push_back(std::move(warning));
 }
 
 absl::StatusOr<PlanningResult> PlanningEngine::Run(
