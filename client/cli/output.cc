@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace shardplan::cli {
@@ -37,6 +38,12 @@ absl::Status WriteOutput(absl::string_view text, absl::string_view path) {
   file.close();
   if (!file) return absl::UnknownError(absl::StrCat(path, ": write failed"));
   return absl::OkStatus();
+}
+
+std::string FormatMs(double ms) { return absl::StrFormat("%.3f", ms); }
+
+std::string FormatGiB(int64_t bytes, int decimals) {
+  return absl::StrFormat("%.*f", decimals, static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
 }
 
 }  // namespace shardplan::cli

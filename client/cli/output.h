@@ -1,6 +1,7 @@
 #ifndef SHARDPLAN_CLIENT_CLI_OUTPUT_H_
 #define SHARDPLAN_CLIENT_CLI_OUTPUT_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/status.h"
@@ -16,6 +17,11 @@ std::string ToJson(const google::protobuf::Message& message, bool pretty = true)
 
 // Writes `text` to `path`, or to stdout when `path` is empty or "-". Errors name the file.
 absl::Status WriteOutput(absl::string_view text, absl::string_view path);
+
+// Figures as the text outputs print them: milliseconds with 3 decimals, GiB (2^30 bytes) with
+// `decimals` decimals.
+std::string FormatMs(double ms);
+std::string FormatGiB(int64_t bytes, int decimals = 2);
 
 }  // namespace shardplan::cli
 

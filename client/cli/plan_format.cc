@@ -11,18 +11,13 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "base/text_wrap.h"
+#include "client/cli/output.h"
 #include "client/cli/text_table.h"
 
 namespace shardplan::cli {
 namespace {
 
 using ::shardplan::v1::Plan;
-
-constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
-
-std::string Ms(double ms) { return absl::StrFormat("%.3f", ms); }
-
-std::string Gib(int64_t bytes) { return absl::StrFormat("%.2f", bytes / kBytesPerGiB); }
 
 std::string FormatUnixMs(int64_t unix_ms) {
   if (unix_ms <= 0) return "-";
@@ -60,7 +55,7 @@ std::string Summary(const Plan& plan, std::optional<bool> cache_hit) {
                   absl::StrCat(
                       plan.cost_model(),
                       plan.cost_kind().empty() ? "" : absl::StrCat(" (", plan.cost_kind(), ")"))));
-  absl::StrAppend(&text, Line("cost", absl::StrCat(Ms(plan.cost_ms()), " ms")));
+  absl::StrAppend(&text, Line("cost", absl::StrCat(FormatMs(plan.cost_ms()), " ms")));
   if (cache_hit.has_value()) absl::StrAppend(&text, Line("cache hit", *cache_hit ? "yes" : "no"));
   absl::StrAppend(&text, Line("bottleneck", absl::StrCat("device ", plan.bottleneck_device())));
   if (!plan.algorithm().empty() && plan.has_stats()) {
@@ -68,7 +63,7 @@ std::string Summary(const Plan& plan, std::optional<bool> cache_hit) {
     absl::StrAppend(
         &text,
         Line("search",
-             absl::StrCat(Ms(stats.planning_time_ms()), " ms, ", stats.candidates_evaluated(),
+             absl::StrCat(FormatMs(stats.planning_time_ms()), " ms, ", stats.candidates_evaluated(),
                           " candidates, ", stats.cost_model_calls(), " cost-model calls",
                           stats.anytime_result() ? " (cut short by deadline)" : "")));
   }
@@ -105,11 +100,12 @@ std::string DeviceTable(const Plan& plan) {
                   {false, true, true, true, true, true, true, true});
   for (const auto& device : plan.devices()) {
     const bool bottleneck = device.device() == plan.bottleneck_device();
-    table.AddRow(
-        {absl::StrCat(device.device(), bottleneck ? " *" : ""),
-         absl::StrCat(Gib(device.memory_bytes()), " / ", Gib(device.memory_capacity_bytes())),
-         absl::StrCat(device.dim_sum()), absl::StrCat(device.num_shards()), Ms(device.compute_ms()),
-         Ms(device.forward_comm_ms()), Ms(device.backward_comm_ms()), Ms(device.total_ms())});
+    table.AddRow({absl::StrCat(device.device(), bottleneck ? " *" : ""),
+                  absl::StrCat(FormatGiB(device.memory_bytes()), " / ",
+                               FormatGiB(device.memory_capacity_bytes())),
+                  absl::StrCat(device.dim_sum()), absl::StrCat(device.num_shards()),
+                  FormatMs(device.compute_ms()), FormatMs(device.forward_comm_ms()),
+                  FormatMs(device.backward_comm_ms()), FormatMs(device.total_ms())});
   }
   return table.Render() + "(* bottleneck device)\n";
 }

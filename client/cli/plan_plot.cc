@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "client/cli/output.h"
 #include "client/cli/svg_writer.h"
 
 namespace shardplan::cli {
@@ -44,8 +45,6 @@ double TextWidth(absl::string_view text, double font_size) {
 size_t CharsThatFit(double width, double font_size) {
   return static_cast<size_t>(std::max(0.0, width / (0.6 * font_size)));
 }
-
-std::string Ms(double ms) { return absl::StrFormat("%.3f", ms); }
 
 // One device's figures, checked.
 struct DeviceFigures {
@@ -255,9 +254,10 @@ class PlotDrawer {
                       {"data-plan", absl::StrCat(plan_index)},
                       {"data-device", absl::StrCat(device.device)}});
       svg_.Element("title", {},
-                   absl::StrCat("device ", device.device, ": compute ", Ms(device.compute_ms),
-                                " ms, forward comm ", Ms(device.forward_ms), " ms, backward comm ",
-                                Ms(device.backward_ms), " ms, total ", Ms(device.total_ms), " ms"));
+                   absl::StrCat("device ", device.device, ": compute ", FormatMs(device.compute_ms),
+                                " ms, forward comm ", FormatMs(device.forward_ms),
+                                " ms, backward comm ", FormatMs(device.backward_ms), " ms, total ",
+                                FormatMs(device.total_ms), " ms"));
       double y = bottom;
       const std::pair<const char*, double> segments[] = {{"compute", device.compute_ms},
                                                          {"forward-comm", device.forward_ms},
@@ -310,7 +310,7 @@ class PlotDrawer {
     svg_.Element("path", {{"d", absl::StrCat("M", Num(center), " ", Num(tip), " l-5 -8 h10 z")},
                           {"fill", kBottleneckColor}});
     const std::string label =
-        absl::StrCat("bottleneck: device ", device.device, ", ", Ms(plan.cost_ms()), " ms");
+        absl::StrCat("bottleneck: device ", device.device, ", ", FormatMs(plan.cost_ms()), " ms");
     // Centred over the bar, or flush with the panel's edge near it.
     const double half = TextWidth(label, 11) / 2;
     double x = center;
@@ -427,7 +427,7 @@ std::string PlanTitle(const shardplan::v1::Plan& plan) {
   std::vector<std::string> parts;
   parts.push_back(plan.algorithm().empty() ? "evaluated plan" : plan.algorithm());
   parts.push_back(plan.cost_model().empty() ? "no cost model named" : plan.cost_model());
-  std::string cost = absl::StrCat(Ms(plan.cost_ms()), " ms");
+  std::string cost = absl::StrCat(FormatMs(plan.cost_ms()), " ms");
   if (plan.cost_kind() == "ground_truth") absl::StrAppend(&cost, " (ground truth)");
   parts.push_back(std::move(cost));
   return absl::StrJoin(parts, " \xC2\xB7 ");

@@ -14,6 +14,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 
 namespace shardplan {
@@ -196,6 +197,11 @@ absl::StatusOr<ParamValues> ResolveParams(const std::vector<ParamSpec>& specs,
     resolved[spec.name] = *std::move(value);
   }
   return ParamValues(std::move(resolved));
+}
+
+std::string ReportedNumber(double value) {
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  return absl::StrFormat("%.6g", value);
 }
 
 }  // namespace shardplan

@@ -50,6 +50,10 @@ class ParamValues {
 absl::StatusOr<ParamValues> ResolveParams(const std::vector<ParamSpec>& specs,
                                           const std::map<std::string, std::string>& given);
 
+// A figure an algorithm reports of its plan under a dotted key (Plan::parameters): six
+// significant digits, "inf" / "-inf" for infinities.
+std::string ReportedNumber(double value);
+
 }  // namespace shardplan
 
 #endif  // SHARDPLAN_PLANNER_FRAMEWORK_PARAMETERS_H_

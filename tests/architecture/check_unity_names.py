@@ -19,9 +19,11 @@ import sys
 
 INCLUDE = re.compile(r'^#include "(.+)"$')
 # Column-0 definitions in Google style. A function definition's line ends with "{" or its
-# parameter list goes on ("," or an open parenthesis); declarations end with ";".
+# parameter list goes on ("," or an open parenthesis), or holds the whole body ("{ ... }");
+# declarations end with ";".
 FUNCTION = re.compile(r"^(?!TEST|namespace|using|return|template|typedef|#|//|\}|case)"
-                      r"[A-Za-z_][\w:<>,\s\*&]*?(?<!::)\b([A-Za-z_]\w*)\s*\([^;]*$")
+                      r"[A-Za-z_][\w:<>,\s\*&]*?(?<!::)\b([A-Za-z_]\w*)\s*\("
+                      r"(?:[^;]*|[^;{]*\{.*\}\s*)$")
 TYPE = re.compile(r"^(?:struct|class|enum(?:\s+class)?)\s+([A-Za-z_]\w*)\b[^;]*$")
 CONSTANT = re.compile(r"^(?:static\s+)?(?:inline\s+)?(?:constexpr|const)\s+[\w:<>,\s\*&]+?"
                       r"\b([A-Za-z_]\w*)\s*(?:=|\{|\[)")
@@ -55,7 +57,8 @@ def file_scope_names(path):
 
 
 def unity_targets(build_dir):
-    """{target Unity dir: [source files]} from CMake's unity_*.cxx files."""
+    """{target Unity dir: [source files]} from CMake's unity_*.cxx files. A reconfigure that
+    moves files between batches leaves stale batch files behind: each source counts once."""
     targets = collections.defaultdict(list)
     for root, _, files in os.walk(build_dir):
         if os.path.basename(root) != "Unity":
@@ -66,7 +69,7 @@ def unity_targets(build_dir):
             with open(os.path.join(root, name), encoding="utf-8") as f:
                 for line in f:
                     match = INCLUDE.match(line.strip())
-                    if match:
+                    if match and match.group(1) not in targets[root]:
                         targets[root].append(match.group(1))
     return targets
 

@@ -45,6 +45,18 @@ class CheckUnityNamesTest(unittest.TestCase):
                           "TEST(A, C) {\n  MakeTable(1, 2);\n}\nint Count(int x);\n")
         self.assertEqual(check_unity_names.main(["x", build]), 0)
 
+    def test_a_one_line_body_is_a_definition(self):
+        build = self.tree('std::string Ms(double ms) { return Format("%.3f", ms); }\n',
+                          'std::string Ms(double ms) { return Format("%.3f", ms); }\n')
+        self.assertEqual(check_unity_names.main(["x", build]), 1)
+
+    def test_a_source_in_a_stale_batch_counts_once(self):
+        build = self.tree("namespace {\nint Rows() {\n}\n}\n", "int Other();\n")
+        stale = os.path.join(build, "t.dir", "Unity", "unity_2_cxx.cxx")
+        with open(os.path.join(build, "t.dir", "Unity", "unity_0_cxx.cxx")) as f:
+            write(stale, f.read())
+        self.assertEqual(check_unity_names.main(["x", build]), 0)
+
 
 if __name__ == "__main__":
     unittest.main()

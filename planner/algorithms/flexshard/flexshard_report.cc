@@ -4,14 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "planner/framework/parameters.h"
 
 namespace shardplan::flexshard {
 namespace {
-
-std::string Number(double value) {
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  return absl::StrFormat("%.6g", value);
-}
 
 std::string Bytes(double bytes) { return absl::StrFormat("%.0f", std::round(bytes)); }
 
@@ -24,13 +20,13 @@ std::map<std::string, std::string> TierReport(const TierInputs& inputs, const Ti
       {"dp", &plan.dp}, {"flex", &plan.flex}, {"rw", &plan.rw}};
   for (const auto& [name, tier] : tiers) {
     report[absl::StrCat("tier.", name, ".rows")] = absl::StrCat(tier->rows);
-    report[absl::StrCat("tier.", name, ".coverage")] = Number(tier->coverage);
+    report[absl::StrCat("tier.", name, ".coverage")] = ReportedNumber(tier->coverage);
     for (size_t t = 0; t < inputs.tables.size() && t < tier->ranks.size(); ++t) {
       const TierTable& table = inputs.tables[t];
       const auto [begin, end] = tier->ranks[t];
       const std::string prefix = absl::StrCat("table.", table.name, ".", name);
       report[prefix + ".rows"] = absl::StrCat(end - begin);
-      report[prefix + ".coverage"] = Number(table.curve->Share(begin, end));
+      report[prefix + ".coverage"] = ReportedNumber(table.curve->Share(begin, end));
     }
   }
   const TierMemory& memory = plan.memory;
@@ -40,13 +36,13 @@ std::map<std::string, std::string> TierReport(const TierInputs& inputs, const Ti
   report["memory.dynamic_saved_bytes"] = Bytes(memory.dynamic_saved);
   report["memory.marginal_bytes"] = Bytes(memory.marginal_bytes);
   report["memory.budget_bytes"] = Bytes(inputs.memory_budget_bytes);
-  report["memory.multiplier"] = Number(result.multiplier);
+  report["memory.multiplier"] = ReportedNumber(result.multiplier);
   report["memory.within_budget"] = plan.within_budget ? "true" : "false";
-  report["breakpoint.memory"] = Number(result.breakpoints.memory);
-  report["breakpoint.dp_comm"] = Number(result.breakpoints.dp_comm);
-  report["breakpoint.flex_comm"] = Number(result.breakpoints.flex_comm);
-  report["comm.all_to_all_reduction"] = Number(plan.comm.all_to_all_reduction);
-  report["comm.non_overlappable_ms"] = Number(plan.comm.non_overlappable_ms);
+  report["breakpoint.memory"] = ReportedNumber(result.breakpoints.memory);
+  report["breakpoint.dp_comm"] = ReportedNumber(result.breakpoints.dp_comm);
+  report["breakpoint.flex_comm"] = ReportedNumber(result.breakpoints.flex_comm);
+  report["comm.all_to_all_reduction"] = ReportedNumber(plan.comm.all_to_all_reduction);
+  report["comm.non_overlappable_ms"] = ReportedNumber(plan.comm.non_overlappable_ms);
   return report;
 }
 
