@@ -85,6 +85,8 @@ constexpr double kMinDeviceMemoryGiB = 1.0 / (1024 * 1024);
 constexpr double kMaxDeviceMemoryGiB = 1024.0 * 1024;
 constexpr double kMinBandwidthGiBps = 1.0 / 1024;
 constexpr double kMaxBandwidthGiBps = 1e5;
+// A second per row fetched: no link is slower (latencies and fetch_cost_us).
+constexpr double kMaxFetchCostUs = 1e6;
 
 absl::Status CheckPlausible(const std::string& path, double value, double low, double high,
                             absl::string_view unit) {
@@ -124,6 +126,23 @@ absl::Status CheckPhysicalTopology(const v1::Topology& topology, absl::string_vi
                                                 kMaxBandwidthGiBps, "GiB/s");
         !bandwidth.ok()) {
       return bandwidth;
+    }
+  }
+  for (const auto& [field, value] :
+       {std::pair<const char*, double>{"intra_host_latency_us", topology.intra_host_latency_us()},
+        {"inter_host_latency_us", topology.inter_host_latency_us()}}) {
+    if (absl::Status latency =
+            CheckPlausible(JoinField(at, field), value, 0.0, kMaxFetchCostUs, "us");
+        !latency.ok()) {
+      return latency;
+    }
+  }
+  for (int k = 0; k < topology.fetch_cost_us_size(); ++k) {
+    if (absl::Status cost =
+            CheckPlausible(absl::StrCat(JoinField(at, "fetch_cost_us"), "[", k, "]"),
+                           topology.fetch_cost_us(k), 0.0, kMaxFetchCostUs, "us");
+        !cost.ok()) {
+      return cost;
     }
   }
   return absl::OkStatus();
@@ -341,6 +360,10 @@ absl::StatusOr<Task> TaskFromProto(const v1::Task& proto, const TaskLimits& limi
   }
   task.topology = *std::move(domain_topology);
   task.topology.hardware = topology.hardware();
+  task.topology.intra_host_latency_us = topology.intra_host_latency_us();
+  task.topology.inter_host_latency_us = topology.inter_host_latency_us();
+  task.topology.fetch_cost_us.assign(topology.fetch_cost_us().begin(),
+                                     topology.fetch_cost_us().end());
   task.batch_size = proto.batch_size() == 0 ? kDefaultBatchSize : proto.batch_size();
   for (const v1::ColocationGroup& group : proto.colocate()) {
     task.colocate.emplace_back(group.tables().begin(), group.tables().end());
@@ -416,6 +439,10 @@ v1::Task TaskToProto(const Task& task) {
   topology->set_inter_host_bandwidth_gibps(task.topology.inter_host_bandwidth_gibps);
   topology->set_all_reduce_bandwidth_gibps(task.topology.all_reduce_bandwidth_gibps);
   topology->set_hardware(task.topology.hardware);
+  topology->set_intra_host_latency_us(task.topology.intra_host_latency_us);
+  topology->set_inter_host_latency_us(task.topology.inter_host_latency_us);
+  topology->mutable_fetch_cost_us()->Add(task.topology.fetch_cost_us.begin(),
+                                         task.topology.fetch_cost_us.end());
   proto.set_batch_size(task.batch_size);
   for (const std::vector<std::string>& group : task.colocate) {
     proto.add_colocate()->mutable_tables()->Add(group.begin(), group.end());

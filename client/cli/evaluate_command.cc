@@ -2,10 +2,14 @@
 // under a cost model or measured on ground truth (--ground-truth sim:PROFILE).
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "base/exit_codes.h"
+#include "client/cli/access_figures_format.h"
 #include "client/cli/command_support.h"
 #include "client/cli/commands.h"
 #include "client/cli/input_files.h"
+#include "client/cli/output.h"
+#include "client/cli/plan_format.h"
 #include "client/cli/torchrec_format.h"
 
 namespace shardplan::cli {
@@ -20,9 +24,8 @@ absl::Status RunEvaluate(const Invocation& invocation) {
   // A TorchRec plan's data_parallel tables are replicas of the task's tables.
   absl::StatusOr<shardplan::v1::Plan> plan = ReadPlan(invocation.args()[1], TableShapesOf(*task));
   if (!plan.ok()) return plan.status();
-  if (absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation); !format.ok()) {
-    return format.status();
-  }
+  absl::StatusOr<OutputFormat> format = ResolveOutputFormat(invocation);
+  if (!format.ok()) return format.status();
   shardplan::v1::EvaluatePlanRequest request;
   *request.mutable_task() = *std::move(task);
   *request.mutable_plan() = *std::move(plan);
@@ -34,6 +37,11 @@ absl::Status RunEvaluate(const Invocation& invocation) {
   absl::StatusOr<shardplan::v1::EvaluatePlanResponse> response =
       invocation.client->EvaluatePlan(request);
   if (!response.ok()) return response.status();
+  if (*format == OutputFormat::kText) {
+    return WriteOutput(absl::StrCat(FormatPlanText(response->plan(), std::nullopt), "\n",
+                                    FormatAccessFiguresText(response->access_figures())),
+                       invocation.flags.Get("output"));
+  }
   return EmitPlan(invocation, response->plan(), std::nullopt, *response);
 }
 
@@ -49,7 +57,10 @@ Command EvaluateCommand() {
       "task and recomputes every figure (memory, per-device costs, bottleneck) under --model,\n"
       "or, with --ground-truth sim:PROFILE, measures them on the cluster simulator (profiles\n"
       "rtx2080ti, h100-sxm, a100-sxm4, a100-sxm4-roce; the plan's cost kind is then\n"
-      "ground_truth).\n"
+      "ground_truth), and prints OPER's figures of the plan: per device its memory, the rows\n"
+      "it looks up for every device and what it spends fetching rows from the others, with\n"
+      "the device x device communication matrix (Eqs. 1-3, docs/oper.md) under the task's\n"
+      "fetch costs (topology.intra_host_latency_us, inter_host_latency_us, fetch_cost_us).\n"
       "PLAN is a Plan, any JSON this tool prints with --json (a PlanResponse from 'plan', an\n"
       "EvaluatePlanResponse from 'evaluate', a finished JobStatus from 'get' or 'watch -o'),\n"
       "or a TorchRec ShardingPlan ('--format torchrec', or TorchRec's own planner: table_wise,\n"

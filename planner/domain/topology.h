@@ -27,6 +27,12 @@ struct Topology {
   // An all-reduce's bandwidth across hosts; 0: inter_host_bandwidth_gibps * local_world_size()
   // (TorchRec's: one NIC per device). all_reduce_bandwidth() resolves it.
   double all_reduce_bandwidth_gibps = 0.0;
+  // What one row fetched from another device costs (fetch_cost.h): a latency within a host and
+  // across hosts (microseconds, 0: bandwidth only), or per-fetch costs replacing the whole
+  // matrix (num_devices x num_devices microseconds, row-major by requester; empty: none).
+  double intra_host_latency_us = 0.0;
+  double inter_host_latency_us = 0.0;
+  std::vector<double> fetch_cost_us;
   // The hardware the devices are ("h100-sxm", "rtx2080ti", ...; "" not named). Planners do not
   // read it: the server chooses the cost model by it (docs/server.md, "Defaults").
   std::string hardware;

@@ -77,6 +77,32 @@ absl::Status CheckLimits(const Task& task, const TaskLimits& limits) {
   return absl::OkStatus();
 }
 
+// The fetch costs (fetch_cost.h): finite, non-negative microseconds; a matrix is M x M.
+absl::Status CheckFetchCosts(const Topology& topology) {
+  for (const auto& [path, value] :
+       {std::pair<absl::string_view, double>{"topology.intra_host_latency_us",
+                                             topology.intra_host_latency_us},
+        std::pair<absl::string_view, double>{"topology.inter_host_latency_us",
+                                             topology.inter_host_latency_us}}) {
+    if (std::optional<std::string> reason = NotNonNegativeFinite(value)) {
+      return Invalid(path, *reason);
+    }
+  }
+  const size_t devices = static_cast<size_t>(topology.num_devices());
+  if (!topology.fetch_cost_us.empty() && topology.fetch_cost_us.size() != devices * devices) {
+    return Invalid("topology.fetch_cost_us",
+                   absl::StrCat("needs num_devices x num_devices = ", devices * devices,
+                                " entries (row-major, requester by holder), got ",
+                                topology.fetch_cost_us.size()));
+  }
+  for (size_t k = 0; k < topology.fetch_cost_us.size(); ++k) {
+    if (std::optional<std::string> reason = NotNonNegativeFinite(topology.fetch_cost_us[k])) {
+      return Invalid(absl::StrCat("topology.fetch_cost_us[", k, "]"), *reason);
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckTopology(const Topology& topology) {
   if (topology.num_devices() < 1) {
     return Invalid("topology.num_devices", "must be at least 1, got 0");
@@ -100,7 +126,7 @@ absl::Status CheckTopology(const Topology& topology) {
       return Invalid(path, absl::StrCat("must be a positive finite number, got ", value));
     }
   }
-  return absl::OkStatus();
+  return CheckFetchCosts(topology);
 }
 
 absl::Status CheckTable(const Table& table, size_t i, const Task& task, const TaskLimits& limits) {

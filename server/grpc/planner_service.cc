@@ -7,10 +7,12 @@
 #include <utility>
 #include <vector>
 
+#include "planner/domain/access_figures.h"
 #include "server/grpc/proto_conversion.h"
 #include "server/grpc/rpc_handler.h"
 #include "server/request_proto.h"
 #include "server/result_proto.h"
+#include "wire/access_figures_proto.h"
 #include "wire/plan_proto.h"
 #include "wire/task_proto.h"
 
@@ -214,7 +216,10 @@ grpc::Status PlannerServiceImpl::EvaluatePlan(grpc::ServerContext* context,
         *task, *std::move(plan), request->model(), request->ground_truth(), CallOf(*context));
     if (!evaluated.ok()) return evaluated.status();
     log.NoteResult(*evaluated);
+    absl::StatusOr<AccessFigures> figures = AccessFiguresOf(*task, evaluated->plan);
+    if (!figures.ok()) return figures.status();
     *response->mutable_plan() = ResultToProto(*evaluated);
+    *response->mutable_access_figures() = wire::AccessFiguresToProto(*figures);
     return absl::OkStatus();
   });
 }

@@ -121,6 +121,12 @@ class AsyncPlannerClient(ClientBase):
         request = self._evaluate_request(task, plan, model, ground_truth)
         return (await self._call(self._stub.EvaluatePlan, request, timeout)).plan
 
+    async def access_figures(self, task: TaskLike, plan: PlanLike,
+                             timeout: Optional[float] = None) -> planner_pb2.AccessFigures:
+        """PlannerClient.access_figures."""
+        request = self._evaluate_request(task, plan, None, None)
+        return (await self._call(self._stub.EvaluatePlan, request, timeout)).access_figures
+
     async def report_measurement(self, task: TaskLike, plan: PlanLike,
                                  device_ms: Iterable[float], model: Optional[str] = None,
                                  timeout: Optional[float] = None

@@ -165,6 +165,17 @@ class PlannerClient(ClientBase):
         request = self._evaluate_request(task, plan, model, ground_truth)
         return self._call(self._stub.EvaluatePlan, request, timeout).plan
 
+    def access_figures(self, task: TaskLike, plan: PlanLike,
+                       timeout: Optional[float] = None) -> planner_pb2.AccessFigures:
+        """OPER's figures of `plan` for `task` (docs/oper.md, "Access figures"), whatever
+        planned it: per device its memory, the rows it looks up for every device and what it
+        spends fetching rows from the others, with the device x device communication matrix
+        (communication_us, row-major) and the degrees of balance, under the task's fetch costs
+        (topology.intra_host_latency_us, inter_host_latency_us, fetch_cost_us). `plan` as for
+        evaluate."""
+        request = self._evaluate_request(task, plan, None, None)
+        return self._call(self._stub.EvaluatePlan, request, timeout).access_figures
+
     def report_measurement(self, task: TaskLike, plan: PlanLike, device_ms: Iterable[float],
                            model: Optional[str] = None, timeout: Optional[float] = None
                            ) -> planner_pb2.ReportMeasurementResponse:

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "planner/algorithms/oper/oper_fetch_cost.h"
 #include "planner/algorithms/oper/oper_partitions.h"
+#include "planner/domain/fetch_cost.h"
 
 namespace shardplan::oper {
 

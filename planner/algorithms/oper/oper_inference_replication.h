@@ -17,8 +17,8 @@
 
 #include "absl/status/statusor.h"
 #include "planner/algorithms/oper/oper_copies.h"
-#include "planner/algorithms/oper/oper_fetch_cost.h"
 #include "planner/algorithms/oper/oper_partitions.h"
+#include "planner/domain/fetch_cost.h"
 #include "planner/framework/stop_signal.h"
 
 namespace shardplan::oper {

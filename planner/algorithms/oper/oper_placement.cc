@@ -79,10 +79,4 @@ absl::StatusOr<Placement> PlacePartitions(const std::vector<PartitionTable>& tab
   return placement;
 }
 
-double DegreeOfBalance(const std::vector<double>& values) {
-  if (values.empty()) return 1.0;
-  const auto [low, high] = std::minmax_element(values.begin(), values.end());
-  return *high > 0.0 ? *low / *high : 1.0;
-}
-
 }  // namespace shardplan::oper

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "planner/algorithms/oper/oper_partitions.h"
+#include "planner/domain/access_figures.h"  // DegreeOfBalance
 
 namespace shardplan::oper {
 
@@ -36,9 +37,6 @@ absl::StatusOr<Placement> PlacePartitions(const std::vector<PartitionTable>& tab
                                           const std::vector<Partition>& partitions,
                                           const std::vector<int64_t>& capacities,
                                           PlacementRule rule);
-
-// The degree of balance of per-device `values`: min / max (1 when every value is 0).
-double DegreeOfBalance(const std::vector<double>& values);
 
 }  // namespace shardplan::oper
 

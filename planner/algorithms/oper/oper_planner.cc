@@ -9,12 +9,12 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "planner/algorithms/oper/oper_copies.h"
-#include "planner/algorithms/oper/oper_fetch_cost.h"
 #include "planner/algorithms/oper/oper_inference_replication.h"
 #include "planner/algorithms/oper/oper_layout.h"
 #include "planner/algorithms/oper/oper_partitions.h"
 #include "planner/algorithms/oper/oper_report.h"
 #include "planner/algorithms/oper/oper_training_duplication.h"
+#include "planner/domain/fetch_cost.h"
 #include "planner/domain/table_access.h"
 #include "planner/search/row_spreading_constraints.h"
 
@@ -110,8 +110,8 @@ absl::StatusOr<OperCandidate> SearchPlacement(const Task& task,
       candidate.placement = *std::move(placement);
       std::vector<double> memory(candidate.placement.memory_bytes.begin(),
                                  candidate.placement.memory_bytes.end());
-      const double lookups = oper::DegreeOfBalance(candidate.placement.lookup_bytes);
-      const double bytes = oper::DegreeOfBalance(memory);
+      const double lookups = DegreeOfBalance(candidate.placement.lookup_bytes);
+      const double bytes = DegreeOfBalance(memory);
       candidate.balance = std::min(lookups, bytes);
       met = lookups >= target && bytes >= target;
       if (!best || candidate.balance > best->balance) best = std::move(candidate);
@@ -143,16 +143,23 @@ std::vector<int64_t> SpareMemory(const Task& task, const oper::Placement& placem
   return spare;
 }
 
-absl::StatusOr<oper::FetchCostMatrix> FetchCostOf(const Task& task,
-                                                  const PlanningContext& context) {
+// (C9) The task's fetch costs (Topology's latencies and fetch_cost_us), which the planner's
+// parameters override where given: a latency above 0, a non-empty matrix.
+absl::StatusOr<FetchCostMatrix> FetchCostOf(const Task& task, const PlanningContext& context) {
+  Topology topology = task.topology;
   const std::string& matrix = context.params.GetString("fetch_cost_us");
   if (!matrix.empty()) {
-    return oper::FetchCostMatrix::Parse(matrix, task.topology.num_devices(),
-                                        "parameters.fetch_cost_us");
+    SHARDPLAN_ASSIGN_OR_RETURN(
+        topology.fetch_cost_us,
+        FetchCostMatrix::ParseRows(matrix, topology.num_devices(), "parameters.fetch_cost_us"));
   }
-  return oper::FetchCostMatrix::OfTopology(
-      task.topology, {.intra_host_us = context.params.GetDouble("intra_host_latency_us"),
-                      .inter_host_us = context.params.GetDouble("inter_host_latency_us")});
+  if (const double intra = context.params.GetDouble("intra_host_latency_us"); intra > 0) {
+    topology.intra_host_latency_us = intra;
+  }
+  if (const double inter = context.params.GetDouble("inter_host_latency_us"); inter > 0) {
+    topology.inter_host_latency_us = inter;
+  }
+  return FetchCostMatrix::OfTopology(topology);
 }
 
 }  // namespace
@@ -181,12 +188,17 @@ OperPlanner::OperPlanner(PlacementRule rule) : rule_(rule) {
                    "The smallest threshold the search tries; below it the best plan found is kept.",
                    1e-9, 1.0),
           OperSpec("intra_host_latency_us", ParamType::kDouble, "0",
-                   "Fetch cost: latency of one row fetch between devices of one host.", 0.0),
+                   "Fetch cost: latency of one row fetch between devices of one host; 0: the "
+                   "task's topology.intra_host_latency_us.",
+                   0.0),
           OperSpec("inter_host_latency_us", ParamType::kDouble, "0",
-                   "Fetch cost: latency of one row fetch between hosts.", 0.0),
+                   "Fetch cost: latency of one row fetch between hosts; 0: the task's "
+                   "topology.inter_host_latency_us.",
+                   0.0),
           OperSpec("fetch_cost_us", ParamType::kString, "",
-                   "Fetch cost matrix L replacing the topology's: M rows split by ';' of M "
-                   "microseconds per row fetch split by ','; empty: from the topology."),
+                   "Fetch cost matrix L replacing the task's: M rows split by ';' of M "
+                   "microseconds per row fetch split by ','; empty: the task's "
+                   "topology.fetch_cost_us, else its latencies and links."),
       };
       break;
     case PlacementRule::kMemoryGreedy:
@@ -219,11 +231,11 @@ absl::StatusOr<Plan> OperPlanner::Run(const Task& task, const PlanningContext& c
       SearchPlacement(task, tables, context, rule_, outcome.thresholds_tried, outcome.balance_met));
   const int devices = task.topology.num_devices();
   oper::Copies copies = oper::OwnersOnly(chosen.placement.owner, devices);
-  // The baselines have no fetch-cost parameters: they are costed on the topology's links.
-  SHARDPLAN_ASSIGN_OR_RETURN(const oper::FetchCostMatrix cost,
+  // The baselines have no fetch-cost parameters: they are costed on the task's fetch costs.
+  SHARDPLAN_ASSIGN_OR_RETURN(const FetchCostMatrix cost,
                              rule_ == PlacementRule::kOper
                                  ? FetchCostOf(task, context)
-                                 : oper::FetchCostMatrix::OfTopology(task.topology, {}));
+                                 : FetchCostMatrix::OfTopology(task.topology));
   outcome.comm_before = oper::CommunicationMatrix(chosen.partitions, copies, cost);
   if (rule_ == PlacementRule::kOper) {
     SHARDPLAN_RETURN_IF_ERROR(context.stop->Check());

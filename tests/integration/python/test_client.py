@@ -102,6 +102,21 @@ class PlanTest(ServerTestCase):
         check_plan_covers(self, evaluated, task)
         self.assertAlmostEqual(evaluated.cost_ms, plan.cost_ms, delta=1e-9 * plan.cost_ms)
 
+    def test_access_figures_of_any_plan(self):
+        task = example_task("task_4dev.json")
+        plan = self.client.plan(task, algorithm="dim_greedy")
+        figures = self.client.access_figures(task, plan)
+        devices = task["topology"]["num_devices"]
+        self.assertEqual(len(figures.devices), devices)
+        self.assertEqual(len(figures.communication_us), devices * devices)
+        self.assertEqual([d.memory_bytes for d in figures.devices],
+                         [d.memory_bytes for d in plan.devices])
+        # Table-wise: every device fetches the tables it does not hold.
+        self.assertGreater(figures.total_communication_us, 0)
+        self.assertAlmostEqual(figures.total_communication_us,
+                               sum(d.fetch_us for d in figures.devices), delta=1e-6)
+        self.assertTrue(0 < figures.memory_balance <= 1)
+
     def test_evaluate_on_ground_truth_reads_torchrec_plans(self):
         task = example_task("task_8dev.json")
         plan = self.client.plan(task, algorithm="lookup_greedy")

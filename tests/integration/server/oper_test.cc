@@ -75,8 +75,8 @@ class OperTest : public ServerTest {
     return plan;
   }
 
-  // The plan evaluated on the simulator of the task's cluster.
-  v1::Plan Measured(const v1::Task& task, const v1::Plan& plan) {
+  // The plan evaluated on the simulator of the task's cluster, with its access figures.
+  v1::EvaluatePlanResponse Measured(const v1::Task& task, const v1::Plan& plan) {
     v1::EvaluatePlanRequest evaluate;
     *evaluate.mutable_task() = task;
     *evaluate.mutable_plan()->mutable_tables() = plan.tables();
@@ -89,7 +89,9 @@ class OperTest : public ServerTest {
     for (const v1::DeviceCost& device : measured.plan().devices()) {
       EXPECT_LE(device.memory_bytes(), device.memory_capacity_bytes()) << device.device();
     }
-    return measured.plan();
+    EXPECT_EQ(measured.access_figures().devices_size(), 8);
+    EXPECT_EQ(measured.access_figures().communication_us_size(), 64);
+    return measured;
   }
 };
 
@@ -111,10 +113,25 @@ TEST_F(OperTest, PlansACriteoShapedTaskForInferenceWithReplicasAndRoutes) {
   // C3 (100,000 rows, its hottest row alone a partition) has its hottest rows on more than one
   // device: Algorithm 1 replicated them where they were fetched most.
   EXPECT_GT(HottestHolders(plan, "C3").size(), 1u);
-  const v1::Plan measured = Measured(task, plan);
-  for (const v1::DeviceCost& device : measured.devices()) {
+  const v1::EvaluatePlanResponse measured = Measured(task, plan);
+  for (const v1::DeviceCost& device : measured.plan().devices()) {
     EXPECT_EQ(device.backward_comm_ms(), 0.0) << device.device();  // forward only
   }
+  // The paper's figures of the plan are the ones the planner reported.
+  const double reported = std::stod(plan.parameters().at("comm_us.with_copies"));
+  EXPECT_NEAR(measured.access_figures().total_communication_us(), reported, 1e-5 * reported);
+  EXPECT_NEAR(measured.access_figures().communication_balance(),
+              std::stod(plan.parameters().at("balance.comm")), 1e-5);
+
+  // The same figures for a table-wise plan: whole tables fetched across hosts cost more.
+  v1::PlanRequest table_wise;
+  *table_wise.mutable_task() = task;
+  table_wise.set_algorithm("size_greedy");
+  v1::PlanResponse greedy;
+  const grpc::Status planned = stub_->Plan(Context().get(), table_wise, &greedy);
+  ASSERT_TRUE(planned.ok()) << planned.error_message();
+  const v1::EvaluatePlanResponse greedy_figures = Measured(task, greedy.plan());
+  EXPECT_GT(greedy_figures.access_figures().total_communication_us(), 2 * reported);
 }
 
 TEST_F(OperTest, PlansACriteoShapedTaskForTrainingWithHotPartitionsOnEveryDevice) {
@@ -125,8 +142,8 @@ TEST_F(OperTest, PlansACriteoShapedTaskForTrainingWithHotPartitionsOnEveryDevice
   for (const v1::TableSharding& table : plan.tables()) {
     EXPECT_EQ(table.row_layout().routes_size(), 0) << table.table();  // each reads its own
   }
-  const v1::Plan measured = Measured(task, plan);
-  for (const v1::DeviceCost& device : measured.devices()) {
+  const v1::EvaluatePlanResponse measured = Measured(task, plan);
+  for (const v1::DeviceCost& device : measured.plan().devices()) {
     EXPECT_GT(device.backward_comm_ms(), 0.0) << device.device();  // gradients, all-reduces
   }
 }

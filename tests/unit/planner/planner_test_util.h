@@ -17,6 +17,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/domain/cost_model.h"
+#include "planner/domain/fetch_cost.h"
 #include "planner/domain/plan.h"
 #include "planner/domain/task.h"
 #include "planner/framework/algorithm.h"
@@ -74,6 +75,17 @@ inline Task MakeTask(std::vector<Table> tables, std::vector<int64_t> capacities)
 inline Task MakeTask(std::vector<Table> tables, int num_devices, int64_t capacity) {
   return MakeTask(std::move(tables),
                   std::vector<int64_t>(static_cast<size_t>(num_devices), capacity));
+}
+
+// Per-fetch costs given row by row ("0,1;1,0": microseconds, whatever the bytes), on
+// `num_devices` devices of one host.
+inline FetchCostMatrix PerFetchCosts(const std::string& rows, int num_devices) {
+  Topology topology = MakeTask({}, num_devices, kGiB).topology;
+  absl::StatusOr<std::vector<double>> costs =
+      FetchCostMatrix::ParseRows(rows, num_devices, "fetch_cost_us");
+  EXPECT_TRUE(costs.ok()) << costs.status();
+  if (costs.ok()) topology.fetch_cost_us = *std::move(costs);
+  return FetchCostMatrix::OfTopology(topology);
 }
 
 // Device of every table of a table-wise plan, in plan order.

@@ -288,6 +288,26 @@ TEST(TaskFromProtoTest, PhysicalFiguresMustBePlausible) {
               }).ok());
 }
 
+TEST(TaskFromProtoTest, FetchCostsConvertAndMustBePlausible) {
+  v1::Task proto = SmallTaskProto(3, 2);
+  proto.mutable_topology()->set_intra_host_latency_us(1.5);
+  proto.mutable_topology()->set_inter_host_latency_us(6);
+  for (const double cost : {0.0, 2.0, 3.0, 0.0}) proto.mutable_topology()->add_fetch_cost_us(cost);
+  absl::StatusOr<Task> task = TaskFromProto(proto, TaskLimits{});
+  ASSERT_TRUE(task.ok()) << task.status();
+  EXPECT_EQ(task->topology.intra_host_latency_us, 1.5);
+  EXPECT_EQ(task->topology.inter_host_latency_us, 6);
+  EXPECT_THAT(task->topology.fetch_cost_us, ::testing::ElementsAre(0, 2, 3, 0));
+
+  proto.mutable_topology()->set_fetch_cost_us(2, 1e9);
+  EXPECT_THAT(std::string(TaskFromProto(proto, TaskLimits{}).status().message()),
+              StartsWith("task.topology.fetch_cost_us[2]: 1e+09 us is not a plausible value"));
+  proto.mutable_topology()->clear_fetch_cost_us();
+  proto.mutable_topology()->set_inter_host_latency_us(2e6);
+  EXPECT_THAT(std::string(TaskFromProto(proto, TaskLimits{}).status().message()),
+              StartsWith("task.topology.inter_host_latency_us: 2e+06 us"));
+}
+
 TEST(TaskFromProtoTest, LimitsAreCheckedBeforeAllocating) {
   TaskLimits limits;
   limits.max_tables = 3;

@@ -38,6 +38,43 @@ TABLE_WISE: ShardingType
 TRAINING: Objective
 UINT8: ElementType
 
+class AccessFigures(_message.Message):
+    __slots__ = ["communication_balance", "communication_us", "devices", "lookup_balance", "matrix_omitted", "memory_balance", "total_communication_us", "total_fetch_bytes"]
+    class Device(_message.Message):
+        __slots__ = ["device", "fetch_bytes", "fetch_us", "lookup_bytes", "lookups", "memory_bytes", "serve_us"]
+        DEVICE_FIELD_NUMBER: _ClassVar[int]
+        FETCH_BYTES_FIELD_NUMBER: _ClassVar[int]
+        FETCH_US_FIELD_NUMBER: _ClassVar[int]
+        LOOKUPS_FIELD_NUMBER: _ClassVar[int]
+        LOOKUP_BYTES_FIELD_NUMBER: _ClassVar[int]
+        MEMORY_BYTES_FIELD_NUMBER: _ClassVar[int]
+        SERVE_US_FIELD_NUMBER: _ClassVar[int]
+        device: int
+        fetch_bytes: float
+        fetch_us: float
+        lookup_bytes: float
+        lookups: float
+        memory_bytes: int
+        serve_us: float
+        def __init__(self, device: _Optional[int] = ..., memory_bytes: _Optional[int] = ..., lookups: _Optional[float] = ..., lookup_bytes: _Optional[float] = ..., fetch_us: _Optional[float] = ..., fetch_bytes: _Optional[float] = ..., serve_us: _Optional[float] = ...) -> None: ...
+    COMMUNICATION_BALANCE_FIELD_NUMBER: _ClassVar[int]
+    COMMUNICATION_US_FIELD_NUMBER: _ClassVar[int]
+    DEVICES_FIELD_NUMBER: _ClassVar[int]
+    LOOKUP_BALANCE_FIELD_NUMBER: _ClassVar[int]
+    MATRIX_OMITTED_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_BALANCE_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_COMMUNICATION_US_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FETCH_BYTES_FIELD_NUMBER: _ClassVar[int]
+    communication_balance: float
+    communication_us: _containers.RepeatedScalarFieldContainer[float]
+    devices: _containers.RepeatedCompositeFieldContainer[AccessFigures.Device]
+    lookup_balance: float
+    matrix_omitted: bool
+    memory_balance: float
+    total_communication_us: float
+    total_fetch_bytes: float
+    def __init__(self, devices: _Optional[_Iterable[_Union[AccessFigures.Device, _Mapping]]] = ..., communication_us: _Optional[_Iterable[float]] = ..., matrix_omitted: bool = ..., total_communication_us: _Optional[float] = ..., total_fetch_bytes: _Optional[float] = ..., memory_balance: _Optional[float] = ..., lookup_balance: _Optional[float] = ..., communication_balance: _Optional[float] = ...) -> None: ...
+
 class AccessProfile(_message.Message):
     __slots__ = ["rows_in_rank_order", "top_k", "zipf"]
     class TopK(_message.Message):
@@ -143,10 +180,12 @@ class EvaluatePlanRequest(_message.Message):
     def __init__(self, task: _Optional[_Union[Task, _Mapping]] = ..., plan: _Optional[_Union[Plan, _Mapping]] = ..., model: _Optional[str] = ..., ground_truth: _Optional[str] = ...) -> None: ...
 
 class EvaluatePlanResponse(_message.Message):
-    __slots__ = ["plan"]
+    __slots__ = ["access_figures", "plan"]
+    ACCESS_FIGURES_FIELD_NUMBER: _ClassVar[int]
     PLAN_FIELD_NUMBER: _ClassVar[int]
+    access_figures: AccessFigures
     plan: Plan
-    def __init__(self, plan: _Optional[_Union[Plan, _Mapping]] = ...) -> None: ...
+    def __init__(self, plan: _Optional[_Union[Plan, _Mapping]] = ..., access_figures: _Optional[_Union[AccessFigures, _Mapping]] = ...) -> None: ...
 
 class JobRequest(_message.Message):
     __slots__ = ["job_id"]
@@ -494,24 +533,30 @@ class Task(_message.Message):
     def __init__(self, tables: _Optional[_Iterable[_Union[Table, _Mapping]]] = ..., topology: _Optional[_Union[Topology, _Mapping]] = ..., batch_size: _Optional[int] = ..., colocate: _Optional[_Iterable[_Union[ColocationGroup, _Mapping]]] = ..., memory: _Optional[_Union[MemoryOptions, _Mapping]] = ..., max_planning_time_ms: _Optional[int] = ..., objective: _Optional[_Union[Objective, str]] = ..., replication_budget: _Optional[_Union[ReplicationBudget, _Mapping]] = ...) -> None: ...
 
 class Topology(_message.Message):
-    __slots__ = ["all_reduce_bandwidth_gibps", "device_memory_gib", "devices_per_host", "hardware", "inter_host_bandwidth_gibps", "intra_host_bandwidth_gibps", "num_devices", "per_device_memory_gib"]
+    __slots__ = ["all_reduce_bandwidth_gibps", "device_memory_gib", "devices_per_host", "fetch_cost_us", "hardware", "inter_host_bandwidth_gibps", "inter_host_latency_us", "intra_host_bandwidth_gibps", "intra_host_latency_us", "num_devices", "per_device_memory_gib"]
     ALL_REDUCE_BANDWIDTH_GIBPS_FIELD_NUMBER: _ClassVar[int]
     DEVICES_PER_HOST_FIELD_NUMBER: _ClassVar[int]
     DEVICE_MEMORY_GIB_FIELD_NUMBER: _ClassVar[int]
+    FETCH_COST_US_FIELD_NUMBER: _ClassVar[int]
     HARDWARE_FIELD_NUMBER: _ClassVar[int]
     INTER_HOST_BANDWIDTH_GIBPS_FIELD_NUMBER: _ClassVar[int]
+    INTER_HOST_LATENCY_US_FIELD_NUMBER: _ClassVar[int]
     INTRA_HOST_BANDWIDTH_GIBPS_FIELD_NUMBER: _ClassVar[int]
+    INTRA_HOST_LATENCY_US_FIELD_NUMBER: _ClassVar[int]
     NUM_DEVICES_FIELD_NUMBER: _ClassVar[int]
     PER_DEVICE_MEMORY_GIB_FIELD_NUMBER: _ClassVar[int]
     all_reduce_bandwidth_gibps: float
     device_memory_gib: float
     devices_per_host: int
+    fetch_cost_us: _containers.RepeatedScalarFieldContainer[float]
     hardware: str
     inter_host_bandwidth_gibps: float
+    inter_host_latency_us: float
     intra_host_bandwidth_gibps: float
+    intra_host_latency_us: float
     num_devices: int
     per_device_memory_gib: _containers.RepeatedScalarFieldContainer[float]
-    def __init__(self, num_devices: _Optional[int] = ..., device_memory_gib: _Optional[float] = ..., per_device_memory_gib: _Optional[_Iterable[float]] = ..., devices_per_host: _Optional[int] = ..., intra_host_bandwidth_gibps: _Optional[float] = ..., inter_host_bandwidth_gibps: _Optional[float] = ..., all_reduce_bandwidth_gibps: _Optional[float] = ..., hardware: _Optional[str] = ...) -> None: ...
+    def __init__(self, num_devices: _Optional[int] = ..., device_memory_gib: _Optional[float] = ..., per_device_memory_gib: _Optional[_Iterable[float]] = ..., devices_per_host: _Optional[int] = ..., intra_host_bandwidth_gibps: _Optional[float] = ..., inter_host_bandwidth_gibps: _Optional[float] = ..., all_reduce_bandwidth_gibps: _Optional[float] = ..., hardware: _Optional[str] = ..., intra_host_latency_us: _Optional[float] = ..., inter_host_latency_us: _Optional[float] = ..., fetch_cost_us: _Optional[_Iterable[float]] = ...) -> None: ...
 
 class ElementType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = []

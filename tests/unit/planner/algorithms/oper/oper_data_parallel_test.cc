@@ -1,11 +1,10 @@
-// Fetch costs, Algorithm 1 (inference replicas and routes) and Eqs. 4-5 (training duplication)
+// Algorithm 1 (inference replicas and routes) and Eqs. 4-5 (training duplication)
 // on cases small enough to check by hand.
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "planner/algorithms/oper/oper_copies.h"
-#include "planner/algorithms/oper/oper_fetch_cost.h"
 #include "planner/algorithms/oper/oper_inference_replication.h"
 #include "planner/algorithms/oper/oper_training_duplication.h"
 #include "tests/unit/planner/planner_test_util.h"
@@ -27,34 +26,7 @@ Partition Owned(double lookups, int64_t bytes, int64_t rows = 1) {
 
 // Two hosts of two devices; per fetch 0 locally, 1 within a host, 4 across hosts.
 FetchCostMatrix TwoByTwoCosts() {
-  absl::StatusOr<FetchCostMatrix> cost =
-      FetchCostMatrix::Parse("0,1,4,4;1,0,4,4;4,4,0,1;4,4,1,0", 4, "fetch_cost_us");
-  EXPECT_TRUE(cost.ok()) << cost.status();
-  return *cost;
-}
-
-TEST(OperFetchCostTest, TheTopologyGivesLatencyPlusBytesOverTheLink) {
-  Topology topology = test::MakeTask({}, 4, test::kGiB).topology;
-  topology.devices_per_host = 2;
-  topology.intra_host_bandwidth_gibps = 100;
-  topology.inter_host_bandwidth_gibps = 10;
-  const FetchCostMatrix cost =
-      FetchCostMatrix::OfTopology(topology, {.intra_host_us = 2, .inter_host_us = 5});
-  const double bytes = kBytesPerGiB / 1e6;  // a microsecond at 1 GiB/s
-  EXPECT_DOUBLE_EQ(cost.FetchUs(0, 0, bytes), 0.0);
-  EXPECT_DOUBLE_EQ(cost.FetchUs(0, 1, bytes), 2.0 + 0.01);
-  EXPECT_DOUBLE_EQ(cost.FetchUs(3, 0, bytes), 5.0 + 0.1);
-}
-
-TEST(OperFetchCostTest, AGivenMatrixIsCheckedNamingTheEntry) {
-  EXPECT_DOUBLE_EQ(TwoByTwoCosts().FetchUs(1, 2, 1e9), 4.0);  // per fetch, whatever the bytes
-  EXPECT_STATUS(FetchCostMatrix::Parse("0,1;1,0", 3, "parameters.fetch_cost_us"),
-                absl::StatusCode::kInvalidArgument,
-                "parameters.fetch_cost_us: needs 3 rows (one per device, split by ';'), got 2");
-  EXPECT_STATUS(FetchCostMatrix::Parse("0,1;1", 2, "f"), absl::StatusCode::kInvalidArgument,
-                "f: row 1 has 1 values, needs 2");
-  EXPECT_STATUS(FetchCostMatrix::Parse("0,-1;1,0", 2, "f"), absl::StatusCode::kInvalidArgument,
-                "f: entry [0][1] \"-1\" is not a non-negative number of microseconds");
+  return test::PerFetchCosts("0,1,4,4;1,0,4,4;4,4,0,1;4,4,1,0", 4);
 }
 
 TEST(OperCopiesTest, TheCommunicationMatrixIsEquationThreeWithTheFetchCost) {
@@ -90,13 +62,12 @@ TEST(OperInferenceReplicationTest, ReplicatesFromTheCostliestSourceAndReroutesCh
 
 TEST(OperInferenceReplicationTest, FillsSpareMemoryHottestFirstUntilNothingFits) {
   // One host of two devices (cost 1 between them): device 1 takes p0, then p2 (p1 is too large).
-  absl::StatusOr<FetchCostMatrix> cost = FetchCostMatrix::Parse("0,1;1,0", 2, "f");
-  ASSERT_TRUE(cost.ok());
+  const FetchCostMatrix cost = test::PerFetchCosts("0,1;1,0", 2);
   const std::vector<Partition> partitions = {Owned(10, 100), Owned(8, 500), Owned(3, 100),
                                              Owned(0, 10)};
   Copies copies = OwnersOnly({0, 0, 0, 0}, 2);
   const std::vector<std::vector<double>> comm =
-      *ReplicateForInference(partitions, *cost, {0, 250}, StopSignal(), copies);
+      *ReplicateForInference(partitions, cost, {0, 250}, StopSignal(), copies);
   EXPECT_THAT(copies.devices,
               ElementsAre(ElementsAre(0, 1), ElementsAre(0), ElementsAre(0, 1), ElementsAre(0)));
   EXPECT_THAT(comm[1], ElementsAre(8, 0));

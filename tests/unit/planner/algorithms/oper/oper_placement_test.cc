@@ -68,10 +68,5 @@ TEST(OperPlacementTest, FullDevicesAreSkippedAndAPartitionThatFitsNoneIsNamed) {
                 "free memory on any device is 0.00 GiB (24 bytes)");
 }
 
-TEST(OperPlacementTest, DegreeOfBalanceIsMinOverMax) {
-  EXPECT_DOUBLE_EQ(DegreeOfBalance({2.0, 4.0, 3.0}), 0.5);
-  EXPECT_DOUBLE_EQ(DegreeOfBalance({0.0, 0.0}), 1.0);
-}
-
 }  // namespace
 }  // namespace shardplan::oper

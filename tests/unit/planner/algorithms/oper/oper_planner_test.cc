@@ -7,6 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "planner/domain/access_figures.h"
 #include "planner/domain/row_layout.h"
 #include "planner/domain/validation.h"
 #include "tests/unit/planner/planner_test_util.h"
@@ -70,6 +71,37 @@ TEST(OperPlannerTest, InferenceReplicatesIntoTheBudgetAndCutsCommunication) {
   }
   // The hottest ads rows are replicated, the uniform table's are not.
   EXPECT_GT(LayoutOf(task.tables[0], plan->tables[0]).groups[0].replicas(), 1);
+}
+
+TEST(OperPlannerTest, TheAccessFiguresOfItsPlansAreTheOnesItReports) {
+  // The task's own fetch latencies, which the planner reads when its parameters leave them.
+  Task task = SkewedTask();
+  task.objective = Objective::kInference;
+  task.replication_budget.extra_bytes_per_device = 256 << 10;
+  task.topology.intra_host_latency_us = 1;
+  task.topology.inter_host_latency_us = 4;
+  for (const PlacementRule rule :
+       {PlacementRule::kOper, PlacementRule::kMemoryGreedy, PlacementRule::kAccessGreedy}) {
+    absl::StatusOr<Plan> plan = PlanWith(rule, task);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    absl::StatusOr<AccessFigures> figures = AccessFiguresOf(task, *plan);
+    ASSERT_TRUE(figures.ok()) << figures.status();
+    const double reported = Reported(*plan, "comm_us.with_copies");
+    EXPECT_NEAR(figures->total_communication_us, reported, 1e-5 * reported)
+        << plan->algorithm;  // %.6g
+    EXPECT_NEAR(figures->communication_balance, Reported(*plan, "balance.comm"), 1e-5);
+  }
+  // Latencies are most of a 64-byte fetch's cost here: without them communication falls.
+  Task no_latency = task;
+  no_latency.topology.intra_host_latency_us = no_latency.topology.inter_host_latency_us = 0;
+  const double with_latency =
+      Reported(*PlanWith(PlacementRule::kOper, task), "comm_us.model_parallel");
+  EXPECT_LT(Reported(*PlanWith(PlacementRule::kOper, no_latency), "comm_us.model_parallel"),
+            0.1 * with_latency);
+  // A parameter overrides the task's latency.
+  EXPECT_GT(Reported(*PlanWith(PlacementRule::kOper, task, {{"inter_host_latency_us", "40"}}),
+                     "comm_us.model_parallel"),
+            2 * with_latency);
 }
 
 TEST(OperPlannerTest, RoutesSendEveryRequesterToTheCheapestCopy) {

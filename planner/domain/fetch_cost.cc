@@ -1,4 +1,4 @@
-#include "planner/algorithms/oper/oper_fetch_cost.h"
+#include "planner/domain/fetch_cost.h"
 
 #include <cmath>
 
@@ -7,43 +7,50 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
-namespace shardplan::oper {
+namespace shardplan {
 
-FetchCostMatrix FetchCostMatrix::OfTopology(const Topology& topology,
-                                            const FetchLatencies& latencies) {
+FetchCostMatrix FetchCostMatrix::OfTopology(const Topology& topology) {
   const int devices = topology.num_devices();
+  const size_t entries = static_cast<size_t>(devices) * devices;
   FetchCostMatrix matrix;
-  matrix.latency_us_.assign(devices, std::vector<double>(devices, 0.0));
-  matrix.us_per_byte_.assign(devices, std::vector<double>(devices, 0.0));
+  matrix.n_ = devices;
+  matrix.us_per_byte_.assign(entries, 0.0);
+  if (topology.fetch_cost_us.size() == entries && entries > 0) {
+    matrix.latency_us_ = topology.fetch_cost_us;
+    return matrix;
+  }
+  matrix.latency_us_.assign(entries, 0.0);
   const auto us_per_byte = [](double gibps) { return 1e6 / (gibps * kBytesPerGiB); };
   for (int i = 0; i < devices; ++i) {
     for (int j = 0; j < devices; ++j) {
       if (i == j) continue;
       const bool same_host = topology.host_of(i) == topology.host_of(j);
-      matrix.latency_us_[i][j] = same_host ? latencies.intra_host_us : latencies.inter_host_us;
-      matrix.us_per_byte_[i][j] = us_per_byte(same_host ? topology.intra_host_bandwidth_gibps
-                                                        : topology.inter_host_bandwidth_gibps);
+      const size_t k = static_cast<size_t>(i) * devices + j;
+      matrix.latency_us_[k] =
+          same_host ? topology.intra_host_latency_us : topology.inter_host_latency_us;
+      matrix.us_per_byte_[k] = us_per_byte(same_host ? topology.intra_host_bandwidth_gibps
+                                                     : topology.inter_host_bandwidth_gibps);
     }
   }
   return matrix;
 }
 
-absl::StatusOr<FetchCostMatrix> FetchCostMatrix::Parse(const std::string& text, int num_devices,
-                                                       const std::string& field) {
+absl::StatusOr<std::vector<double>> FetchCostMatrix::ParseRows(const std::string& text,
+                                                               int num_devices,
+                                                               const std::string& field) {
   const std::vector<std::string> rows = absl::StrSplit(text, ';');
   if (static_cast<int>(rows.size()) != num_devices) {
     return absl::InvalidArgumentError(absl::StrCat(
         field, ": needs ", num_devices, " rows (one per device, split by ';'), got ", rows.size()));
   }
-  FetchCostMatrix matrix;
-  matrix.us_per_byte_.assign(num_devices, std::vector<double>(num_devices, 0.0));
+  std::vector<double> costs;
+  costs.reserve(static_cast<size_t>(num_devices) * num_devices);
   for (int i = 0; i < num_devices; ++i) {
     const std::vector<std::string> values = absl::StrSplit(rows[i], ',');
     if (static_cast<int>(values.size()) != num_devices) {
       return absl::InvalidArgumentError(
           absl::StrCat(field, ": row ", i, " has ", values.size(), " values, needs ", num_devices));
     }
-    std::vector<double>& row = matrix.latency_us_.emplace_back();
     for (int j = 0; j < num_devices; ++j) {
       double value = 0.0;
       if (!absl::SimpleAtod(absl::StripAsciiWhitespace(values[j]), &value) ||
@@ -52,10 +59,10 @@ absl::StatusOr<FetchCostMatrix> FetchCostMatrix::Parse(const std::string& text, 
             absl::StrCat(field, ": entry [", i, "][", j, "] \"", values[j],
                          "\" is not a non-negative number of microseconds"));
       }
-      row.push_back(value);
+      costs.push_back(value);
     }
   }
-  return matrix;
+  return costs;
 }
 
-}  // namespace shardplan::oper
+}  // namespace shardplan
