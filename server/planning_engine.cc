@@ -112,7 +112,8 @@ absl::StatusOr<ResolvedModel> PlanningEngine::ResolveModelFor(const std::string&
 
 std::optional<ResolvedModel> PlanningEngine::NewestCoveringModel(const Task& task,
                                                                  const AlgorithmInfo* algorithm,
-                                                                 std::string* refused) const {
+                                                                 std::string* refused,
+                                                                 const Plan* plan) const {
   const int32_t devices = task.topology.num_devices();
   const std::string& hardware = task.topology.hardware;
   std::optional<ResolvedModel> newest;
@@ -160,6 +161,7 @@ std::optional<ResolvedModel> PlanningEngine::NewestCoveringModel(const Task& tas
       costs = absl::FailedPreconditionError(absl::StrCat(
           "cannot cost routed row layouts, which ", algorithm->name, " plans"));
     }
+    if (costs.ok() && plan != nullptr) costs = CheckModelCostsPlan(task, *plan, *model->model);
     if (!costs.ok()) {  // e.g. a table that allows only ROW_WISE under a column-level model
       // The newest refusal says why: the model a user would have expected.
       if (refused_created.empty() || manifest.created >= refused_created) {
@@ -175,7 +177,8 @@ std::optional<ResolvedModel> PlanningEngine::NewestCoveringModel(const Task& tas
 
 absl::StatusOr<ResolvedModel> PlanningEngine::ChooseModel(const std::string& spec, const Task& task,
                                                           std::string* reason,
-                                                          const AlgorithmInfo* algorithm) const {
+                                                          const AlgorithmInfo* algorithm,
+                                                          const Plan* plan) const {
   if (!spec.empty()) return ResolveModelFor(spec, task);
   if (!options_.default_model.empty()) {
     absl::StatusOr<ResolvedModel> model = ResolveModelFor(options_.default_model, task);
@@ -191,7 +194,7 @@ absl::StatusOr<ResolvedModel> PlanningEngine::ChooseModel(const std::string& spe
   const std::string covered = absl::StrCat(devices, devices == 1 ? " device" : " devices",
                                            hardware.empty() ? "" : absl::StrCat(" of ", hardware));
   std::string refused;
-  if (std::optional<ResolvedModel> newest = NewestCoveringModel(task, algorithm, &refused)) {
+  if (std::optional<ResolvedModel> newest = NewestCoveringModel(task, algorithm, &refused, plan)) {
     *reason = absl::StrCat("model: ", newest->manifest.id(),
                            ", the newest loaded model that covers ", covered, " (no model named");
     const std::string assumed = HardwareOf(newest->manifest);
@@ -553,7 +556,8 @@ absl::StatusOr<PlanningResult> PlanningEngine::Evaluate(const Task& task, Plan p
     return known;
   }
   PlanningResult result;
-  absl::StatusOr<ResolvedModel> model = ChooseModel(model_spec, task, &result.selection);
+  absl::StatusOr<ResolvedModel> model =
+      ChooseModel(model_spec, task, &result.selection, /*algorithm=*/nullptr, &plan);
   if (!model.ok()) return model.status();
   // The warnings in the order a Plan call gives them (Prepare, then WarningsFor).
   Task costed = task;

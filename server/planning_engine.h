@@ -122,10 +122,13 @@ class PlanningEngine {
   // `reason`, why it was chosen. With `algorithm`, the server's choice can also cost a type of
   // it that holds each table larger than every device, and for an algorithm that plans with
   // its own estimator (!uses_cost_model) every type it places; `reason` names the types a
-  // chosen model leaves out.
+  // chosen model leaves out. With `plan` (EvaluatePlan's), the server's choice costs every table
+  // of it (CheckModelCostsPlan): a plan of row-level or routed layouts gets a model that costs
+  // them, else analytic@1.
   absl::StatusOr<ResolvedModel> ChooseModel(const std::string& spec, const Task& task,
                                             std::string* reason,
-                                            const AlgorithmInfo* algorithm = nullptr) const;
+                                            const AlgorithmInfo* algorithm = nullptr,
+                                            const Plan* plan = nullptr) const;
 
   // The trained policy a request for `algorithm` plans with: `spec` is parameters["policy"]
   // as the client gave it ("", "name" or "name@version", PolicyRegistry::Resolve), and a
@@ -149,11 +152,13 @@ class PlanningEngine {
   // The newest loaded model (by creation time) of the task's hardware (any, when it names
   // none) whose comm models cover the task's device count and that can cost it (for
   // `algorithm`, when given, as ChooseModel says); nullopt when none does. Bundles without comm
-  // models (cpu data) only cover single-device tasks: they know no interconnect. `refused` gets
+  // models (cpu data) only cover single-device tasks: they know no interconnect. With `plan`,
+  // the model must cost every table of it (CheckModelCostsPlan). `refused` gets
   // why the newest model that covers the device count cannot cost the task (e.g. a table
   // allowing only ROW_WISE), empty when none was refused.
   std::optional<ResolvedModel> NewestCoveringModel(const Task& task, const AlgorithmInfo* algorithm,
-                                                   std::string* refused) const;
+                                                   std::string* refused,
+                                                   const Plan* plan = nullptr) const;
   // The first registered algorithm (one that plans with the cost model first; none that needs
   // a trained policy) that places a type holding every table of `task` larger than any device;
   // null when none does.

@@ -101,18 +101,13 @@ absl::Status CheckCostsShardingTypes(const Plan& plan, const CostModel& model) {
   return absl::OkStatus();
 }
 
-// FAILED_PRECONDITION for the first table whose layout is routed (replicated row groups, a
-// data-parallel table on some devices, explicit routes) when `model` does not cost routed
-// layouts (docs/cost-models.md, "Routed layouts").
-absl::Status CheckCostsRoutedLayouts(const Task& task, const Plan& plan,
-                                     const PlacementQueries& queries, const CostModel& model) {
-  if (queries.routed_tables.empty() || model.CostsRowLayouts()) return absl::OkStatus();
-  const size_t k = static_cast<size_t>(queries.routed_tables.front());
+// FAILED_PRECONDITION for plan table `k`, whose layout (of `table`) is routed (replicated row
+// groups, a data-parallel table on some devices, explicit routes), under a `model` that does
+// not cost routed layouts (docs/cost-models.md, "Routed layouts").
+absl::Status RoutedLayoutRefusal(const Table& table, const Plan& plan, size_t k, int num_devices,
+                                 const CostModel& model) {
   const TableSharding& sharding = plan.tables[k];
-  const int num_devices = task.topology.num_devices();
-  const auto table = std::find_if(task.tables.begin(), task.tables.end(),
-                                  [&](const Table& t) { return t.name == sharding.table; });
-  const TableLayout layout = LayoutOf(*table, sharding);
+  const TableLayout layout = LayoutOf(table, sharding);
   return absl::FailedPreconditionError(absl::StrCat(
       "tables[", k, "]: cost model ", model.id(), " cannot cost the row layout of table \"",
       sharding.table, "\" (", ShardingTypeName(sharding.sharding_type),
@@ -127,7 +122,30 @@ absl::Status CheckCostsRoutedLayouts(const Task& task, const Plan& plan,
       "): it was not trained on routed replicas; analytic@1 and the simulator cost them"));
 }
 
+// The same for the first routed table DescribePlacement found.
+absl::Status CheckCostsRoutedLayouts(const Task& task, const Plan& plan,
+                                     const PlacementQueries& queries, const CostModel& model) {
+  if (queries.routed_tables.empty() || model.CostsRowLayouts()) return absl::OkStatus();
+  const size_t k = static_cast<size_t>(queries.routed_tables.front());
+  const auto table = std::find_if(task.tables.begin(), task.tables.end(),
+                                  [&](const Table& t) { return t.name == plan.tables[k].table; });
+  return RoutedLayoutRefusal(*table, plan, k, task.topology.num_devices(), model);
+}
+
 }  // namespace
+
+absl::Status CheckModelCostsPlan(const Task& task, const Plan& plan, const CostModel& model) {
+  SHARDPLAN_RETURN_IF_ERROR(CheckCostsShardingTypes(plan, model));
+  if (model.CostsRowLayouts()) return absl::OkStatus();
+  SHARDPLAN_ASSIGN_OR_RETURN(const std::vector<const Table*> tables, TablesOfPlan(task, plan));
+  const int num_devices = task.topology.num_devices();
+  for (size_t k = 0; k < plan.tables.size(); ++k) {
+    if (!IsClassicLayout(LayoutOf(*tables[k], plan.tables[k]), num_devices)) {
+      return RoutedLayoutRefusal(*tables[k], plan, k, num_devices, model);
+    }
+  }
+  return absl::OkStatus();
+}
 
 PlacementCost CostOfPlacement(const CostModel& model, const CostContext& context,
                               const std::vector<std::vector<ShardView>>& shards_per_device) {

@@ -44,6 +44,11 @@ PlacementCost CostOfDescribedPlacement(const CostModel& model, const CostContext
 // the type: no plan gets a cost its model does not understand.
 absl::Status EvaluatePlan(const Task& task, const CostModel& model, Plan& plan);
 
+// OK when `model` costs every table of `plan` (a valid plan of `task`): its sharding type, and
+// its row layout where routed; otherwise EvaluatePlan's FAILED_PRECONDITION for the first table
+// it cannot cost. What the server's choice of a model for EvaluatePlan checks.
+absl::Status CheckModelCostsPlan(const Task& task, const Plan& plan, const CostModel& model);
+
 }  // namespace shardplan
 
 #endif  // SHARDPLAN_PLANNER_DOMAIN_EVALUATION_H_

@@ -148,5 +148,22 @@ TEST_F(OperTest, PlansACriteoShapedTaskForTrainingWithHotPartitionsOnEveryDevice
   }
 }
 
+TEST_F(OperTest, EvaluateWithoutAModelChoosesOneThatCostsItsRoutedLayouts) {
+  // The newest model of this hardware is a learned one, which costs no routed row layout: the
+  // server's choice for this plan passes it over, saying why.
+  v1::Task task = CriteoShapedTask(v1::TRAINING);  // the learned models cost training steps
+  task.mutable_topology()->set_hardware("h100-sxm");
+  const v1::Plan plan = PlanWithOper(task);
+  v1::EvaluatePlanRequest evaluate;
+  *evaluate.mutable_task() = task;
+  *evaluate.mutable_plan()->mutable_tables() = plan.tables();
+  v1::EvaluatePlanResponse response;
+  const grpc::Status evaluated = stub_->EvaluatePlan(Context().get(), evaluate, &response);
+  ASSERT_TRUE(evaluated.ok()) << evaluated.error_message();
+  EXPECT_EQ(response.plan().cost_model(), "analytic@1");
+  EXPECT_THAT(response.plan().selection(), HasSubstr("cannot cost the row layout"));
+  EXPECT_NEAR(response.plan().cost_ms(), plan.cost_ms(), 1e-9 * plan.cost_ms());
+}
+
 }  // namespace
 }  // namespace shardplan::integration

@@ -203,6 +203,23 @@ TEST(EvaluatePlanTest, ARowLevelTypeTheModelDoesNotCostIsAFailedPrecondition) {
   EXPECT_TRUE(plan.devices.empty());  // nothing costed
 }
 
+TEST(EvaluatePlanTest, CheckModelCostsPlanRefusesWhatEvaluatePlanWould) {
+  const Task task = HandTask();
+  Plan plan = TableWisePlan(task, {0, 0, 1});
+  EXPECT_TRUE(CheckModelCostsPlan(task, plan, HandModel()).ok());
+  plan.tables[2].sharding_type = ShardingType::kRowWise;
+  plan.tables[2].shards = {Shard{1, 0, 5, 0, 16}, Shard{2, 5, 5, 0, 16}};
+  EXPECT_STATUS(CheckModelCostsPlan(task, plan, HandModel()), absl::StatusCode::kFailedPrecondition,
+                "tables[2].sharding_type: cost model fake@1 cannot cost ROW_WISE shards");
+  EXPECT_TRUE(CheckModelCostsPlan(task, plan, RowLevelHandModel()).ok());
+  // A replicated row group is a routed layout, which these models were not trained on.
+  plan.tables[2].shards.push_back(Shard{0, 0, 5, 0, 16});
+  EXPECT_STATUS(CheckModelCostsPlan(task, plan, RowLevelHandModel()),
+                absl::StatusCode::kFailedPrecondition,
+                "tables[2]: cost model fake@1 cannot cost the row layout of table \"c\" (ROW_WISE "
+                "with replicated row groups)");
+}
+
 TEST(EvaluatePlanTest, RowShardsServeTheirShareAndAddTheirCollectives) {
   const Task task = HandTask();
   const RowLevelHandModel model;
