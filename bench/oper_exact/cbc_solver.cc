@@ -8,6 +8,8 @@
 
 namespace shardplan::oper_exact {
 
+const char* CbcVersion() { return Cbc_getVersion(); }
+
 struct CbcSolver::Model {
   Cbc_Model* cbc = Cbc_newModel();
   ~Model() { Cbc_deleteModel(cbc); }
@@ -38,18 +40,22 @@ void CbcSolver::AddRow(const std::vector<Term>& terms, char sense, double rhs) {
     cols.push_back(col);
     coefs.push_back(coef);
   }
-  Cbc_addRow(model_->cbc, "", static_cast<int>(cols.size()), cols.data(), coefs.data(), sense,
-             rhs);
+  Cbc_addRow(model_->cbc, "", static_cast<int>(cols.size()), cols.data(), coefs.data(), sense, rhs);
 }
 
 absl::StatusOr<MipResult> CbcSolver::Minimize(const MipOptions& options,
                                               const std::vector<double>& start) {
   if (columns_ == 0) {  // nothing to decide (CBC abandons an empty model)
-    return MipResult{.has_solution = true, .proven_optimal = true};
+    MipResult empty;
+    empty.has_solution = true;
+    empty.proven_optimal = true;
+    return empty;
   }
   Cbc_Model* cbc = model_->cbc;
   Cbc_setMaximumSeconds(cbc, options.time_limit_s);
   Cbc_setParameter(cbc, "threads", "1");  // deterministic for a given instance
+  // The limit in wall seconds (CBC counts CPU seconds by default, which a busy machine stretches).
+  Cbc_setParameter(cbc, "timeMode", "elapsed");
   if (options.warm_start && static_cast<int>(start.size()) == columns_) {
     std::vector<int> indices(columns_);
     for (int c = 0; c < columns_; ++c) indices[c] = c;
@@ -58,8 +64,7 @@ absl::StatusOr<MipResult> CbcSolver::Minimize(const MipOptions& options,
   const auto begin = std::chrono::steady_clock::now();
   Cbc_solve(cbc);
   MipResult result;
-  result.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   if (Cbc_isAbandoned(cbc)) {
     return absl::InternalError("CBC abandoned the search (numerical difficulties)");
   }

@@ -28,11 +28,14 @@ struct MipResult {
   bool has_solution = false;    // an integer-feasible solution was found
   bool proven_optimal = false;  // and CBC proved it optimal (search completed)
   bool time_limit_hit = false;
-  double objective = 0.0;       // the best solution's value (when has_solution)
-  double bound = 0.0;           // the best lower bound CBC proved
-  double seconds = 0.0;         // wall time of the solve
-  std::vector<double> values;   // the best solution, per column
+  double objective = 0.0;      // the best solution's value (when has_solution)
+  double bound = 0.0;          // the best lower bound CBC proved
+  double seconds = 0.0;        // wall time of the solve
+  std::vector<double> values;  // the best solution, per column
 };
+
+// CBC's version ("2.10.8").
+const char* CbcVersion();
 
 class CbcSolver {
  public:

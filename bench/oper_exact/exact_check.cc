@@ -38,9 +38,8 @@ absl::Status CheckOwners(const ExactInstance& instance, const std::vector<int32_
   }
   for (int d = 0; d < instance.devices(); ++d) {
     if (used[d] > instance.capacities()[d]) {
-      return absl::FailedPreconditionError(absl::StrCat("device ", d, " holds ", used[d],
-                                                        " bytes, its capacity is ",
-                                                        instance.capacities()[d]));
+      return absl::FailedPreconditionError(absl::StrCat(
+          "device ", d, " holds ", used[d], " bytes, its capacity is ", instance.capacities()[d]));
     }
   }
   return absl::OkStatus();
@@ -65,32 +64,34 @@ absl::StatusOr<double> CheckCopies(const ExactInstance& instance, const oper::Co
   std::vector<int64_t> replica_bytes(devices, 0);
   for (size_t p = 0; p < copies.devices.size(); ++p) {
     const std::vector<int32_t>& holders = copies.devices[p];
-    if (holders.empty()) return absl::FailedPreconditionError(absl::StrCat("partition ", p, " has no copy"));
+    if (holders.empty())
+      return absl::FailedPreconditionError(absl::StrCat("partition ", p, " has no copy"));
     owner.push_back(holders.front());
     for (size_t k = 1; k < holders.size(); ++k) {
       if (holders[k] < 0 || holders[k] >= devices ||
           std::find(holders.begin(), holders.begin() + k, holders[k]) != holders.begin() + k) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("partition ", p, ": replica on device ", holders[k], " is invalid or twice"));
+        return absl::FailedPreconditionError(absl::StrCat("partition ", p, ": replica on device ",
+                                                          holders[k], " is invalid or twice"));
       }
       replica_bytes[holders[k]] += instance.partitions[p].bytes;
     }
     if (static_cast<int>(copies.path[p].size()) != devices) {
-      return absl::FailedPreconditionError(absl::StrCat("partition ", p, ": not one path per device"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("partition ", p, ": not one path per device"));
     }
     for (int i = 0; i < devices; ++i) {
       if (std::find(holders.begin(), holders.end(), copies.path[p][i]) == holders.end()) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "partition ", p, ": device ", i, " fetches it from ", copies.path[p][i],
-            ", which holds no copy"));
+        return absl::FailedPreconditionError(absl::StrCat("partition ", p, ": device ", i,
+                                                          " fetches it from ", copies.path[p][i],
+                                                          ", which holds no copy"));
       }
     }
   }
   for (int d = 0; d < devices; ++d) {
     if (replica_bytes[d] > spare[d]) {
       return absl::FailedPreconditionError(absl::StrCat("device ", d, "'s replicas take ",
-                                                        replica_bytes[d], " bytes, its spare memory is ",
-                                                        spare[d]));
+                                                        replica_bytes[d],
+                                                        " bytes, its spare memory is ", spare[d]));
     }
   }
   SHARDPLAN_RETURN_IF_ERROR(CheckOwners(instance, owner, replica_bytes));

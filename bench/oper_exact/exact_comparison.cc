@@ -24,8 +24,8 @@ absl::StatusOr<PlacementComparison> ComparePlacement(const ExactInstance& instan
   SHARDPLAN_RETURN_IF_ERROR(CheckPlacement(instance, greedy.owner));
   comparison.heuristic = ScorePlacement(instance.partitions, greedy.owner, instance.devices());
   SHARDPLAN_ASSIGN_OR_RETURN(comparison.exact,
-                             SolvePlacementMip(instance.partitions, instance.capacities(),
-                                               options, comparison.heuristic_owner));
+                             SolvePlacementMip(instance.partitions, instance.capacities(), options,
+                                               comparison.heuristic_owner));
   if (comparison.exact.mip.has_solution) {
     SHARDPLAN_RETURN_IF_ERROR(CheckPlacement(instance, comparison.exact.owner));
     comparison.exact_score =

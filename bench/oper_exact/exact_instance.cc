@@ -49,7 +49,8 @@ absl::StatusOr<std::unique_ptr<ExactInstance>> MakeInstance(const InstanceSpec& 
   for (int t = 0; t < spec.tables; ++t) {
     Table table;
     table.name = absl::StrCat("t", t);
-    table.rows = static_cast<int64_t>(std::llround(std::exp(log_min + (log_max - log_min) * Uniform01(rng))));
+    table.rows = static_cast<int64_t>(
+        std::llround(std::exp(log_min + (log_max - log_min) * Uniform01(rng))));
     table.dim = spec.dim;
     table.pooling_factor = 1.0;
     table.access_profile.zipf = ZipfAccessProfile{.exponent = spec.zipf_exponent};
@@ -79,8 +80,7 @@ absl::StatusOr<std::unique_ptr<ExactInstance>> MakeInstance(const InstanceSpec& 
   return instance;
 }
 
-std::vector<int64_t> SpareMemory(const ExactInstance& instance,
-                                 const std::vector<int32_t>& owner) {
+std::vector<int64_t> SpareMemory(const ExactInstance& instance, const std::vector<int32_t>& owner) {
   std::vector<int64_t> used(instance.devices(), 0);
   for (size_t p = 0; p < owner.size(); ++p) used[owner[p]] += instance.partitions[p].bytes;
   std::vector<int64_t> spare;

@@ -58,8 +58,7 @@ absl::StatusOr<std::unique_ptr<ExactInstance>> MakeInstance(const InstanceSpec& 
 
 // Per device, what replicas may take once partitions sit on `owner`: the task's replication
 // budget within the free memory (the planner's rule, docs/oper.md C11).
-std::vector<int64_t> SpareMemory(const ExactInstance& instance,
-                                 const std::vector<int32_t>& owner);
+std::vector<int64_t> SpareMemory(const ExactInstance& instance, const std::vector<int32_t>& owner);
 
 }  // namespace shardplan::oper_exact
 

@@ -26,8 +26,13 @@ std::unique_ptr<ExactInstance> Instance(const InstanceSpec& spec) {
 }
 
 InstanceSpec Tiny(int devices, int per_host, uint64_t seed) {
-  return {.tables = 2, .devices = devices, .devices_per_host = per_host, .min_rows = 500,
-          .max_rows = 5'000, .threshold = 0.25, .seed = seed};
+  return {.tables = 2,
+          .devices = devices,
+          .devices_per_host = per_host,
+          .min_rows = 500,
+          .max_rows = 5'000,
+          .threshold = 0.25,
+          .seed = seed};
 }
 
 TEST(OperExactTest, PlacementOnOneDeviceIsTheGreedysAndPerfect) {
@@ -45,8 +50,12 @@ TEST(OperExactTest, PlacementOnOneDeviceIsTheGreedysAndPerfect) {
 TEST(OperExactTest, IdenticalPartitionsAreBalancedByBoth) {
   // One uniform table of 1,000 rows at threshold 0.25 by memory: equal partitions, as many as a
   // multiple of the devices, so the greedy's round robin is perfect and so must CBC's be.
-  InstanceSpec spec{.tables = 1, .devices = 2, .min_rows = 1'000, .max_rows = 1'000,
-                    .zipf_exponent = 0.0, .threshold = 0.25};
+  InstanceSpec spec{.tables = 1,
+                    .devices = 2,
+                    .min_rows = 1'000,
+                    .max_rows = 1'000,
+                    .zipf_exponent = 0.0,
+                    .threshold = 0.25};
   const auto instance = Instance(spec);
   ASSERT_NE(instance, nullptr);
   const std::vector<oper::Partition>& partitions = instance->partitions;

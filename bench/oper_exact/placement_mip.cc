@@ -35,9 +35,10 @@ PlacementScore ScorePlacement(const std::vector<oper::Partition>& partitions,
           .memory_balance = oper::DegreeOfBalance(memory)};
 }
 
-absl::StatusOr<PlacementMipResult> SolvePlacementMip(
-    const std::vector<oper::Partition>& partitions, const std::vector<int64_t>& capacities,
-    const MipOptions& options, const std::vector<int32_t>& start) {
+absl::StatusOr<PlacementMipResult> SolvePlacementMip(const std::vector<oper::Partition>& partitions,
+                                                     const std::vector<int64_t>& capacities,
+                                                     const MipOptions& options,
+                                                     const std::vector<int32_t>& start) {
   const int devices = static_cast<int>(capacities.size());
   const int count = static_cast<int>(partitions.size());
   // Loads in units of the mean (the perfect share), so both terms are O(1) for CBC.

@@ -40,9 +40,10 @@ struct PlacementMipResult {
 // Solves the model. `start` (a feasible owner per partition, or empty) warm-starts CBC. With
 // equal capacities the devices are interchangeable, so partition p may only go to devices
 // 0..p (symmetry breaking; it loses no solution up to relabelling).
-absl::StatusOr<PlacementMipResult> SolvePlacementMip(
-    const std::vector<oper::Partition>& partitions, const std::vector<int64_t>& capacities,
-    const MipOptions& options, const std::vector<int32_t>& start);
+absl::StatusOr<PlacementMipResult> SolvePlacementMip(const std::vector<oper::Partition>& partitions,
+                                                     const std::vector<int64_t>& capacities,
+                                                     const MipOptions& options,
+                                                     const std::vector<int32_t>& start);
 
 }  // namespace shardplan::oper_exact
 

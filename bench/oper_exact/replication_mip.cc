@@ -19,8 +19,8 @@ double FetchCost(const oper::Partition& partition, const oper::FetchCostMatrix& 
 
 absl::StatusOr<ReplicationMipResult> SolveReplicationMip(
     const std::vector<oper::Partition>& partitions, const std::vector<int32_t>& owner,
-    const oper::FetchCostMatrix& cost, const std::vector<int64_t>& spare,
-    const MipOptions& options, const oper::Copies* start) {
+    const oper::FetchCostMatrix& cost, const std::vector<int64_t>& spare, const MipOptions& options,
+    const oper::Copies* start) {
   const int devices = cost.num_devices();
   const int count = static_cast<int>(partitions.size());
   CbcSolver solver;

@@ -31,8 +31,8 @@ struct ReplicationMipResult {
 // (no optimum needs the others). The solution's paths are each requester's cheapest copy.
 absl::StatusOr<ReplicationMipResult> SolveReplicationMip(
     const std::vector<oper::Partition>& partitions, const std::vector<int32_t>& owner,
-    const oper::FetchCostMatrix& cost, const std::vector<int64_t>& spare,
-    const MipOptions& options, const oper::Copies* start);
+    const oper::FetchCostMatrix& cost, const std::vector<int64_t>& spare, const MipOptions& options,
+    const oper::Copies* start);
 
 }  // namespace shardplan::oper_exact
 
