@@ -40,6 +40,10 @@ std::string InstanceName(const InstanceSpec& spec);
 
 // One instance. Not copyable: `tables` point into `task` and `curves`.
 struct ExactInstance {
+  ExactInstance() = default;
+  ExactInstance(const ExactInstance&) = delete;
+  ExactInstance& operator=(const ExactInstance&) = delete;
+
   InstanceSpec spec;
   Task task;  // INFERENCE, its replication budget extra_memory's bytes per device
   std::vector<RankFrequencyCurve> curves;

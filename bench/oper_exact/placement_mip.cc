@@ -90,15 +90,14 @@ absl::StatusOr<PlacementMipResult> SolvePlacementMip(const std::vector<oper::Par
     solver.AddRow(one_device, 'E', 1.0);
   }
   for (int d = 0; d < devices; ++d) {
-    std::vector<Term> capacity, lookups, bytes;
+    std::vector<Term> lookups, bytes;
     for (int p = 0; p < count; ++p) {
-      // Capacity in bytes / mean_bytes as well, so that its row has O(1) coefficients.
-      capacity.push_back({x[p][d], byte_share(partitions[p])});
       lookups.push_back({x[p][d], lookup_share(partitions[p])});
       bytes.push_back({x[p][d], byte_share(partitions[p])});
     }
+    // The capacity in units of mean_bytes too, so that its row has O(1) coefficients.
     if (mean_bytes > 0.0) {
-      solver.AddRow(capacity, 'L', static_cast<double>(capacities[d]) / mean_bytes);
+      solver.AddRow(bytes, 'L', static_cast<double>(capacities[d]) / mean_bytes);
     }
     lookups.push_back({max_lookups, -1.0});
     bytes.push_back({max_bytes, -1.0});
