@@ -1,13 +1,12 @@
 // dataset_pool: writes a table pool (lab/data/table_pool.h's format) shaped like a public data
 // set's categorical features: the spec's cardinalities as rows, one pooling factor, and Zipf
-// access histograms with a per-table exponent (bench/dataset_tables.h). The shipped
-// data/table_pool/criteo_kaggle.json is
+// access histograms with a per-table exponent (bench/dataset_tables.h). Each shipped pool
+// data/table_pool/NAME.json (criteo_kaggle, avazu, criteo_terabyte) is
 //
-//   build/bench/dataset_pool --dataset data/datasets/criteo_kaggle.json
-//       --out data/table_pool/criteo_kaggle.json
+//   build/bench/dataset_pool --dataset data/datasets/NAME.json --out data/table_pool/NAME.json
 //
 // and --check FILE compares a regeneration with FILE instead of writing (exit 4,
-// FAILED_PRECONDITION, when they differ), which ctest runs on the shipped pool.
+// FAILED_PRECONDITION, when they differ), which ctest runs on the shipped pools.
 // docs/benchmarks.md, "Criteo-shaped suites".
 #include <iostream>
 #include <string>

@@ -4,8 +4,8 @@
 // Embedding tables shaped like a public data set's categorical features: one table per feature
 // with the feature's published cardinality as rows, a pooling factor, and the access histogram
 // of a Zipf row distribution (planner/estimators/zipf_access_model.h) whose exponent is drawn
-// per table. The data sets are JSON specs under data/datasets/ (criteo_kaggle.json today; Avazu
-// and Criteo Terabyte take the same format). docs/benchmarks.md, "Criteo-shaped suites".
+// per table. The data sets are JSON specs under data/datasets/ (criteo_kaggle.json, avazu.json,
+// criteo_terabyte.json). docs/benchmarks.md, "Criteo-shaped suites".
 
 #include <cstdint>
 #include <string>

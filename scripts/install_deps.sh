@@ -14,6 +14,7 @@ PACKAGES=(
   libsqlite3-dev libpq-dev postgresql
   curl procps openssl
   prometheus python3-yaml
+  coinor-libcbc-dev coinor-cbc
 )
 
 missing=()
