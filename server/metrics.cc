@@ -193,8 +193,9 @@ ServerMetrics::ServerMetrics()
       model_prediction_error_(
           prometheus::BuildGauge()
               .Name("shardplan_model_prediction_error")
-              .Help("Mean absolute relative error of a model version's predicted step time "
-                    "against the measured one, over its last reports (at most 100)")
+              .Help("Absolute relative error of a model version's predicted step time "
+                    "against the measured one: the median over reporters of each one's mean "
+                    "over its last 20 reports")
               .Register(*registry_)),
       process_(std::make_shared<ProcessCollector>()),
       log_lines_(std::make_shared<LogLinesCollector>()) {

@@ -527,17 +527,21 @@ absl::StatusOr<PlanningResult> PlanningEngine::Compute(
         plan->algorithm,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
+  CachePlan(request, *plan, imputed_table_warnings);
+  return ResultFor(request, *std::move(plan), std::move(imputed_table_warnings));
+}
+
+void PlanningEngine::CachePlan(const PreparedRequest& request, const Plan& plan,
+                               const std::vector<TableWarning>& imputed_table_warnings) const {
   // A search a deadline cut short is not the answer to the request: a later caller with more
   // time would get a worse plan from the cache.
-  if (Cacheable(request) && !plan->stats.anytime_result) {
-    const int64_t evicted = cache_->Insert(request.cache_key, std::make_shared<const Plan>(*plan),
-                                           imputed_table_warnings);
-    if (metrics_ != nullptr) {
-      metrics_->RecordCacheEvictions(evicted);
-      metrics_->SetCacheSize(cache_->bytes(), cache_->entries());
-    }
+  if (!Cacheable(request) || plan.stats.anytime_result) return;
+  const int64_t evicted =
+      cache_->Insert(request.cache_key, std::make_shared<const Plan>(plan), imputed_table_warnings);
+  if (metrics_ != nullptr) {
+    metrics_->RecordCacheEvictions(evicted);
+    metrics_->SetCacheSize(cache_->bytes(), cache_->entries());
   }
-  return ResultFor(request, *std::move(plan), std::move(imputed_table_warnings));
 }
 
 absl::Status PlanningEngine::CheckTaskAndPlan(const Task& task, const Plan& plan) const {

@@ -77,6 +77,14 @@ class PlanningEngine {
   absl::StatusOr<PlanningResult> Compute(const PreparedRequest& request, const StopSignal& stop,
                                          const JobManager::ProgressFn& on_progress) const;
 
+  // Caches `plan` as the answer to `request` with what its computation found about imputed
+  // histograms (`imputed_table_warnings`), unless the search was cut short (anytime) or there is
+  // no cache (a request that bypasses it refreshes it). Compute caches what it plans; a plan the
+  // store kept is cached by its caller, so that only the first identical request after a restart
+  // pays the imputation that ImputedTableWarnings costs.
+  void CachePlan(const PreparedRequest& request, const Plan& plan,
+                 const std::vector<TableWarning>& imputed_table_warnings) const;
+
   // The warnings of an answer to `request` whose plan's computation found
   // `imputed_table_warnings` (PlanningResult::imputed_table_warnings): the request's own, then
   // those, naming the tables at the request's positions.

@@ -254,13 +254,15 @@ absl::StatusOr<PlanAnswer> PlanningService::PlanAndRecord(PlanningRequest reques
   if (!result.ok()) return result.status();
   // The plan may be another request's (stored, or computed by an identical call in flight):
   // the selection and the warnings are this request's. A stored plan does not carry what its
-  // computation found about imputed histograms: finding it again costs the imputation.
+  // computation found about imputed histograms: finding it again costs the imputation, once:
+  // the plan goes to the cache with what was found, so the next identical request is a hit.
   if (stored) {
     const StopSignal stop = StopOf(call);
     absl::StatusOr<std::vector<TableWarning>> found =
         engine_->ImputedTableWarnings(*prepared, &stop);
     if (!found.ok()) return StopReason(found.status(), stop);
     result->imputed_table_warnings = *std::move(found);
+    engine_->CachePlan(*prepared, result->plan, result->imputed_table_warnings);
   }
   result->selection = prepared->selection;
   result->warnings = PlanningEngine::WarningsFor(*prepared, result->imputed_table_warnings);

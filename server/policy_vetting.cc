@@ -59,4 +59,11 @@ absl::Status VetPolicy(const Policy& policy, const AlgorithmRegistry& algorithms
       planned->cost_ms / greedy->cost_ms, kMaxVettedCostRatio));
 }
 
+std::function<absl::Status(const Policy&)> ServedPolicyCheck(const AlgorithmRegistry* algorithms) {
+  return [algorithms](const Policy& policy) {
+    if (absl::Status runnable = algorithms->CheckPolicy(policy); !runnable.ok()) return runnable;
+    return VetPolicy(policy, *algorithms);
+  };
+}
+
 }  // namespace shardplan

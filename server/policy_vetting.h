@@ -1,6 +1,8 @@
 #ifndef SHARDPLAN_SERVER_POLICY_VETTING_H_
 #define SHARDPLAN_SERVER_POLICY_VETTING_H_
 
+#include <functional>
+
 #include "absl/status/status.h"
 #include "planner/domain/policy.h"
 #include "planner/framework/algorithm_registry.h"
@@ -20,6 +22,12 @@ inline constexpr double kMaxVettedCostRatio = 3.0;
 // times size_lookup_greedy's on the same task. FAILED_PRECONDITION naming the policy, both
 // costs and the ratio otherwise, or the algorithm's own error when it cannot plan the task.
 absl::Status VetPolicy(const Policy& policy, const AlgorithmRegistry& algorithms);
+
+// What the server asks of a policy bundle before serving it (ModelReloader::Options::
+// check_policy): one of `algorithms` runs it (AlgorithmRegistry::CheckPolicy), then VetPolicy.
+// A refused bundle is never served, so never the default either; a version loaded before stays.
+// `algorithms` must outlive the function.
+std::function<absl::Status(const Policy&)> ServedPolicyCheck(const AlgorithmRegistry* algorithms);
 
 }  // namespace shardplan
 

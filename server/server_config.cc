@@ -14,6 +14,7 @@
 #include "base/option_help.h"
 #include "base/option_values.h"
 #include "costmodels/model_registry.h"
+#include "proto/json/json_document.h"
 
 namespace shardplan {
 namespace {
@@ -194,11 +195,14 @@ absl::Status LoadConfigFile(const std::string& path, ServerConfig& config) {
   if (!in) return absl::NotFoundError(absl::StrCat("--config: cannot read \"", path, "\""));
   std::stringstream text;
   text << in.rdbuf();
-  nlohmann::json json = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded()) {
-    return absl::InvalidArgumentError(absl::StrCat("--config: \"", path, "\" is not valid JSON"));
+  // A setting given twice is refused: which of the two the server ran with is not for a JSON
+  // parser to choose silently.
+  absl::StatusOr<nlohmann::json> json = proto_json::ParseJsonDocument(text.str());
+  if (!json.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--config \"", path, "\": ", json.status().message()));
   }
-  absl::Status applied = ApplyConfigJson(json, config);
+  absl::Status applied = ApplyConfigJson(*json, config);
   if (!applied.ok()) {
     return absl::Status(applied.code(),
                         absl::StrCat("--config \"", path, "\": ", applied.message()));

@@ -35,11 +35,8 @@ absl::StatusOr<std::unique_ptr<ServerCore>> ServerCore::Create(const ServerConfi
   ModelReloader::Options reload_options;
   reload_options.policies = &s->policies_;
   // A policy is served only when one of this server's algorithms can run it, and plans a
-  // sanity task sensibly (VetPolicy).
-  reload_options.check_policy = [algorithms = &s->algorithms_](const Policy& policy) {
-    if (absl::Status runnable = algorithms->CheckPolicy(policy); !runnable.ok()) return runnable;
-    return VetPolicy(policy, *algorithms);
-  };
+  // sanity task sensibly.
+  reload_options.check_policy = ServedPolicyCheck(&s->algorithms_);
   s->reloader_ = std::make_unique<ModelReloader>(config.models_dir, &s->models_, &s->metrics_,
                                                  std::move(reload_options));
   if (s->reloader_->enabled()) {

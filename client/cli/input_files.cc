@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/cli/torchrec_format.h"
 #include "nlohmann/json.hpp"
+#include "proto/json/json_document.h"
 #include "proto/json/json_message.h"
 
 namespace shardplan::cli {
@@ -63,11 +64,11 @@ absl::StatusOr<shardplan::v1::Plan> ParsePlan(absl::string_view json, absl::stri
   if (ParseJson(json, job).ok() && job.has_result() && job.result().has_plan()) {
     return job.result().plan();
   }
-  // TorchRec's ShardingPlan JSON, from `--format torchrec` or TorchRec's own planner.
-  const nlohmann::json parsed = nlohmann::json::parse(json.begin(), json.end(), nullptr,
-                                                      /*allow_exceptions=*/false);
-  if (LooksLikeTorchRecPlan(parsed)) {
-    absl::StatusOr<shardplan::v1::Plan> plan = ParseTorchRecPlan(parsed, shapes);
+  // TorchRec's ShardingPlan JSON, from `--format torchrec` or TorchRec's own planner; one that
+  // gives a key twice is refused below, as a Plan's is, naming the key.
+  const absl::StatusOr<nlohmann::json> parsed = proto_json::ParseJsonDocument(json);
+  if (parsed.ok() && LooksLikeTorchRecPlan(*parsed)) {
+    absl::StatusOr<shardplan::v1::Plan> plan = ParseTorchRecPlan(*parsed, shapes);
     if (!plan.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(source, ": ", plan.status().message()));
     }

@@ -16,6 +16,7 @@
 #include "client/cli/plan_plot.h"
 #include "client/cli/torchrec_format.h"
 #include "nlohmann/json.hpp"
+#include "proto/json/json_document.h"
 
 namespace shardplan::cli {
 namespace {
@@ -39,9 +40,10 @@ absl::StatusOr<PlotPlan> ResolvePlan(const Invocation& invocation, const std::st
     if (!text.ok()) return text.status();
     // A TorchRec plan has no figures to draw whatever its tables are (its data_parallel tables
     // could not even be read without the task): say so before parsing it.
-    const nlohmann::json parsed = nlohmann::json::parse(text->begin(), text->end(), nullptr,
-                                                        /*allow_exceptions=*/false);
-    if (LooksLikeTorchRecPlan(parsed)) return PlotPlan{shardplan::v1::Plan(), source};
+    const absl::StatusOr<nlohmann::json> parsed = proto_json::ParseJsonDocument(*text);
+    if (parsed.ok() && LooksLikeTorchRecPlan(*parsed)) {
+      return PlotPlan{shardplan::v1::Plan(), source};
+    }
     absl::StatusOr<shardplan::v1::Plan> plan = ParsePlan(*text, source);
     if (!plan.ok()) return plan.status();
     return PlotPlan{*std::move(plan), source};

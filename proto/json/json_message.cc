@@ -2,7 +2,6 @@
 
 #include <map>
 #include <regex>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -12,6 +11,7 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/util/json_util.h"
 #include "nlohmann/json.hpp"
+#include "proto/json/json_document.h"
 
 namespace shardplan::proto_json {
 namespace {
@@ -203,41 +203,11 @@ std::string Rephrase(const std::string& message) {
   return message;
 }
 
-// `text` parsed, refusing an object that gives one key twice (nlohmann keeps the last, as
-// protobuf's parser would): a field given twice in the same spelling is as ambiguous as in two.
-absl::StatusOr<json> ParseWithoutRepeatedKeys(absl::string_view text) {
-  std::vector<std::set<std::string>> keys_of_open_objects;
-  std::string repeated;
-  const json::parser_callback_t callback = [&](int, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::object_start) {
-      keys_of_open_objects.emplace_back();
-    } else if (event == json::parse_event_t::object_end && !keys_of_open_objects.empty()) {
-      keys_of_open_objects.pop_back();
-    } else if (event == json::parse_event_t::key && !keys_of_open_objects.empty() &&
-               !keys_of_open_objects.back().insert(parsed.get<std::string>()).second &&
-               repeated.empty()) {
-      repeated = parsed.get<std::string>();
-    }
-    return true;
-  };
-  json document;
-  try {
-    document = json::parse(text.begin(), text.end(), callback);
-  } catch (const json::exception& error) {  // a syntax error, or a number out of range
-    return absl::InvalidArgumentError(absl::StrCat("invalid JSON: ", error.what()));
-  }
-  if (!repeated.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(repeated, ": given twice in one object; give each field once"));
-  }
-  return document;
-}
-
 }  // namespace
 
 absl::Status ParseJsonMessage(absl::string_view text, google::protobuf::Message& message) {
   message.Clear();
-  absl::StatusOr<json> parsed = ParseWithoutRepeatedKeys(text);
+  absl::StatusOr<json> parsed = ParseJsonDocument(text);
   if (!parsed.ok()) return parsed.status();
   const json& document = *parsed;
   if (!document.is_object()) {

@@ -10,6 +10,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
+#include "proto/json/json_document.h"
 
 namespace shardplan {
 namespace {
@@ -86,9 +87,11 @@ std::string Sha256Hex(absl::string_view text) {
 }
 
 absl::StatusOr<TokenStore> TokenStore::Parse(absl::string_view json_text) {
-  const nlohmann::json json = nlohmann::json::parse(json_text.begin(), json_text.end(), nullptr,
-                                                    /*allow_exceptions=*/false);
-  if (json.is_discarded()) return absl::InvalidArgumentError("not valid JSON");
+  // A key given twice ("role", "scopes") is refused: a token's rights are not for a JSON parser
+  // to choose silently between two values.
+  absl::StatusOr<nlohmann::json> parsed = proto_json::ParseJsonDocument(json_text);
+  if (!parsed.ok()) return parsed.status();
+  const nlohmann::json& json = *parsed;
   if (!json.is_object()) return absl::InvalidArgumentError("expected a JSON object");
   for (const auto& [key, value] : json.items()) {
     if (key != "tokens")

@@ -1,9 +1,9 @@
 """Python client of the shardplan embedding-sharding planner service.
 
-    import json, shardplan
+    import shardplan
 
     client = shardplan.PlannerClient("planner.internal:50051")
-    plan = client.plan(json.load(open("task.json")))          # a shardplan.v1.Plan
+    plan = client.plan(shardplan.load_task("task.json"))      # a shardplan.v1.Plan
     print(plan.cost_ms, [t.shards[0].device for t in plan.tables])
     sharding_plan = shardplan.to_torchrec(plan)               # TorchRec's ShardingPlan shape
 
@@ -18,8 +18,8 @@ tasks from TorchRec's objects and plans TorchRec models (ShardplanPlanner).
 __version__ = "0.1.0"
 
 from shardplan.client import DEFAULT_TARGET, TERMINAL_STATES, PlannerClient, raise_for_job
-from shardplan.convert import (message_to_dict, plan_from_dict, plan_to_dict, task_from_dict,
-                               task_to_dict)
+from shardplan.convert import (load_json, load_task, message_to_dict, plan_from_dict,
+                               plan_to_dict, task_from_dict, task_to_dict)
 from shardplan.errors import (CancelledError, DeadlineExceededError, InfeasibleTaskError,
                               InvalidTaskError, NotFoundError, PermissionDeniedError,
                               ResourceExhaustedError, ShardplanError, UnauthenticatedError,
@@ -30,7 +30,8 @@ from shardplan.v1 import planner_pb2 as pb
 __all__ = [
     "__version__",
     "DEFAULT_TARGET", "TERMINAL_STATES", "PlannerClient", "raise_for_job",
-    "message_to_dict", "plan_from_dict", "plan_to_dict", "task_from_dict", "task_to_dict",
+    "load_json", "load_task", "message_to_dict", "plan_from_dict", "plan_to_dict",
+    "task_from_dict", "task_to_dict",
     "CancelledError", "DeadlineExceededError", "InfeasibleTaskError", "InvalidTaskError",
     "NotFoundError", "PermissionDeniedError", "ResourceExhaustedError", "ShardplanError",
     "UnauthenticatedError", "UnavailableError", "error_for_code", "from_torchrec", "to_torchrec",

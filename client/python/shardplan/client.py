@@ -3,11 +3,12 @@
     import shardplan
 
     with shardplan.PlannerClient("planner.internal:50051", timeout=60) as client:
-        plan = client.plan(json.load(open("task.json")), algorithm="size_lookup_greedy")
+        plan = client.plan(shardplan.load_task("task.json"), algorithm="size_lookup_greedy")
         sharding_plan = shardplan.to_torchrec(plan)
 
-Calls take a task as the dict of its JSON file or as a shardplan.v1.Task, return the API's
-messages (shardplan.v1.Plan, JobStatus, ...; see plan_to_dict for dicts), and raise
+Calls take a task as the dict of its JSON file or as a shardplan.v1.Task (load_task reads a file
+as the CLI and the server do), return the API's messages (shardplan.v1.Plan, JobStatus, ...;
+see plan_to_dict for dicts), and raise
 ShardplanError subclasses carrying the gRPC code and the server's message. A call that fails
 with UNAVAILABLE, or with a RESOURCE_EXHAUSTED the server marks as transient (busy now), is
 retried with capped exponential backoff (and jitter) within its timeout.

@@ -6,10 +6,12 @@ Tasks and plans are written as the proto3 JSON mapping with the original snake_c
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Type, TypeVar, Union
+import json
+import os
+from typing import IO, Any, Dict, List, Optional, Tuple, Type, TypeVar, Union
 
 from google.protobuf import json_format
-from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from shardplan.errors import InvalidTaskError
@@ -23,12 +25,55 @@ PlanLike = Union[planner_pb2.Plan, planner_pb2.PlanResponse, Dict[str, Any]]
 _M = TypeVar("_M", bound=Message)
 
 
+def _join(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+def _field_named(descriptor: Descriptor, key: str) -> Optional[FieldDescriptor]:
+    """The field a JSON key names: its proto name or its lowerCamelCase JSON name."""
+    field = descriptor.fields_by_name.get(key)
+    if field is not None:
+        return field
+    return next((f for f in descriptor.fields if f.json_name == key), None)
+
+
+def _refuse_two_spellings(value: Dict[str, Any], descriptor: Descriptor, path: str) -> None:
+    """Raises InvalidTaskError naming the field path where one field is given under both of its
+    names ("pooling_factor" and "poolingFactor"): protobuf's ParseDict takes the last, so a task
+    would be planned at a value its author may not have meant. The server's and the CLI's reader
+    (proto/json/json_message.h) refuse it in the same words."""
+    spelling: Dict[str, str] = {}
+    for key, item in value.items():
+        field = _field_named(descriptor, key)
+        if field is None:
+            continue  # ParseDict names unknown fields
+        field_path = _join(path, field.name)
+        if field.name in spelling:
+            raise InvalidTaskError(f"{field_path}: given twice, as \"{spelling[field.name]}\" "
+                                   f"and as \"{key}\"")
+        spelling[field.name] = key
+        if (field.type != FieldDescriptor.TYPE_MESSAGE or
+                field.message_type.GetOptions().map_entry or
+                field.message_type.file.package == "google.protobuf"):
+            continue  # scalars, the API's maps (strings and doubles) and well-known types
+        if field.label == FieldDescriptor.LABEL_REPEATED and isinstance(item, list):
+            for i, element in enumerate(item):
+                if isinstance(element, dict):
+                    _refuse_two_spellings(element, field.message_type, f"{field_path}[{i}]")
+        elif isinstance(item, dict):
+            _refuse_two_spellings(item, field.message_type, field_path)
+
+
 def _parse(value: Any, message_type: Type[_M], what: str) -> _M:
     if isinstance(value, message_type):
         return value
     if not isinstance(value, dict):
         raise TypeError(f"{what} must be a dict or a shardplan.v1.{message_type.__name__}, "
                         f"got {type(value).__name__}")
+    try:
+        _refuse_two_spellings(value, message_type.DESCRIPTOR, "")
+    except InvalidTaskError as e:
+        raise InvalidTaskError(f"{what}: {e.message}") from None
     try:
         return json_format.ParseDict(value, message_type())
     except json_format.ParseError as e:
@@ -39,6 +84,60 @@ def task_from_dict(task: TaskLike) -> planner_pb2.Task:
     """A shardplan.v1.Task from its JSON dict (unknown fields are errors); a Task is returned
     as is. Raises InvalidTaskError for a malformed dict."""
     return _parse(task, planner_pb2.Task, "task")
+
+
+class _Object(dict):  # type: ignore[type-arg]
+    """A JSON object as json.load builds it here, remembering the first key it was given twice."""
+
+    repeated: Optional[str] = None
+
+
+def _object_of_pairs(pairs: List[Tuple[str, Any]]) -> _Object:
+    result = _Object()
+    for key, value in pairs:
+        if key in result and result.repeated is None:
+            result.repeated = key
+        result[key] = value
+    return result
+
+
+def _first_repeated_key(value: Any, path: str) -> Optional[str]:
+    """The path of the first key given twice in one object ("tables[0].dim"), in file order."""
+    if isinstance(value, list):
+        for i, element in enumerate(value):
+            found = _first_repeated_key(element, f"{path}[{i}]")
+            if found is not None:
+                return found
+    elif isinstance(value, _Object):
+        if value.repeated is not None:
+            return _join(path, value.repeated)
+        for key, element in value.items():
+            found = _first_repeated_key(element, _join(path, key))
+            if found is not None:
+                return found
+    return None
+
+
+def load_json(source: Union[str, os.PathLike[str], IO[str]]) -> Dict[str, Any]:
+    """A JSON file (a path or an open text file) as a dict, refusing an object that gives a key
+    twice, where json.load keeps the last silently: InvalidTaskError "tables[0].dim: given twice
+    in one object; give each field once", as the CLI and the server say it."""
+    if hasattr(source, "read"):
+        document = json.load(source, object_pairs_hook=_object_of_pairs)  # type: ignore[arg-type]
+    else:
+        with open(source, encoding="utf-8") as f:
+            document = json.load(f, object_pairs_hook=_object_of_pairs)
+    repeated = _first_repeated_key(document, "")
+    if repeated is not None:
+        raise InvalidTaskError(f"{repeated}: given twice in one object; give each field once")
+    return document
+
+
+def load_task(source: Union[str, os.PathLike[str], IO[str]]) -> planner_pb2.Task:
+    """A task file (a path or an open text file) as a shardplan.v1.Task, read as the CLI and the
+    server read it: an unknown field, a key given twice, or a field given under both of its
+    names ("pooling_factor" and "poolingFactor") is an InvalidTaskError naming the field."""
+    return task_from_dict(load_json(source))
 
 
 def plan_from_dict(plan: PlanLike, task: Optional[TaskLike] = None) -> planner_pb2.Plan:

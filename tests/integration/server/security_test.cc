@@ -251,6 +251,65 @@ TEST_F(SecurityTest, OnlyTokensWithTheMeasurementsScopeReportMeasurements) {
   EXPECT_THAT(server_.log(), HasSubstr("token:trainer-b"));
 }
 
+// Issue 32's two attacks on the error gauge, on the real server: one report of 5e-324 ms (it set
+// the error to +Inf) and 100 reports equal to the prediction from one token (they erased a real
+// 23% drift).
+TEST_F(SecurityTest, NeitherATinyTimeNorOneReportersFloodMovesTheModelsError) {
+  const std::vector<std::string> reporters = {"job-1", "job-2", "job-3", "liar"};
+  std::ofstream tokens(File("reporters.json"));
+  tokens << R"({"tokens": [)";
+  for (size_t i = 0; i < reporters.size(); ++i) {
+    tokens << (i == 0 ? "" : ", ") << R"({"name": ")" << reporters[i] << R"(", "sha256": ")"
+           << Sha256Hex(reporters[i] + "-secret")
+           << R"(", "role": "planner", "scopes": ["measurements"]})";
+  }
+  tokens << "]}";
+  tokens.close();
+  StartServer({"--auth_tokens_file", File("reporters.json"),
+               "--max_measurements_per_client_per_minute=1000"});
+  v1::PlanRequest request = QuickRequest();
+  request.set_model("analytic@1");
+  v1::PlanResponse planned;
+  ASSERT_TRUE(stub_->Plan(As("job-1-secret").get(), request, &planned).ok());
+  const auto report_as = [&](const std::string& reporter, double scale,
+                             v1::ReportMeasurementResponse* answer) {
+    v1::ReportMeasurementRequest report;
+    *report.mutable_task() = request.task();
+    *report.mutable_plan() = planned.plan();
+    for (const v1::DeviceCost& device : planned.plan().devices()) {
+      report.add_device_ms(device.total_ms() * scale);
+    }
+    return stub_->ReportMeasurement(As(reporter + "-secret").get(), report, answer);
+  };
+  // Three jobs measure every device 1/0.77 times slower than predicted: a 23% error.
+  v1::ReportMeasurementResponse answer;
+  for (const std::string job : {"job-1", "job-2", "job-3"}) {
+    ASSERT_TRUE(report_as(job, 1 / 0.77, &answer).ok());
+  }
+  EXPECT_NEAR(answer.mean_abs_relative_error(), 0.23, 1e-9);
+
+  v1::ReportMeasurementRequest tiny;
+  *tiny.mutable_task() = request.task();
+  *tiny.mutable_plan() = planned.plan();
+  for (int d = 0; d < planned.plan().devices_size(); ++d) tiny.add_device_ms(d == 0 ? 5e-324 : 1);
+  const grpc::Status refused = stub_->ReportMeasurement(As("liar-secret").get(), tiny, &answer);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(refused.error_message(), HasSubstr("device_ms[0]: 4.94066e-324 ms is not a "
+                                                 "plausible time per iteration"));
+
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_TRUE(report_as("liar", 1.0, &answer).ok()) << "report " << i;
+    EXPECT_NEAR(answer.relative_error(), 0.0, 1e-9);
+  }
+  EXPECT_NEAR(answer.mean_abs_relative_error(), 0.23, 1e-9);
+  EXPECT_NEAR(MetricValue(Scrape(), R"(shardplan_model_prediction_error{model="analytic@1"})"),
+              0.23, 1e-9);
+  // Every accepted report is on record with its sender.
+  EXPECT_THAT(server_.log(),
+              HasSubstr("measurement reported model=analytic@1 reporter=token:liar"));
+  EXPECT_THAT(server_.log(), HasSubstr("reporter=token:job-3"));
+}
+
 TEST_F(SecurityTest, SighupReloadsTheTokens) {
   StartServer({"--auth_tokens_file", File("tokens.json")});
   EXPECT_EQ(PlanAs("brand-new", QuickRequest()).error_code(), grpc::StatusCode::UNAUTHENTICATED);

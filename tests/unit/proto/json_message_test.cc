@@ -49,7 +49,10 @@ TEST(JsonMessageTest, RefusesWhatProtobufWouldAcceptSilently) {
       "tables[0].pooling_factor: given twice, as \"poolingFactor\" and as \"pooling_factor\"");
   // In one spelling too: JSON parsers keep one of the two values, silently.
   EXPECT_EQ(ParseError(R"({"tables": [{"rows": 1, "pooling_factor": 1, "pooling_factor": 50}]})"),
-            "pooling_factor: given twice in one object; give each field once");
+            "tables[0].pooling_factor: given twice in one object; give each field once");
+  EXPECT_EQ(ParseError(R"({"tables": [{"name": "a", "access_bins": [0, 1]},
+                                      {"name": "b", "rows": 1, "rows": 2}]})"),
+            "tables[1].rows: given twice in one object; give each field once");
   EXPECT_EQ(ParseError(R"({"batch_size": 1, "batch_size": 1})"),
             "batch_size: given twice in one object; give each field once");
 }

@@ -21,78 +21,17 @@
 #include "planner/estimators/typical_access.h"
 #include "prometheus/text_serializer.h"
 #include "server/metrics.h"
+#include "tests/unit/server/histogram_reading_model.h"
 #include "tests/unit/server/server_test_util.h"
 
 namespace shardplan {
 namespace {
 
+using server_test::HistogramReadingModel;
 using server_test::kGiB;
 using server_test::SmallTask;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-// A stand-in for a neural bundle: comm models for `device_counts` (none: no interconnect, any
-// count), costs that read the access histograms, and a record of any table it saw without one.
-class HistogramReadingModel final : public CostModel {
- public:
-  // Trained, it says, on tables of at most `max_rows` rows.
-  // With `every_type`, it costs every sharding type (its collectives free), as the served
-  // learned models do, but still no routed layout.
-  HistogramReadingModel(std::string id, std::vector<int32_t> device_counts,
-                        int64_t max_rows = std::numeric_limits<int64_t>::max(),
-                        bool every_type = false)
-      : id_(std::move(id)),
-        device_counts_(std::move(device_counts)),
-        max_rows_(max_rows),
-        every_type_(every_type) {}
-
-  std::string id() const override { return id_; }
-  absl::Status CheckSupports(const Task& task) const override {
-    if (device_counts_.empty() ||
-        std::count(device_counts_.begin(), device_counts_.end(), task.topology.num_devices())) {
-      return absl::OkStatus();
-    }
-    return absl::FailedPreconditionError("no comm models for that many devices");
-  }
-  bool ReadsAccessHistograms() const override { return true; }
-  bool CostsShardingType(ShardingType type) const override {
-    return every_type_ || IsColumnLevel(type);
-  }
-  CollectiveCosts CostCollectives(const CostContext& context,
-                                  std::span<const CollectiveDemand>) const override {
-    const size_t n = context.topology->num_devices();
-    return {std::vector<double>(n, 0.0), std::vector<double>(n, 0.0)};
-  }
-  double ComputeCost(const CostContext&, std::span<const ShardView> shards) const override {
-    double cost = 0.0;
-    for (const ShardView& shard : shards) {
-      if (shard.table->access_bins.empty()) saw_table_without_bins_ = true;
-      cost += shard.columns * shard.table->pooling_factor *
-              (shard.table->access_bins.empty() ? 0.0 : 1.0 + shard.table->access_bins[0]);
-    }
-    return cost;
-  }
-  std::vector<double> BackwardCommCosts(const CostContext&,
-                                        std::span<const int64_t> dim_sums) const override {
-    return std::vector<double>(dim_sums.size(), 0.0);
-  }
-  std::vector<double> ForwardCommCosts(const CostContext&, std::span<const int64_t> dim_sums,
-                                       std::span<const double>) const override {
-    return std::vector<double>(dim_sums.size(), 0.0);
-  }
-  std::vector<std::string> OutsideTrainingRange(const Table& table) const override {
-    if (table.rows <= max_rows_) return {};
-    return {absl::StrCat("row ", table.rows, " (trained on 1 to ", max_rows_, ")")};
-  }
-  bool saw_table_without_bins() const { return saw_table_without_bins_; }
-
- private:
-  std::string id_;
-  std::vector<int32_t> device_counts_;
-  int64_t max_rows_;
-  bool every_type_;
-  mutable std::atomic<bool> saw_table_without_bins_{false};
-};
 
 class PlanningEngineTest : public ::testing::Test {
  protected:
@@ -131,15 +70,8 @@ class PlanningEngineTest : public ::testing::Test {
 
   // "r@1": a HistogramReadingModel for 2 devices trained on tables of at most 3000 rows.
   void AddModelTrainedUpTo3000Rows() {
-    ModelManifest manifest;
-    manifest.name = "r";
-    manifest.version = "1";
-    manifest.kind = "neural";
-    manifest.device_counts = {2};
-    ASSERT_TRUE(models_
-                    .Add(manifest, std::make_shared<const HistogramReadingModel>(
-                                       "r@1", std::vector<int32_t>{2}, /*max_rows=*/3000))
-                    .ok());
+    ASSERT_TRUE(
+        server_test::AddHistogramReadingModel(models_, "r", "1", {2}, /*max_rows=*/3000).ok());
   }
 
   PlanningRequest Request(Task task, std::string algorithm = "") {

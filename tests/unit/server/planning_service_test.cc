@@ -16,6 +16,7 @@
 #include "server/metrics.h"
 #include "server/retry_after.h"
 #include "server/store/plan_store.h"
+#include "tests/unit/server/histogram_reading_model.h"
 #include "tests/unit/server/server_test_util.h"
 #include "tests/unit/server/service_test_fixture.h"
 
@@ -118,6 +119,49 @@ TEST_F(PlanningServiceTest, AJobKeyBringsBackItsPlanAndRefusesAnotherRequest) {
   ASSERT_TRUE(replaced.ok()) << replaced.status();
   EXPECT_NE(replaced->job_id, first->job_id);
   EXPECT_EQ(replaced->result.plan.seed, 9u);
+}
+
+// Issue 32: cache hits for tasks without histograms cost the imputation. After a restart the
+// cache is empty and an identical request's plan comes from the store, which does not keep what
+// the imputation found: it is imputed again, once, and the next identical request is a cache hit
+// that imputes nothing, with the same warnings.
+TEST_F(PlanningServiceTest, AStoredPlanIsImputedOnceThenServedFromTheCache) {
+  ASSERT_TRUE(server_test::AddHistogramReadingModel(models_, "r", "1", {2}).ok());
+  PlanningRequest keyed;
+  keyed.task = SmallTask(4, 2);  // no table has a histogram
+  keyed.algorithm = "size_lookup_greedy";
+  keyed.model = "r@1";
+  keyed.job_key = "stored/1";  // stored before the answer
+  ASSERT_TRUE(service_->Plan(keyed, call_).ok());
+  const auto imputed = [&] {
+    const std::string text = prometheus::TextSerializer().Serialize(metrics_.registry()->Collect());
+    const std::string series = "\nshardplan_imputed_histograms_total ";
+    const size_t at = text.find(series);
+    return at == std::string::npos ? -1.0 : std::stod(text.substr(at + series.size()));
+  };
+  EXPECT_EQ(imputed(), 4.0);
+
+  // A restarted server: an empty cache over the same store.
+  PlanCache empty_cache(int64_t{1} << 20);
+  PlanningEngine engine(&algorithms_, &models_, &policies_, &empty_cache, &metrics_,
+                        PlanningEngineOptions{.default_algorithm = "size_lookup_greedy"});
+  PlanningService restarted(&engine, jobs_.get(), ledger_.get(), &slots_, &clients_, &metrics_);
+  PlanningRequest request = keyed;
+  request.job_key.clear();
+  absl::StatusOr<PlanAnswer> stored = restarted.Plan(request, call_);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_TRUE(stored->from_store);
+  EXPECT_EQ(imputed(), 8.0);
+  ASSERT_EQ(stored->result.warnings.size(), 4u);
+  EXPECT_EQ(stored->result.warnings[0].code, kImputedAccessHistogram);
+
+  absl::StatusOr<PlanAnswer> hit = restarted.Plan(request, call_);
+  ASSERT_TRUE(hit.ok()) << hit.status();
+  EXPECT_FALSE(hit->from_store);
+  EXPECT_TRUE(hit->result.cache_hit);
+  EXPECT_EQ(imputed(), 8.0);  // was 12: every store hit imputed again
+  EXPECT_EQ(hit->result.warnings, stored->result.warnings);
+  EXPECT_EQ(hit->result.plan.cost_ms, stored->result.plan.cost_ms);
 }
 
 TEST_F(PlanningServiceTest, ReplanKeepsTheModelTheKeysPlanAskedForUnlessToldOtherwise) {

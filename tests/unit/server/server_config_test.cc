@@ -252,7 +252,13 @@ TEST(ServerConfigTest, BadConfigFilesAreNamed) {
   EXPECT_EQ(Parse({"--config=/nonexistent/x.json"}).status().code(), absl::StatusCode::kNotFound);
   TempFile not_json("{workers: 3");
   EXPECT_THAT(std::string(Parse({"--config", not_json.path()}).status().message()),
-              HasSubstr("not valid JSON"));
+              HasSubstr("invalid JSON"));
+  // A setting given twice: nlohmann kept the last, so the server ran with 64 workers.
+  TempFile twice(R"({"workers": 2, "workers": 64})");
+  const absl::Status repeated = Parse({"--config", twice.path()}).status();
+  EXPECT_EQ(repeated.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(repeated.message()),
+              HasSubstr("workers: given twice in one object; give each field once"));
   TempFile unknown(R"({"wrokers": 3})");
   EXPECT_THAT(std::string(Parse({"--config", unknown.path()}).status().message()),
               HasSubstr("wrokers"));

@@ -144,6 +144,16 @@ TEST(ParsePlanTest, ATorchRecPlansDataParallelTablesTakeTheirShapeFromTheGivenSh
               StartsWith("plan.json: plan.ebc.t0: a data_parallel table without \"shards\""));
 }
 
+TEST(ParsePlanTest, ATorchRecPlanGivingAKeyTwiceIsRefusedNamingIt) {
+  // nlohmann kept the last "ranks": the table went to rank 1 alone.
+  const char* json = R"({"plan": {"ebc": {"t0": {"sharding_type": "data_parallel",
+      "compute_kernel": "dense", "ranks": [0, 1], "ranks": [1]}}}})";
+  const absl::Status status = ParsePlan(json, "plan.json", {{"t0", {200, 8}}}).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(status),
+              HasSubstr("plan.ebc.t0.ranks: given twice in one object; give each field once"));
+}
+
 TEST(ReadInputTest, ReadsAFileWhole) {
   const std::string contents = std::string("line 1\nline 2\0binary", 20);
   TempFile file(contents);

@@ -44,7 +44,11 @@ TEST(TokenStoreTest, UpperCaseHashesAreAccepted) {
 TEST(TokenStoreTest, MalformedFilesAreRefusedNamingTheField) {
   const std::string good = Entry("a", "t", "planner");
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"not json", "not valid JSON"},
+      {"not json", "invalid JSON"},
+      // nlohmann kept the last of two: the token would have been an admin's.
+      {"{\"tokens\": [{\"name\": \"a\", \"sha256\": \"" + Sha256Hex("t") +
+           "\", \"role\": \"planner\", \"role\": \"admin\"}]}",
+       "tokens[0].role: given twice in one object; give each field once"},
       {"[]", "expected a JSON object"},
       {"{}", "tokens: required"},
       {"{\"tokens\": []}", "tokens: lists no token"},
