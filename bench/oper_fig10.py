@@ -30,9 +30,8 @@ import shardplan  # noqa: E402
 from server_fixture import ServerProcess  # noqa: E402
 
 ALGORITHMS = ["oper", "memory_greedy", "access_greedy", "size_greedy", "torchrec", "flexshard"]
-LABELS = {"oper": "OPER", "memory_greedy": "MemoryGreedy", "access_greedy": "AccessGreedy",
-          "size_greedy": "table-wise\n(size_greedy)", "torchrec": "torchrec",
-          "flexshard": "FlexShard"}
+LABELS = {"oper": "OPER", "memory_greedy": "MG", "access_greedy": "AG",
+          "size_greedy": "table-\nwise", "torchrec": "torchrec", "flexshard": "FlexShard"}
 PANELS = [("memory_gib", "memory held, GiB (Eq. 1)"),
           ("lookup_mib", "looked up per iteration, MiB (Eq. 2)"),
           ("fetch_us", "fetching from others, us / iteration (Eq. 3)")]
@@ -92,28 +91,35 @@ def plot(results, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     tasks = list(results)
-    fig, axes = plt.subplots(len(tasks), len(PANELS), figsize=(15, 3.8 * len(tasks)),
+    fig, axes = plt.subplots(len(tasks), len(PANELS) + 1, figsize=(16, 3.6 * len(tasks)),
                              squeeze=False)
     for t, task_name in enumerate(tasks):
         rows = [r for r in results[task_name] if "refused" not in r]
+        xs = list(range(len(rows)))
+        colors = ["tab:red" if r["algorithm"] == "oper" else "tab:gray" for r in rows]
+        labels = [LABELS[r["algorithm"]] for r in rows]
         for p, (key, title) in enumerate(PANELS):
             ax = axes[t][p]
-            xs = range(len(rows))
             means = [r[key]["mean"] for r in rows]
             low = [r[key]["mean"] - r[key]["min"] for r in rows]
             high = [r[key]["max"] - r[key]["mean"] for r in rows]
-            colors = ["tab:red" if r["algorithm"] == "oper" else "tab:gray" for r in rows]
             ax.bar(xs, means, color=colors, alpha=0.6, yerr=[low, high], capsize=4)
             for x, r in zip(xs, rows):
                 ax.scatter([x] * len(r[key]["devices"]), r[key]["devices"], s=8, color="black",
                            zorder=3)
-            ax.set_xticks(list(xs))
-            ax.set_xticklabels([LABELS[r["algorithm"]] for r in rows], fontsize=8)
-            ax.set_title(f"{task_name}: {title}", fontsize=9)
+            ax.set_xticks(xs)
+            ax.set_xticklabels(labels, fontsize=8)
+            ax.set_title(f"{task_name}: {title}", fontsize=8)
             if key == "fetch_us":
-                ax.set_yscale("symlog", linthresh=1e-3)
+                ax.set_yscale("log")
+        ax = axes[t][len(PANELS)]
+        ax.bar(xs, [r["ground_truth_ms"] for r in rows], color=colors, alpha=0.6)
+        ax.set_xticks(xs)
+        ax.set_xticklabels(labels, fontsize=8)
+        ax.set_title(f"{task_name}: simulated step, ms (ground truth)", fontsize=8)
     fig.suptitle("OPER's Fig. 10 on shardplan: per-device figures of each planner's plan "
-                 "(bar: mean, whiskers: min-max, dots: devices)", fontsize=10)
+                 "(bar: mean, whiskers: min-max, dots: devices; MG / AG: OPER's MemoryGreedy / "
+                 "AccessGreedy) and the simulator's step", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
