@@ -66,15 +66,16 @@ absl::StatusOr<DriftingTraffic> DriftingTraffic::Create(const DriftingTrafficOpt
   }
   traffic.group_cdf_ = ZipfCdf(o.groups, o.group_exponent);
   traffic.id_cdf_ = ZipfCdf(o.rows_per_field, o.id_exponent);
-  traffic.generation_.assign(static_cast<size_t>(o.groups), 0);
+  traffic.group_rows_.resize(static_cast<size_t>(o.groups) * o.fields);
+  const uint64_t group_seed = MixSeed(o.seed, 0x9b0u);
+  for (int64_t g = 0; g < o.groups; ++g) {
+    for (int f = 0; f < o.fields; ++f) {
+      const uint64_t h = SplitMix64(MixSeed(group_seed, static_cast<uint64_t>(g)) + f);
+      traffic.group_rows_[g * o.fields + f] =
+          static_cast<int64_t>(h % static_cast<uint64_t>(o.rows_per_field));
+    }
+  }
   return traffic;
-}
-
-int64_t DriftingTraffic::GroupRow(int64_t group, int field) const {
-  const uint64_t group_seed = MixSeed(MixSeed(options_.seed, 0x9b0u), static_cast<uint64_t>(group));
-  const uint64_t h =
-      SplitMix64(MixSeed(group_seed, generation_[group]) + static_cast<uint64_t>(field));
-  return static_cast<int64_t>(h % static_cast<uint64_t>(options_.rows_per_field));
 }
 
 int64_t DriftingTraffic::NoiseRow(int field) {
@@ -87,11 +88,17 @@ int64_t DriftingTraffic::NoiseRow(int field) {
 
 void DriftingTraffic::Drift() {
   ++drifts_;
-  const uint64_t drift_seed = MixSeed(MixSeed(options_.seed, 0xd71f7u), drifts_);
+  std::mt19937_64 rng = SampleRng(MixSeed(options_.seed, 0xd71f7u), drifts_);
+  std::vector<int64_t> redrawn;
   for (int64_t g = 0; g < options_.groups; ++g) {
-    const double u =
-        static_cast<double>(SplitMix64(drift_seed ^ static_cast<uint64_t>(g)) >> 11) * 0x1.0p-53;
-    if (u < options_.redraw_share) ++generation_[g];
+    if (Uniform01(rng) < options_.redraw_share) redrawn.push_back(g);
+  }
+  const int fields = options_.fields;
+  for (int f = 0; f < fields; ++f) {
+    for (int64_t i = static_cast<int64_t>(redrawn.size()) - 1; i > 0; --i) {
+      const int64_t j = static_cast<int64_t>(UniformBelow(rng, static_cast<uint64_t>(i) + 1));
+      std::swap(group_rows_[redrawn[i] * fields + f], group_rows_[redrawn[j] * fields + f]);
+    }
   }
 }
 
@@ -102,7 +109,7 @@ void DriftingTraffic::Next(std::vector<uint64_t>& request) {
   request.resize(options_.fields);
   for (int f = 0; f < options_.fields; ++f) {
     const bool noise = Uniform01(rng_) < options_.noise_share;
-    request[f] = PackRowKey(f, noise ? NoiseRow(f) : GroupRow(group, f));
+    request[f] = PackRowKey(f, noise ? NoiseRow(f) : group_rows_[group * options_.fields + f]);
   }
 }
 

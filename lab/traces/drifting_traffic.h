@@ -6,12 +6,14 @@
 // `rows_per_field` rows. Planted groups of rows are requested together: a request picks a group
 // (Zipf over groups), and each field looks up the group's row, or with probability noise_share
 // an independent Zipf-distributed id of that field (the hot ids every request shares). Every
-// `drift_every` requests, a seeded `redraw_share` of the groups draw new rows: what was
-// requested together is no longer.
+// `drift_every` requests, a seeded `redraw_share` of the groups are re-drawn: in every field,
+// those groups' rows are shuffled among them (a seeded permutation per field). The rows are
+// still requested, as often, but with new partners: what was requested together is no longer,
+// and a row's history points to its old partners' shard (the paper's Fig. 3b situation).
 //
-// A group's row in field f is a hash of (seed, group, its generation, f), uniform over the
-// field's rows, so nothing is stored per group but its generation. Zipf ranks map to rows by a
-// seeded bijection per field (rank r -> (a r + b) mod rows), so hot ids are not the low ids.
+// A group's first rows are uniform over the field's rows (a hash of (seed, group, field)).
+// Zipf ranks map to rows by a seeded bijection per field (rank r -> (a r + b) mod rows), so
+// hot ids are not the low ids.
 
 #include <cstdint>
 #include <random>
@@ -52,7 +54,6 @@ class DriftingTraffic {
  private:
   explicit DriftingTraffic(const DriftingTrafficOptions& options);
   void Drift();
-  int64_t GroupRow(int64_t group, int field) const;
   int64_t NoiseRow(int field);
 
   DriftingTrafficOptions options_;
@@ -61,7 +62,7 @@ class DriftingTraffic {
   std::vector<double> id_cdf_;             // cumulative Zipf weights over a field's ranks
   std::vector<uint64_t> rank_multiplier_;  // per field: a, coprime with rows
   std::vector<uint64_t> rank_offset_;      // per field: b
-  std::vector<uint32_t> generation_;       // per group
+  std::vector<int64_t> group_rows_;        // [group x fields + field]
   std::mt19937_64 rng_;
   int64_t requests_ = 0;
   int64_t drifts_ = 0;

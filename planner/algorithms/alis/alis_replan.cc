@@ -37,6 +37,7 @@ PartitionOptions PartitionOptionsOf(const Params& params, int shards, int64_t up
                           .max_iterations = iterations,
                           .min_moved_share = params.min_moved_share,
                           .imbalance = params.imbalance,
+                          .propagation_slack = params.propagation_slack,
                           .seed = MixSeed(params.seed, static_cast<uint64_t>(update))};
 }
 
@@ -99,8 +100,10 @@ RowShardMap LightIncremental(const RowShardMap& previous, const CooccurrenceStat
   stats.propagation_moves = partition.moves;
   stats.repair_moves = partition.repair_moves;
   for (size_t lid = 0; lid < local.rows.size(); ++lid) {
+    const float requests =
+        params.increment_by_requests ? static_cast<float>(local.row_requests[lid]) : 1.0f;
     state.weights.AddOne(local.rows[lid], update, params.weight_decay, partition.shard_of[lid],
-                         params.weight_increment);
+                         params.weight_increment * requests);
   }
   ForgetOldWeights(params, update, state.weights);
   return ArgmaxOverWindow(previous, local, state.weights, std::move(partition.shard_of), params);
@@ -198,6 +201,9 @@ absl::Status ValidateParams(const Params& p) {
   }
   if (!(p.imbalance >= 0.0 && std::isfinite(p.imbalance))) {
     return bad("imbalance", p.imbalance, "finite and >= 0");
+  }
+  if (!(p.propagation_slack >= 0.0 && std::isfinite(p.propagation_slack))) {
+    return bad("propagation_slack", p.propagation_slack, "finite and >= 0");
   }
   if (p.period < 1) return bad("period", p.period, ">= 1");
   if (p.budget.rows < -1) return bad("budget.rows", p.budget.rows, ">= 0 (or -1: no limit)");

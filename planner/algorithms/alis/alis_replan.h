@@ -38,7 +38,8 @@ struct Params {
   Method method = Method::kAlis;
   double alpha = 0.5;              // paper: the recent share of the window that is partitioned
   double beta = 0.8;               // paper: the history's weight in the vote
-  float weight_increment = 1.0f;   // paper: dW (a constant)
+  float weight_increment = 1.0f;   // paper: dW (a constant) ...
+  bool increment_by_requests = false;  // ... or (ours) dW x the row's requests in the share
   double weight_decay = 0.5;       // ours: W's decay per update (1 = the paper's literal rule)
   int history_depth = 4;           // ours: n, plans in the vote
   double history_age_decay = 0.5;  // ours: the vote's temporal decay per update of age
@@ -46,6 +47,7 @@ struct Params {
   int full_max_iterations = 20;    // ours: passes of a re-shard from a random start
   double min_moved_share = 0.001;  // ours: passes stop below this share of rows moved
   double imbalance = 0.05;         // ours: the balance cap's slack
+  double propagation_slack = 0.5;  // ours: extra slack while propagating
   bool balance_bytes = false;      // ours: balance bytes instead of rows
   int period = 2;                  // periodic: updates between full re-shards
   MigrationBudget budget;          // issue 30: what one update may move

@@ -90,10 +90,14 @@ PartitionResult IterativePartition(const CooccurrenceStats& window, std::vector<
     for (uint32_t lid : window.Request(r)) ++on_shard[r * shards + result.shard_of[lid]];
   }
   const int64_t cap = BalanceCap(loads, shards, options.imbalance);
+  const int64_t pass_cap = BalanceCap(loads, shards, options.imbalance + options.propagation_slack);
   std::vector<int64_t> per_shard = LoadsPerShard(loads, result.shard_of, shards);
   std::vector<uint32_t> order(static_cast<size_t>(rows));
   std::iota(order.begin(), order.end(), 0u);
   std::vector<int64_t> affinity(shards);
+  // Rows whose neighbourhood changed since their last visit, or that a full shard kept from a
+  // better one; the others would stay put.
+  std::vector<uint8_t> active(static_cast<size_t>(rows), 1);
   for (int pass = 0; pass < options.max_iterations; ++pass) {
     std::mt19937_64 rng = SampleRng(options.seed, static_cast<uint64_t>(pass));
     for (int64_t i = rows - 1; i > 0; --i) {
@@ -101,6 +105,8 @@ PartitionResult IterativePartition(const CooccurrenceStats& window, std::vector<
     }
     int64_t moved = 0;
     for (uint32_t lid : order) {
+      if (!active[lid]) continue;
+      active[lid] = 0;
       const ShardId current = result.shard_of[lid];
       std::fill(affinity.begin(), affinity.end(), 0);
       for (int64_t k = incidence.offsets[lid]; k < incidence.offsets[lid + 1]; ++k) {
@@ -109,14 +115,23 @@ PartitionResult IterativePartition(const CooccurrenceStats& window, std::vector<
       }
       affinity[current] -= incidence.offsets[lid + 1] - incidence.offsets[lid];  // itself
       int best = current;
+      bool blocked = false;  // a better shard is full: look again once rows leave it
       for (int s = 0; s < shards; ++s) {
-        if (affinity[s] > affinity[best] && per_shard[s] + loads[lid] <= cap) best = s;
+        if (affinity[s] <= affinity[best]) continue;
+        if (per_shard[s] + loads[lid] <= pass_cap) {
+          best = s;
+        } else {
+          blocked = true;
+        }
       }
+      if (blocked) active[lid] = 1;
       if (best == current) continue;
       for (int64_t k = incidence.offsets[lid]; k < incidence.offsets[lid + 1]; ++k) {
-        int32_t* counts = &on_shard[static_cast<size_t>(incidence.requests[k]) * shards];
+        const uint32_t r = incidence.requests[k];
+        int32_t* counts = &on_shard[static_cast<size_t>(r) * shards];
         --counts[current];
         ++counts[best];
+        for (uint32_t neighbour : window.Request(r)) active[neighbour] = 1;
       }
       per_shard[current] -= loads[lid];
       per_shard[best] += loads[lid];

@@ -10,8 +10,12 @@
 // clique-expanded co-occurrence graph's edge weights, computed from the hyperedges in
 // O(request size x shards) instead of its square). The row moves to its best shard when that
 // beats its own and the shard stays within the cap; moves take effect at once (asynchronous
-// propagation converges in fewer passes). Passes stop when fewer than min_moved_share of the
-// rows moved, or after max_iterations. Then any shard above the cap sheds its least-requested
+// propagation converges in fewer passes). A pass visits only the rows whose neighbourhood changed
+// since their last visit (a neighbour moved; every row in the first pass) or that the cap kept
+// from a better shard: the others have the
+// same affinities and would stay, so a warm start from the previous plan costs about one pass
+// plus the rows it disturbs (ours). Passes stop when fewer than min_moved_share of the rows
+// moved, or after max_iterations. Then any shard above the cap sheds its least-requested
 // rows to the least-loaded shards, so the cap always holds at the end.
 //
 // The cap (ours; the paper has none): each shard holds at most (1 + imbalance) x (the window's
@@ -32,6 +36,10 @@ struct PartitionOptions {
   int max_iterations = 10;
   double min_moved_share = 0.001;
   double imbalance = 0.05;
+  // Extra slack while rows propagate (ours): a hard cap during the passes blocks a hot row from
+  // its best shard as soon as that shard fills, so the passes run under imbalance +
+  // propagation_slack and the repair then evicts the least-requested rows down to the cap.
+  double propagation_slack = 0.0;
   uint64_t seed = 0;
 };
 

@@ -42,28 +42,28 @@ TEST(DriftingTrafficTest, OneLookupPerFieldWithinTheTables) {
   }
 }
 
-TEST(DriftingTrafficTest, ADriftRedrawsTheGroupsRows) {
-  // One group, no noise: every request is the same until the drift re-draws it (share 1).
+TEST(DriftingTrafficTest, ADriftGivesTheSameRowsNewPartners) {
+  // Four groups, no noise, every group re-drawn: the rows requested stay, the requests change.
   const DriftingTrafficOptions options{.fields = 6,
                                        .rows_per_field = 1000,
-                                       .groups = 1,
+                                       .groups = 4,
                                        .noise_share = 0.0,
-                                       .drift_every = 50,
-                                       .redraw_share = 1.0};
+                                       .drift_every = 400,
+                                       .redraw_share = 1.0,
+                                       .seed = 2};
   DriftingTraffic traffic = *DriftingTraffic::Create(options);
   std::set<std::vector<uint64_t>> before, after;
+  std::set<uint64_t> rows_before, rows_after;
   std::vector<uint64_t> request;
-  for (int i = 0; i < 50; ++i) {
+  for (int i = 0; i < 800; ++i) {
     traffic.Next(request);
-    before.insert(request);
+    (i < 400 ? before : after).insert(request);
+    (i < 400 ? rows_before : rows_after).insert(request.begin(), request.end());
   }
-  for (int i = 0; i < 50; ++i) {
-    traffic.Next(request);
-    after.insert(request);
-  }
-  EXPECT_EQ(before.size(), 1u);
-  EXPECT_EQ(after.size(), 1u);
-  EXPECT_NE(*before.begin(), *after.begin());
+  EXPECT_EQ(before.size(), 4u);
+  EXPECT_EQ(after.size(), 4u);
+  EXPECT_NE(before, after);
+  EXPECT_EQ(rows_before, rows_after);
   EXPECT_EQ(traffic.drifts(), 1);
 }
 
