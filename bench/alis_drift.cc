@@ -5,7 +5,6 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -119,7 +118,7 @@ std::string MethodsTable(const std::map<std::string, Aggregate>& by_method,
   std::string table =
       "| method | mean latency us (all) | after one update on the drift | first window after a "
       "drift | P99 latency us | mean fan-out (all / after) | P99 fan-out | std of window mean "
-      "latency across updates us | rows moved per update | MiB moved | update ms (median) | "
+      "latency across updates us | rows moved per update | MiB moved | update CPU ms (median) | "
       "passes | row imbalance |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const DriftMethod& m : methods) {
     const Aggregate& a = by_method.at(m.label);
@@ -175,7 +174,7 @@ std::string LeveneTable(const std::map<std::string, Aggregate>& by_method, json&
 absl::StatusOr<std::string> Sensitivity(const DriftTrace& trace, uint64_t seed, Progress& progress,
                                         int& step, int steps, json& out) {
   std::string table =
-      "\n| swept | value | mean latency us | std across updates us | update ms (median) | "
+      "\n| swept | value | mean latency us | std across updates us | update CPU ms (median) | "
       "rows moved |\n|---|---|---|---|---|---|\n";
   const std::vector<std::pair<std::string, std::vector<double>>> sweeps = {
       {"alpha", {0.1, 0.3, 0.5, 0.7, 0.9}}, {"beta", {0.2, 0.4, 0.6, 0.8, 1.0}}};  // the paper's
@@ -209,7 +208,8 @@ double PeakRssMiB() {
 }
 
 // One ALIS update (and a full re-shard for comparison) at `rows` rows over 8 shards.
-absl::StatusOr<std::string> ScaleRun(int64_t rows, int64_t requests, json& out) {
+absl::StatusOr<std::string> ScaleRun(int64_t rows, int64_t requests, Progress& progress,
+                                     json& out) {
   traces::DriftingTrafficOptions options;
   options.rows_per_field = rows / options.fields;
   options.groups = rows / 100;
@@ -226,31 +226,33 @@ absl::StatusOr<std::string> ScaleRun(int64_t rows, int64_t requests, json& out) 
     }
     return std::move(collector).Finish();
   };
-  auto ms_since = [](auto start) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-        .count();
-  };
+  auto ms_since = [](double start) { return ThreadCpuMs() - start; };
+  progress.Working("scale", 1, 1, "collecting window 0");
   SHARDPLAN_ASSIGN_OR_RETURN(CooccurrenceStats first, collect());
+  progress.Working("scale", 1, 1, "bootstrap re-shard");
   alis::Params params;
-  auto start = std::chrono::steady_clock::now();
+  double start = ThreadCpuMs();
   const RowShardMap bootstrap = alis::FullReshard(space, first, params, 0);
   const double bootstrap_ms = ms_since(start);
   first = CooccurrenceStats{};
+  progress.Working("scale", 1, 1, "collecting window 1");
   SHARDPLAN_ASSIGN_OR_RETURN(CooccurrenceStats second, collect());
+  progress.Working("scale", 1, 1, "alis update");
   const double rss_before = PeakRssMiB();
-  start = std::chrono::steady_clock::now();
+  start = ThreadCpuMs();
   SHARDPLAN_ASSIGN_OR_RETURN(alis::Update update,
                              alis::Replan(bootstrap, alis::State{}, second, params));
   const double alis_ms = ms_since(start);
   const double rss_after_alis = PeakRssMiB();
   params.method = alis::Method::kFull;
-  start = std::chrono::steady_clock::now();
+  progress.Working("scale", 1, 1, "full re-shard");
+  start = ThreadCpuMs();
   SHARDPLAN_ASSIGN_OR_RETURN(alis::Update full,
                              alis::Replan(bootstrap, alis::State{}, second, params));
   const double full_ms = ms_since(start);
   const std::string report = absl::StrFormat(
       "\n## Scale: %d rows (%d fields), 8 shards, windows of %d requests\n\n"
-      "| step | ms | rows moved | peak RSS MiB after |\n|---|---|---|---|\n"
+      "| step | CPU ms | rows moved | peak RSS MiB after |\n|---|---|---|---|\n"
       "| bootstrap (full re-shard of window 0) | %.0f | - | %.0f |\n"
       "| one alis update (window 1: %d distinct rows, alpha 0.5: %d) | %.0f | %d | %.0f |\n"
       "| one full re-shard + vote (alis_full) | %.0f | %d | %.0f |\n\n"
@@ -365,7 +367,8 @@ absl::Status Run(const OptionValues& args) {
                     sensitivity);
   }
   if (scale_rows > 0) {
-    SHARDPLAN_ASSIGN_OR_RETURN(std::string scale, ScaleRun(scale_rows, scale_requests, out));
+    SHARDPLAN_ASSIGN_OR_RETURN(std::string scale,
+                               ScaleRun(scale_rows, scale_requests, progress, out));
     absl::StrAppend(&report, scale);
   }
   std::cerr << "\n";

@@ -1,6 +1,7 @@
 #include "bench/alis_drift_run.h"
 
-#include <chrono>
+#include <time.h>
+
 #include <utility>
 
 #include "base/status_macros.h"
@@ -37,6 +38,12 @@ struct Running {
 };
 
 }  // namespace
+
+double ThreadCpuMs() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) * 1e-6;
+}
 
 absl::StatusOr<std::vector<WindowRecord>> RunDriftTrace(const DriftTrace& trace, uint64_t seed,
                                                         const std::vector<DriftMethod>& methods,
@@ -93,12 +100,10 @@ absl::StatusOr<std::vector<WindowRecord>> RunDriftTrace(const DriftTrace& trace,
       alis::RecordMeasuredCost(r.state, cost.mean_latency_us);
       alis::Params params = r.method->params;
       params.seed = seed;
-      const auto start = std::chrono::steady_clock::now();
+      const double start = ThreadCpuMs();
       SHARDPLAN_ASSIGN_OR_RETURN(alis::Update update,
                                  alis::Replan(r.plan, std::move(r.state), window.stats, params));
-      r.update_ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-              .count();
+      r.update_ms = ThreadCpuMs() - start;
       r.plan = std::move(update.plan);
       r.state = std::move(update.state);
       r.rows_moved = update.delta.rows_moved;

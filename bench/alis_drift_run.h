@@ -42,10 +42,14 @@ struct WindowRecord {
   WindowCost cost;         // of the plan made from window w - 1, on window w
   int64_t rows_moved = 0;  // by the update at the end of window w - 1
   int64_t bytes_moved = 0;
-  double update_ms = 0.0;
-  int iterations = 0;  // propagation passes of that update
+  double update_ms = 0.0;  // the update's CPU time (ThreadCpuMs): robust to a shared machine
+  int iterations = 0;      // propagation passes of that update
   double row_imbalance = 0.0;
 };
+
+// CPU milliseconds this thread has used. The updates are single-threaded, so their CPU time is
+// their wall time on an idle core, whatever else the machine runs.
+double ThreadCpuMs();
 
 // Runs `methods` over `trace` seeded by `seed`; `progress(window)` after each window.
 absl::StatusOr<std::vector<WindowRecord>> RunDriftTrace(const DriftTrace& trace, uint64_t seed,

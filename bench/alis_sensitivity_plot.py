@@ -13,32 +13,38 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+def twin_panel(ax, rows, xlabel, left, right, legend_at):
+    """One panel: rows' `left` series on ax, `right` on a twin axis; each (key, label, style,
+    colour)."""
+    x = [r["value"] for r in rows]
+    twin = ax.twinx()
+    for axis, (key, label, style, colour) in ((ax, left), (twin, right)):
+        axis.plot(x, [r[key] for r in rows], style, color=colour, label=label)
+        axis.set_ylabel(label, color=colour)
+    ax.set_xlabel(xlabel)
+    lines = ax.get_lines() + twin.get_lines()
+    ax.legend(lines, [line.get_label() for line in lines], loc=legend_at, fontsize=8)
+    ax.grid(alpha=0.3)
+
+
 def main():
     source = sys.argv[1] if len(sys.argv) > 1 else "bench/results/alis_drift.json"
     target = sys.argv[2] if len(sys.argv) > 2 else "docs/alis-sensitivity.png"
     with open(source) as f:
         data = json.load(f)
     sweep = data["sensitivity"]
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-    for ax, parameter in zip(axes, ["alpha", "beta"]):
-        rows = [r for r in sweep if r["parameter"] == parameter]
-        x = [r["value"] for r in rows]
-        ax.plot(x, [r["mean_latency_us"] for r in rows], "o-", color="tab:blue",
-                label="mean latency (us)")
-        ax.set_xlabel(parameter + (" (window share partitioned)" if parameter == "alpha"
-                                   else " (history weight in the vote)"))
-        ax.set_ylabel("mean simulated latency, us", color="tab:blue")
-        twin = ax.twinx()
-        twin.plot(x, [r["latency_std_us"] for r in rows], "s--", color="tab:red",
-                  label="std across updates (us)")
-        if parameter == "alpha":
-            twin.plot(x, [r["update_ms_median"] / 10.0 for r in rows], "^:", color="tab:green",
-                      label="update time (ms / 10)")
-        twin.set_ylabel("std across updates, us" + (" / update ms / 10" if parameter == "alpha"
-                                                     else ""), color="tab:red")
-        lines = ax.get_lines() + twin.get_lines()
-        ax.legend(lines, [line.get_label() for line in lines], loc="upper center", fontsize=8)
-        ax.grid(alpha=0.3)
+    alpha = [r for r in sweep if r["parameter"] == "alpha"]
+    beta = [r for r in sweep if r["parameter"] == "beta"]
+    latency = ("mean_latency_us", "mean simulated latency, us", "o-", "tab:blue")
+    spread = ("latency_std_us", "std of window mean latency across updates, us", "s--", "tab:red")
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+    twin_panel(axes[0], alpha, "alpha (window share partitioned)", latency, spread,
+               "center right")
+    twin_panel(axes[1], beta, "beta (history weight in the vote)", latency, spread,
+               "center right")
+    twin_panel(axes[2], alpha, "alpha",
+               ("update_ms_median", "update CPU ms (median)", "^-", "tab:green"),
+               ("rows_moved", "rows moved per update", "d--", "tab:purple"), "upper left")
     config = data["config"]
     fig.suptitle(f"ALIS sensitivity on the tuning seed {config['tune_seed']}: "
                  f"{config['fields']} fields x {config['rows_per_field']} rows, "
