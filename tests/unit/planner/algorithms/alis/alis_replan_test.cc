@@ -230,6 +230,30 @@ TEST(AlisReplanTest, RefusesBadParametersAndForeignRowsNamingThem) {
   EXPECT_EQ(*ParseMethod("vanilla"), Method::kVanilla);
 }
 
+TEST(AlisReplanTest, BalancesBytesWhenAsked) {
+  // Rows of table "wide" weigh 8x those of "narrow"; one request holds them all, so every row
+  // wants one shard and only the cap spreads them.
+  RowShardMap plan = *RowShardMap::Create({{.name = "narrow", .rows = 8, .row_bytes = 64},
+                                           {.name = "wide", .rows = 8, .row_bytes = 512}},
+                                          2, 0);
+  std::vector<uint64_t> request;
+  for (int64_t row = 0; row < 8; ++row) {
+    request.push_back(PackRowKey(0, row));
+    request.push_back(PackRowKey(1, row));
+  }
+  Params params;
+  params.method = Method::kBase;
+  params.balance_bytes = true;
+  params.imbalance = 0.0;
+  params.propagation_slack = 0.0;
+  const absl::StatusOr<Update> update = Replan(plan, State{}, WindowOf({request}, 3), params);
+  ASSERT_TRUE(update.ok()) << update.status();
+  const RowShardMapSummary summary = SummarizeRowShardMap(update->plan);
+  const int64_t total = 8 * 64 + 8 * 512;
+  for (int64_t bytes : summary.bytes) EXPECT_LE(bytes, total / 2 + 512) << "the cap in bytes";
+  EXPECT_GT(summary.bytes[1], 0);
+}
+
 TEST(AlisReplanTest, RangeAndHashPlacePlacesEveryRowEvenly) {
   const RowShardMap space = OneTable(800, 8, kUnassignedShard);
   const RowShardMapSummary range = SummarizeRowShardMap(RangePlan(space));
