@@ -113,6 +113,45 @@ CooccurrenceStats CooccurrenceCollector::Finish() && {
   return stats;
 }
 
+absl::Status ValidateCooccurrenceStats(const CooccurrenceStats& stats) {
+  for (size_t i = 1; i < stats.rows.size(); ++i) {
+    if (stats.rows[i] <= stats.rows[i - 1]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("rows[", i, "]: not above rows[", i - 1, "] (rows must ascend strictly)"));
+    }
+  }
+  if (stats.row_requests.size() != stats.rows.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("row_requests: ", stats.row_requests.size(),
+                                                   " counts for ", stats.rows.size(), " rows"));
+  }
+  if (stats.request_offsets.empty() || stats.request_offsets.front() != 0) {
+    return absl::InvalidArgumentError("request_offsets: must start at 0");
+  }
+  for (size_t i = 1; i < stats.request_offsets.size(); ++i) {
+    if (stats.request_offsets[i] < stats.request_offsets[i - 1]) {
+      return absl::InvalidArgumentError(absl::StrCat("request_offsets[", i, "]: decreases"));
+    }
+  }
+  if (stats.request_offsets.back() != static_cast<int64_t>(stats.request_rows.size())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("request_offsets: ends at ", stats.request_offsets.back(),
+                     ", request_rows has ", stats.request_rows.size()));
+  }
+  if (static_cast<int64_t>(stats.request_positions.size()) != stats.kept_requests()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("request_positions: ", stats.request_positions.size(), " for ",
+                     stats.kept_requests(), " requests"));
+  }
+  for (size_t i = 0; i < stats.request_rows.size(); ++i) {
+    if (stats.request_rows[i] >= stats.rows.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("request_rows[", i, "]: local id ",
+                                                     stats.request_rows[i], " of ",
+                                                     stats.rows.size(), " rows"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 CooccurrenceStats RecentShare(const CooccurrenceStats& stats, double share) {
   const int64_t kept = stats.kept_requests();
   const int64_t take = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(share * kept)), 0, kept);

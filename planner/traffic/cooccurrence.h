@@ -78,6 +78,13 @@ class CooccurrenceCollector {
   std::mt19937_64 rng_;  // the reservoir's draws, seeded by limits.seed
 };
 
+// Checks that `stats` is well formed, as a collector makes it (statistics that arrive from
+// elsewhere, a request or a file, are checked before use): rows strictly ascending, one
+// row_requests count per row, request offsets starting at 0 and non-decreasing up to
+// request_rows' size, one position per request, every local id a row. INVALID_ARGUMENT naming
+// the field and the index otherwise.
+absl::Status ValidateCooccurrenceStats(const CooccurrenceStats& stats);
+
 // The last `share` (0, 1] of the kept requests (the most recent part of the window, ALIS's alpha),
 // re-indexed: rows are those the share looks up. share 1 returns a copy. The share's
 // requests_seen and lookups_seen are the window's scaled by the share.

@@ -154,6 +154,9 @@ void PushHistory(RowShardMap candidate, int64_t update, int depth, State& state)
 }
 
 absl::Status CheckWindow(const RowShardMap& previous, const CooccurrenceStats& window) {
+  if (absl::Status valid = ValidateCooccurrenceStats(window); !valid.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("window.", valid.message()));
+  }
   for (size_t lid = 0; lid < window.rows.size(); ++lid) {
     if (!previous.Contains(window.rows[lid])) {
       return absl::InvalidArgumentError(

@@ -88,6 +88,25 @@ TEST(CooccurrenceTest, RecentShareKeepsTheLastRequestsReindexed) {
   EXPECT_EQ(RecentShare(stats, 1.0).request_rows, stats.request_rows);
 }
 
+TEST(CooccurrenceTest, ValidationNamesTheBrokenField) {
+  CooccurrenceCollector collector = Collector(10, 10);
+  collector.Add(std::vector<uint64_t>{PackRowKey(0, 1), PackRowKey(0, 2)});
+  const CooccurrenceStats good = std::move(collector).Finish();
+  EXPECT_TRUE(ValidateCooccurrenceStats(good).ok());
+  CooccurrenceStats bad = good;
+  bad.request_rows[1] = 7;
+  EXPECT_THAT(ValidateCooccurrenceStats(bad).message(), HasSubstr("request_rows[1]: local id 7"));
+  bad = good;
+  std::swap(bad.rows[0], bad.rows[1]);
+  EXPECT_THAT(ValidateCooccurrenceStats(bad).message(), HasSubstr("rows[1]"));
+  bad = good;
+  bad.request_offsets.back() = 1;
+  EXPECT_THAT(ValidateCooccurrenceStats(bad).message(), HasSubstr("request_offsets"));
+  bad = good;
+  bad.row_requests.pop_back();
+  EXPECT_THAT(ValidateCooccurrenceStats(bad).message(), HasSubstr("row_requests"));
+}
+
 TEST(CooccurrenceTest, RefusesLimitsNamingTheField) {
   EXPECT_THAT(CooccurrenceCollector::Create({.max_requests = 0}).status().message(),
               HasSubstr("max_requests"));

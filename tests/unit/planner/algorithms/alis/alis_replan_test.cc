@@ -223,6 +223,10 @@ TEST(AlisReplanTest, RefusesBadParametersAndForeignRowsNamingThem) {
   params = Params{};
   params.budget.rows = -2;
   EXPECT_THAT(Replan(plan, State{}, window, params).status().message(), HasSubstr("budget.rows"));
+  CooccurrenceStats broken = window;
+  broken.request_rows[0] = 9;
+  EXPECT_THAT(Replan(plan, State{}, broken, Params{}).status().message(),
+              HasSubstr("window.request_rows[0]"));
   const CooccurrenceStats foreign = WindowOf({{Row(0), PackRowKey(1, 0)}});
   EXPECT_THAT(Replan(plan, State{}, foreign, Params{}).status().message(),
               HasSubstr("window.rows[1]"));
