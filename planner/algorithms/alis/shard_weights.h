@@ -23,7 +23,10 @@ namespace shardplan::alis {
 
 class ShardWeights {
  public:
-  explicit ShardWeights(int shards = 0) : shards_(shards) {}
+  // Not explicit when empty, so that a State may leave its weights out of a designated
+  // initializer (clang refuses an explicit default constructor there).
+  ShardWeights() = default;
+  explicit ShardWeights(int shards) : shards_(shards) {}
 
   int shards() const { return shards_; }
   int64_t rows() const { return static_cast<int64_t>(keys_.size()); }
