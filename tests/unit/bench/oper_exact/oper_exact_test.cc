@@ -87,15 +87,19 @@ TEST(OperExactTest, PlacementOptimumIsNeverWorseThanTheGreedy) {
   }
 }
 
+// Algorithm 1 and the replication MIP, both on OPER's greedy placement of `instance`.
+absl::StatusOr<ReplicationComparison> ReplicationOnGreedyPlacement(const ExactInstance& instance) {
+  absl::StatusOr<PlacementComparison> placement = ComparePlacement(instance, kCold);
+  if (!placement.ok()) return placement.status();
+  return CompareReplication(instance, placement->heuristic_owner, kCold);
+}
+
 TEST(OperExactTest, WithoutSpareMemoryBothKeepTheModelParallelCommunication) {
   InstanceSpec spec = Tiny(4, 2, 0);
   spec.extra_memory = 0.0;
   const auto instance = Instance(spec);
   ASSERT_NE(instance, nullptr);
-  absl::StatusOr<PlacementComparison> placement = ComparePlacement(*instance, kCold);
-  ASSERT_TRUE(placement.ok()) << placement.status();
-  absl::StatusOr<ReplicationComparison> result =
-      CompareReplication(*instance, placement->heuristic_owner, kCold);
+  absl::StatusOr<ReplicationComparison> result = ReplicationOnGreedyPlacement(*instance);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_GT(result->model_parallel_us, 0.0);
   EXPECT_EQ(result->heuristic_replicas, 0);
@@ -112,10 +116,7 @@ TEST(OperExactTest, WithRoomForEverythingBothRemoveAllCommunication) {
   spec.extra_memory = 4.0;
   const auto instance = Instance(spec);
   ASSERT_NE(instance, nullptr);
-  absl::StatusOr<PlacementComparison> placement = ComparePlacement(*instance, kCold);
-  ASSERT_TRUE(placement.ok()) << placement.status();
-  absl::StatusOr<ReplicationComparison> result =
-      CompareReplication(*instance, placement->heuristic_owner, kCold);
+  absl::StatusOr<ReplicationComparison> result = ReplicationOnGreedyPlacement(*instance);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_GT(result->model_parallel_us, 0.0);
   EXPECT_DOUBLE_EQ(result->heuristic_us, 0.0);
@@ -131,10 +132,7 @@ TEST(OperExactTest, ReplicationOptimumIsNeverWorseThanAlgorithm1) {
       spec.extra_memory = 0.1;
       const auto instance = Instance(spec);
       ASSERT_NE(instance, nullptr);
-      absl::StatusOr<PlacementComparison> placement = ComparePlacement(*instance, kCold);
-      ASSERT_TRUE(placement.ok()) << placement.status();
-      absl::StatusOr<ReplicationComparison> result =
-          CompareReplication(*instance, placement->heuristic_owner, kCold);
+      absl::StatusOr<ReplicationComparison> result = ReplicationOnGreedyPlacement(*instance);
       ASSERT_TRUE(result.ok()) << result.status();  // the MIP's copies re-check
       ASSERT_TRUE(result->exact.mip.proven_optimal) << devices << " devices, seed " << seed;
       // The model's value is the copies' communication, recomputed by CommunicationMatrix.
